@@ -1,0 +1,582 @@
+package io.walden;
+
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.internal.BackendSelector;
+import io.walden.internal.DirectoryLock;
+import io.walden.internal.IoAgent;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.LogReader;
+import io.walden.internal.LogRecovery;
+import io.walden.internal.LogState;
+import io.walden.internal.RecoveredLog;
+import io.walden.internal.StatsCounters;
+import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A durable, segmented, append-only log. Records are appended from any number of threads, each
+ * append choosing its {@link Durability}; one I/O thread writes them to the storage backend and
+ * shares syncs among concurrent appenders (group commit). Each record is identified by its LSN, its
+ * byte position in the log, which is stable across restarts and truncation.
+ *
+ * <pre>{@code
+ * try (Wal wal = Wal.open(WalConfig.builder(Path.of("/var/lib/app/wal")).build())) {
+ *     long lsn = wal.append(bytes, Durability.SYNCED); // returns once fdatasync covers the record
+ *     try (WalReader reader = wal.reader(lsn)) {
+ *         reader.poll((buffer, offset, length, position) -> apply(buffer, offset, length), 100);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Appending allocates nothing: {@code append} with any level, {@link #tryAppend} and {@link
+ * #await} copy into the log buffer and wait without creating objects. {@link #appendAsync} allocates
+ * a future per call and completes it on the I/O thread.
+ *
+ * <p>Failure is fail-stop: after any failed write or sync the log acknowledges nothing more, every
+ * waiter fails with the cause, and reopening runs recovery.
+ *
+ * <p><b>Threading:</b> thread-safe. {@code append}, {@code tryAppend}, {@code await}, {@code
+ * sync}, the position getters and {@code stats} may be called from any number of threads at once;
+ * {@code truncateBefore} and {@code close} are serialised internally. Each {@link WalReader} is for
+ * one thread.
+ */
+public final class Wal implements AutoCloseable {
+    /** {@link #tryAppend} result: the log buffer is full; retry later. */
+    public static final long BACK_PRESSURED = LogBuffer.BACK_PRESSURED;
+    /** {@link #tryAppend} result: the log is closed. */
+    public static final long CLOSED = LogBuffer.CLOSED;
+    /** {@link #tryAppend} result: the log failed and accepts nothing more. */
+    public static final long FAILED = -3;
+
+    private final WalConfig config;
+    private final DirectoryLock lock;
+    private final LogBuffer logBuffer;
+    private final LogState state;
+    private final StatsCounters stats;
+    private final IoAgent agent;
+    private final Thread ioThread;
+    private final RecoveredLog recovered;
+    private final String backendName;
+    private final int maxRecordBytes;
+    private final long appendTimeoutNs;
+    private final Runnable wake;
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+
+    private Wal(
+            final WalConfig config,
+            final DirectoryLock lock,
+            final StorageSession session,
+            final RecoveredLog recovered,
+            final String backendName,
+            final WakeTarget wakeTarget) {
+        this.config = config;
+        this.lock = lock;
+        this.recovered = recovered;
+        this.backendName = backendName;
+        this.maxRecordBytes = config.maxRecordBytes();
+        this.appendTimeoutNs = config.appendTimeoutNs();
+        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
+        final long end = recovered.endPosition();
+        final long released = session.directIo() ? end & -(long) session.blockSizeBytes() : end;
+        this.logBuffer = new LogBuffer(bufferCapacityBytes, recovered.segmentCapacityBytes(), end, released);
+        if (released < end) {
+            preloadPartialBlock(released, end);
+        }
+        this.state = new LogState(recovered.firstSegmentBase(), end);
+        this.stats = new StatsCounters();
+        this.agent = new IoAgent(config, session, logBuffer, state, stats, recovered);
+        wakeTarget.agent = agent;
+        this.wake = agent::wake;
+        this.ioThread = new Thread(agent, "walden-io-" + config.directory().getFileName());
+        ioThread.setDaemon(true);
+        ioThread.start();
+    }
+
+    /**
+     * Opens a log, creating it if the directory holds none, and runs recovery.
+     *
+     * @param config the configuration.
+     * @return the open log.
+     * @throws WalException if the directory is locked, the data is corrupt beyond what the recovery
+     *     policy allows, the backend cannot start, or an I/O error occurs.
+     */
+    public static Wal open(final WalConfig config) {
+        try {
+            Files.createDirectories(config.directory());
+        } catch (final IOException ex) {
+            throw new WalException(
+                    WalException.ErrorCode.IO,
+                    "cannot create the log directory " + config.directory() + ": " + ex.getMessage(),
+                    ex);
+        }
+        final DirectoryLock lock = DirectoryLock.acquire(config.directory());
+        StorageSession session = null;
+        try {
+            final StorageBackend backend =
+                    config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
+            final WakeTarget wakeTarget = new WakeTarget();
+            session = backend.open(config.directory(), wakeTarget);
+            final RecoveredLog recovered = new LogRecovery(config, session).recover();
+            checkRecordFits(config, recovered);
+            return new Wal(config, lock, session, recovered, backend.name(), wakeTarget);
+        } catch (final IOException ex) {
+            closeAfterFailedOpen(lock, session, ex);
+            throw new WalException(
+                    ex instanceof java.nio.file.FileSystemException fse && isNoSpace(fse)
+                            ? WalException.ErrorCode.STORAGE_SPACE
+                            : WalException.ErrorCode.IO,
+                    "cannot open the log in " + config.directory() + ": " + ex,
+                    ex);
+        } catch (final RuntimeException | Error ex) {
+            closeAfterFailedOpen(lock, session, ex);
+            throw ex;
+        }
+    }
+
+    private static boolean isNoSpace(final java.nio.file.FileSystemException ex) {
+        return ex.getReason() != null && ex.getReason().contains("No space left");
+    }
+
+    private static void checkRecordFits(final WalConfig config, final RecoveredLog recovered) {
+        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
+        final int maxFrameBytes = (bufferCapacityBytes - io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
+        if (FrameDescriptor.frameLength(config.maxRecordBytes()) > maxFrameBytes) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "invalid WalConfig setting maxRecordBytes=" + config.maxRecordBytes() + ": the existing log in "
+                            + config.directory() + " has segments of " + recovered.segmentCapacityBytes()
+                            + " bytes, which limits records to " + (maxFrameBytes - FrameDescriptor.HEADER_LENGTH)
+                            + " bytes");
+        }
+    }
+
+    private static void closeAfterFailedOpen(
+            final DirectoryLock lock, final StorageSession session, final Throwable failure) {
+        if (session != null) {
+            try {
+                session.close();
+            } catch (final RuntimeException ex) {
+                failure.addSuppressed(ex);
+            }
+        }
+        lock.close();
+    }
+
+    private void preloadPartialBlock(final long blockStart, final long end) {
+        // With O_DIRECT the next write rewrites the partial last block from the log buffer, so the
+        // buffer must hold that block's existing frames.
+        final long base = end & -(long) recovered.segmentCapacityBytes();
+        final ByteBuffer view = logBuffer.newByteBufferView();
+        view.clear().position(logBuffer.offset(blockStart)).limit(logBuffer.offset(blockStart) + (int) (end - blockStart));
+        try (FileChannel channel =
+                FileChannel.open(SegmentNames.segmentPath(config.directory(), base), StandardOpenOption.READ)) {
+            long filePosition = blockStart - base;
+            while (view.hasRemaining()) {
+                final int read = channel.read(view, filePosition);
+                if (read < 0) {
+                    throw new IOException("segment ends before position " + end);
+                }
+                filePosition += read;
+            }
+        } catch (final IOException ex) {
+            throw new WalException(WalException.ErrorCode.IO, "cannot read the last block of the log: " + ex, ex);
+        }
+    }
+
+    /**
+     * Appends a record and waits until it reaches a durability level.
+     *
+     * @param payload the record.
+     * @param durability how far the record must get before this returns.
+     * @return the record's LSN.
+     * @throws WalException if the log is closed or failed, the record is too large, or the buffer
+     *     stayed full for longer than the append timeout.
+     */
+    public long append(final byte[] payload, final Durability durability) {
+        return append(payload, 0, payload.length, durability);
+    }
+
+    /**
+     * Appends part of an array as a record and waits until it reaches a durability level.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte.
+     * @param length the record's length.
+     * @param durability how far the record must get before this returns.
+     * @return the record's LSN.
+     * @throws WalException as {@link #append(byte[], Durability)}.
+     */
+    public long append(final byte[] payload, final int offset, final int length, final Durability durability) {
+        final long lsn = claim(length);
+        logBuffer.publish(lsn, payload, offset, length);
+        awaitAppended(lsn, durability);
+        return lsn;
+    }
+
+    /**
+     * Appends the remaining bytes of a buffer as a record and waits until it reaches a durability
+     * level. The buffer's position and limit are not changed.
+     *
+     * @param payload the record, from position to limit.
+     * @param durability how far the record must get before this returns.
+     * @return the record's LSN.
+     * @throws WalException as {@link #append(byte[], Durability)}.
+     */
+    public long append(final ByteBuffer payload, final Durability durability) {
+        final long lsn = claim(payload.remaining());
+        logBuffer.publish(lsn, payload);
+        awaitAppended(lsn, durability);
+        return lsn;
+    }
+
+    /**
+     * Appends part of an Agrona buffer as a record and waits until it reaches a durability level.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte.
+     * @param length the record's length.
+     * @param durability how far the record must get before this returns.
+     * @return the record's LSN.
+     * @throws WalException as {@link #append(byte[], Durability)}.
+     */
+    public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
+        final long lsn = claim(length);
+        logBuffer.publish(lsn, payload, offset, length);
+        awaitAppended(lsn, durability);
+        return lsn;
+    }
+
+    /**
+     * Appends a record with {@link Durability#BUFFERED} if there is space now, without waiting.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte.
+     * @param length the record's length.
+     * @return the record's LSN, or {@link #BACK_PRESSURED}, {@link #CLOSED} or {@link #FAILED}.
+     * @throws WalException if the record is larger than {@link WalConfig#maxRecordBytes()}.
+     */
+    public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
+        checkLength(length);
+        final long lsn = logBuffer.claim(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
+        if (lsn < 0) {
+            return lsn == CLOSED && state.failure() != null ? FAILED : lsn;
+        }
+        logBuffer.publish(lsn, payload, offset, length);
+        return lsn;
+    }
+
+    /**
+     * Appends a record and returns a future completed with its LSN once it reaches a durability
+     * level. Allocates a future per call. The future is completed on the I/O thread: attach
+     * callbacks with the {@code *Async} methods if they may block.
+     *
+     * @param payload the record.
+     * @param durability the level that completes the future.
+     * @return the future.
+     * @throws WalException if the record cannot be appended at all.
+     */
+    public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
+        final long lsn = claim(payload.length);
+        logBuffer.publish(lsn, payload, 0, payload.length);
+        final CompletableFuture<Long> future = new CompletableFuture<>();
+        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
+            future.complete(lsn);
+            return future;
+        }
+        if (durability == Durability.SYNCED) {
+            state.requestSync(lsn + 1);
+        }
+        agent.completeWhenReached(lsn, durability, future);
+        return future;
+    }
+
+    /**
+     * Waits until a record reaches a durability level. Allocates nothing.
+     *
+     * @param lsn the record's LSN, as returned by an append.
+     * @param durability the level.
+     * @throws WalException if the log fails or is closed before the record reaches the level.
+     */
+    public void await(final long lsn, final Durability durability) {
+        awaitAppended(lsn, durability);
+    }
+
+    /**
+     * Waits until a record reaches a durability level or the time runs out. Allocates nothing.
+     *
+     * @param lsn the record's LSN.
+     * @param durability the level.
+     * @param timeoutNs the most time to wait.
+     * @return true if reached, false on timeout.
+     * @throws WalException if the log fails or is closed before the record reaches the level.
+     */
+    public boolean await(final long lsn, final Durability durability, final long timeoutNs) {
+        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
+            return true;
+        }
+        if (durability == Durability.SYNCED) {
+            state.requestSync(lsn + 1);
+        }
+        wake.run();
+        return state.await(lsn + 1, durability, timeoutNs, finalPosition());
+    }
+
+    /**
+     * Makes every record appended before this call durable, and waits for it.
+     *
+     * @throws WalException if the log fails or is closed first.
+     */
+    public void sync() {
+        checkOpen();
+        final long target = logBuffer.tailPosition();
+        if (state.durablePosition() >= target) {
+            return;
+        }
+        state.requestSync(target);
+        wake.run();
+        state.await(target, Durability.SYNCED, Long.MAX_VALUE, finalPosition());
+    }
+
+    /**
+     * Position up to which records were written to the OS.
+     *
+     * @return the written position.
+     */
+    public long writtenPosition() {
+        return state.writtenPosition();
+    }
+
+    /**
+     * Position up to which records are durable.
+     *
+     * @return the durable position.
+     */
+    public long durablePosition() {
+        return state.durablePosition();
+    }
+
+    /**
+     * Position where the next record will go, or just before it (a segment header may lie between).
+     *
+     * @return the tail position.
+     */
+    public long tailPosition() {
+        return logBuffer.tailPosition();
+    }
+
+    /**
+     * First position the log still holds; readers cannot start before it.
+     *
+     * @return the start position.
+     */
+    public long startPosition() {
+        return state.startPosition();
+    }
+
+    /**
+     * Opens a reader that sees durable records, starting at a record's LSN (or at {@link
+     * #startPosition()}).
+     *
+     * @param fromLsn the first record to read.
+     * @return the reader; close it when done.
+     * @throws WalException if the position was truncated away.
+     */
+    public WalReader reader(final long fromLsn) {
+        return reader(fromLsn, Durability.SYNCED);
+    }
+
+    /**
+     * Opens a reader.
+     *
+     * @param fromLsn the first record to read.
+     * @param visibility {@link Durability#SYNCED} to see durable records, {@link Durability#WRITTEN}
+     *     to see written ones too.
+     * @return the reader; close it when done.
+     * @throws WalException if the position was truncated away.
+     */
+    public WalReader reader(final long fromLsn, final Durability visibility) {
+        if (fromLsn > logBuffer.tailPosition()) {
+            throw new WalException(
+                    WalException.ErrorCode.POSITION,
+                    "position " + fromLsn + " is beyond the end of the log at " + logBuffer.tailPosition());
+        }
+        return new LogReader(config.directory(), state, recovered, maxRecordBytes, fromLsn, visibility);
+    }
+
+    /**
+     * Deletes, durably, every segment that lies entirely below a position; never the segment being
+     * written. Readers positioned in deleted segments fail with a clear error when they need them.
+     *
+     * @param lsn records below this position may be deleted.
+     * @return how many segments were deleted.
+     * @throws WalException if the log is closed or failed, or a delete fails.
+     */
+    public long truncateBefore(final long lsn) {
+        synchronized (closeLock) {
+            checkOpen();
+            final IoAgent.TruncateRequest request = new IoAgent.TruncateRequest(lsn);
+            agent.submitTruncate(request);
+            while (!request.isDone()) {
+                LockSupport.parkNanos(50_000);
+            }
+            if (request.failure() != null) {
+                throw new WalException(
+                        WalException.ErrorCode.IO,
+                        "truncating the log in " + config.directory() + " failed: " + request.failure().getMessage(),
+                        request.failure());
+            }
+            return request.deletedCount();
+        }
+    }
+
+    /**
+     * A snapshot of the log's counters.
+     *
+     * @return the statistics.
+     */
+    public WalStats stats() {
+        return stats.snapshot(backendName, logBuffer.capacityBytes());
+    }
+
+    /**
+     * What recovery found when this log was opened.
+     *
+     * @return the report.
+     */
+    public RecoveryReport recoveryReport() {
+        return recovered.report();
+    }
+
+    /**
+     * The configuration the log was opened with.
+     *
+     * @return the configuration.
+     */
+    public WalConfig config() {
+        return config;
+    }
+
+    /**
+     * Drains every appended record, syncs, completes every waiter, stops the I/O thread and
+     * releases the directory. Idempotent. Appends after close fail with {@link
+     * WalException.ErrorCode#CLOSED}.
+     *
+     * @throws WalException if the log had failed; the cause is attached.
+     */
+    @Override
+    public void close() {
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            agent.requestClose();
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    ioThread.join();
+                    break;
+                } catch (final InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            logBuffer.close();
+            lock.close();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private long claim(final int length) {
+        checkLength(length);
+        final int alignedLength = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
+        long lsn = logBuffer.claim(alignedLength);
+        if (lsn == BACK_PRESSURED) {
+            stats.recordBackPressureWait();
+            lsn = state.awaitClaim(logBuffer, alignedLength, System.nanoTime() + appendTimeoutNs, wake);
+        }
+        if (lsn == BACK_PRESSURED) {
+            throw new WalException(
+                    WalException.ErrorCode.BACK_PRESSURE_TIMEOUT,
+                    "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space in the "
+                            + logBuffer.capacityBytes() + "-byte log buffer (bufferCapacityBytes) of " + config.directory()
+                            + ": the disk is slower than the appenders; slow down, or raise appendTimeoutNs");
+        }
+        if (lsn == CLOSED) {
+            throw closedException();
+        }
+        return lsn;
+    }
+
+    private void awaitAppended(final long lsn, final Durability durability) {
+        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
+            return;
+        }
+        if (durability == Durability.SYNCED) {
+            state.requestSync(lsn + 1);
+        }
+        wake.run();
+        state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition());
+    }
+
+    private long finalPosition() {
+        return logBuffer.isTailClosed() ? logBuffer.tailPosition() : Long.MAX_VALUE;
+    }
+
+    private void checkLength(final int length) {
+        if (length < 0 || length > maxRecordBytes) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "record of " + length + " bytes exceeds maxRecordBytes=" + maxRecordBytes
+                            + "; raise WalConfig maxRecordBytes (and bufferCapacityBytes) or split the record");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed || state.failure() != null) {
+            throw closedException();
+        }
+    }
+
+    private WalException closedException() {
+        final Throwable cause = state.failure();
+        if (cause != null) {
+            return new WalException(
+                    WalException.ErrorCode.CLOSED,
+                    "the log in " + config.directory() + " failed and accepts nothing more: " + cause.getMessage()
+                            + ". Close it and reopen it to recover.",
+                    cause);
+        }
+        return new WalException(WalException.ErrorCode.CLOSED, "the log in " + config.directory() + " is closed");
+    }
+
+    /** Forwards the backend's completion signal to the I/O agent, which exists only after recovery. */
+    private static final class WakeTarget implements Runnable {
+        private volatile IoAgent agent;
+
+        @Override
+        public void run() {
+            final IoAgent target = agent;
+            if (target != null) {
+                target.wake();
+            }
+        }
+    }
+
+    static {
+        // Keeps the UnsafeBuffer class loaded with the API so the first append does not pay for it.
+        new UnsafeBuffer(new byte[0]).capacity();
+    }
+}

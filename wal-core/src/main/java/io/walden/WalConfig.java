@@ -1,0 +1,385 @@
+package io.walden;
+
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageOptions;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Immutable configuration of a {@link Wal}, made with {@link #builder(Path)}. Every setting has a
+ * default that needs no tuning; {@link Builder#build()} validates all of them and names the
+ * setting and value it refuses.
+ *
+ * <p>Memory: a log holds {@link #bufferCapacityBytes()} of direct memory for its log buffer, one
+ * {@value #PREPARE_CHUNK_BYTES}-byte zero block for segment preparation, and each open reader holds
+ * a read buffer of {@code max(256 KiB, 2 * maxRecordBytes)} rounded to a power of two.
+ *
+ * <p><b>Threading:</b> immutable; the builder is not thread-safe.
+ */
+public final class WalConfig {
+    /** Default segment capacity: 64 MiB. */
+    public static final int SEGMENT_CAPACITY_BYTES_DEFAULT = 64 * 1024 * 1024;
+    /** Smallest segment capacity: 64 KiB. */
+    public static final int SEGMENT_CAPACITY_BYTES_MIN = 64 * 1024;
+    /** Largest segment capacity: 1 GiB. */
+    public static final int SEGMENT_CAPACITY_BYTES_MAX = 1024 * 1024 * 1024;
+    /** Default log buffer capacity: 8 MiB. */
+    public static final int BUFFER_CAPACITY_BYTES_DEFAULT = 8 * 1024 * 1024;
+    /** Smallest log buffer capacity: 64 KiB. */
+    public static final int BUFFER_CAPACITY_BYTES_MIN = 64 * 1024;
+    /** Default largest record payload: 1 MiB. */
+    public static final int MAX_RECORD_BYTES_DEFAULT = 1024 * 1024;
+    /** Default most bytes per write request: 1 MiB. */
+    public static final int MAX_BATCH_BYTES_DEFAULT = 1024 * 1024;
+    /** Smallest value of the most bytes per write request. */
+    public static final int MAX_BATCH_BYTES_MIN = 4096;
+    /** Default group window: none; a sync starts as soon as the previous one completes. */
+    public static final long GROUP_WINDOW_NS_DEFAULT = 0;
+    /** Default interval of the background sync of WRITTEN data: one second. */
+    public static final long SYNC_INTERVAL_NS_DEFAULT = TimeUnit.SECONDS.toNanos(1);
+    /** Default time an append waits for buffer space: ten seconds. */
+    public static final long APPEND_TIMEOUT_NS_DEFAULT = TimeUnit.SECONDS.toNanos(10);
+    /** Size of the zero block used to prepare segments, and of each preparation write and sync. */
+    public static final int PREPARE_CHUNK_BYTES = 1024 * 1024;
+
+    /** System property that sets the segment capacity in {@link Builder#fromSystemProperties()}. */
+    public static final String SEGMENT_CAPACITY_BYTES_PROP_NAME = "walden.segment.capacity.bytes";
+    /** System property that sets the buffer capacity. */
+    public static final String BUFFER_CAPACITY_BYTES_PROP_NAME = "walden.buffer.capacity.bytes";
+    /** System property that sets the largest record payload. */
+    public static final String MAX_RECORD_BYTES_PROP_NAME = "walden.max.record.bytes";
+    /** System property that sets the most bytes per write request. */
+    public static final String MAX_BATCH_BYTES_PROP_NAME = "walden.max.batch.bytes";
+    /** System property that sets the group window in nanoseconds. */
+    public static final String GROUP_WINDOW_NS_PROP_NAME = "walden.group.window.ns";
+    /** System property that sets the background sync interval in nanoseconds. */
+    public static final String SYNC_INTERVAL_NS_PROP_NAME = "walden.sync.interval.ns";
+    /** System property that sets the append timeout in nanoseconds. */
+    public static final String APPEND_TIMEOUT_NS_PROP_NAME = "walden.append.timeout.ns";
+
+    private final Path directory;
+    private final StorageBackend backend;
+    private final StorageOptions storageOptions;
+    private final int segmentCapacityBytes;
+    private final int bufferCapacityBytes;
+    private final int maxRecordBytes;
+    private final int maxBatchBytes;
+    private final long groupWindowNs;
+    private final long syncIntervalNs;
+    private final long appendTimeoutNs;
+    private final RecoveryPolicy recoveryPolicy;
+
+    private WalConfig(final Builder builder) {
+        this.directory = builder.directory;
+        this.backend = builder.backend;
+        this.storageOptions = builder.storageOptions;
+        this.segmentCapacityBytes = builder.segmentCapacityBytes;
+        this.bufferCapacityBytes = builder.bufferCapacityBytes;
+        this.maxRecordBytes = builder.maxRecordBytes;
+        this.maxBatchBytes = builder.maxBatchBytes;
+        this.groupWindowNs = builder.groupWindowNs;
+        this.syncIntervalNs = builder.syncIntervalNs;
+        this.appendTimeoutNs = builder.appendTimeoutNs;
+        this.recoveryPolicy = builder.recoveryPolicy;
+    }
+
+    /**
+     * Starts a configuration for a log in a directory, which is created if missing.
+     *
+     * @param directory the log directory.
+     * @return a builder with every default set.
+     */
+    public static Builder builder(final Path directory) {
+        return new Builder(directory);
+    }
+
+    /** @return the log directory. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** @return the backend, or null to choose the best available one when the log opens. */
+    public StorageBackend backend() {
+        return backend;
+    }
+
+    /** @return the I/O options used when the backend is chosen automatically. */
+    public StorageOptions storageOptions() {
+        return storageOptions;
+    }
+
+    /** @return capacity of each segment file, header included. */
+    public int segmentCapacityBytes() {
+        return segmentCapacityBytes;
+    }
+
+    /** @return capacity of the in-memory log buffer. */
+    public int bufferCapacityBytes() {
+        return bufferCapacityBytes;
+    }
+
+    /** @return the largest payload one record may have. */
+    public int maxRecordBytes() {
+        return maxRecordBytes;
+    }
+
+    /** @return the most bytes the I/O thread hands to one write request. */
+    public int maxBatchBytes() {
+        return maxBatchBytes;
+    }
+
+    /** @return how long a sync may wait for more records to cover, once one is requested. */
+    public long groupWindowNs() {
+        return groupWindowNs;
+    }
+
+    /** @return interval of the background sync of WRITTEN data; zero for none. */
+    public long syncIntervalNs() {
+        return syncIntervalNs;
+    }
+
+    /** @return how long an append waits for buffer space before it fails. */
+    public long appendTimeoutNs() {
+        return appendTimeoutNs;
+    }
+
+    /** @return what opening does with corruption. */
+    public RecoveryPolicy recoveryPolicy() {
+        return recoveryPolicy;
+    }
+
+    @Override
+    public String toString() {
+        return "WalConfig{directory=" + directory + ", backend=" + (backend == null ? "auto" : backend.name())
+                + ", segmentCapacityBytes=" + segmentCapacityBytes + ", bufferCapacityBytes=" + bufferCapacityBytes
+                + ", maxRecordBytes=" + maxRecordBytes + ", maxBatchBytes=" + maxBatchBytes + ", groupWindowNs="
+                + groupWindowNs + ", syncIntervalNs=" + syncIntervalNs + ", appendTimeoutNs=" + appendTimeoutNs
+                + ", recoveryPolicy=" + recoveryPolicy + '}';
+    }
+
+    /**
+     * Builds a {@link WalConfig}.
+     *
+     * <p><b>Threading:</b> not thread-safe; use from one thread.
+     */
+    public static final class Builder {
+        private final Path directory;
+        private StorageBackend backend;
+        private StorageOptions storageOptions = StorageOptions.BUFFERED;
+        private int segmentCapacityBytes = SEGMENT_CAPACITY_BYTES_DEFAULT;
+        private int bufferCapacityBytes = BUFFER_CAPACITY_BYTES_DEFAULT;
+        private int maxRecordBytes = MAX_RECORD_BYTES_DEFAULT;
+        private int maxBatchBytes = MAX_BATCH_BYTES_DEFAULT;
+        private long groupWindowNs = GROUP_WINDOW_NS_DEFAULT;
+        private long syncIntervalNs = SYNC_INTERVAL_NS_DEFAULT;
+        private long appendTimeoutNs = APPEND_TIMEOUT_NS_DEFAULT;
+        private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
+
+        private Builder(final Path directory) {
+            this.directory = directory;
+        }
+
+        /**
+         * Reads every setting that has a {@code *_PROP_NAME} system property set.
+         *
+         * @return this builder.
+         */
+        public Builder fromSystemProperties() {
+            segmentCapacityBytes = (int) longProperty(SEGMENT_CAPACITY_BYTES_PROP_NAME, segmentCapacityBytes);
+            bufferCapacityBytes = (int) longProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, bufferCapacityBytes);
+            maxRecordBytes = (int) longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes);
+            maxBatchBytes = (int) longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
+            groupWindowNs = longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
+            syncIntervalNs = longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
+            appendTimeoutNs = longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
+            return this;
+        }
+
+        /**
+         * Sets the backend explicitly, instead of the best available one.
+         *
+         * @param backend the backend.
+         * @return this builder.
+         */
+        public Builder backend(final StorageBackend backend) {
+            this.backend = backend;
+            return this;
+        }
+
+        /**
+         * Sets the I/O options used when the backend is chosen automatically.
+         *
+         * @param storageOptions the options.
+         * @return this builder.
+         */
+        public Builder storageOptions(final StorageOptions storageOptions) {
+            this.storageOptions = storageOptions;
+            return this;
+        }
+
+        /**
+         * Sets the capacity of each segment file: a power of two from 64 KiB to 1 GiB.
+         *
+         * @param segmentCapacityBytes the capacity.
+         * @return this builder.
+         */
+        public Builder segmentCapacityBytes(final int segmentCapacityBytes) {
+            this.segmentCapacityBytes = segmentCapacityBytes;
+            return this;
+        }
+
+        /**
+         * Sets the capacity of the log buffer: a power of two from 64 KiB up to the segment capacity.
+         * This bounds the memory a log uses for unwritten records; appends wait when it is full.
+         *
+         * @param bufferCapacityBytes the capacity.
+         * @return this builder.
+         */
+        public Builder bufferCapacityBytes(final int bufferCapacityBytes) {
+            this.bufferCapacityBytes = bufferCapacityBytes;
+            return this;
+        }
+
+        /**
+         * Sets the largest record payload; a frame of it must fit in half the log buffer.
+         *
+         * @param maxRecordBytes the limit.
+         * @return this builder.
+         */
+        public Builder maxRecordBytes(final int maxRecordBytes) {
+            this.maxRecordBytes = maxRecordBytes;
+            return this;
+        }
+
+        /**
+         * Sets the most bytes the I/O thread hands to one write request.
+         *
+         * @param maxBatchBytes the limit, at least 4096.
+         * @return this builder.
+         */
+        public Builder maxBatchBytes(final int maxBatchBytes) {
+            this.maxBatchBytes = maxBatchBytes;
+            return this;
+        }
+
+        /**
+         * Sets how long a requested sync may wait for more records before it starts. Zero, the
+         * default, starts each sync as soon as the previous one completes, which batches naturally.
+         *
+         * @param groupWindowNs the window.
+         * @return this builder.
+         */
+        public Builder groupWindowNs(final long groupWindowNs) {
+            this.groupWindowNs = groupWindowNs;
+            return this;
+        }
+
+        /**
+         * Sets how often WRITTEN data is synced in the background when no append asks for it; zero
+         * disables the background sync.
+         *
+         * @param syncIntervalNs the interval.
+         * @return this builder.
+         */
+        public Builder syncIntervalNs(final long syncIntervalNs) {
+            this.syncIntervalNs = syncIntervalNs;
+            return this;
+        }
+
+        /**
+         * Sets how long an append waits for buffer space before it fails with {@link
+         * WalException.ErrorCode#BACK_PRESSURE_TIMEOUT}.
+         *
+         * @param appendTimeoutNs the timeout, positive.
+         * @return this builder.
+         */
+        public Builder appendTimeoutNs(final long appendTimeoutNs) {
+            this.appendTimeoutNs = appendTimeoutNs;
+            return this;
+        }
+
+        /**
+         * Sets what opening does with corruption.
+         *
+         * @param recoveryPolicy the policy.
+         * @return this builder.
+         */
+        public Builder recoveryPolicy(final RecoveryPolicy recoveryPolicy) {
+            this.recoveryPolicy = recoveryPolicy;
+            return this;
+        }
+
+        /**
+         * Validates every setting and builds the configuration.
+         *
+         * @return the configuration.
+         * @throws WalException with {@link WalException.ErrorCode#CONFIG}, naming the setting and
+         *     value refused and the rule.
+         */
+        public WalConfig build() {
+            if (directory == null) {
+                throw invalid("directory", null, "must be set");
+            }
+            Objects.requireNonNull(storageOptions, "storageOptions");
+            if (recoveryPolicy == null) {
+                throw invalid("recoveryPolicy", null, "must be set");
+            }
+            checkPowerOfTwoInRange(
+                    "segmentCapacityBytes", segmentCapacityBytes, SEGMENT_CAPACITY_BYTES_MIN, SEGMENT_CAPACITY_BYTES_MAX);
+            checkPowerOfTwoInRange(
+                    "bufferCapacityBytes", bufferCapacityBytes, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
+            final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
+            final int maxRecordLimit = maxFrameBytes - FrameDescriptor.HEADER_LENGTH;
+            if (maxRecordBytes < 0 || maxRecordBytes > maxRecordLimit) {
+                throw invalid(
+                        "maxRecordBytes",
+                        maxRecordBytes,
+                        "must be from 0 to " + maxRecordLimit + " so that a frame fits in half the buffer of "
+                                + bufferCapacityBytes + " bytes; raise bufferCapacityBytes for larger records");
+            }
+            if (maxBatchBytes < MAX_BATCH_BYTES_MIN) {
+                throw invalid("maxBatchBytes", maxBatchBytes, "must be at least " + MAX_BATCH_BYTES_MIN);
+            }
+            if (groupWindowNs < 0) {
+                throw invalid("groupWindowNs", groupWindowNs, "must be zero or positive");
+            }
+            if (syncIntervalNs < 0) {
+                throw invalid("syncIntervalNs", syncIntervalNs, "must be zero (no background sync) or positive");
+            }
+            if (appendTimeoutNs <= 0) {
+                throw invalid("appendTimeoutNs", appendTimeoutNs, "must be positive");
+            }
+            return new WalConfig(this);
+        }
+
+        private static void checkPowerOfTwoInRange(
+                final String name, final int value, final int minValue, final int maxValue) {
+            if (value < minValue || value > maxValue || Integer.bitCount(value) != 1) {
+                throw invalid(name, value, "must be a power of two from " + minValue + " to " + maxValue);
+            }
+        }
+
+        private static long longProperty(final String name, final long defaultValue) {
+            final String text = System.getProperty(name);
+            if (text == null) {
+                return defaultValue;
+            }
+            try {
+                return Long.parseLong(text.trim());
+            } catch (final NumberFormatException ex) {
+                throw new WalException(
+                        WalException.ErrorCode.CONFIG,
+                        "invalid WalConfig system property " + name + "=" + text + ": not a whole number",
+                        ex);
+            }
+        }
+
+        private static WalException invalid(final String name, final Object value, final String rule) {
+            return new WalException(
+                    WalException.ErrorCode.CONFIG, "invalid WalConfig setting " + name + "=" + value + ": " + rule);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.walden;
+
+import java.nio.file.Path;
+
+/**
+ * Damaged or foreign data was found in a log. The message names the file, the byte offset in it
+ * and what was wrong.
+ */
+public final class WalCorruptionException extends WalException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Path file;
+    private final long fileOffset;
+
+    /**
+     * Creates the exception.
+     *
+     * @param file the damaged file.
+     * @param fileOffset byte offset of the damage in the file, or -1 for the whole file.
+     * @param reason what was wrong.
+     */
+    public WalCorruptionException(final Path file, final long fileOffset, final String reason) {
+        super(
+                ErrorCode.CORRUPTION,
+                "corruption in " + file + (fileOffset >= 0 ? " at offset " + fileOffset : "") + ": " + reason
+                        + ". Restore the file from a replica or backup, or open with RecoveryPolicy.TRUNCATE"
+                        + " to discard everything from the damage on.");
+        this.file = file;
+        this.fileOffset = fileOffset;
+    }
+
+    /**
+     * The damaged file.
+     *
+     * @return its path.
+     */
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * Byte offset of the damage in {@link #file()}, or -1 when the whole file is at fault.
+     *
+     * @return the offset.
+     */
+    public long fileOffset() {
+        return fileOffset;
+    }
+}

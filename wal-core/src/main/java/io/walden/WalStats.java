@@ -1,0 +1,38 @@
+package io.walden;
+
+/**
+ * A snapshot of a log's counters since it was opened. Counters are read one by one while the log
+ * runs, so a snapshot is consistent only approximately.
+ *
+ * @param backend name of the storage backend in use.
+ * @param appends records framed by the I/O thread.
+ * @param appendBytes payload bytes of those records.
+ * @param writes write requests completed.
+ * @param writeBytes bytes those writes carried, padding and block rewrites included.
+ * @param syncs data syncs completed (segment preparation syncs excluded).
+ * @param recordsPerSyncMean records newly covered per sync, mean.
+ * @param recordsPerSyncMax records newly covered per sync, max.
+ * @param bytesPerSyncMean bytes newly covered per sync, mean.
+ * @param bytesPerSyncMax bytes newly covered per sync, max.
+ * @param syncLatencyNsMean time from submitting a sync to its completion, mean.
+ * @param syncLatencyNsMax time from submitting a sync to its completion, max.
+ * @param backPressureWaits appends that found the buffer full and had to wait.
+ * @param segmentsRolled segments the log moved past.
+ * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
+ */
+public record WalStats(
+        String backend,
+        long appends,
+        long appendBytes,
+        long writes,
+        long writeBytes,
+        long syncs,
+        double recordsPerSyncMean,
+        long recordsPerSyncMax,
+        double bytesPerSyncMean,
+        long bytesPerSyncMax,
+        double syncLatencyNsMean,
+        long syncLatencyNsMax,
+        long backPressureWaits,
+        long segmentsRolled,
+        int bufferCapacityBytes) {}

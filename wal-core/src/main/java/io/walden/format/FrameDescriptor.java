@@ -1,0 +1,115 @@
+package io.walden.format;
+
+import java.nio.ByteOrder;
+
+/**
+ * Layout of a frame: the unit in which records are written to a segment.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                  Frame Length (int32, LE)                     |  0
+ *  +---------------------------------------------------------------+
+ *  |                  Checksum (CRC32C, int32, LE)                 |  4
+ *  +-------------------------------+-------------------------------+
+ *  |      Frame Type (int16)       |         Flags (int16)         |  8
+ *  +-------------------------------+-------------------------------+
+ *  |               Position, low 32 bits (int32, LE)               |  12
+ *  +---------------------------------------------------------------+
+ *  |                     Payload ...                              ...  16
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <ul>
+ *   <li>A frame starts at an 8-byte aligned position; the next frame starts at
+ *       {@code align(frameLength, 8)} bytes after it. Alignment keeps the length field from tearing.
+ *   <li>A frame length of zero marks space that was never written: segments are zero-filled when
+ *       prepared.
+ *   <li>The checksum is CRC32C over a 20-byte binding block (the frame's log position as int64, the
+ *       log's identity as int64 and the frame length as int32, all little-endian) followed by the
+ *       frame's bytes from {@link #TYPE_OFFSET} to the frame length. A frame therefore validates only
+ *       at the position it was written for, in the log it was written for, with the length it was
+ *       written with: stale bytes from a recycled file or a moved copy never validate.
+ *   <li>A frame of exactly {@link #SHORT_PADDING_LENGTH} bytes holds only length and checksum; it is
+ *       padding. It exists because a gap of 8 bytes cannot hold a full header.
+ *   <li>A frame of type {@link #TYPE_PADDING} is skipped; padding closes every segment and fills
+ *       the end of each pass over the in-memory log buffer.
+ *   <li>Types with the high bit ({@link #TYPE_SKIPPABLE_MASK}) set may be skipped by readers that do
+ *       not know them; other unknown types are corruption.
+ * </ul>
+ *
+ * <p>Protocol in the log buffer: a producer copies the payload and the header fields, then stores
+ * the length with release semantics; the I/O thread loads the length with acquire semantics and
+ * only then computes and stores the checksum, before the frame is written.
+ */
+public final class FrameDescriptor {
+    /** Offset of the int32 frame length: header plus payload, not aligned. */
+    public static final int LENGTH_OFFSET = 0;
+    /** Offset of the int32 CRC32C checksum. */
+    public static final int CHECKSUM_OFFSET = 4;
+    /** Offset of the int16 frame type. */
+    public static final int TYPE_OFFSET = 8;
+    /** Offset of the int16 flags, reserved and zero in format version 1. */
+    public static final int FLAGS_OFFSET = 10;
+    /** Offset of the low 32 bits of the frame's log position, kept for diagnosis. */
+    public static final int POSITION_LOW_OFFSET = 12;
+    /** Length of the full frame header; the payload starts here. */
+    public static final int HEADER_LENGTH = 16;
+    /** Alignment of every frame's position and of every frame's space in a segment. */
+    public static final int FRAME_ALIGNMENT = 8;
+    /** Length of the header-less padding frame that fills an 8-byte gap. */
+    public static final int SHORT_PADDING_LENGTH = 8;
+    /** Length of the checksum binding block: position, log identity, frame length. */
+    public static final int BINDING_LENGTH = 20;
+
+    /** A frame carrying one record. */
+    public static final short TYPE_DATA = 1;
+    /** A frame that fills space and carries nothing. */
+    public static final short TYPE_PADDING = 2;
+    /** Frame types with this bit set may be skipped by readers that do not know them. */
+    public static final int TYPE_SKIPPABLE_MASK = 0x8000;
+
+    static {
+        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+            throw new ExceptionInInitializerError(
+                    "Walden's format is little-endian and its code needs a little-endian platform");
+        }
+        if (HEADER_LENGTH % FRAME_ALIGNMENT != 0 || SHORT_PADDING_LENGTH != FRAME_ALIGNMENT) {
+            throw new ExceptionInInitializerError("frame layout constants are inconsistent");
+        }
+    }
+
+    private FrameDescriptor() {}
+
+    /**
+     * Space a frame occupies in a segment.
+     *
+     * @param frameLength header plus payload bytes.
+     * @return {@code frameLength} rounded up to {@link #FRAME_ALIGNMENT}.
+     */
+    public static int alignedLength(final int frameLength) {
+        return (frameLength + (FRAME_ALIGNMENT - 1)) & ~(FRAME_ALIGNMENT - 1);
+    }
+
+    /**
+     * Frame length for a payload.
+     *
+     * @param payloadLength payload bytes.
+     * @return header plus payload bytes.
+     */
+    public static int frameLength(final int payloadLength) {
+        return HEADER_LENGTH + payloadLength;
+    }
+
+    /**
+     * Whether a frame length and type describe padding.
+     *
+     * @param frameLength the frame's length field.
+     * @param frameType the frame's type field, ignored for short padding.
+     * @return true for padding frames.
+     */
+    public static boolean isPadding(final int frameLength, final short frameType) {
+        return frameLength == SHORT_PADDING_LENGTH || frameType == TYPE_PADDING;
+    }
+}

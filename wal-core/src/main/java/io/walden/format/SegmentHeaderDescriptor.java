@@ -1,0 +1,75 @@
+package io.walden.format;
+
+/**
+ * Layout of the segment header, the first {@link #HEADER_LENGTH} bytes of every segment file.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 Magic "WALDNSEG" (int64, LE)                  |  0
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                 Format Version (int32, LE)                    |  8
+ *  +---------------------------------------------------------------+
+ *  |                 Header Length (int32, LE) = 4096              |  12
+ *  +---------------------------------------------------------------+
+ *  |                 Segment Capacity Bytes (int64, LE)            |  16
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                 Base Position (int64, LE)                     |  24
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                 Log Identity (int64, LE)                      |  32
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                 Frame Alignment (int32, LE) = 8               |  40
+ *  +---------------------------------------------------------------+
+ *  |                 Reserved, zero (16 bytes)                     |  44
+ *  |                              ...                              |
+ *  +---------------------------------------------------------------+
+ *  |                 Header Checksum (CRC32C of bytes 0..59)       |  60
+ *  +---------------------------------------------------------------+
+ *  |                 Zero up to byte 4095                          |  64
+ *  +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <p>The header fills one 4 KiB block so that O_DIRECT writes of frames never rewrite it. It is
+ * written once, when the segment is prepared, and made durable before the segment is renamed into
+ * place; a file with a segment name therefore always has a valid header, or it is corrupt.
+ */
+public final class SegmentHeaderDescriptor {
+    /** "WALDNSEG" read as a little-endian int64. */
+    public static final long MAGIC = 0x4745534E444C4157L;
+    /** The format version this code writes and reads. */
+    public static final int FORMAT_VERSION = 1;
+
+    /** Offset of the int64 magic. */
+    public static final int MAGIC_OFFSET = 0;
+    /** Offset of the int32 format version. */
+    public static final int VERSION_OFFSET = 8;
+    /** Offset of the int32 header length. */
+    public static final int HEADER_LENGTH_OFFSET = 12;
+    /** Offset of the int64 segment capacity in bytes, header included. */
+    public static final int CAPACITY_OFFSET = 16;
+    /** Offset of the int64 log position of the segment's first byte. */
+    public static final int BASE_POSITION_OFFSET = 24;
+    /** Offset of the int64 identity of the log the segment belongs to. */
+    public static final int LOG_ID_OFFSET = 32;
+    /** Offset of the int32 frame alignment. */
+    public static final int FRAME_ALIGNMENT_OFFSET = 40;
+    /** Offset of the int32 CRC32C over bytes [0, 60). */
+    public static final int HEADER_CHECKSUM_OFFSET = 60;
+    /** Bytes covered by the header checksum. */
+    public static final int CHECKSUMMED_LENGTH = HEADER_CHECKSUM_OFFSET;
+    /** Length of the header; the first frame starts here. */
+    public static final int HEADER_LENGTH = 4096;
+
+    static {
+        if (HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT != 0 || HEADER_CHECKSUM_OFFSET + 4 > HEADER_LENGTH) {
+            throw new ExceptionInInitializerError("segment header layout constants are inconsistent");
+        }
+    }
+
+    private SegmentHeaderDescriptor() {}
+}

@@ -1,0 +1,77 @@
+package io.walden.format;
+
+import java.nio.file.Path;
+
+/**
+ * Segment file names. A segment is named by the log position of its first byte, as a 20-digit
+ * zero-padded decimal, so names sort in log order: the segment at position 67,108,864 is {@code
+ * 00000000000067108864.wal}. A segment being prepared carries the suffix {@code .tmp} until it is
+ * complete and durable, then it is renamed.
+ */
+public final class SegmentNames {
+    /** Suffix of a segment file. */
+    public static final String SEGMENT_SUFFIX = ".wal";
+    /** Suffix of a segment that is still being prepared. */
+    public static final String TEMPORARY_SUFFIX = ".wal.tmp";
+    /** The lock file that keeps a second process out of the directory. */
+    public static final String LOCK_FILE_NAME = "walden.lock";
+
+    private static final int DIGIT_COUNT = 20;
+
+    private SegmentNames() {}
+
+    /**
+     * File name of a segment.
+     *
+     * @param basePosition the log position of the segment's first byte.
+     * @return the file name.
+     */
+    public static String segmentName(final long basePosition) {
+        return String.format("%0" + DIGIT_COUNT + "d%s", basePosition, SEGMENT_SUFFIX);
+    }
+
+    /**
+     * File name of a segment under preparation.
+     *
+     * @param basePosition the log position of the segment's first byte.
+     * @return the temporary file name.
+     */
+    public static String temporaryName(final long basePosition) {
+        return String.format("%0" + DIGIT_COUNT + "d%s", basePosition, TEMPORARY_SUFFIX);
+    }
+
+    /**
+     * Path of a segment in a directory.
+     *
+     * @param directory the log directory.
+     * @param basePosition the log position of the segment's first byte.
+     * @return the path.
+     */
+    public static Path segmentPath(final Path directory, final long basePosition) {
+        return directory.resolve(segmentName(basePosition));
+    }
+
+    /**
+     * Parses a segment file name.
+     *
+     * @param fileName a file name without directory.
+     * @return the base position, or -1 if the name is not a segment name.
+     */
+    public static long parseSegmentName(final String fileName) {
+        if (fileName.length() != DIGIT_COUNT + SEGMENT_SUFFIX.length() || !fileName.endsWith(SEGMENT_SUFFIX)) {
+            return -1;
+        }
+        long value = 0;
+        for (int i = 0; i < DIGIT_COUNT; i++) {
+            final char c = fileName.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+            if (value < 0) {
+                return -1;
+            }
+        }
+        return value;
+    }
+}

@@ -1,0 +1,54 @@
+package io.walden.internal;
+
+import static io.walden.format.FrameDescriptor.BINDING_LENGTH;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * Computes a frame's checksum as {@link io.walden.format.FrameDescriptor} defines it: CRC32C over
+ * the binding block (position, log identity, frame length) and the frame from its type field on.
+ *
+ * <p><b>Threading:</b> not thread-safe; each thread that checksums frames owns an instance.
+ */
+public final class FrameChecksum {
+    private final CRC32C crc = new CRC32C();
+    private final ByteBuffer binding =
+            ByteBuffer.allocateDirect(BINDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    private final long logId;
+
+    /**
+     * Creates a checksum for one log.
+     *
+     * @param logId the log's identity.
+     */
+    public FrameChecksum(final long logId) {
+        this.logId = logId;
+    }
+
+    /**
+     * Checksum of a frame held in a direct buffer. Leaves the buffer's position and limit changed.
+     *
+     * @param frames a direct buffer holding the frame.
+     * @param frameOffset index of the frame's first byte in {@code frames}.
+     * @param frameLength the frame's length field.
+     * @param position the log position the frame belongs at.
+     * @return the checksum.
+     */
+    public int compute(final ByteBuffer frames, final int frameOffset, final int frameLength, final long position) {
+        crc.reset();
+        binding.clear();
+        binding.putLong(0, position).putLong(8, logId).putInt(16, frameLength);
+        crc.update(binding);
+        if (frameLength > SHORT_PADDING_LENGTH) {
+            frames.clear();
+            frames.position(frameOffset + TYPE_OFFSET);
+            frames.limit(frameOffset + frameLength);
+            crc.update(frames);
+        }
+        return (int) crc.getValue();
+    }
+}

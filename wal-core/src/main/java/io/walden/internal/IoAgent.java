@@ -1,0 +1,699 @@
+package io.walden.internal;
+
+import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
+import static io.walden.format.FrameDescriptor.TYPE_DATA;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+
+import io.walden.WalConfig;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The log's I/O thread: it checksums published frames, writes them from the log buffer without
+ * another copy, decides when to sync (group commit), rolls segments behind a sync fence, has the
+ * next segment prepared, and deletes segments on request.
+ *
+ * <pre>
+ *   released <= written <= submitted <= scanned <= tail           (log positions)
+ *   durable  <= written
+ * </pre>
+ *
+ * <p>Group commit: a sync is started when some waiter or {@code sync()} asked for a position that
+ * is not durable yet, when the background interval elapsed, when closing, or when rolling. With no
+ * group window it starts as soon as the previous sync completed, covering everything written by
+ * then: the sync's durable position is the written position at submission, so it never covers a
+ * write that completed after it was issued. Writes continue while a sync is in flight.
+ *
+ * <p>Segment roll fence: no byte is written to segment n+1 before segment n is completely written
+ * and synced. After a crash, damage in any segment but the newest is therefore corruption, never a
+ * torn tail.
+ *
+ * <p>Fail-stop: the first failed operation fails the log; nothing is acknowledged after it, no sync
+ * is retried, and the thread only waits for producers to finish copying before it exits.
+ *
+ * <p><b>Threading:</b> every field is owned by the I/O thread except those marked shared.
+ */
+public final class IoAgent implements Runnable, CompletionHandler {
+    private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
+    private static final int KIND_SHIFT = 56;
+    private static final long SEQUENCE_MASK = (1L << KIND_SHIFT) - 1;
+    private static final long KIND_WRITE = 1;
+    private static final long KIND_SYNC = 2;
+    private static final long KIND_PREPARE = 3;
+    private static final long KIND_TRUNCATE = 4;
+    private static final int POLL_LIMIT = 64;
+    private static final int MAX_WRITES_IN_FLIGHT = 4;
+    private static final int IDLE_SPIN_COUNT = 50;
+    private static final int IDLE_YIELD_COUNT = 10;
+    private static final long IDLE_PARK_NS_MIN = TimeUnit.MICROSECONDS.toNanos(20);
+    private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
+
+    private final StorageSession session;
+    private final LogBuffer logBuffer;
+    private final LogState state;
+    private final StatsCounters stats;
+    private final AsyncCompletions asyncCompletions;
+    private final SegmentPreparer preparer;
+    private final Path directory;
+    private final long segmentCapacityBytes;
+    private final long segmentMask;
+    private final long bufferMask;
+    private final int maxBatchBytes;
+    private final long groupWindowNs;
+    private final long syncIntervalNs;
+    private final boolean directIo;
+    private final boolean writesDurable;
+    private final long blockMask;
+    private final int maxWritesInFlight;
+    private final FrameChecksum checksum;
+    private final ByteBuffer ringView;
+    private final UnsafeBuffer ring;
+    private final ByteBuffer scratchBlock;
+    private final UnsafeBuffer scratch;
+
+    private long firstSegmentBase;
+    private long activeBase;
+    private int activeHandle;
+    private long scannedPosition;
+    private long submittedPosition;
+    private long writtenPosition;
+    private long durablePosition;
+    private long scannedRecords;
+    private long writtenRecords;
+    private long durableRecords;
+
+    private final long[] writeEndPositions;
+    private final long[] writeEndRecords;
+    private final int[] writePartsPending;
+    private long writeHeadSequence;
+    private long writeTailSequence;
+
+    private boolean syncInFlight;
+    private long syncTargetPosition;
+    private long syncTargetRecords;
+    private long syncStartNs;
+    private long lastSyncNs;
+    private long syncWantedSinceNs = -1;
+
+    private TruncateRequest truncation;
+    private long truncateNextBase;
+    private long truncateLimitBase;
+    private boolean truncateOperationInFlight;
+    private boolean truncateSyncingDirectory;
+
+    private boolean failed;
+    private long finalTailPosition = -1;
+    private long idleCount;
+
+    // Shared: set by any thread, read by the I/O thread.
+    private volatile boolean closeRequested;
+    private volatile TruncateRequest pendingTruncate;
+    private volatile boolean parked;
+    private volatile Thread thread;
+
+    /**
+     * Creates the agent for a recovered log.
+     *
+     * @param config the configuration.
+     * @param session the storage session, handed over from recovery.
+     * @param logBuffer the log buffer.
+     * @param state the shared state.
+     * @param stats the counters.
+     * @param recovered what recovery found.
+     */
+    public IoAgent(
+            final WalConfig config,
+            final StorageSession session,
+            final LogBuffer logBuffer,
+            final LogState state,
+            final StatsCounters stats,
+            final RecoveredLog recovered) {
+        this.session = session;
+        this.logBuffer = logBuffer;
+        this.state = state;
+        this.stats = stats;
+        this.asyncCompletions = new AsyncCompletions();
+        this.directory = config.directory();
+        this.segmentCapacityBytes = recovered.segmentCapacityBytes();
+        this.segmentMask = segmentCapacityBytes - 1;
+        this.bufferMask = logBuffer.capacityBytes() - 1L;
+        this.maxBatchBytes = config.maxBatchBytes();
+        this.groupWindowNs = config.groupWindowNs();
+        this.syncIntervalNs = config.syncIntervalNs();
+        this.directIo = session.directIo();
+        this.writesDurable = session.writesDurable();
+        this.blockMask = session.blockSizeBytes() - 1L;
+        this.maxWritesInFlight = directIo ? 1 : Math.min(MAX_WRITES_IN_FLIGHT, Math.max(1, session.maxInFlight() - 2));
+        this.checksum = new FrameChecksum(recovered.logId());
+        this.ringView = logBuffer.newByteBufferView();
+        this.ring = logBuffer.buffer();
+        Invariants.check(
+                session.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
+                "block size %d larger than the segment header",
+                session.blockSizeBytes());
+        this.scratchBlock = directIo ? BufferUtil.allocateDirectAligned(session.blockSizeBytes(), 4096) : null;
+        this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
+        this.preparer = new SegmentPreparer(
+                session,
+                directory,
+                (int) segmentCapacityBytes,
+                recovered.logId(),
+                KIND_PREPARE << KIND_SHIFT);
+        this.writeEndPositions = new long[MAX_WRITES_IN_FLIGHT];
+        this.writeEndRecords = new long[MAX_WRITES_IN_FLIGHT];
+        this.writePartsPending = new int[MAX_WRITES_IN_FLIGHT];
+
+        this.firstSegmentBase = recovered.firstSegmentBase();
+        this.activeBase = recovered.activeSegmentBase();
+        this.activeHandle = recovered.activeSegmentHandle();
+        this.scannedPosition = recovered.endPosition();
+        this.submittedPosition = scannedPosition;
+        this.writtenPosition = scannedPosition;
+        this.durablePosition = scannedPosition;
+        if (recovered.nextSegmentHandle() >= 0) {
+            preparer.adoptReady(activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
+        }
+        this.lastSyncNs = System.nanoTime();
+    }
+
+    /** Wakes the I/O thread if it is parked. Any thread; cheap when it is running. */
+    public void wake() {
+        java.lang.invoke.VarHandle.fullFence();
+        if (parked) {
+            final Thread ioThread = thread;
+            if (ioThread != null) {
+                LockSupport.unpark(ioThread);
+            }
+        }
+    }
+
+    /**
+     * Registers an asynchronous completion. Any thread.
+     *
+     * @param pending the future and its position.
+     */
+    void addAsync(final AsyncCompletions.Pending pending) {
+        asyncCompletions.add(pending);
+        wake();
+    }
+
+    /**
+     * Registers a future completed when a position reaches a level. Any thread.
+     *
+     * @param lsn the record's position.
+     * @param durability WRITTEN or SYNCED.
+     * @param future the future to complete with the position.
+     */
+    public void completeWhenReached(
+            final long lsn, final io.walden.Durability durability, final java.util.concurrent.CompletableFuture<Long> future) {
+        addAsync(new AsyncCompletions.Pending(lsn, durability, future));
+        if (state.failure() != null) {
+            asyncCompletions.failAll(state.failure());
+        }
+    }
+
+    /** Asks the thread to drain, sync and stop. Any thread. */
+    public void requestClose() {
+        closeRequested = true;
+        wake();
+    }
+
+    /**
+     * Asks the thread to delete segments below a position, and waits. Called by one thread at a time.
+     *
+     * @param request the request.
+     */
+    public void submitTruncate(final TruncateRequest request) {
+        pendingTruncate = request;
+        wake();
+    }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        try {
+            preparer.start(activeBase + segmentCapacityBytes);
+            while (true) {
+                final int workCount = failed ? drainAfterFailure() : doWork(System.nanoTime());
+                if (closeRequested && isClosable()) {
+                    break;
+                }
+                idle(workCount);
+            }
+        } catch (final Throwable ex) {
+            fail(ex);
+            awaitProducersAfterFailure();
+        } finally {
+            shutdown();
+        }
+    }
+
+    private int doWork(final long nowNs) {
+        int workCount = session.poll(this, POLL_LIMIT);
+        if (failed) {
+            return workCount;
+        }
+        if (closeRequested && finalTailPosition < 0) {
+            finalTailPosition = logBuffer.closeTail();
+        }
+        try {
+            workCount += scan();
+            workCount += submitWrites();
+            workCount += maybeSync(nowNs);
+            workCount += maybeRoll();
+            workCount += preparer.doWork();
+            workCount += truncate();
+        } catch (final IOException ex) {
+            fail(ex);
+        }
+        workCount += asyncCompletions.complete(writtenPosition, durablePosition);
+        return workCount;
+    }
+
+    private int scan() {
+        int frameCount = 0;
+        long payloadBytes = 0;
+        while ((scannedPosition & segmentMask) != 0 && scannedPosition - submittedPosition < maxBatchBytes) {
+            final int frameLength = logBuffer.frameLengthAcquire(scannedPosition);
+            if (frameLength == 0) {
+                break;
+            }
+            final int offset = logBuffer.offset(scannedPosition);
+            if (Invariants.ENABLED) {
+                checkPublishedFrame(frameLength, offset);
+            }
+            ring.putInt(offset + CHECKSUM_OFFSET, checksum.compute(ringView, offset, frameLength, scannedPosition));
+            if (frameLength >= HEADER_LENGTH && ring.getShort(offset + TYPE_OFFSET) == TYPE_DATA) {
+                scannedRecords++;
+                payloadBytes += frameLength - HEADER_LENGTH;
+            }
+            scannedPosition += FrameDescriptor.alignedLength(frameLength);
+            frameCount++;
+            if ((scannedPosition & bufferMask) == 0) {
+                break;
+            }
+        }
+        if (frameCount > 0) {
+            stats.appends = scannedRecords;
+            stats.appendBytes = stats.appendBytes + payloadBytes;
+        }
+        return frameCount;
+    }
+
+    private void checkPublishedFrame(final int frameLength, final int offset) {
+        final long lapRemaining = logBuffer.capacityBytes() - offset;
+        Invariants.check(
+                frameLength == SHORT_PADDING_LENGTH || (frameLength >= HEADER_LENGTH && frameLength <= lapRemaining),
+                "frame length %d at position %d, %d bytes left in lap",
+                frameLength,
+                scannedPosition,
+                lapRemaining);
+    }
+
+    private int submitWrites() {
+        if (scannedPosition == submittedPosition || writeTailSequence - writeHeadSequence >= maxWritesInFlight) {
+            return 0;
+        }
+        final long start = submittedPosition;
+        final long end = scannedPosition;
+        Invariants.check(
+                start >= activeBase + SegmentHeaderDescriptor.HEADER_LENGTH && end <= activeBase + segmentCapacityBytes,
+                "write [%d, %d) outside active segment %d",
+                start,
+                end,
+                activeBase);
+        final long sequence = writeTailSequence++;
+        final int slot = (int) (sequence & (MAX_WRITES_IN_FLIGHT - 1));
+        final long token = (KIND_WRITE << KIND_SHIFT) | sequence;
+        writeEndPositions[slot] = end;
+        writeEndRecords[slot] = scannedRecords;
+        if (!directIo) {
+            writePartsPending[slot] = 1;
+            session.submitWrite(activeHandle, start - activeBase, ringAddress(start), (int) (end - start), token);
+        } else {
+            submitDirectWrite(start, end, slot, token);
+        }
+        submittedPosition = end;
+        return 1;
+    }
+
+    private void submitDirectWrite(final long start, final long end, final int slot, final long token) {
+        final long blockStart = start & ~blockMask;
+        final long blockEnd = end & ~blockMask;
+        int parts = 0;
+        if (blockEnd > blockStart) {
+            parts++;
+        }
+        if (end > blockEnd) {
+            parts++;
+        }
+        writePartsPending[slot] = parts;
+        if (blockEnd > blockStart) {
+            session.submitWrite(
+                    activeHandle, blockStart - activeBase, ringAddress(blockStart), (int) (blockEnd - blockStart), token);
+        }
+        if (end > blockEnd) {
+            final int tailLength = (int) (end - blockEnd);
+            scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
+            scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
+            session.submitWrite(
+                    activeHandle,
+                    blockEnd - activeBase,
+                    BufferUtil.address(scratchBlock),
+                    scratchBlock.capacity(),
+                    token);
+        }
+    }
+
+    private long ringAddress(final long position) {
+        return logBuffer.addressOffset() + logBuffer.offset(position);
+    }
+
+    private int maybeSync(final long nowNs) {
+        if (syncInFlight || writesDurable || writtenPosition <= durablePosition) {
+            return 0;
+        }
+        final boolean requested = state.syncRequestPosition() > durablePosition;
+        final boolean fence = writtenPosition == activeBase + segmentCapacityBytes;
+        final boolean closing = finalTailPosition >= 0;
+        final boolean periodic = syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs;
+        if (!requested && !fence && !closing && !periodic) {
+            return 0;
+        }
+        if (requested && !fence && !closing && groupWindowNs > 0) {
+            if (syncWantedSinceNs < 0) {
+                syncWantedSinceNs = nowNs;
+            }
+            if (nowNs - syncWantedSinceNs < groupWindowNs && writtenPosition - durablePosition < maxBatchBytes) {
+                return 0;
+            }
+        }
+        syncWantedSinceNs = -1;
+        syncInFlight = true;
+        syncTargetPosition = writtenPosition;
+        syncTargetRecords = writtenRecords;
+        syncStartNs = nowNs;
+        session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
+        return 1;
+    }
+
+    private int maybeRoll() throws IOException {
+        final long segmentEnd = activeBase + segmentCapacityBytes;
+        if (scannedPosition != segmentEnd || durablePosition != segmentEnd) {
+            return 0;
+        }
+        if (!preparer.isReady(segmentEnd)) {
+            preparer.start(segmentEnd);
+            return 0;
+        }
+        session.closeFile(activeHandle);
+        activeHandle = preparer.take();
+        activeBase = segmentEnd;
+        final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
+        scannedPosition = firstFramePosition;
+        submittedPosition = firstFramePosition;
+        writtenPosition = firstFramePosition;
+        durablePosition = firstFramePosition;
+        logBuffer.release(firstFramePosition);
+        state.publishWritten(firstFramePosition);
+        state.publishDurable(firstFramePosition);
+        stats.segmentsRolled = stats.segmentsRolled + 1;
+        preparer.start(activeBase + segmentCapacityBytes);
+        return 1;
+    }
+
+    @Override
+    public void onCompletion(final long token, final long result, final IOException failure) {
+        if (failure != null || result < 0) {
+            fail(failure != null ? failure : new IOException("operation failed with result " + result));
+            return;
+        }
+        final long kind = token >>> KIND_SHIFT;
+        if (kind == KIND_WRITE) {
+            onWriteComplete(token & SEQUENCE_MASK, result);
+        } else if (kind == KIND_SYNC) {
+            onSyncComplete();
+        } else if (kind == KIND_PREPARE) {
+            preparer.onCompletion(result);
+        } else if (kind == KIND_TRUNCATE) {
+            truncateOperationInFlight = false;
+        } else {
+            throw new AssertionError("unknown completion token " + Long.toHexString(token));
+        }
+    }
+
+    private void onWriteComplete(final long sequence, final long result) {
+        final int slot = (int) (sequence & (MAX_WRITES_IN_FLIGHT - 1));
+        Invariants.check(writePartsPending[slot] > 0, "unexpected write completion %d", sequence);
+        writePartsPending[slot]--;
+        long newWrittenPosition = writtenPosition;
+        while (writeHeadSequence < writeTailSequence) {
+            final int headSlot = (int) (writeHeadSequence & (MAX_WRITES_IN_FLIGHT - 1));
+            if (writePartsPending[headSlot] != 0) {
+                break;
+            }
+            newWrittenPosition = writeEndPositions[headSlot];
+            writtenRecords = writeEndRecords[headSlot];
+            writeHeadSequence++;
+        }
+        stats.writes = stats.writes + 1;
+        stats.writeBytes = stats.writeBytes + result;
+        if (newWrittenPosition != writtenPosition) {
+            writtenPosition = newWrittenPosition;
+            logBuffer.release(directIo ? writtenPosition & ~blockMask : writtenPosition);
+            if (writesDurable) {
+                durablePosition = writtenPosition;
+                durableRecords = writtenRecords;
+                state.publishDurable(durablePosition);
+            }
+            state.publishWritten(writtenPosition);
+        }
+    }
+
+    private void onSyncComplete() {
+        syncInFlight = false;
+        final long nowNs = System.nanoTime();
+        stats.recordSync(
+                syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
+        lastSyncNs = nowNs;
+        durablePosition = syncTargetPosition;
+        durableRecords = syncTargetRecords;
+        state.publishDurable(durablePosition);
+    }
+
+    private int truncate() {
+        if (truncation == null) {
+            final TruncateRequest request = pendingTruncate;
+            if (request == null) {
+                return 0;
+            }
+            pendingTruncate = null;
+            truncation = request;
+            truncateLimitBase = Math.min(request.position() & ~segmentMask, activeBase);
+            truncateNextBase = firstSegmentBase;
+            truncateSyncingDirectory = false;
+            if (truncateLimitBase > firstSegmentBase) {
+                state.publishStart(truncateLimitBase);
+            }
+        }
+        if (truncateOperationInFlight) {
+            return 0;
+        }
+        if (truncateNextBase < truncateLimitBase) {
+            session.submitDelete(SegmentNames.segmentPath(directory, truncateNextBase), KIND_TRUNCATE << KIND_SHIFT);
+            truncateNextBase += segmentCapacityBytes;
+            truncateOperationInFlight = true;
+            return 1;
+        }
+        if (truncateLimitBase > firstSegmentBase && !truncateSyncingDirectory) {
+            session.submitSyncDirectory(KIND_TRUNCATE << KIND_SHIFT);
+            truncateSyncingDirectory = true;
+            truncateOperationInFlight = true;
+            return 1;
+        }
+        final long deleted = Math.max(0, (truncateLimitBase - firstSegmentBase) / segmentCapacityBytes);
+        firstSegmentBase = Math.max(firstSegmentBase, truncateLimitBase);
+        truncation.complete(deleted, null);
+        truncation = null;
+        return 1;
+    }
+
+    private boolean isClosable() {
+        if (failed) {
+            return true;
+        }
+        return finalTailPosition >= 0
+                && scannedPosition == finalTailPosition
+                && writtenPosition == finalTailPosition
+                && (writesDurable || durablePosition == finalTailPosition)
+                && !syncInFlight
+                && truncation == null;
+    }
+
+    private void idle(final int workCount) {
+        if (workCount > 0) {
+            idleCount = 0;
+            return;
+        }
+        idleCount++;
+        if (idleCount < IDLE_SPIN_COUNT) {
+            Thread.onSpinWait();
+        } else if (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT) {
+            Thread.yield();
+        } else {
+            final long parkNs = Math.min(IDLE_PARK_NS_MAX, IDLE_PARK_NS_MIN << Math.min(10, idleCount - IDLE_SPIN_COUNT));
+            parked = true;
+            java.lang.invoke.VarHandle.fullFence();
+            if (!hasWorkHint()) {
+                LockSupport.parkNanos(this, parkNs);
+            }
+            parked = false;
+        }
+    }
+
+    private boolean hasWorkHint() {
+        return closeRequested
+                || pendingTruncate != null
+                || asyncCompletions.hasInbox()
+                || ((scannedPosition & segmentMask) != 0 && logBuffer.frameLengthAcquire(scannedPosition) != 0)
+                || (!syncInFlight && state.syncRequestPosition() > durablePosition && writtenPosition > durablePosition);
+    }
+
+    private void fail(final Throwable cause) {
+        if (failed) {
+            return;
+        }
+        failed = true;
+        LOGGER.log(System.Logger.Level.ERROR, "Walden log in " + directory + " failed; it accepts no more appends", cause);
+        state.fail(cause);
+        logBuffer.closeTail();
+        asyncCompletions.failAll(state.failure());
+        if (truncation != null) {
+            truncation.complete(0, cause);
+            truncation = null;
+        }
+        final TruncateRequest request = pendingTruncate;
+        if (request != null) {
+            pendingTruncate = null;
+            request.complete(0, cause);
+        }
+    }
+
+    private int drainAfterFailure() {
+        session.poll(DISCARD, POLL_LIMIT);
+        final TruncateRequest request = pendingTruncate;
+        if (request != null) {
+            pendingTruncate = null;
+            request.complete(0, state.failure());
+        }
+        asyncCompletions.failAll(state.failure());
+        return 0;
+    }
+
+    private void awaitProducersAfterFailure() {
+        // Producers that claimed space before the tail closed are still copying into the buffer; the
+        // buffer is freed only once they published, which they do without blocking.
+        final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;
+        final long tailPosition = logBuffer.closeTail();
+        long position = scannedPosition;
+        while (position < tailPosition && System.nanoTime() < deadlineNs) {
+            if ((position & segmentMask) == 0) {
+                position += SegmentHeaderDescriptor.HEADER_LENGTH;
+                continue;
+            }
+            final int frameLength = logBuffer.frameLengthAcquire(position);
+            if (frameLength == 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+    }
+
+    private void shutdown() {
+        if (failed) {
+            awaitProducersAfterFailure();
+        }
+        try {
+            session.close();
+        } catch (final RuntimeException ex) {
+            LOGGER.log(System.Logger.Level.WARNING, "closing the storage session of " + directory + " failed", ex);
+        }
+        preparer.close();
+        if (scratchBlock != null) {
+            BufferUtil.free(scratchBlock);
+        }
+        if (!failed) {
+            asyncCompletions.complete(writtenPosition, durablePosition);
+        }
+        asyncCompletions.failAll(
+                failed ? state.failure() : new IllegalStateException("the log closed before this position was reached"));
+        state.markClosed();
+    }
+
+    /** @return the I/O thread's scanned position, for tests and diagnosis. */
+    long scannedPosition() {
+        return scannedPosition;
+    }
+
+    private static final CompletionHandler DISCARD = (token, result, failure) -> {};
+
+    /**
+     * A request to delete segments below a position, completed by the I/O thread.
+     *
+     * <p><b>Threading:</b> created and awaited by the caller; completed by the I/O thread.
+     */
+    public static final class TruncateRequest {
+        private final long position;
+        private volatile boolean done;
+        private volatile long deletedCount;
+        private volatile Throwable failure;
+
+        /**
+         * Creates a request.
+         *
+         * @param position delete segments that lie entirely below this position.
+         */
+        public TruncateRequest(final long position) {
+            this.position = position;
+        }
+
+        long position() {
+            return position;
+        }
+
+        void complete(final long deleted, final Throwable cause) {
+            deletedCount = deleted;
+            failure = cause;
+            done = true;
+        }
+
+        /** @return whether the I/O thread finished the request. */
+        public boolean isDone() {
+            return done;
+        }
+
+        /** @return how many segments were deleted. */
+        public long deletedCount() {
+            return deletedCount;
+        }
+
+        /** @return why the request failed, or null. */
+        public Throwable failure() {
+            return failure;
+        }
+    }
+}

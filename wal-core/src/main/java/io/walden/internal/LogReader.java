@@ -1,0 +1,261 @@
+package io.walden.internal;
+
+import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
+import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
+import static io.walden.format.FrameDescriptor.TYPE_DATA;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+
+import io.walden.Durability;
+import io.walden.RecordHandler;
+import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import io.walden.WalReader;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Reads frames from segment files into a direct buffer and hands out views of it. See {@link
+ * WalReader}.
+ *
+ * <pre>
+ *   buffer:  [bufferPosition ........ validEnd)     one read of a segment region
+ *   frames:   position -> frame -> frame -> ...      delivered while below the visible position
+ * </pre>
+ *
+ * <p><b>Threading:</b> owned by the thread that polls it.
+ */
+public final class LogReader implements WalReader {
+    private static final int BUFFER_BYTES_MIN = 256 * 1024;
+
+    private final Path directory;
+    private final LogState state;
+    private final long segmentCapacityBytes;
+    private final long segmentMask;
+    private final Durability visibility;
+    private final long[] skippedRanges;
+    private final FrameChecksum checksum;
+    private final ByteBuffer byteBuffer;
+    private final UnsafeBuffer buffer;
+
+    private long position;
+    private boolean verifiedStart;
+    private FileChannel channel;
+    private long channelBase = -1;
+    private long bufferPosition;
+    private long validEnd;
+    private boolean closed;
+
+    /**
+     * Creates a reader.
+     *
+     * @param directory the log directory.
+     * @param state the log's shared state.
+     * @param recovered the recovered log (capacity, identity, skipped ranges).
+     * @param maxRecordBytes the largest payload, to size the buffer.
+     * @param fromPosition the first record's position.
+     * @param visibility SYNCED to see durable records only, WRITTEN to see written ones.
+     */
+    public LogReader(
+            final Path directory,
+            final LogState state,
+            final RecoveredLog recovered,
+            final int maxRecordBytes,
+            final long fromPosition,
+            final Durability visibility) {
+        if (visibility == Durability.BUFFERED) {
+            throw new IllegalArgumentException("readers see WRITTEN or SYNCED records; BUFFERED ones are not in files yet");
+        }
+        if (fromPosition < state.startPosition()) {
+            throw truncated(fromPosition, state.startPosition());
+        }
+        this.directory = directory;
+        this.state = state;
+        this.segmentCapacityBytes = recovered.segmentCapacityBytes();
+        this.segmentMask = segmentCapacityBytes - 1;
+        this.visibility = visibility;
+        this.skippedRanges = recovered.skippedRanges();
+        this.checksum = new FrameChecksum(recovered.logId());
+        final int bufferBytes =
+                Math.max(BUFFER_BYTES_MIN, Integer.highestOneBit(FrameDescriptor.frameLength(maxRecordBytes)) * 4);
+        this.byteBuffer = BufferUtil.allocateDirectAligned(bufferBytes, 4096).order(ByteOrder.LITTLE_ENDIAN);
+        this.buffer = new UnsafeBuffer(byteBuffer);
+        this.position = fromPosition;
+    }
+
+    @Override
+    public int poll(final RecordHandler handler, final int limit) {
+        checkOpen();
+        final long visible = visibility == Durability.SYNCED ? state.durablePosition() : state.writtenPosition();
+        int count = 0;
+        while (count < limit && position < visible) {
+            final long offsetInSegment = position & segmentMask;
+            if (offsetInSegment < SegmentHeaderDescriptor.HEADER_LENGTH) {
+                position += SegmentHeaderDescriptor.HEADER_LENGTH - offsetInSegment;
+                continue;
+            }
+            final int frameLength = loadFrame(visible);
+            final int index = (int) (position - bufferPosition);
+            if (!validFrame(index, frameLength)) {
+                final long skipEnd = skipEnd(position);
+                if (skipEnd < 0) {
+                    throw invalidFrame(frameLength);
+                }
+                position = skipEnd;
+                continue;
+            }
+            verifiedStart = true;
+            if (frameLength >= HEADER_LENGTH && buffer.getShort(index + TYPE_OFFSET) == TYPE_DATA) {
+                handler.onRecord(buffer, index + HEADER_LENGTH, frameLength - HEADER_LENGTH, position);
+                count++;
+            }
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+        return count;
+    }
+
+    @Override
+    public long replay(final RecordHandler handler) {
+        final long visible = visibility == Durability.SYNCED ? state.durablePosition() : state.writtenPosition();
+        long total = 0;
+        while (position < visible) {
+            final int count = poll(handler, Integer.MAX_VALUE);
+            total += count;
+            if (count == 0 && position < visible && state.failure() != null) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public long position() {
+        return position;
+    }
+
+    /** Makes the frame at {@link #position} readable in the buffer and returns its length field. */
+    private int loadFrame(final long visible) {
+        if (position < bufferPosition || position + SHORT_PADDING_LENGTH > validEnd) {
+            fill(visible);
+        }
+        int frameLength = buffer.getInt((int) (position - bufferPosition) + LENGTH_OFFSET);
+        if (frameLength > 0 && position + frameLength > validEnd) {
+            fill(visible);
+            frameLength = buffer.getInt((int) (position - bufferPosition) + LENGTH_OFFSET);
+        }
+        return frameLength;
+    }
+
+    private void fill(final long visible) {
+        final long base = position & ~segmentMask;
+        if (position < state.startPosition()) {
+            throw truncated(position, state.startPosition());
+        }
+        try {
+            if (channelBase != base) {
+                closeChannel();
+                channel = FileChannel.open(SegmentNames.segmentPath(directory, base), StandardOpenOption.READ);
+                channelBase = base;
+            }
+            final long readEnd = Math.min(base + segmentCapacityBytes, Math.min(visible, position + byteBuffer.capacity()));
+            byteBuffer.clear().limit((int) (readEnd - position));
+            long filePosition = position - base;
+            while (byteBuffer.hasRemaining()) {
+                final int read = channel.read(byteBuffer, filePosition);
+                if (read < 0) {
+                    break;
+                }
+                filePosition += read;
+            }
+            bufferPosition = position;
+            validEnd = position + byteBuffer.position();
+        } catch (final NoSuchFileException ex) {
+            if (position < state.startPosition()) {
+                throw truncated(position, state.startPosition());
+            }
+            throw new WalCorruptionException(
+                    SegmentNames.segmentPath(directory, base), -1, "segment file is missing while the log holds it");
+        } catch (final IOException ex) {
+            throw new WalException(
+                    WalException.ErrorCode.IO,
+                    "cannot read " + SegmentNames.segmentPath(directory, base) + ": " + ex.getMessage(),
+                    ex);
+        }
+    }
+
+    private boolean validFrame(final int index, final int frameLength) {
+        if (frameLength != SHORT_PADDING_LENGTH && frameLength < HEADER_LENGTH) {
+            return false;
+        }
+        if (position + frameLength > validEnd || (position & segmentMask) + frameLength > segmentCapacityBytes) {
+            return false;
+        }
+        return buffer.getInt(index + CHECKSUM_OFFSET) == checksum.compute(byteBuffer, index, frameLength, position);
+    }
+
+    private long skipEnd(final long framePosition) {
+        for (int i = 0; i < skippedRanges.length; i += 2) {
+            if (skippedRanges[i] == framePosition) {
+                return skippedRanges[i + 1];
+            }
+        }
+        return -1;
+    }
+
+    private WalException invalidFrame(final int frameLength) {
+        final Path file = SegmentNames.segmentPath(directory, position & ~segmentMask);
+        if (!verifiedStart) {
+            return new WalException(
+                    WalException.ErrorCode.POSITION,
+                    "position " + position + " is not the start of a record in " + file
+                            + "; start readers at a position returned by append");
+        }
+        return new WalCorruptionException(
+                file, position & segmentMask, "frame (length field " + frameLength + ") does not validate on read");
+    }
+
+    private static WalException truncated(final long position, final long startPosition) {
+        return new WalException(
+                WalException.ErrorCode.POSITION,
+                "position " + position + " was truncated away; the log now starts at position " + startPosition);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new WalException(WalException.ErrorCode.CLOSED, "this reader is closed");
+        }
+    }
+
+    private void closeChannel() throws IOException {
+        if (channel != null) {
+            channel.close();
+            channel = null;
+            channelBase = -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            closeChannel();
+        } catch (final IOException ignored) {
+            // A read-only channel has nothing to lose on close.
+        }
+        BufferUtil.free(byteBuffer);
+    }
+}

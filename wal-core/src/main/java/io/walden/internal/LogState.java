@@ -1,0 +1,274 @@
+package io.walden.internal;
+
+import io.walden.Durability;
+import io.walden.WalException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The positions and state a log shares between its I/O thread and its users, and the waiting on
+ * them. Waiting allocates nothing: a short spin, then {@link Object#wait} on one monitor, which the
+ * I/O thread notifies only when someone waits.
+ *
+ * <p>Positions: a frame at log position {@code lsn} is written once {@link #writtenPosition()} is
+ * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward
+ * and only to frame boundaries.
+ *
+ * <p><b>Threading:</b> positions are written by the I/O thread only (and by the opening thread
+ * before the I/O thread starts); {@link #requestSync} and the waits are called by any thread.
+ */
+public final class LogState {
+    private static final VarHandle SYNC_REQUEST;
+    private static final int SPIN_COUNT = 200;
+    private static final long WAIT_SLICE_MS = 10;
+
+    static {
+        try {
+            SYNC_REQUEST = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestPosition", long.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final Object signal = new Object();
+
+    // Written by the I/O thread; read by any thread.
+    private volatile long writtenPosition;
+    private volatile long durablePosition;
+    private volatile long startPosition;
+    private volatile Throwable failure;
+    private volatile boolean closed;
+
+    // Raised by any thread with compare-and-set; read by the I/O thread.
+    @SuppressWarnings("unused")
+    private volatile long syncRequestPosition;
+
+    // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
+    private volatile int waiterCount;
+
+    /**
+     * Creates the state of a recovered log.
+     *
+     * @param startPosition the first position the log holds.
+     * @param endPosition where the recovered log ends; written and durable.
+     */
+    public LogState(final long startPosition, final long endPosition) {
+        this.startPosition = startPosition;
+        this.writtenPosition = endPosition;
+        this.durablePosition = endPosition;
+        this.syncRequestPosition = endPosition;
+    }
+
+    /** @return position up to which frames were written to the OS. */
+    public long writtenPosition() {
+        return writtenPosition;
+    }
+
+    /** @return position up to which frames are durable. */
+    public long durablePosition() {
+        return durablePosition;
+    }
+
+    /** @return the first position the log still holds. */
+    public long startPosition() {
+        return startPosition;
+    }
+
+    /** @return the highest position some thread asked to be made durable. */
+    public long syncRequestPosition() {
+        return (long) SYNC_REQUEST.getVolatile(this);
+    }
+
+    /** @return the failure that stopped the log, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** @return whether the log was closed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * I/O thread: publishes the written position and wakes waiters.
+     *
+     * @param position the new written position.
+     */
+    public void publishWritten(final long position) {
+        writtenPosition = position;
+        signalWaiters();
+    }
+
+    /**
+     * I/O thread: publishes the durable position and wakes waiters.
+     *
+     * @param position the new durable position.
+     */
+    public void publishDurable(final long position) {
+        durablePosition = position;
+        signalWaiters();
+    }
+
+    /**
+     * I/O thread: publishes the first position after truncation.
+     *
+     * @param position the new start position.
+     */
+    public void publishStart(final long position) {
+        startPosition = position;
+    }
+
+    /**
+     * Marks the log failed and wakes every waiter. The first failure wins.
+     *
+     * @param cause the failure.
+     */
+    public void fail(final Throwable cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+        signalWaiters();
+    }
+
+    /** Marks the log closed and wakes every waiter. */
+    public void markClosed() {
+        closed = true;
+        signalWaiters();
+    }
+
+    /**
+     * Asks the I/O thread to make everything before a position durable.
+     *
+     * @param position the position to cover.
+     */
+    public void requestSync(final long position) {
+        long current;
+        do {
+            current = (long) SYNC_REQUEST.getVolatile(this);
+            if (current >= position) {
+                return;
+            }
+        } while (!SYNC_REQUEST.compareAndSet(this, current, position));
+    }
+
+    /** Wakes waiters if there are any. */
+    public void signalWaiters() {
+        if (waiterCount > 0) {
+            synchronized (signal) {
+                signal.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Position reached for a durability level.
+     *
+     * @param durability the level.
+     * @return the position.
+     */
+    public long reached(final Durability durability) {
+        return durability == Durability.SYNCED ? durablePosition : writtenPosition;
+    }
+
+    /**
+     * Waits until a position is reached for a level, the log fails or the time runs out.
+     *
+     * @param position the position that must be reached.
+     * @param durability WRITTEN or SYNCED.
+     * @param timeoutNs most time to wait; {@link Long#MAX_VALUE} for no limit.
+     * @param finalPosition where the log ends if it is closed, for refusing waits that never end.
+     * @return true if reached, false on timeout.
+     * @throws WalException if the log failed or closed before the position was reached.
+     */
+    public boolean await(
+            final long position, final Durability durability, final long timeoutNs, final long finalPosition) {
+        for (int i = 0; i < SPIN_COUNT; i++) {
+            if (reached(durability) >= position) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
+        synchronized (signal) {
+            waiterCount++;
+            try {
+                while (reached(durability) < position) {
+                    checkUsable(position, finalPosition);
+                    final long remainingNs = deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNs - System.nanoTime();
+                    if (remainingNs <= 0) {
+                        return false;
+                    }
+                    signal.wait(Math.max(1, Math.min(WAIT_SLICE_MS, TimeUnit.NANOSECONDS.toMillis(remainingNs))));
+                }
+                return true;
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new WalException(WalException.ErrorCode.IO, "interrupted while waiting for position " + position);
+            } finally {
+                waiterCount--;
+            }
+        }
+    }
+
+    /**
+     * Claims buffer space, waiting while the buffer is full until the deadline.
+     *
+     * @param logBuffer the buffer.
+     * @param alignedLength the frame's aligned length.
+     * @param deadlineNs {@link System#nanoTime()} after which to give up.
+     * @param ioWake wakes the I/O thread so that it frees space.
+     * @return the frame position, {@link LogBuffer#CLOSED}, or {@link LogBuffer#BACK_PRESSURED} at the
+     *     deadline.
+     */
+    public long awaitClaim(
+            final LogBuffer logBuffer, final int alignedLength, final long deadlineNs, final Runnable ioWake) {
+        for (int i = 0; i < SPIN_COUNT; i++) {
+            ioWake.run();
+            final long result = logBuffer.claim(alignedLength);
+            if (result != LogBuffer.BACK_PRESSURED) {
+                return result;
+            }
+            Thread.yield();
+        }
+        synchronized (signal) {
+            waiterCount++;
+            try {
+                while (true) {
+                    final long result = logBuffer.claim(alignedLength);
+                    if (result != LogBuffer.BACK_PRESSURED) {
+                        return result;
+                    }
+                    final long remainingNs = deadlineNs - System.nanoTime();
+                    if (remainingNs <= 0) {
+                        return LogBuffer.BACK_PRESSURED;
+                    }
+                    ioWake.run();
+                    signal.wait(Math.max(1, Math.min(WAIT_SLICE_MS, TimeUnit.NANOSECONDS.toMillis(remainingNs))));
+                }
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new WalException(WalException.ErrorCode.IO, "interrupted while waiting for log buffer space");
+            } finally {
+                waiterCount--;
+            }
+        }
+    }
+
+    private void checkUsable(final long position, final long finalPosition) {
+        final Throwable cause = failure;
+        if (cause != null) {
+            throw new WalException(
+                    WalException.ErrorCode.IO,
+                    "the log failed before position " + position + " was acknowledged: " + cause.getMessage()
+                            + ". Nothing after the failure is acknowledged; close the log and reopen it to recover.",
+                    cause);
+        }
+        if (closed && position > finalPosition) {
+            throw new WalException(
+                    WalException.ErrorCode.CLOSED,
+                    "the log is closed and ends at position " + finalPosition + " before position " + position);
+        }
+    }
+
+}

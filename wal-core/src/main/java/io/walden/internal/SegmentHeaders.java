@@ -1,0 +1,119 @@
+package io.walden.internal;
+
+import static io.walden.format.SegmentHeaderDescriptor.BASE_POSITION_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.CAPACITY_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.CHECKSUMMED_LENGTH;
+import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
+import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH;
+import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.MAGIC;
+import static io.walden.format.SegmentHeaderDescriptor.MAGIC_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
+
+import io.walden.format.FrameDescriptor;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes and checks segment headers as {@link io.walden.format.SegmentHeaderDescriptor} lays them
+ * out.
+ *
+ * <p><b>Threading:</b> stateless; safe from any thread.
+ */
+final class SegmentHeaders {
+    private SegmentHeaders() {}
+
+    /**
+     * Fills a header block.
+     *
+     * @param block a buffer of at least {@code HEADER_LENGTH} bytes; its order is changed to LE.
+     * @param segmentCapacityBytes the segment capacity.
+     * @param basePosition the segment's base position.
+     * @param logId the log identity.
+     */
+    static void write(final ByteBuffer block, final int segmentCapacityBytes, final long basePosition, final long logId) {
+        block.order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < HEADER_LENGTH; i += 8) {
+            block.putLong(i, 0);
+        }
+        block.putLong(MAGIC_OFFSET, MAGIC);
+        block.putInt(VERSION_OFFSET, FORMAT_VERSION);
+        block.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
+        block.putLong(CAPACITY_OFFSET, segmentCapacityBytes);
+        block.putLong(BASE_POSITION_OFFSET, basePosition);
+        block.putLong(LOG_ID_OFFSET, logId);
+        block.putInt(FRAME_ALIGNMENT_OFFSET, FrameDescriptor.FRAME_ALIGNMENT);
+        block.putInt(HEADER_CHECKSUM_OFFSET, checksum(block));
+    }
+
+    /**
+     * CRC32C of the checksummed part of a header.
+     *
+     * @param block the header block, little-endian.
+     * @return the checksum.
+     */
+    static int checksum(final ByteBuffer block) {
+        final CRC32C crc = new CRC32C();
+        final ByteBuffer view = block.duplicate();
+        view.clear().limit(CHECKSUMMED_LENGTH);
+        crc.update(view);
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Checks a header read from a segment file.
+     *
+     * @param block the header bytes, little-endian.
+     * @param expectedBasePosition the base position the file name gives.
+     * @return null if valid, else what is wrong.
+     */
+    static String validate(final ByteBuffer block, final long expectedBasePosition) {
+        if (block.getLong(MAGIC_OFFSET) != MAGIC) {
+            return "not a Walden segment (bad magic 0x" + Long.toHexString(block.getLong(MAGIC_OFFSET)) + ")";
+        }
+        if (block.getInt(HEADER_CHECKSUM_OFFSET) != checksum(block)) {
+            return "segment header checksum mismatch";
+        }
+        if (block.getInt(VERSION_OFFSET) != FORMAT_VERSION) {
+            return "unsupported format version " + block.getInt(VERSION_OFFSET) + " (this code reads "
+                    + FORMAT_VERSION + ")";
+        }
+        if (block.getInt(HEADER_LENGTH_OFFSET) != HEADER_LENGTH
+                || block.getInt(FRAME_ALIGNMENT_OFFSET) != FrameDescriptor.FRAME_ALIGNMENT) {
+            return "unsupported header length or frame alignment";
+        }
+        if (block.getLong(BASE_POSITION_OFFSET) != expectedBasePosition) {
+            return "header says base position " + block.getLong(BASE_POSITION_OFFSET) + " but the file name says "
+                    + expectedBasePosition;
+        }
+        final long capacity = block.getLong(CAPACITY_OFFSET);
+        if (capacity < HEADER_LENGTH || Long.bitCount(capacity) != 1 || expectedBasePosition % capacity != 0) {
+            return "invalid segment capacity " + capacity;
+        }
+        return null;
+    }
+
+    /**
+     * The capacity field of a valid header.
+     *
+     * @param block the header.
+     * @return the capacity.
+     */
+    static int capacity(final ByteBuffer block) {
+        return (int) block.getLong(CAPACITY_OFFSET);
+    }
+
+    /**
+     * The log identity field of a valid header.
+     *
+     * @param block the header.
+     * @return the identity.
+     */
+    static long logId(final ByteBuffer block) {
+        return block.getLong(LOG_ID_OFFSET);
+    }
+}

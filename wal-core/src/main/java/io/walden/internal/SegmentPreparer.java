@@ -1,0 +1,193 @@
+package io.walden.internal;
+
+import io.walden.WalConfig;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import org.agrona.BufferUtil;
+
+/**
+ * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
+ * the file is created under a temporary name, its header is written, the rest is written with
+ * zeros (not merely allocated) and synced chunk by chunk, and only then is it renamed into place
+ * and the directory synced. A file with a segment name is therefore always complete and durable.
+ *
+ * <pre>
+ *   IDLE -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
+ * </pre>
+ *
+ * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
+ * WalConfig#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
+ * most.
+ *
+ * <p><b>Threading:</b> owned by the I/O thread.
+ */
+final class SegmentPreparer implements AutoCloseable {
+    /** Preparation steps. */
+    enum State {
+        IDLE,
+        WRITING,
+        SYNCING,
+        RENAMING,
+        SYNCING_DIRECTORY,
+        READY
+    }
+
+    private final StorageSession session;
+    private final Path directory;
+    private final int segmentCapacityBytes;
+    private final long logId;
+    private final long token;
+    private final ByteBuffer headerBlock;
+    private final ByteBuffer zeroChunk;
+
+    private State state = State.IDLE;
+    private boolean operationInFlight;
+    private long basePosition = -1;
+    private int fileHandle = -1;
+    private long writtenOffset;
+    private long syncedOffset;
+    private int pendingLength;
+
+    SegmentPreparer(
+            final StorageSession session,
+            final Path directory,
+            final int segmentCapacityBytes,
+            final long logId,
+            final long token) {
+        this.session = session;
+        this.directory = directory;
+        this.segmentCapacityBytes = segmentCapacityBytes;
+        this.logId = logId;
+        this.token = token;
+        this.headerBlock = BufferUtil.allocateDirectAligned(SegmentHeaderDescriptor.HEADER_LENGTH, 4096);
+        this.zeroChunk = BufferUtil.allocateDirectAligned(WalConfig.PREPARE_CHUNK_BYTES, 4096);
+    }
+
+    /**
+     * Starts preparing a segment. No-op if it is already being prepared or ready.
+     *
+     * @param newBasePosition base position of the segment.
+     * @throws IOException if the temporary file cannot be created.
+     */
+    void start(final long newBasePosition) throws IOException {
+        if (state != State.IDLE) {
+            Invariants.check(basePosition == newBasePosition, "preparing %d, asked for %d", basePosition, newBasePosition);
+            return;
+        }
+        basePosition = newBasePosition;
+        SegmentHeaders.write(headerBlock, segmentCapacityBytes, newBasePosition, logId);
+        fileHandle = session.openFile(directory.resolve(SegmentNames.temporaryName(newBasePosition)), true);
+        writtenOffset = 0;
+        syncedOffset = 0;
+        state = State.WRITING;
+    }
+
+    /**
+     * Submits the next step if none is in flight.
+     *
+     * @return 1 if an operation was submitted, else 0.
+     */
+    int doWork() {
+        if (operationInFlight || state == State.IDLE || state == State.READY) {
+            return 0;
+        }
+        switch (state) {
+            case WRITING -> {
+                final boolean header = writtenOffset == 0;
+                pendingLength = header
+                        ? SegmentHeaderDescriptor.HEADER_LENGTH
+                        : (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, segmentCapacityBytes - writtenOffset);
+                final long address = BufferUtil.address(header ? headerBlock : zeroChunk);
+                session.submitWrite(fileHandle, writtenOffset, address, pendingLength, token);
+            }
+            case SYNCING -> session.submitSync(fileHandle, token);
+            case RENAMING -> session.submitRename(
+                    directory.resolve(SegmentNames.temporaryName(basePosition)),
+                    SegmentNames.segmentPath(directory, basePosition),
+                    token);
+            case SYNCING_DIRECTORY -> session.submitSyncDirectory(token);
+            default -> throw new AssertionError("unexpected preparer state " + state);
+        }
+        operationInFlight = true;
+        return 1;
+    }
+
+    /**
+     * The submitted step completed successfully.
+     *
+     * @param result the operation's result.
+     */
+    void onCompletion(final long result) {
+        operationInFlight = false;
+        switch (state) {
+            case WRITING -> {
+                Invariants.check(result == pendingLength, "short preparation write %d of %d", result, pendingLength);
+                writtenOffset += pendingLength;
+                if (writtenOffset - syncedOffset >= WalConfig.PREPARE_CHUNK_BYTES
+                        || writtenOffset == segmentCapacityBytes) {
+                    state = State.SYNCING;
+                }
+            }
+            case SYNCING -> {
+                syncedOffset = writtenOffset;
+                state = syncedOffset == segmentCapacityBytes ? State.RENAMING : State.WRITING;
+            }
+            case RENAMING -> state = State.SYNCING_DIRECTORY;
+            case SYNCING_DIRECTORY -> state = State.READY;
+            default -> throw new AssertionError("completion in preparer state " + state);
+        }
+    }
+
+    /**
+     * Whether a segment is prepared and durable.
+     *
+     * @param position the segment's base position.
+     * @return true if ready.
+     */
+    boolean isReady(final long position) {
+        return state == State.READY && basePosition == position;
+    }
+
+    /** @return the state, for diagnosis. */
+    State state() {
+        return state;
+    }
+
+    /**
+     * Hands over the prepared segment's file handle; the preparer becomes idle.
+     *
+     * @return the handle.
+     */
+    int take() {
+        Invariants.check(state == State.READY, "take in state %s", state);
+        final int handle = fileHandle;
+        fileHandle = -1;
+        basePosition = -1;
+        state = State.IDLE;
+        return handle;
+    }
+
+    /**
+     * Adopts an existing prepared segment found by recovery.
+     *
+     * @param position its base position.
+     * @param handle its open file handle.
+     */
+    void adoptReady(final long position, final int handle) {
+        Invariants.check(state == State.IDLE, "adopt in state %s", state);
+        basePosition = position;
+        fileHandle = handle;
+        state = State.READY;
+    }
+
+    /** Frees memory. The session closes the file handles. */
+    @Override
+    public void close() {
+        BufferUtil.free(headerBlock);
+        BufferUtil.free(zeroChunk);
+    }
+}

@@ -1,0 +1,138 @@
+package io.walden.spi;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * One log's connection to its backend. Operations are submitted and complete later; each
+ * completion is delivered exactly once through {@link #poll} with the token given at submission.
+ * A backend may complete an operation before the submit call returns, but the completion is still
+ * delivered by {@code poll}.
+ *
+ * <p>Ordering: a sync covers every write whose completion was delivered before the sync was
+ * submitted; nothing else is promised. Writes that are in flight at the same time must not overlap.
+ *
+ * <p>Errors: a failed operation completes with a negative result and an {@link IOException} that
+ * names the file and the cause. The core treats every failure as fatal for the log and never
+ * retries a sync.
+ *
+ * <p><b>Threading:</b> all methods are called by one thread at a time: the opening thread during
+ * recovery, then the log's I/O thread, with a happens-before edge between the two.
+ */
+public interface StorageSession extends AutoCloseable {
+    /**
+     * Whether writes go around the page cache (O_DIRECT). Then every write's file offset, length
+     * and memory address are multiples of {@link #blockSizeBytes()}.
+     *
+     * @return true for direct I/O.
+     */
+    boolean directIo();
+
+    /**
+     * Whether a completed write is already durable (O_DSYNC or equivalent), so that no sync is
+     * needed to make written data survive power loss.
+     *
+     * @return true if writes are durable on completion.
+     */
+    boolean writesDurable();
+
+    /**
+     * Alignment required for direct I/O, a power of two; 1 when {@link #directIo()} is false.
+     *
+     * @return the block size.
+     */
+    int blockSizeBytes();
+
+    /**
+     * Most operations this session accepts in flight at once; more are refused.
+     *
+     * @return the bound, at least 1.
+     */
+    int maxInFlight();
+
+    /**
+     * Opens a file for writing, synchronously. Cold path.
+     *
+     * @param path the file.
+     * @param create true to create it, failing if it exists; false to open an existing file.
+     * @return a handle, valid until {@link #closeFile}.
+     * @throws IOException naming the file, if it cannot be opened.
+     */
+    int openFile(Path path, boolean create) throws IOException;
+
+    /**
+     * Closes a file handle, synchronously. Cold path. The handle must have no operation in flight.
+     *
+     * @param fileHandle the handle.
+     * @throws IOException naming the file, if closing fails.
+     */
+    void closeFile(int fileHandle) throws IOException;
+
+    /**
+     * Submits a positional write of native memory. The memory must stay unchanged until completion.
+     * The result is the number of bytes written, which must equal the length; a backend completes a
+     * short write itself or reports it as a failure.
+     *
+     * @param fileHandle the file.
+     * @param fileOffset byte offset in the file.
+     * @param address native address of the bytes.
+     * @param lengthBytes how many bytes.
+     * @param token returned with the completion.
+     */
+    void submitWrite(int fileHandle, long fileOffset, long address, int lengthBytes, long token);
+
+    /**
+     * Submits fdatasync (or its equivalent) of a file.
+     *
+     * @param fileHandle the file.
+     * @param token returned with the completion.
+     */
+    void submitSync(int fileHandle, long token);
+
+    /**
+     * Submits an fsync of the log directory, making creates, renames and deletes durable.
+     *
+     * @param token returned with the completion.
+     */
+    void submitSyncDirectory(long token);
+
+    /**
+     * Submits an atomic rename within the log directory.
+     *
+     * @param source existing file.
+     * @param target new name; must not exist.
+     * @param token returned with the completion.
+     */
+    void submitRename(Path source, Path target, long token);
+
+    /**
+     * Submits the deletion of a file. Deleting a file that does not exist succeeds.
+     *
+     * @param path the file.
+     * @param token returned with the completion.
+     */
+    void submitDelete(Path path, long token);
+
+    /**
+     * Delivers available completions.
+     *
+     * @param handler receives each completion.
+     * @param limit most completions to deliver.
+     * @return how many were delivered.
+     */
+    int poll(CompletionHandler handler, int limit);
+
+    /**
+     * Operations submitted and not yet delivered by {@link #poll}.
+     *
+     * @return the count.
+     */
+    int inFlight();
+
+    /**
+     * Waits for in-flight operations to finish, releases every resource and stops the session's
+     * threads. Idempotent.
+     */
+    @Override
+    void close();
+}
