@@ -3,6 +3,7 @@ package io.walden.internal;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
@@ -22,10 +23,10 @@ final class BlockingIo implements CompletionHandler {
         this.session = session;
     }
 
-    void write(final int fileHandle, final long fileOffset, final long address, final int lengthBytes)
+    void write(final int fileHandle, final long fileOffset, final ByteBuffer source, final int lengthBytes)
             throws IOException {
         begin();
-        session.submitWrite(fileHandle, fileOffset, address, lengthBytes, 0);
+        session.submitWrite(fileHandle, fileOffset, source, 0, lengthBytes, 0);
         final long written = await();
         if (written != lengthBytes) {
             throw new IOException("short write of " + written + " of " + lengthBytes + " bytes at offset " + fileOffset);

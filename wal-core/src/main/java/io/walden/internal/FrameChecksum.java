@@ -30,7 +30,7 @@ public final class FrameChecksum {
     }
 
     /**
-     * Checksum of a frame held in a direct buffer. Leaves the buffer's position and limit changed.
+     * Checksum of a frame held in a direct buffer. Leaves the buffer cleared (position zero, limit at capacity).
      *
      * @param frames a direct buffer holding the frame.
      * @param frameOffset index of the frame's first byte in {@code frames}.
@@ -48,6 +48,7 @@ public final class FrameChecksum {
             frames.position(frameOffset + TYPE_OFFSET);
             frames.limit(frameOffset + frameLength);
             crc.update(frames);
+            frames.clear();
         }
         return (int) crc.getValue();
     }

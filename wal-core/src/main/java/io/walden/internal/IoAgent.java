@@ -17,7 +17,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -80,7 +79,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final int maxWritesInFlight;
     private final FrameChecksum checksum;
     private final ByteBuffer ringView;
+    private final ByteBuffer writeView;
     private final UnsafeBuffer ring;
+    private final AlignedBuffer scratchMemory;
     private final ByteBuffer scratchBlock;
     private final UnsafeBuffer scratch;
 
@@ -159,12 +160,14 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.maxWritesInFlight = directIo ? 1 : Math.min(MAX_WRITES_IN_FLIGHT, Math.max(1, session.maxInFlight() - 2));
         this.checksum = new FrameChecksum(recovered.logId());
         this.ringView = logBuffer.newByteBufferView();
+        this.writeView = logBuffer.newByteBufferView();
         this.ring = logBuffer.buffer();
         Invariants.check(
                 session.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
                 "block size %d larger than the segment header",
                 session.blockSizeBytes());
-        this.scratchBlock = directIo ? BufferUtil.allocateDirectAligned(session.blockSizeBytes(), 4096) : null;
+        this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
+        this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
         this.preparer = new SegmentPreparer(
                 session,
@@ -342,7 +345,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         writeEndRecords[slot] = scannedRecords;
         if (!directIo) {
             writePartsPending[slot] = 1;
-            session.submitWrite(activeHandle, start - activeBase, ringAddress(start), (int) (end - start), token);
+            session.submitWrite(
+                    activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
         } else {
             submitDirectWrite(start, end, slot, token);
         }
@@ -363,23 +367,19 @@ public final class IoAgent implements Runnable, CompletionHandler {
         writePartsPending[slot] = parts;
         if (blockEnd > blockStart) {
             session.submitWrite(
-                    activeHandle, blockStart - activeBase, ringAddress(blockStart), (int) (blockEnd - blockStart), token);
+                    activeHandle,
+                    blockStart - activeBase,
+                    writeView,
+                    logBuffer.offset(blockStart),
+                    (int) (blockEnd - blockStart),
+                    token);
         }
         if (end > blockEnd) {
             final int tailLength = (int) (end - blockEnd);
             scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
             scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
-            session.submitWrite(
-                    activeHandle,
-                    blockEnd - activeBase,
-                    BufferUtil.address(scratchBlock),
-                    scratchBlock.capacity(),
-                    token);
+            session.submitWrite(activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), token);
         }
-    }
-
-    private long ringAddress(final long position) {
-        return logBuffer.addressOffset() + logBuffer.offset(position);
     }
 
     private int maybeSync(final long nowNs) {
@@ -633,8 +633,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
             LOGGER.log(System.Logger.Level.WARNING, "closing the storage session of " + directory + " failed", ex);
         }
         preparer.close();
-        if (scratchBlock != null) {
-            BufferUtil.free(scratchBlock);
+        if (scratchMemory != null) {
+            scratchMemory.close();
         }
         if (!failed) {
             asyncCompletions.complete(writtenPosition, durablePosition);

@@ -12,7 +12,6 @@ import io.walden.format.SegmentHeaderDescriptor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -51,7 +50,6 @@ public final class LogBuffer implements AutoCloseable {
 
     private static final VarHandle TAIL;
     private static final VarHandle RELEASED;
-    private static final int PAGE_SIZE_BYTES = 4096;
 
     static {
         try {
@@ -63,6 +61,7 @@ public final class LogBuffer implements AutoCloseable {
         }
     }
 
+    private final AlignedBuffer memory;
     private final ByteBuffer byteBuffer;
     private final UnsafeBuffer buffer;
     private final int capacityBytes;
@@ -97,7 +96,8 @@ public final class LogBuffer implements AutoCloseable {
                 "segmentCapacityBytes=%d capacityBytes=%d",
                 segmentCapacityBytes,
                 capacityBytes);
-        this.byteBuffer = BufferUtil.allocateDirectAligned(capacityBytes, PAGE_SIZE_BYTES);
+        this.memory = new AlignedBuffer(capacityBytes);
+        this.byteBuffer = memory.buffer();
         this.buffer = new UnsafeBuffer(byteBuffer);
         this.capacityBytes = capacityBytes;
         this.capacityMask = capacityBytes - 1L;
@@ -192,7 +192,7 @@ public final class LogBuffer implements AutoCloseable {
         buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_DATA);
         buffer.putShort(frameOffset + FLAGS_OFFSET, (short) 0);
         buffer.putInt(frameOffset + POSITION_LOW_OFFSET, (int) position);
-        buffer.putIntRelease(frameOffset + LENGTH_OFFSET, HEADER_LENGTH + payloadLength);
+        buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, HEADER_LENGTH + payloadLength);
     }
 
     private void publishPadding(final long position, final int length) {
@@ -202,7 +202,7 @@ public final class LogBuffer implements AutoCloseable {
             buffer.putShort(frameOffset + FLAGS_OFFSET, (short) 0);
             buffer.putInt(frameOffset + POSITION_LOW_OFFSET, (int) position);
         }
-        buffer.putIntRelease(frameOffset + LENGTH_OFFSET, length);
+        buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, length);
     }
 
     /**
@@ -266,7 +266,7 @@ public final class LogBuffer implements AutoCloseable {
      * @return the length.
      */
     public int frameLengthAcquire(final long position) {
-        return buffer.getIntAcquire(offset(position) + LENGTH_OFFSET);
+        return buffer.getIntVolatile(offset(position) + LENGTH_OFFSET);
     }
 
     /**
@@ -318,6 +318,6 @@ public final class LogBuffer implements AutoCloseable {
     /** Frees the memory; no thread may touch the buffer afterwards. */
     @Override
     public void close() {
-        BufferUtil.free(byteBuffer);
+        memory.close();
     }
 }

@@ -17,12 +17,10 @@ import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -46,6 +44,7 @@ public final class LogReader implements WalReader {
     private final Durability visibility;
     private final long[] skippedRanges;
     private final FrameChecksum checksum;
+    private final AlignedBuffer memory;
     private final ByteBuffer byteBuffer;
     private final UnsafeBuffer buffer;
 
@@ -89,7 +88,8 @@ public final class LogReader implements WalReader {
         this.checksum = new FrameChecksum(recovered.logId());
         final int bufferBytes =
                 Math.max(BUFFER_BYTES_MIN, Integer.highestOneBit(FrameDescriptor.frameLength(maxRecordBytes)) * 4);
-        this.byteBuffer = BufferUtil.allocateDirectAligned(bufferBytes, 4096).order(ByteOrder.LITTLE_ENDIAN);
+        this.memory = new AlignedBuffer(bufferBytes);
+        this.byteBuffer = memory.buffer();
         this.buffer = new UnsafeBuffer(byteBuffer);
         this.position = fromPosition;
     }
@@ -256,6 +256,6 @@ public final class LogReader implements WalReader {
         } catch (final IOException ignored) {
             // A read-only channel has nothing to lose on close.
         }
-        BufferUtil.free(byteBuffer);
+        memory.close();
     }
 }

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.agrona.BufferUtil;
 
 /**
  * Opens a log directory: validates every segment header and every frame, cuts a torn tail, and
@@ -336,8 +335,9 @@ public final class LogRecovery {
         final long alignedStart = fromOffset & ~(blockBytes - 1L);
         final long alignedEnd = Math.min(capacityBytes, (toOffset + blockBytes - 1) & ~(blockBytes - 1L));
         final int chunkBytes = WalConfig.PREPARE_CHUNK_BYTES;
-        final ByteBuffer chunk = BufferUtil.allocateDirectAligned(chunkBytes, blockBytes);
-        try (FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+        try (AlignedBuffer chunkMemory = new AlignedBuffer(chunkBytes);
+                FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+            final ByteBuffer chunk = chunkMemory.buffer();
             for (long offset = alignedStart; offset < alignedEnd; offset += chunkBytes) {
                 final int length = (int) Math.min(chunkBytes, alignedEnd - offset);
                 chunk.clear().limit(length);
@@ -349,10 +349,8 @@ public final class LogRecovery {
                         chunk.put(i, (byte) 0);
                     }
                 }
-                io.write(handle, offset, BufferUtil.address(chunk), length);
+                io.write(handle, offset, chunk, length);
             }
-        } finally {
-            BufferUtil.free(chunk);
         }
         io.sync(handle);
     }
@@ -384,24 +382,22 @@ public final class LogRecovery {
     /** Prepares a segment synchronously, as {@link SegmentPreparer} does in the background. */
     private int prepareSegment(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
-        final ByteBuffer header = BufferUtil.allocateDirectAligned(SegmentHeaderDescriptor.HEADER_LENGTH, 4096);
-        final ByteBuffer zeros = BufferUtil.allocateDirectAligned(WalConfig.PREPARE_CHUNK_BYTES, 4096);
-        try {
+        try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
+                AlignedBuffer zeroMemory = new AlignedBuffer(WalConfig.PREPARE_CHUNK_BYTES)) {
+            final ByteBuffer header = headerMemory.buffer();
+            final ByteBuffer zeros = zeroMemory.buffer();
             SegmentHeaders.write(header, capacityBytes, base, logId);
             final int handle = session.openFile(temporary, true);
-            io.write(handle, 0, BufferUtil.address(header), SegmentHeaderDescriptor.HEADER_LENGTH);
+            io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
             for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
                 final int length = (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, capacityBytes - offset);
-                io.write(handle, offset, BufferUtil.address(zeros), length);
+                io.write(handle, offset, zeros, length);
                 offset += length;
             }
             io.sync(handle);
             io.rename(temporary, SegmentNames.segmentPath(directory, base));
             io.syncDirectory();
             return handle;
-        } finally {
-            BufferUtil.free(header);
-            BufferUtil.free(zeros);
         }
     }
 

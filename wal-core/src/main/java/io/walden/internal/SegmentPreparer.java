@@ -7,7 +7,6 @@ import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import org.agrona.BufferUtil;
 
 /**
  * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
@@ -41,6 +40,8 @@ final class SegmentPreparer implements AutoCloseable {
     private final int segmentCapacityBytes;
     private final long logId;
     private final long token;
+    private final AlignedBuffer headerMemory;
+    private final AlignedBuffer zeroMemory;
     private final ByteBuffer headerBlock;
     private final ByteBuffer zeroChunk;
 
@@ -63,8 +64,10 @@ final class SegmentPreparer implements AutoCloseable {
         this.segmentCapacityBytes = segmentCapacityBytes;
         this.logId = logId;
         this.token = token;
-        this.headerBlock = BufferUtil.allocateDirectAligned(SegmentHeaderDescriptor.HEADER_LENGTH, 4096);
-        this.zeroChunk = BufferUtil.allocateDirectAligned(WalConfig.PREPARE_CHUNK_BYTES, 4096);
+        this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
+        this.zeroMemory = new AlignedBuffer(WalConfig.PREPARE_CHUNK_BYTES);
+        this.headerBlock = headerMemory.buffer();
+        this.zeroChunk = zeroMemory.buffer();
     }
 
     /**
@@ -101,8 +104,7 @@ final class SegmentPreparer implements AutoCloseable {
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
                         : (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, segmentCapacityBytes - writtenOffset);
-                final long address = BufferUtil.address(header ? headerBlock : zeroChunk);
-                session.submitWrite(fileHandle, writtenOffset, address, pendingLength, token);
+                session.submitWrite(fileHandle, writtenOffset, header ? headerBlock : zeroChunk, 0, pendingLength, token);
             }
             case SYNCING -> session.submitSync(fileHandle, token);
             case RENAMING -> session.submitRename(
@@ -187,7 +189,7 @@ final class SegmentPreparer implements AutoCloseable {
     /** Frees memory. The session closes the file handles. */
     @Override
     public void close() {
-        BufferUtil.free(headerBlock);
-        BufferUtil.free(zeroChunk);
+        headerMemory.close();
+        zeroMemory.close();
     }
 }

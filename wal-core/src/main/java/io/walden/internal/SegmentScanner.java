@@ -13,11 +13,9 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import org.agrona.BufferUtil;
 
 /**
  * Reads a segment file from its first frame and validates every frame, through a window of direct
@@ -66,6 +64,7 @@ final class SegmentScanner implements AutoCloseable {
 
     private final long logId;
     private final FrameChecksum checksum;
+    private AlignedBuffer windowMemory;
     private ByteBuffer window;
     private FileChannel channel;
     private long windowFileOffset;
@@ -75,7 +74,8 @@ final class SegmentScanner implements AutoCloseable {
     SegmentScanner(final long logId, final int maxFrameBytes) {
         this.logId = logId;
         this.checksum = new FrameChecksum(logId);
-        this.window = allocate(Math.max(WINDOW_BYTES, maxFrameBytes * 2));
+        this.windowMemory = new AlignedBuffer(Math.max(WINDOW_BYTES, maxFrameBytes * 2));
+        this.window = windowMemory.buffer();
     }
 
     /**
@@ -278,8 +278,9 @@ final class SegmentScanner implements AutoCloseable {
             return true;
         }
         if (length > window.capacity()) {
-            BufferUtil.free(window);
-            window = allocate(Integer.highestOneBit(length) * 2);
+            windowMemory.close();
+            windowMemory = new AlignedBuffer(Integer.highestOneBit(length) * 2);
+            window = windowMemory.buffer();
         }
         window.clear();
         final long readLength = Math.min(window.capacity(), fileSize - offset);
@@ -297,10 +298,6 @@ final class SegmentScanner implements AutoCloseable {
         return offset + length <= windowFileOffset + windowLength;
     }
 
-    private static ByteBuffer allocate(final int capacity) {
-        return BufferUtil.allocateDirectAligned(capacity, 4096).order(ByteOrder.LITTLE_ENDIAN);
-    }
-
     /** @return the identity of the log whose frames this scanner validates. */
     long logId() {
         return logId;
@@ -308,7 +305,7 @@ final class SegmentScanner implements AutoCloseable {
 
     @Override
     public void close() {
-        BufferUtil.free(window);
+        windowMemory.close();
     }
 
     /** A growable list of longs. Cold path. */

@@ -1,6 +1,7 @@
 package io.walden.spi;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
@@ -69,17 +70,20 @@ public interface StorageSession extends AutoCloseable {
     void closeFile(int fileHandle) throws IOException;
 
     /**
-     * Submits a positional write of native memory. The memory must stay unchanged until completion.
-     * The result is the number of bytes written, which must equal the length; a backend completes a
-     * short write itself or reports it as a failure.
+     * Submits a positional write. The bytes must stay unchanged until completion. The result is the
+     * number of bytes written, which must equal the length: a backend completes a short write itself
+     * or reports it as a failure.
      *
      * @param fileHandle the file.
      * @param fileOffset byte offset in the file.
-     * @param address native address of the bytes.
+     * @param source a direct buffer holding the bytes; the backend may change its position and limit
+     *     and must not keep it after the completion.
+     * @param sourceOffset index of the first byte in {@code source}.
      * @param lengthBytes how many bytes.
      * @param token returned with the completion.
      */
-    void submitWrite(int fileHandle, long fileOffset, long address, int lengthBytes, long token);
+    void submitWrite(
+            int fileHandle, long fileOffset, ByteBuffer source, int sourceOffset, int lengthBytes, long token);
 
     /**
      * Submits fdatasync (or its equivalent) of a file.

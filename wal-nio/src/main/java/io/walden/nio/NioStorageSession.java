@@ -1,0 +1,341 @@
+package io.walden.nio;
+
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageOptions;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
+
+/**
+ * A FileChannel session: writes run inline on the calling (I/O) thread; syncs, renames, deletes and
+ * directory syncs run on the session's one sync thread, in submission order. Operations travel in
+ * a fixed pool of {@link Operation} objects, so the steady state allocates nothing.
+ *
+ * <pre>
+ *   I/O thread --submit--> [write: inline] ------------------------> local completions --poll-->
+ *              --submit--> syncQueue --> sync thread --> completionQueue --signal--> poll
+ * </pre>
+ *
+ * <p><b>Threading:</b> the StorageSession methods are called by the owning thread; the sync thread
+ * touches only the operations handed to it and the channels they name.
+ */
+final class NioStorageSession implements StorageSession {
+    private static final int OPERATION_COUNT = 32;
+    private static final long SYNC_THREAD_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final int BLOCK_SIZE_BYTES = 4096;
+
+    /** What an operation does. */
+    enum Kind {
+        WRITE,
+        SYNC,
+        SYNC_DIRECTORY,
+        RENAME,
+        DELETE
+    }
+
+    /** One operation in flight; pooled. Fields are handed between threads through the queues. */
+    static final class Operation {
+        Kind kind;
+        long token;
+        FileChannel channel;
+        Path source;
+        Path target;
+        long result;
+        IOException failure;
+    }
+
+    private final Path directory;
+    private final StorageOptions options;
+    private final Runnable completionSignal;
+    private final FileChannel directoryChannel;
+    private final List<FileChannel> channels = new ArrayList<>();
+    private final List<Path> paths = new ArrayList<>();
+    private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
+    private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
+    private final OneToOneConcurrentArrayQueue<Operation> syncQueue = new OneToOneConcurrentArrayQueue<>(OPERATION_COUNT);
+    private final ManyToOneConcurrentArrayQueue<Operation> completionQueue =
+            new ManyToOneConcurrentArrayQueue<>(OPERATION_COUNT);
+    private final Thread syncThread;
+    private volatile boolean running = true;
+    private int inFlight;
+    private boolean closed;
+
+    NioStorageSession(final Path directory, final StorageOptions options, final Runnable completionSignal)
+            throws IOException {
+        this.directory = directory;
+        this.options = options;
+        this.completionSignal = completionSignal;
+        this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
+        for (int i = 0; i < OPERATION_COUNT; i++) {
+            freeOperations.add(new Operation());
+        }
+        this.syncThread = new Thread(this::runSyncThread, "walden-sync-" + directory.getFileName());
+        syncThread.setDaemon(true);
+        syncThread.start();
+    }
+
+    @Override
+    public boolean directIo() {
+        return options.directIo();
+    }
+
+    @Override
+    public boolean writesDurable() {
+        return options.dsync();
+    }
+
+    @Override
+    public int blockSizeBytes() {
+        return options.directIo() ? BLOCK_SIZE_BYTES : 1;
+    }
+
+    @Override
+    public int maxInFlight() {
+        return OPERATION_COUNT;
+    }
+
+    @Override
+    public int openFile(final Path path, final boolean create) throws IOException {
+        final List<OpenOption> openOptions = new ArrayList<>();
+        openOptions.add(StandardOpenOption.WRITE);
+        openOptions.add(StandardOpenOption.READ);
+        if (create) {
+            openOptions.add(StandardOpenOption.CREATE_NEW);
+        }
+        if (options.dsync()) {
+            openOptions.add(StandardOpenOption.DSYNC);
+        }
+        if (options.directIo()) {
+            openOptions.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
+        }
+        final FileChannel channel;
+        try {
+            channel = FileChannel.open(path, openOptions.toArray(new OpenOption[0]));
+        } catch (final UnsupportedOperationException ex) {
+            throw new IOException("cannot open " + path + " with O_DIRECT: " + ex.getMessage()
+                    + "; the file system may not support direct I/O (tmpfs does not), use buffered mode", ex);
+        } catch (final IOException ex) {
+            throw new IOException("cannot open " + path + ": " + ex, ex);
+        }
+        for (int i = 0; i < channels.size(); i++) {
+            if (channels.get(i) == null) {
+                channels.set(i, channel);
+                paths.set(i, path);
+                return i;
+            }
+        }
+        channels.add(channel);
+        paths.add(path);
+        return channels.size() - 1;
+    }
+
+    @Override
+    public void closeFile(final int fileHandle) throws IOException {
+        final FileChannel channel = channels.get(fileHandle);
+        channels.set(fileHandle, null);
+        paths.set(fileHandle, null);
+        channel.close();
+    }
+
+    @Override
+    public void submitWrite(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        final Operation operation = take(Kind.WRITE, token);
+        final FileChannel channel = channels.get(fileHandle);
+        source.clear();
+        source.position(sourceOffset).limit(sourceOffset + lengthBytes);
+        long position = fileOffset;
+        try {
+            while (source.hasRemaining()) {
+                position += channel.write(source, position);
+            }
+            operation.result = lengthBytes;
+        } catch (final IOException ex) {
+            operation.result = -1;
+            operation.failure = new IOException(
+                    "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + paths.get(fileHandle)
+                            + " failed after " + (position - fileOffset) + " bytes: " + ex,
+                    ex);
+        }
+        localCompletions.add(operation);
+    }
+
+    @Override
+    public void submitSync(final int fileHandle, final long token) {
+        final Operation operation = take(Kind.SYNC, token);
+        operation.channel = channels.get(fileHandle);
+        operation.source = paths.get(fileHandle);
+        handOff(operation);
+    }
+
+    @Override
+    public void submitSyncDirectory(final long token) {
+        handOff(take(Kind.SYNC_DIRECTORY, token));
+    }
+
+    @Override
+    public void submitRename(final Path source, final Path target, final long token) {
+        final Operation operation = take(Kind.RENAME, token);
+        operation.source = source;
+        operation.target = target;
+        handOff(operation);
+    }
+
+    @Override
+    public void submitDelete(final Path path, final long token) {
+        final Operation operation = take(Kind.DELETE, token);
+        operation.source = path;
+        handOff(operation);
+    }
+
+    @Override
+    public int poll(final CompletionHandler handler, final int limit) {
+        int count = 0;
+        Operation operation;
+        while (count < limit && (operation = nextCompletion()) != null) {
+            final long token = operation.token;
+            final long result = operation.result;
+            final IOException failure = operation.failure;
+            release(operation);
+            handler.onCompletion(token, result, failure);
+            count++;
+        }
+        return count;
+    }
+
+    private Operation nextCompletion() {
+        final Operation local = localCompletions.poll();
+        return local != null ? local : completionQueue.poll();
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        running = false;
+        LockSupport.unpark(syncThread);
+        boolean interrupted = false;
+        while (syncThread.isAlive()) {
+            try {
+                syncThread.join();
+            } catch (final InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        for (final FileChannel channel : channels) {
+            closeQuietly(channel);
+        }
+        closeQuietly(directoryChannel);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Operation take(final Kind kind, final long token) {
+        final Operation operation = freeOperations.poll();
+        if (operation == null) {
+            throw new IllegalStateException("more than " + OPERATION_COUNT + " storage operations in flight");
+        }
+        operation.kind = kind;
+        operation.token = token;
+        operation.failure = null;
+        operation.result = 0;
+        inFlight++;
+        return operation;
+    }
+
+    private void release(final Operation operation) {
+        operation.channel = null;
+        operation.source = null;
+        operation.target = null;
+        operation.failure = null;
+        inFlight--;
+        freeOperations.add(operation);
+    }
+
+    private void handOff(final Operation operation) {
+        if (!syncQueue.offer(operation)) {
+            throw new IllegalStateException("sync queue full");
+        }
+        LockSupport.unpark(syncThread);
+    }
+
+    private void runSyncThread() {
+        while (true) {
+            final Operation operation = syncQueue.poll();
+            if (operation == null) {
+                if (!running) {
+                    return;
+                }
+                LockSupport.parkNanos(this, SYNC_THREAD_PARK_NS);
+                continue;
+            }
+            execute(operation);
+            while (!completionQueue.offer(operation)) {
+                Thread.onSpinWait();
+            }
+            completionSignal.run();
+        }
+    }
+
+    private void execute(final Operation operation) {
+        try {
+            switch (operation.kind) {
+                case SYNC -> operation.channel.force(false);
+                case SYNC_DIRECTORY -> directoryChannel.force(true);
+                case RENAME -> Files.move(operation.source, operation.target, StandardCopyOption.ATOMIC_MOVE);
+                case DELETE -> Files.deleteIfExists(operation.source);
+                default -> throw new IllegalStateException("not a sync-thread operation: " + operation.kind);
+            }
+        } catch (final IOException | RuntimeException ex) {
+            operation.result = -1;
+            operation.failure = new IOException(describe(operation) + " failed: " + ex, ex);
+        }
+    }
+
+    private String describe(final Operation operation) {
+        return switch (operation.kind) {
+            case SYNC -> "fdatasync of " + operation.source;
+            case SYNC_DIRECTORY -> "fsync of directory " + directory;
+            case RENAME -> "rename of " + operation.source + " to " + operation.target;
+            case DELETE -> "delete of " + operation.source;
+            case WRITE -> "write";
+        };
+    }
+
+    private static void closeQuietly(final FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // Closing after the last sync loses nothing: every acknowledged byte was synced or
+                // was never promised to be.
+            }
+        }
+    }
+}
