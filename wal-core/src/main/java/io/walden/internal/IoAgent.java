@@ -290,6 +290,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
         int frameCount = 0;
         long payloadBytes = 0;
         while ((scannedPosition & segmentMask) != 0 && scannedPosition - submittedPosition < maxBatchBytes) {
+            if ((scannedPosition & bufferMask) == 0 && scannedPosition != submittedPosition) {
+                // A write must be contiguous in the buffer: submit up to the lap end first.
+                break;
+            }
             final int frameLength = logBuffer.frameLengthAcquire(scannedPosition);
             if (frameLength == 0) {
                 break;
@@ -305,9 +309,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
             }
             scannedPosition += FrameDescriptor.alignedLength(frameLength);
             frameCount++;
-            if ((scannedPosition & bufferMask) == 0) {
-                break;
-            }
         }
         if (frameCount > 0) {
             stats.appends = scannedRecords;
