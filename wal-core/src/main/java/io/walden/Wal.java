@@ -178,7 +178,9 @@ public final class Wal implements AutoCloseable {
         // buffer must hold that block's existing frames.
         final long base = end & -(long) recovered.segmentCapacityBytes();
         final ByteBuffer view = logBuffer.newByteBufferView();
-        view.clear().position(logBuffer.offset(blockStart)).limit(logBuffer.offset(blockStart) + (int) (end - blockStart));
+        view.clear()
+                .position(logBuffer.offset(blockStart))
+                .limit(logBuffer.offset(blockStart) + (int) (end - blockStart));
         try (FileChannel channel =
                 FileChannel.open(SegmentNames.segmentPath(config.directory(), base), StandardOpenOption.READ)) {
             long filePosition = blockStart - base;
@@ -433,7 +435,8 @@ public final class Wal implements AutoCloseable {
             if (request.failure() != null) {
                 throw new WalException(
                         WalException.ErrorCode.IO,
-                        "truncating the log in " + config.directory() + " failed: " + request.failure().getMessage(),
+                        "truncating the log in " + config.directory() + " failed: "
+                                + request.failure().getMessage(),
                         request.failure());
             }
             return request.deletedCount();
@@ -511,7 +514,8 @@ public final class Wal implements AutoCloseable {
             throw new WalException(
                     WalException.ErrorCode.BACK_PRESSURE_TIMEOUT,
                     "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space in the "
-                            + logBuffer.capacityBytes() + "-byte log buffer (bufferCapacityBytes) of " + config.directory()
+                            + logBuffer.capacityBytes() + "-byte log buffer (bufferCapacityBytes) of "
+                            + config.directory()
                             + ": the disk is slower than the appenders; slow down, or raise appendTimeoutNs");
         }
         if (lsn == CLOSED) {

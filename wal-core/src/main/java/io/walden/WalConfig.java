@@ -328,7 +328,10 @@ public final class WalConfig {
                 throw invalid("recoveryPolicy", null, "must be set");
             }
             checkPowerOfTwoInRange(
-                    "segmentCapacityBytes", segmentCapacityBytes, SEGMENT_CAPACITY_BYTES_MIN, SEGMENT_CAPACITY_BYTES_MAX);
+                    "segmentCapacityBytes",
+                    segmentCapacityBytes,
+                    SEGMENT_CAPACITY_BYTES_MIN,
+                    SEGMENT_CAPACITY_BYTES_MAX);
             checkPowerOfTwoInRange(
                     "bufferCapacityBytes", bufferCapacityBytes, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
             final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;

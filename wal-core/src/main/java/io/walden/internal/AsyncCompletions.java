@@ -20,10 +20,8 @@ final class AsyncCompletions {
     record Pending(long lsn, Durability durability, CompletableFuture<Long> future) {}
 
     private final ConcurrentLinkedQueue<Pending> inbox = new ConcurrentLinkedQueue<>();
-    private final PriorityQueue<Pending> written =
-            new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
-    private final PriorityQueue<Pending> synced =
-            new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
+    private final PriorityQueue<Pending> written = new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
+    private final PriorityQueue<Pending> synced = new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
 
     void add(final Pending pending) {
         inbox.add(pending);

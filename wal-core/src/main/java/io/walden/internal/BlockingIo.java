@@ -29,7 +29,8 @@ final class BlockingIo implements CompletionHandler {
         session.submitWrite(fileHandle, fileOffset, source, 0, lengthBytes, 0);
         final long written = await();
         if (written != lengthBytes) {
-            throw new IOException("short write of " + written + " of " + lengthBytes + " bytes at offset " + fileOffset);
+            throw new IOException(
+                    "short write of " + written + " of " + lengthBytes + " bytes at offset " + fileOffset);
         }
     }
 

@@ -16,8 +16,7 @@ import java.util.zip.CRC32C;
  */
 public final class FrameChecksum {
     private final CRC32C crc = new CRC32C();
-    private final ByteBuffer binding =
-            ByteBuffer.allocateDirect(BINDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer binding = ByteBuffer.allocateDirect(BINDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private final long logId;
 
     /**

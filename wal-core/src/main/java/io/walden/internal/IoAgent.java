@@ -123,6 +123,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private volatile boolean closeRequested;
     private volatile TruncateRequest pendingTruncate;
     private volatile boolean parked;
+    private volatile boolean signalled;
     private volatile Thread thread;
 
     /**
@@ -170,11 +171,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
         this.preparer = new SegmentPreparer(
-                session,
-                directory,
-                (int) segmentCapacityBytes,
-                recovered.logId(),
-                KIND_PREPARE << KIND_SHIFT);
+                session, directory, (int) segmentCapacityBytes, recovered.logId(), KIND_PREPARE << KIND_SHIFT);
         this.writeEndPositions = new long[MAX_WRITES_IN_FLIGHT];
         this.writeEndRecords = new long[MAX_WRITES_IN_FLIGHT];
         this.writePartsPending = new int[MAX_WRITES_IN_FLIGHT];
@@ -194,6 +191,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     /** Wakes the I/O thread if it is parked. Any thread; cheap when it is running. */
     public void wake() {
+        if (!signalled) {
+            signalled = true;
+        }
         java.lang.invoke.VarHandle.fullFence();
         if (parked) {
             final Thread ioThread = thread;
@@ -221,7 +221,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
      * @param future the future to complete with the position.
      */
     public void completeWhenReached(
-            final long lsn, final io.walden.Durability durability, final java.util.concurrent.CompletableFuture<Long> future) {
+            final long lsn,
+            final io.walden.Durability durability,
+            final java.util.concurrent.CompletableFuture<Long> future) {
         addAsync(new AsyncCompletions.Pending(lsn, durability, future));
         if (state.failure() != null) {
             asyncCompletions.failAll(state.failure());
@@ -265,6 +267,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     private int doWork(final long nowNs) {
+        signalled = false;
         int workCount = session.poll(this, POLL_LIMIT);
         if (failed) {
             return workCount;
@@ -475,20 +478,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (newWrittenPosition != writtenPosition) {
             writtenPosition = newWrittenPosition;
             logBuffer.release(directIo ? writtenPosition & ~blockMask : writtenPosition);
+            // Written first, so that no observer ever sees durable ahead of written.
+            state.publishWritten(writtenPosition);
             if (writesDurable) {
                 durablePosition = writtenPosition;
                 durableRecords = writtenRecords;
                 state.publishDurable(durablePosition);
             }
-            state.publishWritten(writtenPosition);
         }
     }
 
     private void onSyncComplete() {
         syncInFlight = false;
         final long nowNs = System.nanoTime();
-        stats.recordSync(
-                syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
+        stats.recordSync(syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
         lastSyncNs = nowNs;
         durablePosition = syncTargetPosition;
         durableRecords = syncTargetRecords;
@@ -555,22 +558,32 @@ public final class IoAgent implements Runnable, CompletionHandler {
         } else if (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT) {
             Thread.yield();
         } else {
-            final long parkNs = Math.min(IDLE_PARK_NS_MAX, IDLE_PARK_NS_MIN << Math.min(10, idleCount - IDLE_SPIN_COUNT));
+            final long parkNs =
+                    Math.min(IDLE_PARK_NS_MAX, IDLE_PARK_NS_MIN << Math.min(10, idleCount - IDLE_SPIN_COUNT));
             parked = true;
             java.lang.invoke.VarHandle.fullFence();
-            if (!hasWorkHint()) {
+            if (!signalled && !hasWorkHint()) {
                 LockSupport.parkNanos(this, parkNs);
             }
             parked = false;
         }
     }
 
+    /** Whether work is waiting that {@link #doWork} could make progress on now. */
     private boolean hasWorkHint() {
+        final boolean canScan = (scannedPosition & segmentMask) != 0
+                && scannedPosition - submittedPosition < maxBatchBytes
+                && ((scannedPosition & bufferMask) != 0 || scannedPosition == submittedPosition);
+        final boolean canSubmit =
+                scannedPosition > submittedPosition && writeTailSequence - writeHeadSequence < maxWritesInFlight;
         return closeRequested
                 || pendingTruncate != null
                 || asyncCompletions.hasInbox()
-                || ((scannedPosition & segmentMask) != 0 && logBuffer.frameLengthAcquire(scannedPosition) != 0)
-                || (!syncInFlight && state.syncRequestPosition() > durablePosition && writtenPosition > durablePosition);
+                || canSubmit
+                || (canScan && logBuffer.frameLengthAcquire(scannedPosition) != 0)
+                || (!syncInFlight
+                        && state.syncRequestPosition() > durablePosition
+                        && writtenPosition > durablePosition);
     }
 
     private void fail(final Throwable cause) {
@@ -578,9 +591,12 @@ public final class IoAgent implements Runnable, CompletionHandler {
             return;
         }
         failed = true;
-        LOGGER.log(System.Logger.Level.ERROR, "Walden log in " + directory + " failed; it accepts no more appends", cause);
-        state.fail(cause);
+        LOGGER.log(
+                System.Logger.Level.ERROR, "Walden log in " + directory + " failed; it accepts no more appends", cause);
+        // Refuse appends before anyone can learn of the failure: a thread that saw an append fail
+        // must never get a later append acknowledged.
         logBuffer.closeTail();
+        state.fail(cause);
         asyncCompletions.failAll(state.failure());
         if (truncation != null) {
             truncation.complete(0, cause);
@@ -594,6 +610,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     private int drainAfterFailure() {
+        signalled = false;
         session.poll(DISCARD, POLL_LIMIT);
         final TruncateRequest request = pendingTruncate;
         if (request != null) {
@@ -641,7 +658,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
             asyncCompletions.complete(writtenPosition, durablePosition);
         }
         asyncCompletions.failAll(
-                failed ? state.failure() : new IllegalStateException("the log closed before this position was reached"));
+                failed
+                        ? state.failure()
+                        : new IllegalStateException("the log closed before this position was reached"));
         state.markClosed();
     }
 

@@ -103,7 +103,8 @@ public final class LogBuffer implements AutoCloseable {
         this.capacityMask = capacityBytes - 1L;
         this.segmentMask = segmentCapacityBytes - 1L;
         Invariants.check(
-                (tailPosition & segmentMask) == 0 || (tailPosition & segmentMask) >= SegmentHeaderDescriptor.HEADER_LENGTH,
+                (tailPosition & segmentMask) == 0
+                        || (tailPosition & segmentMask) >= SegmentHeaderDescriptor.HEADER_LENGTH,
                 "tail %d inside a segment header",
                 tailPosition);
         TAIL.setRelease(this, tailPosition);

@@ -74,7 +74,8 @@ public final class LogReader implements WalReader {
             final long fromPosition,
             final Durability visibility) {
         if (visibility == Durability.BUFFERED) {
-            throw new IllegalArgumentException("readers see WRITTEN or SYNCED records; BUFFERED ones are not in files yet");
+            throw new IllegalArgumentException(
+                    "readers see WRITTEN or SYNCED records; BUFFERED ones are not in files yet");
         }
         if (fromPosition < state.startPosition()) {
             throw truncated(fromPosition, state.startPosition());
@@ -168,7 +169,8 @@ public final class LogReader implements WalReader {
                 channel = FileChannel.open(SegmentNames.segmentPath(directory, base), StandardOpenOption.READ);
                 channelBase = base;
             }
-            final long readEnd = Math.min(base + segmentCapacityBytes, Math.min(visible, position + byteBuffer.capacity()));
+            final long readEnd =
+                    Math.min(base + segmentCapacityBytes, Math.min(visible, position + byteBuffer.capacity()));
             byteBuffer.clear().limit((int) (readEnd - position));
             long filePosition = position - base;
             while (byteBuffer.hasRemaining()) {

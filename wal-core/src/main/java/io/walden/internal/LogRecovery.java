@@ -102,7 +102,10 @@ public final class LogRecovery {
     }
 
     private RecoveredLog scanSegments(
-            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final List<Long> bases, final long startNs)
+            final SegmentScanner scanner,
+            final TreeMap<Long, Path> segments,
+            final List<Long> bases,
+            final long startNs)
             throws IOException {
         for (int i = 0; i < bases.size(); i++) {
             final long base = bases.get(i);
@@ -115,18 +118,21 @@ public final class LogRecovery {
                 continue;
             }
             final int laterWithData = firstLaterSegmentWithData(segments, bases, i);
-            final boolean corrupt = laterWithData >= 0 || (result.end() == SegmentScanner.End.INVALID && !result.tornCompatible());
+            final boolean corrupt =
+                    laterWithData >= 0 || (result.end() == SegmentScanner.End.INVALID && !result.tornCompatible());
             if (corrupt) {
                 final String reason = laterWithData >= 0
                         ? (result.problem() == null ? "the segment ends early (zeros)" : result.problem())
-                                + " but the later segment " + segments.get(bases.get(laterWithData)).getFileName()
+                                + " but the later segment "
+                                + segments.get(bases.get(laterWithData)).getFileName()
                                 + " holds data"
                         : result.problem() + ", and the damage does not look like a torn write";
                 if (policy == RecoveryPolicy.FAIL || (policy == RecoveryPolicy.SKIP && laterWithData < 0)) {
                     throw new WalCorruptionException(path, result.endOffset(), reason);
                 }
                 if (policy == RecoveryPolicy.SKIP) {
-                    findings.add("skipped " + path.getFileName() + " from offset " + result.endOffset() + ": " + reason);
+                    findings.add(
+                            "skipped " + path.getFileName() + " from offset " + result.endOffset() + ": " + reason);
                     addSkipped(base, new long[] {result.endOffset(), capacityBytes});
                     continue;
                 }
@@ -235,7 +241,9 @@ public final class LogRecovery {
         }
         final Map.Entry<Long, Path> first = segments.firstEntry();
         final ByteBuffer header = readHeader(first.getValue());
-        final String problem = header == null ? "the file is shorter than a segment header" : SegmentHeaders.validate(header, first.getKey());
+        final String problem = header == null
+                ? "the file is shorter than a segment header"
+                : SegmentHeaders.validate(header, first.getKey());
         if (policy != RecoveryPolicy.TRUNCATE) {
             throw new WalCorruptionException(first.getValue(), 0, "no segment has a valid header; first: " + problem);
         }
@@ -372,7 +380,8 @@ public final class LogRecovery {
 
     private long firstSegment(final long fallback) throws IOException {
         try (Stream<Path> entries = Files.list(directory)) {
-            return entries.mapToLong(path -> SegmentNames.parseSegmentName(path.getFileName().toString()))
+            return entries.mapToLong(path ->
+                            SegmentNames.parseSegmentName(path.getFileName().toString()))
                     .filter(base -> base >= 0)
                     .min()
                     .orElse(fallback);
@@ -419,7 +428,8 @@ public final class LogRecovery {
             skippedRanges.add(base + ranges[k]);
             skippedRanges.add(base + ranges[k + 1]);
             skippedBytes += ranges[k + 1] - ranges[k];
-            findings.add("skipped corrupt bytes at positions [" + (base + ranges[k]) + ", " + (base + ranges[k + 1]) + ")");
+            findings.add(
+                    "skipped corrupt bytes at positions [" + (base + ranges[k]) + ", " + (base + ranges[k + 1]) + ")");
         }
     }
 

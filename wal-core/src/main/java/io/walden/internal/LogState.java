@@ -195,7 +195,8 @@ public final class LogState {
             try {
                 while (reached(durability) < position) {
                     checkUsable(position, finalPosition);
-                    final long remainingNs = deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNs - System.nanoTime();
+                    final long remainingNs =
+                            deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNs - System.nanoTime();
                     if (remainingNs <= 0) {
                         return false;
                     }
@@ -270,5 +271,4 @@ public final class LogState {
                     "the log is closed and ends at position " + finalPosition + " before position " + position);
         }
     }
-
 }

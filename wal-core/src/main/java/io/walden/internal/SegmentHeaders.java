@@ -35,7 +35,8 @@ final class SegmentHeaders {
      * @param basePosition the segment's base position.
      * @param logId the log identity.
      */
-    static void write(final ByteBuffer block, final int segmentCapacityBytes, final long basePosition, final long logId) {
+    static void write(
+            final ByteBuffer block, final int segmentCapacityBytes, final long basePosition, final long logId) {
         block.order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < HEADER_LENGTH; i += 8) {
             block.putLong(i, 0);
@@ -79,8 +80,8 @@ final class SegmentHeaders {
             return "segment header checksum mismatch";
         }
         if (block.getInt(VERSION_OFFSET) != FORMAT_VERSION) {
-            return "unsupported format version " + block.getInt(VERSION_OFFSET) + " (this code reads "
-                    + FORMAT_VERSION + ")";
+            return "unsupported format version " + block.getInt(VERSION_OFFSET) + " (this code reads " + FORMAT_VERSION
+                    + ")";
         }
         if (block.getInt(HEADER_LENGTH_OFFSET) != HEADER_LENGTH
                 || block.getInt(FRAME_ALIGNMENT_OFFSET) != FrameDescriptor.FRAME_ALIGNMENT) {

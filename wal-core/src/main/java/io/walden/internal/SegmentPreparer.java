@@ -78,7 +78,8 @@ final class SegmentPreparer implements AutoCloseable {
      */
     void start(final long newBasePosition) throws IOException {
         if (state != State.IDLE) {
-            Invariants.check(basePosition == newBasePosition, "preparing %d, asked for %d", basePosition, newBasePosition);
+            Invariants.check(
+                    basePosition == newBasePosition, "preparing %d, asked for %d", basePosition, newBasePosition);
             return;
         }
         basePosition = newBasePosition;
@@ -104,13 +105,15 @@ final class SegmentPreparer implements AutoCloseable {
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
                         : (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, segmentCapacityBytes - writtenOffset);
-                session.submitWrite(fileHandle, writtenOffset, header ? headerBlock : zeroChunk, 0, pendingLength, token);
+                session.submitWrite(
+                        fileHandle, writtenOffset, header ? headerBlock : zeroChunk, 0, pendingLength, token);
             }
             case SYNCING -> session.submitSync(fileHandle, token);
-            case RENAMING -> session.submitRename(
-                    directory.resolve(SegmentNames.temporaryName(basePosition)),
-                    SegmentNames.segmentPath(directory, basePosition),
-                    token);
+            case RENAMING ->
+                session.submitRename(
+                        directory.resolve(SegmentNames.temporaryName(basePosition)),
+                        SegmentNames.segmentPath(directory, basePosition),
+                        token);
             case SYNCING_DIRECTORY -> session.submitSyncDirectory(token);
             default -> throw new AssertionError("unexpected preparer state " + state);
         }

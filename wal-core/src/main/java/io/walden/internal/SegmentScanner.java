@@ -149,7 +149,8 @@ final class SegmentScanner implements AutoCloseable {
                     ? ""
                     : "zero frame length with non-zero bytes after it in its sector";
         }
-        if (frameLength != SHORT_PADDING_LENGTH && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
+        if (frameLength != SHORT_PADDING_LENGTH
+                && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
             return "frame length " + frameLength + " is impossible here";
         }
         if (!ensure(offset, frameLength)) {
@@ -171,7 +172,8 @@ final class SegmentScanner implements AutoCloseable {
 
     private boolean tornCompatible(final long offset, final long capacityBytes) throws IOException {
         final int frameLength = frameLength(offset);
-        if (frameLength != SHORT_PADDING_LENGTH && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
+        if (frameLength != SHORT_PADDING_LENGTH
+                && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
             return false;
         }
         final long end = Math.min(offset + frameLength, fileSize);
@@ -189,9 +191,9 @@ final class SegmentScanner implements AutoCloseable {
         return end < offset + frameLength;
     }
 
-    private long findNextValid(final long from, final long basePosition, final long capacityBytes)
-            throws IOException {
-        for (long offset = from + FrameDescriptor.FRAME_ALIGNMENT; offset < capacityBytes;
+    private long findNextValid(final long from, final long basePosition, final long capacityBytes) throws IOException {
+        for (long offset = from + FrameDescriptor.FRAME_ALIGNMENT;
+                offset < capacityBytes;
                 offset += FrameDescriptor.FRAME_ALIGNMENT) {
             if (!ensure(offset, SHORT_PADDING_LENGTH)) {
                 return -1;

@@ -82,8 +82,7 @@ public interface StorageSession extends AutoCloseable {
      * @param lengthBytes how many bytes.
      * @param token returned with the completion.
      */
-    void submitWrite(
-            int fileHandle, long fileOffset, ByteBuffer source, int sourceOffset, int lengthBytes, long token);
+    void submitWrite(int fileHandle, long fileOffset, ByteBuffer source, int sourceOffset, int lengthBytes, long token);
 
     /**
      * Submits fdatasync (or its equivalent) of a file.

@@ -65,7 +65,8 @@ final class NioStorageSession implements StorageSession {
     private final List<Path> paths = new ArrayList<>();
     private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
-    private final OneToOneConcurrentArrayQueue<Operation> syncQueue = new OneToOneConcurrentArrayQueue<>(OPERATION_COUNT);
+    private final OneToOneConcurrentArrayQueue<Operation> syncQueue =
+            new OneToOneConcurrentArrayQueue<>(OPERATION_COUNT);
     private final ManyToOneConcurrentArrayQueue<Operation> completionQueue =
             new ManyToOneConcurrentArrayQueue<>(OPERATION_COUNT);
     private final Thread syncThread;
@@ -125,8 +126,10 @@ final class NioStorageSession implements StorageSession {
         try {
             channel = FileChannel.open(path, openOptions.toArray(new OpenOption[0]));
         } catch (final UnsupportedOperationException ex) {
-            throw new IOException("cannot open " + path + " with O_DIRECT: " + ex.getMessage()
-                    + "; the file system may not support direct I/O (tmpfs does not), use buffered mode", ex);
+            throw new IOException(
+                    "cannot open " + path + " with O_DIRECT: " + ex.getMessage()
+                            + "; the file system may not support direct I/O (tmpfs does not), use buffered mode",
+                    ex);
         } catch (final IOException ex) {
             throw new IOException("cannot open " + path + ": " + ex, ex);
         }

@@ -1,0 +1,68 @@
+package io.walden.bench;
+
+import io.walden.Wal;
+import io.walden.WalConfig;
+import io.walden.nio.NioStorageBackend;
+import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageOptions;
+import java.nio.file.Path;
+
+/**
+ * Opens the logs the JMH benchmarks append to: a fresh directory (see {@link BenchFiles}), 64 MiB
+ * segments, an 8 MiB buffer and a backend chosen by name.
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+final class BenchLogs {
+    /** Segment capacity of benchmark logs. */
+    static final int SEGMENT_CAPACITY_BYTES = 64 * 1024 * 1024;
+    /** Log buffer capacity of benchmark logs. */
+    static final int BUFFER_CAPACITY_BYTES = 8 * 1024 * 1024;
+
+    private BenchLogs() {}
+
+    /**
+     * Creates a backend from its benchmark parameter value.
+     *
+     * @param name {@code nio}, {@code nio-direct}, {@code nio-dsync} or {@code nio-direct-dsync}.
+     * @return the backend.
+     */
+    static StorageBackend backend(final String name) {
+        return switch (name) {
+            case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
+            case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
+            case "nio-dsync" -> new NioStorageBackend(new StorageOptions(false, true));
+            case "nio-direct-dsync" -> new NioStorageBackend(new StorageOptions(true, true));
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown backend '" + name + "'; use nio, nio-direct, nio-dsync or nio-direct-dsync");
+        };
+    }
+
+    /**
+     * Opens a new log in a fresh directory.
+     *
+     * @param prefix start of the directory's name.
+     * @param backendName the backend, as for {@link #backend(String)}.
+     * @return the open log; its directory is {@code wal.config().directory()}.
+     */
+    static Wal open(final String prefix, final String backendName) {
+        final Path directory = BenchFiles.freshDirectory(prefix);
+        return Wal.open(WalConfig.builder(directory)
+                .backend(backend(backendName))
+                .segmentCapacityBytes(SEGMENT_CAPACITY_BYTES)
+                .bufferCapacityBytes(BUFFER_CAPACITY_BYTES)
+                .build());
+    }
+
+    /**
+     * Closes a benchmark log and deletes its directory.
+     *
+     * @param wal the log.
+     */
+    static void closeAndDelete(final Wal wal) {
+        final Path directory = wal.config().directory();
+        wal.close();
+        BenchFiles.deleteRecursively(directory);
+    }
+}
