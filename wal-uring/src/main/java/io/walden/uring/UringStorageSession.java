@@ -1,0 +1,408 @@
+package io.walden.uring;
+
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageOptions;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import one.jasyncfio.AsyncFile;
+import one.jasyncfio.EventExecutor;
+import one.jasyncfio.OpenOption;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+/**
+ * An io_uring session on the JVM's shared jasyncfio event loop ({@link UringExecutors}). Writes and fdatasync are submitted to the ring
+ * and complete on the event loop, whose callback only hands the pooled {@link Operation} to a
+ * queue and signals Walden's I/O thread: the event loop never blocks. Directory syncs, renames and
+ * deletes are rare and run synchronously on the I/O thread (jasyncfio 0.0.7 has no renameat or
+ * directory fsync), so the session adds no thread of its own.
+ *
+ * <pre>
+ *   I/O thread --write/dataSync--> ring --CQE--> event loop --queue + signal--> I/O thread poll()
+ *   I/O thread --rename/delete/dir fsync (inline)--------------------------------> local queue
+ * </pre>
+ *
+ * <p>A short write is resubmitted for its remainder before the operation completes; a negative
+ * result (jasyncfio reports it as an IOException carrying the errno and its text) fails the
+ * operation with the file, offset and errno named.
+ *
+ * <p><b>Threading:</b> StorageSession methods are called by the owning thread; {@link
+ * Operation#accept} runs on the event loop.
+ */
+final class UringStorageSession implements StorageSession {
+    private static final int OPERATION_COUNT = 64;
+    private static final int BLOCK_SIZE_BYTES = 4096;
+    private static final int FILE_MODE = 0644;
+    private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+
+    /** What an operation does. */
+    enum Kind {
+        WRITE,
+        SYNC,
+        SYNC_DIRECTORY,
+        RENAME,
+        DELETE
+    }
+
+    /** One operation in flight; pooled. Handed to the event loop and back through the queue. */
+    static final class Operation implements BiConsumer<Integer, Throwable> {
+        private final UringStorageSession session;
+        Kind kind;
+        long token;
+        AsyncFile file;
+        Path path;
+        Path target;
+        ByteBuffer buffer;
+        ByteBuffer view;
+        ByteBuffer viewSource;
+        final ByteBuffer[] vector = new ByteBuffer[1];
+        int bufferOffset;
+        long fileOffset;
+        int remainingBytes;
+        int totalBytes;
+        int result;
+        Throwable failure;
+
+        Operation(final UringStorageSession session) {
+            this.session = session;
+        }
+
+        @Override
+        public void accept(final Integer value, final Throwable error) {
+            failure = error;
+            result = error == null ? value : -1;
+            session.completed(this);
+        }
+    }
+
+    private final Path directory;
+    private final StorageOptions options;
+    private final Runnable completionSignal;
+    private final EventExecutor executor;
+    private final FileChannel directoryChannel;
+    private final List<AsyncFile> files = new ArrayList<>();
+    private final List<Path> paths = new ArrayList<>();
+    private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
+    private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
+    private final ManyToOneConcurrentArrayQueue<Operation> completionQueue =
+            new ManyToOneConcurrentArrayQueue<>(OPERATION_COUNT);
+    private int inFlight;
+    private boolean closed;
+
+    UringStorageSession(final Path directory, final StorageOptions options, final Runnable completionSignal)
+            throws IOException {
+        final String reason = UringSupport.unavailableReason();
+        if (reason != null) {
+            throw new IOException("the io_uring backend cannot run here: " + reason);
+        }
+        this.directory = directory;
+        this.options = options;
+        this.completionSignal = completionSignal;
+        try {
+            this.executor = UringExecutors.shared();
+        } catch (final Throwable ex) {
+            throw new IOException("cannot start an io_uring event loop: " + ex, ex);
+        }
+        this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
+        for (int i = 0; i < OPERATION_COUNT; i++) {
+            freeOperations.add(new Operation(this));
+        }
+    }
+
+    @Override
+    public boolean directIo() {
+        return options.directIo();
+    }
+
+    @Override
+    public boolean writesDurable() {
+        return options.dsync();
+    }
+
+    @Override
+    public int blockSizeBytes() {
+        return options.directIo() ? BLOCK_SIZE_BYTES : 1;
+    }
+
+    @Override
+    public int maxInFlight() {
+        return OPERATION_COUNT;
+    }
+
+    @Override
+    public int openFile(final Path path, final boolean create) throws IOException {
+        final List<OpenOption> openOptions = new ArrayList<>();
+        openOptions.add(OpenOption.READ_WRITE);
+        if (create) {
+            openOptions.add(OpenOption.CREATE);
+            openOptions.add(OpenOption.EXCL);
+        }
+        if (options.directIo()) {
+            openOptions.add(OpenOption.DIRECT);
+        }
+        if (options.dsync()) {
+            openOptions.add(OpenOption.DSYNC);
+        }
+        final AsyncFile file = await(
+                AsyncFile.open(path, FILE_MODE, executor, openOptions.toArray(new OpenOption[0])), "open " + path);
+        for (int i = 0; i < files.size(); i++) {
+            if (files.get(i) == null) {
+                files.set(i, file);
+                paths.set(i, path);
+                return i;
+            }
+        }
+        files.add(file);
+        paths.add(path);
+        return files.size() - 1;
+    }
+
+    @Override
+    public void closeFile(final int fileHandle) throws IOException {
+        final AsyncFile file = files.get(fileHandle);
+        final Path path = paths.get(fileHandle);
+        files.set(fileHandle, null);
+        paths.set(fileHandle, null);
+        await(file.close(), "close " + path);
+    }
+
+    @Override
+    public void submitWrite(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        final Operation operation = take(Kind.WRITE, token);
+        operation.file = files.get(fileHandle);
+        operation.path = paths.get(fileHandle);
+        operation.buffer = source;
+        operation.bufferOffset = sourceOffset;
+        operation.fileOffset = fileOffset;
+        operation.remainingBytes = lengthBytes;
+        operation.totalBytes = lengthBytes;
+        submitWrite(operation);
+    }
+
+    private void submitWrite(final Operation operation) {
+        if (operation.viewSource != operation.buffer) {
+            // Each operation writes through its own view: jasyncfio moves a vectored write's buffer
+            // position on the event loop, which must never race the I/O thread's use of a buffer.
+            operation.viewSource = operation.buffer;
+            operation.view = operation.buffer.duplicate();
+        }
+        final ByteBuffer view = operation.view;
+        view.clear();
+        view.position(operation.bufferOffset).limit(operation.bufferOffset + operation.remainingBytes);
+        if (options.directIo()) {
+            // jasyncfio 0.0.7 sends IORING_OP_WRITE on an O_DIRECT file to its IOPOLL ring, which is
+            // only serviced when the ring was set up with IORING_SETUP_IOPOLL (and the device
+            // supports polling); the write would never complete. IORING_OP_WRITEV goes to the
+            // ordinary ring, at the cost of jasyncfio allocating an iovec array per call. Its iovec
+            // takes the buffer's base address and ignores the position, hence the slice.
+            operation.vector[0] = operation.buffer.slice(operation.bufferOffset, operation.remainingBytes);
+            operation.file.write(operation.vector, operation.fileOffset, 1).whenComplete(operation);
+        } else {
+            operation
+                    .file
+                    .write(view, operation.fileOffset, operation.remainingBytes)
+                    .whenComplete(operation);
+        }
+    }
+
+    @Override
+    public void submitSync(final int fileHandle, final long token) {
+        final Operation operation = take(Kind.SYNC, token);
+        operation.file = files.get(fileHandle);
+        operation.path = paths.get(fileHandle);
+        operation.file.dataSync().whenComplete(operation);
+    }
+
+    @Override
+    public void submitSyncDirectory(final long token) {
+        final Operation operation = take(Kind.SYNC_DIRECTORY, token);
+        runInline(operation);
+    }
+
+    @Override
+    public void submitRename(final Path source, final Path target, final long token) {
+        final Operation operation = take(Kind.RENAME, token);
+        operation.path = source;
+        operation.target = target;
+        runInline(operation);
+    }
+
+    @Override
+    public void submitDelete(final Path path, final long token) {
+        final Operation operation = take(Kind.DELETE, token);
+        operation.path = path;
+        runInline(operation);
+    }
+
+    private void runInline(final Operation operation) {
+        try {
+            switch (operation.kind) {
+                case SYNC_DIRECTORY -> directoryChannel.force(true);
+                case RENAME -> Files.move(operation.path, operation.target, StandardCopyOption.ATOMIC_MOVE);
+                case DELETE -> Files.deleteIfExists(operation.path);
+                default -> throw new IllegalStateException("not an inline operation: " + operation.kind);
+            }
+            operation.result = 0;
+        } catch (final IOException | RuntimeException ex) {
+            operation.result = -1;
+            operation.failure = ex;
+        }
+        localCompletions.add(operation);
+    }
+
+    /** Event loop: hands a completed ring operation back to the owning thread. */
+    private void completed(final Operation operation) {
+        while (!completionQueue.offer(operation)) {
+            Thread.onSpinWait();
+        }
+        completionSignal.run();
+    }
+
+    @Override
+    public int poll(final CompletionHandler handler, final int limit) {
+        int count = 0;
+        Operation operation;
+        while (count < limit && (operation = nextCompletion()) != null) {
+            if (operation.kind == Kind.WRITE
+                    && operation.failure == null
+                    && operation.result > 0
+                    && operation.result < operation.remainingBytes) {
+                operation.bufferOffset += operation.result;
+                operation.fileOffset += operation.result;
+                operation.remainingBytes -= operation.result;
+                submitWrite(operation);
+                continue;
+            }
+            final long token = operation.token;
+            final IOException failure = failure(operation);
+            final long result = failure != null ? -1 : operation.kind == Kind.WRITE ? operation.totalBytes : 0;
+            release(operation);
+            handler.onCompletion(token, result, failure);
+            count++;
+        }
+        return count;
+    }
+
+    private Operation nextCompletion() {
+        final Operation local = localCompletions.poll();
+        return local != null ? local : completionQueue.poll();
+    }
+
+    private IOException failure(final Operation operation) {
+        if (operation.failure == null
+                && operation.result >= 0
+                && !(operation.kind == Kind.WRITE && operation.result == 0)) {
+            return null;
+        }
+        Throwable cause = operation.failure;
+        if (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        final String what =
+                switch (operation.kind) {
+                    case WRITE ->
+                        "io_uring write of " + operation.remainingBytes + " bytes at offset " + operation.fileOffset
+                                + " to " + operation.path;
+                    case SYNC -> "io_uring fdatasync of " + operation.path;
+                    case SYNC_DIRECTORY -> "fsync of directory " + directory;
+                    case RENAME -> "rename of " + operation.path;
+                    case DELETE -> "delete of " + operation.path;
+                };
+        final String detail = cause == null ? "no progress (result " + operation.result + ")" : cause.getMessage();
+        return new IOException(what + " failed: " + detail, cause);
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        final long deadlineNs = System.nanoTime() + CLOSE_TIMEOUT_NS;
+        while (inFlight > 0 && System.nanoTime() < deadlineNs) {
+            if (poll(DISCARD, OPERATION_COUNT) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        for (int i = 0; i < files.size(); i++) {
+            final AsyncFile file = files.get(i);
+            if (file != null) {
+                try {
+                    await(file.close(), "close " + paths.get(i));
+                } catch (final IOException ignored) {
+                    // Every acknowledged byte was written and synced before close; nothing is lost.
+                }
+                files.set(i, null);
+            }
+        }
+        try {
+            directoryChannel.close();
+        } catch (final IOException ignored) {
+            // A read-only directory channel loses nothing on close.
+        }
+    }
+
+    private Operation take(final Kind kind, final long token) {
+        final Operation operation = freeOperations.poll();
+        if (operation == null) {
+            throw new IllegalStateException("more than " + OPERATION_COUNT + " io_uring operations in flight");
+        }
+        operation.kind = kind;
+        operation.token = token;
+        operation.failure = null;
+        operation.result = 0;
+        inFlight++;
+        return operation;
+    }
+
+    private void release(final Operation operation) {
+        operation.file = null;
+        operation.path = null;
+        operation.target = null;
+        operation.buffer = null;
+        operation.failure = null;
+        inFlight--;
+        freeOperations.add(operation);
+    }
+
+    private static <T> T await(final CompletableFuture<T> future, final String what) throws IOException {
+        try {
+            return future.get(CLOSE_TIMEOUT_NS, TimeUnit.NANOSECONDS);
+        } catch (final ExecutionException ex) {
+            final Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
+            throw new IOException(what + " failed: " + cause.getMessage(), cause);
+        } catch (final TimeoutException ex) {
+            throw new IOException(what + " did not complete within 30 s", ex);
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException(what + " was interrupted", ex);
+        }
+    }
+
+    private static final CompletionHandler DISCARD = (token, result, failure) -> {};
+}
