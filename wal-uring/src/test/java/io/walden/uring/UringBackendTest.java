@@ -1,0 +1,135 @@
+package io.walden.uring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.WalConfig;
+import io.walden.spi.StorageOptions;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What is particular to the io_uring backend: selection, ring errors, and leaks over many opens. */
+class UringBackendTest {
+    @TempDir
+    Path directory;
+
+    @BeforeAll
+    static void requireIoUring() {
+        final String reason = UringSupport.unavailableReason();
+        Assumptions.assumeTrue(reason == null, () -> "skipped: io_uring is not available here: " + reason);
+    }
+
+    @Test
+    void shouldBeChosenByDefaultWhenTheKernelOffersIoUring() {
+        try (Wal wal = Wal.open(WalConfig.builder(directory)
+                .segmentCapacityBytes(1 << 20)
+                .bufferCapacityBytes(256 * 1024)
+                .maxRecordBytes(1024)
+                .build())) {
+            wal.append(new byte[16], Durability.SYNCED);
+            assertEquals("uring", wal.stats().backend());
+        }
+    }
+
+    @Test
+    void shouldNameTheErrnoWhenTheRingRejectsAWrite() throws Exception {
+        final List<long[]> results = new ArrayList<>();
+        final List<IOException> failures = new ArrayList<>();
+        try (StorageSession session = new UringStorageBackend(StorageOptions.DIRECT).open(directory, () -> {})) {
+            final int handle = session.openFile(directory.resolve("misaligned"), true);
+            final ByteBuffer block = ByteBuffer.allocateDirect(8192);
+            // O_DIRECT needs block-aligned offsets: offset 1 is refused by the kernel with EINVAL.
+            session.submitWrite(handle, 1, block, 0, 4096, 7);
+            while (results.isEmpty()) {
+                session.poll((token, result, failure) -> {
+                    results.add(new long[] {token, result});
+                    failures.add(failure);
+                }, 1);
+            }
+        }
+        assertEquals(7, results.get(0)[0]);
+        assertTrue(results.get(0)[1] < 0, "a failed write completes with a negative result");
+        final IOException failure = failures.get(0);
+        assertNotNull(failure);
+        assertTrue(failure.getMessage().contains("misaligned"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("Error code: 22"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("Invalid argument"), failure.getMessage());
+    }
+
+    @Test
+    void shouldLeakNoFileDescriptorsThreadsOrDirectMemoryOverAThousandOpens() throws IOException {
+        final WalConfig config = WalConfig.builder(directory)
+                .backend(new UringStorageBackend())
+                .segmentCapacityBytes(64 * 1024)
+                .bufferCapacityBytes(64 * 1024)
+                .maxRecordBytes(1024)
+                .build();
+        cycle(config, 20);
+        final long fdsBefore = openFileDescriptors();
+        final long directBefore = directMemoryUsed();
+        final int threadsBefore = Thread.activeCount();
+        final AtomicInteger records = new AtomicInteger();
+        for (int i = 0; i < 50; i++) {
+            records.addAndGet(cycle(config, 20));
+        }
+        assertEquals(1000, records.get());
+        final long fdsAfter = openFileDescriptors();
+        final long directAfter = directMemoryUsed();
+        assertTrue(fdsAfter <= fdsBefore + 2, "open fds went from " + fdsBefore + " to " + fdsAfter);
+        assertTrue(
+                directAfter <= directBefore + (1 << 20),
+                "direct memory went from " + directBefore + " to " + directAfter + " bytes");
+        assertTrue(
+                Thread.activeCount() <= threadsBefore + 2,
+                "threads went from " + threadsBefore + " to " + Thread.activeCount());
+    }
+
+    @Test
+    void shouldReportNoReasonWhereIoUringRuns() {
+        assertNull(new UringStorageBackendProvider().unavailableReason());
+    }
+
+    /** Opens and closes the log {@code times} times with one SYNCED append each; returns the appends. */
+    private static int cycle(final WalConfig config, final int times) {
+        int appended = 0;
+        for (int i = 0; i < times; i++) {
+            try (Wal wal = Wal.open(config)) {
+                wal.append(new byte[] {(byte) i}, Durability.SYNCED);
+                appended++;
+            }
+        }
+        return appended;
+    }
+
+    private static long openFileDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    private static long directMemoryUsed() {
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                return pool.getMemoryUsed();
+            }
+        }
+        return 0;
+    }
+}
