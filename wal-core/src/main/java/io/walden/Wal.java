@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
@@ -218,8 +219,11 @@ public final class Wal implements AutoCloseable {
      * @param durability how far the record must get before this returns.
      * @return the record's LSN.
      * @throws WalException as {@link #append(byte[], Durability)}.
+     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}; nothing is appended.
      */
     public long append(final byte[] payload, final int offset, final int length, final Durability durability) {
+        // Checked before claiming: a claimed frame that is never published would stall the log.
+        Objects.checkFromIndexSize(offset, length, payload.length);
         final long lsn = claim(length);
         logBuffer.publish(lsn, payload, offset, length);
         awaitAppended(lsn, durability);
@@ -251,8 +255,10 @@ public final class Wal implements AutoCloseable {
      * @param durability how far the record must get before this returns.
      * @return the record's LSN.
      * @throws WalException as {@link #append(byte[], Durability)}.
+     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}; nothing is appended.
      */
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
+        Objects.checkFromIndexSize(offset, length, payload.capacity());
         final long lsn = claim(length);
         logBuffer.publish(lsn, payload, offset, length);
         awaitAppended(lsn, durability);
@@ -267,9 +273,11 @@ public final class Wal implements AutoCloseable {
      * @param length the record's length.
      * @return the record's LSN, or {@link #BACK_PRESSURED}, {@link #CLOSED} or {@link #FAILED}.
      * @throws WalException if the record is larger than {@link WalConfig#maxRecordBytes()}.
+     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}; nothing is appended.
      */
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
         checkLength(length);
+        Objects.checkFromIndexSize(offset, length, payload.capacity());
         final long lsn = logBuffer.claim(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
         if (lsn < 0) {
             return lsn == CLOSED && state.failure() != null ? FAILED : lsn;

@@ -280,7 +280,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
             workCount += submitWrites();
             workCount += maybeSync(nowNs);
             workCount += maybeRoll();
-            workCount += preparer.doWork();
+            if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
+                // Closing stops background preparation unless the final records need the segment.
+                workCount += preparer.doWork();
+            }
             workCount += truncate();
         } catch (final IOException ex) {
             fail(ex);
@@ -441,6 +444,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     @Override
     public void onCompletion(final long token, final long result, final IOException failure) {
+        if (failed) {
+            // Fail-stop: a completion delivered after the failure, even in the same poll, is not
+            // acknowledged.
+            return;
+        }
         if (failure != null || result < 0) {
             fail(failure != null ? failure : new IOException("operation failed with result " + result));
             return;
@@ -539,12 +547,21 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (failed) {
             return true;
         }
-        return finalTailPosition >= 0
-                && scannedPosition == finalTailPosition
-                && writtenPosition == finalTailPosition
-                && (writesDurable || durablePosition == finalTailPosition)
+        if (finalTailPosition < 0) {
+            return false;
+        }
+        // A tail that ends exactly at a segment's end may already have rolled into the next
+        // segment, whose first frame position is then where everything stands.
+        final long end = (finalTailPosition & segmentMask) == 0
+                        && scannedPosition == finalTailPosition + SegmentHeaderDescriptor.HEADER_LENGTH
+                ? scannedPosition
+                : finalTailPosition;
+        return scannedPosition == end
+                && writtenPosition == end
+                && (writesDurable || durablePosition == end)
                 && !syncInFlight
-                && truncation == null;
+                && truncation == null
+                && !preparer.isOperationInFlight();
     }
 
     private void idle(final int workCount) {
@@ -644,6 +661,16 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private void shutdown() {
         if (failed) {
             awaitProducersAfterFailure();
+        } else {
+            try {
+                preparer.abandon(new BlockingIo(session));
+            } catch (final IOException | RuntimeException ex) {
+                LOGGER.log(
+                        System.Logger.Level.WARNING,
+                        "could not remove an unfinished segment preparation in " + directory
+                                + "; the next open removes it",
+                        ex);
+            }
         }
         try {
             session.close();

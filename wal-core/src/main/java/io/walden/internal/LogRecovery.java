@@ -93,8 +93,10 @@ public final class LogRecovery {
         readIdentity(segments);
         final List<Long> bases = validateStructure(segments);
         if (bases.isEmpty()) {
-            findings.add("no valid segment left; the log restarts at position " + segments.firstKey());
-            return createLog(startNs, segments.firstKey(), false);
+            // Positions are never reused: the log restarts after the highest segment it had.
+            final long restart = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
+            findings.add("no valid segment left; the log restarts at position " + restart);
+            return createLog(startNs, restart, false);
         }
         try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
             return scanSegments(scanner, segments, bases, startNs);
@@ -127,14 +129,21 @@ public final class LogRecovery {
                                 + segments.get(bases.get(laterWithData)).getFileName()
                                 + " holds data"
                         : result.problem() + ", and the damage does not look like a torn write";
-                if (policy == RecoveryPolicy.FAIL || (policy == RecoveryPolicy.SKIP && laterWithData < 0)) {
+                if (policy == RecoveryPolicy.FAIL) {
                     throw new WalCorruptionException(path, result.endOffset(), reason);
                 }
-                if (policy == RecoveryPolicy.SKIP) {
+                if (policy == RecoveryPolicy.SKIP && laterWithData >= 0) {
                     findings.add(
                             "skipped " + path.getFileName() + " from offset " + result.endOffset() + ": " + reason);
                     addSkipped(base, new long[] {result.endOffset(), capacityBytes});
                     continue;
+                }
+                if (policy == RecoveryPolicy.SKIP) {
+                    // Nothing valid follows the bad frame: skipping it leaves the log ending there.
+                    findings.add("skipped the corrupt end of " + path.getFileName() + " from offset "
+                            + result.endOffset() + ": " + reason);
+                    skippedBytes += capacityBytes - result.endOffset();
+                    return finishAtTail(scanner, segments, bases, i, result.endOffset(), startNs);
                 }
                 findings.add("truncated at " + path.getFileName() + " offset " + result.endOffset() + ": " + reason);
                 droppedBytes += (long) (bases.size() - i - 1) * capacityBytes + capacityBytes - result.endOffset();
@@ -224,20 +233,31 @@ public final class LogRecovery {
     }
 
     private void readIdentity(final TreeMap<Long, Path> segments) throws IOException {
+        // The log's identity is the one most valid headers carry (ties go to the oldest segment),
+        // so that a single segment copied in from another log is the one reported.
+        final Map<Long, Integer> votes = new java.util.HashMap<>();
+        final Map<Long, Integer> capacities = new java.util.HashMap<>();
         for (final Map.Entry<Long, Path> entry : segments.entrySet()) {
             final ByteBuffer header = readHeader(entry.getValue());
             if (header != null && SegmentHeaders.validate(header, entry.getKey()) == null) {
-                logId = SegmentHeaders.logId(header);
-                capacityBytes = SegmentHeaders.capacity(header);
-                if (capacityBytes != config.segmentCapacityBytes()) {
-                    LOGGER.log(
-                            System.Logger.Level.INFO,
-                            "log in " + directory + " has segments of " + capacityBytes
-                                    + " bytes; the configured segmentCapacityBytes=" + config.segmentCapacityBytes()
-                                    + " applies to new logs only");
+                final long id = SegmentHeaders.logId(header);
+                votes.merge(id, 1, Integer::sum);
+                capacities.put(id, SegmentHeaders.capacity(header));
+                if (votes.get(id) > votes.getOrDefault(logId, 0)) {
+                    logId = id;
                 }
-                return;
             }
+        }
+        if (!votes.isEmpty()) {
+            capacityBytes = capacities.get(logId);
+            if (capacityBytes != config.segmentCapacityBytes()) {
+                LOGGER.log(
+                        System.Logger.Level.INFO,
+                        "log in " + directory + " has segments of " + capacityBytes
+                                + " bytes; the configured segmentCapacityBytes=" + config.segmentCapacityBytes()
+                                + " applies to new logs only");
+            }
+            return;
         }
         final Map.Entry<Long, Path> first = segments.firstEntry();
         final ByteBuffer header = readHeader(first.getValue());

@@ -157,6 +157,29 @@ final class SegmentPreparer implements AutoCloseable {
         return state == State.READY && basePosition == position;
     }
 
+    /** @return whether an operation is in flight. */
+    boolean isOperationInFlight() {
+        return operationInFlight;
+    }
+
+    /**
+     * Gives up an unfinished preparation at close: closes and deletes the temporary file. A
+     * segment already renamed into place is complete and stays. No operation may be in flight.
+     *
+     * @param io synchronous access to the session.
+     * @throws IOException if the file cannot be closed or deleted.
+     */
+    void abandon(final BlockingIo io) throws IOException {
+        Invariants.check(!operationInFlight, "abandoning with an operation in flight");
+        if (state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
+            session.closeFile(fileHandle);
+            fileHandle = -1;
+            io.delete(directory.resolve(SegmentNames.temporaryName(basePosition)));
+            basePosition = -1;
+            state = State.IDLE;
+        }
+    }
+
     /** @return the state, for diagnosis. */
     State state() {
         return state;

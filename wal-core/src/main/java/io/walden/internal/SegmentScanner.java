@@ -114,7 +114,7 @@ final class SegmentScanner implements AutoCloseable {
                     return new Result(End.ZEROS, offset, records, payloadBytes, null, true, skipped.toArray());
                 }
                 final boolean torn = tornCompatible(offset, capacityBytes);
-                if (skipCorrupt) {
+                if (skipCorrupt && !torn) {
                     final long next = findNextValid(offset, basePosition, capacityBytes);
                     if (next > 0) {
                         skipped.add(offset);

@@ -1,0 +1,1137 @@
+package io.walden.recovery;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.walden.Durability;
+import io.walden.RecoveryPolicy;
+import io.walden.RecoveryReport;
+import io.walden.Wal;
+import io.walden.WalConfig;
+import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import io.walden.WalReader;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.spi.StorageBackend;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Recovery and corruption contract, run by every storage backend: logs are written through the
+ * backend, closed, damaged directly on disk with a {@link FileChannel}, and reopened. Every test
+ * states the exact outcome the {@link RecoveryPolicy} decision table and the torn-write rule of the
+ * segment scanner prescribe:
+ *
+ * <ul>
+ *   <li>A torn write leaves whole 512-byte sectors of a frame as zeros (segments are zero-filled
+ *       before use). A bad last frame with such a sector, or a zero length whose sector rest is
+ *       zero, is a torn tail: it is cut under every policy.
+ *   <li>A bad frame without a zero sector, a bad frame followed by valid data, a missing middle
+ *       segment, a bad, foreign, short or empty segment file is corruption: {@link
+ *       RecoveryPolicy#FAIL} throws a {@link WalCorruptionException} naming file and offset.
+ * </ul>
+ *
+ * <p>Segments are small (256 KiB, buffer 64 KiB) so that multi-segment logs are quick to build.
+ * Every test works in its own directory under {@code target/} of the running module (not
+ * {@code /tmp}, which may be a tmpfs without O_DIRECT).
+ */
+public abstract class RecoveryContractTest {
+    /** Segment capacity used by every test. */
+    protected static final int SEGMENT_BYTES = 256 * 1024;
+    /** Log buffer capacity used by every test. */
+    protected static final int BUFFER_BYTES = 64 * 1024;
+    /** Largest record: must fit in half the buffer. */
+    protected static final int MAX_RECORD_BYTES = 16 * 1024;
+
+    private static final int HEADER = SegmentHeaderDescriptor.HEADER_LENGTH;
+    private static final int SECTOR = 512;
+    private static final String UNFINISHED_PREPARATION = "deleted unfinished segment preparation";
+
+    /**
+     * The backend under test; a new instance per call.
+     *
+     * @return the backend.
+     */
+    protected abstract StorageBackend newBackend();
+
+    /** A record as appended or as read back. */
+    protected record Rec(long lsn, byte[] payload) {
+        @Override
+        public String toString() {
+            return "Rec{lsn=" + lsn + ", length=" + payload.length + '}';
+        }
+    }
+
+    /** Where a frame of the log lies on disk. */
+    private record Location(Path file, long offset, int frameLength) {}
+
+    private Path root;
+    private Path dir;
+
+    @BeforeEach
+    void createDirectory() throws IOException {
+        final Path base = Path.of("target", "walden-recovery-tests").toAbsolutePath();
+        Files.createDirectories(base);
+        root = Files.createTempDirectory(base, getClass().getSimpleName() + "-");
+        dir = root.resolve("log");
+    }
+
+    @AfterEach
+    void deleteDirectory() throws IOException {
+        deleteRecursively(root);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Torn tails
+    // ---------------------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RecoveryPolicy.class)
+    void tornTailWithZeroedSectorInsideLastFrameIsCutUnderEveryPolicyAndLogKeepsWorking(final RecoveryPolicy policy)
+            throws IOException {
+        final List<Rec> written = createLog(dir, 10, 2000);
+        final Location last = locate(dir, written.get(written.size() - 1));
+        zeroFirstWholeSectorAfterHeader(last);
+
+        assertTornTailCut(written, last, policy);
+    }
+
+    @Test
+    void tornTailInTheFirstFrameOfTheNewestSegmentIsCut() throws IOException {
+        final List<Rec> written = new ArrayList<>();
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            for (int i = 0; written.isEmpty() || segmentBase(lastLsn(written)) == 0; i++) {
+                written.add(append(wal, i, 3000, Durability.WRITTEN));
+            }
+        }
+        final Location last = locate(dir, written.get(written.size() - 1));
+        assertEquals(HEADER, last.offset(), "the last record is the first frame of the second segment");
+        zeroFirstWholeSectorAfterHeader(last);
+
+        assertTornTailCut(written, last, RecoveryPolicy.FAIL);
+    }
+
+    private static void zeroFirstWholeSectorAfterHeader(final Location frame) throws IOException {
+        final long sectorStart = roundUp(frame.offset() + FrameDescriptor.HEADER_LENGTH, SECTOR);
+        assertTrue(sectorStart + SECTOR <= frame.offset() + frame.frameLength(), "the frame must hold a whole sector");
+        zero(frame.file(), sectorStart, sectorStart + SECTOR);
+    }
+
+    @Test
+    void tornTailWithZeroedHeaderSectorOfLastFrameIsCutAndLogKeepsWorking() throws IOException {
+        // A torn write that lost the sector holding the frame header: length zero and the frame's
+        // part of that sector zero, while the frame's later sectors reached the disk.
+        final List<Rec> written = createLog(dir, 10, 2000);
+        final Location last = locate(dir, written.get(written.size() - 1));
+        final long headerSectorEnd = roundUp(last.offset() + 1, SECTOR);
+        assertTrue(headerSectorEnd < last.offset() + last.frameLength(), "the frame must span several sectors");
+        zero(last.file(), last.offset(), headerSectorEnd);
+
+        assertTornTailCut(written, last, RecoveryPolicy.FAIL);
+    }
+
+    @Test
+    void tornTailWithZeroedFinalBytesOfLastFrameIsCutAndLogKeepsWorking() throws IOException {
+        // The last bytes of the frame (its part of its last sector) never reached the disk.
+        final List<Rec> written = createLog(dir, 10, 2000);
+        final Location last = locate(dir, written.get(written.size() - 1));
+        final long frameEnd = last.offset() + last.frameLength();
+        final long lastSectorStart = (frameEnd - 1) & -SECTOR;
+        assertTrue(lastSectorStart > last.offset(), "the frame must span several sectors");
+        zero(last.file(), lastSectorStart, frameEnd);
+
+        assertTornTailCut(written, last, RecoveryPolicy.FAIL);
+    }
+
+    private void assertTornTailCut(final List<Rec> written, final Location last, final RecoveryPolicy policy)
+            throws IOException {
+        final List<Rec> survivors = written.subList(0, written.size() - 1);
+        final Rec appended;
+        try (Wal wal = open(dir, policy)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertFalse(report.newLog());
+            assertTrue(report.tornTailBytesCut() > 0, report::summary);
+            assertEquals(last.file(), report.tornTailFile(), report::summary);
+            assertEquals(last.offset(), report.tornTailOffset(), report::summary);
+            assertTrue(
+                    report.findings().stream()
+                            .anyMatch(f -> f.contains("torn tail")
+                                    && f.contains(last.file().getFileName().toString())),
+                    () -> "findings must mention the cut: " + report.findings());
+            assertEquals(0, report.droppedBytes());
+            assertEquals(0, report.skippedBytes());
+            assertEquals(survivors.size(), report.records());
+            assertEquals(
+                    written.get(written.size() - 1).lsn(), report.endPosition(), "the log ends where the cut starts");
+            assertRecords(survivors, readAll(wal));
+
+            appended = append(wal, 1000, 700, Durability.SYNCED);
+            assertEquals(written.get(written.size() - 1).lsn(), appended.lsn(), "the cut frame's space is reused");
+        }
+        final List<Rec> expected = new ArrayList<>(survivors);
+        expected.add(appended);
+        assertCleanReopen(dir, expected);
+    }
+
+    @Test
+    void zeroedFrameHeaderWithPayloadBesideItInItsSectorIsCorruptionNotATornWrite() throws IOException {
+        // Decision: a torn write leaves each 512-byte sector wholly old (zero) or wholly new. A zero
+        // length field with non-zero payload bytes after it in the same sector cannot come from a
+        // tear, so even in the last frame of the log it is corruption, not a torn tail.
+        final List<Rec> written = createLog(dir, 10, 2000);
+        final Location last = locate(dir, written.get(written.size() - 1));
+        assertTrue(roundUp(last.offset() + 1, SECTOR) - last.offset() > FrameDescriptor.HEADER_LENGTH);
+        zero(last.file(), last.offset(), last.offset() + FrameDescriptor.HEADER_LENGTH);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
+        assertTrue(ex.getMessage().contains("zero frame length"), ex.getMessage());
+    }
+
+    @Test
+    void staleFramesAfterAZeroedHoleAreNotResurrected() throws IOException {
+        // Frames of exactly 1024 bytes starting at the sector-aligned first frame position: A, B, C.
+        final int payloadBytes = 1024 - FrameDescriptor.HEADER_LENGTH;
+        final List<Rec> written = createLog(dir, 3, payloadBytes);
+        final Rec a = written.get(0);
+        final Rec b = written.get(1);
+        final Rec c = written.get(2);
+        assertEquals(HEADER, a.lsn());
+        assertEquals(HEADER + 1024, b.lsn());
+        assertEquals(HEADER + 2048, c.lsn());
+        final Location bLocation = locate(dir, b);
+        // B's sectors never reached the disk; C's did (the page cache writes pages back in any order).
+        zero(bLocation.file(), bLocation.offset(), bLocation.offset() + bLocation.frameLength());
+
+        final Rec d;
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(b.lsn(), report.endPosition(), report::summary);
+            assertTrue(report.tornTailBytesCut() > 0, report::summary);
+            assertEquals(bLocation.offset(), report.tornTailOffset());
+            assertRecords(List.of(a), readAll(wal));
+            // D has B's size, so the frame after D starts exactly where the stale C was written: C
+            // still validates there (same position, same log) unless recovery erased it.
+            d = append(wal, 4242, payloadBytes, Durability.SYNCED);
+            assertEquals(b.lsn(), d.lsn());
+        }
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertEquals(c.lsn(), wal.recoveryReport().endPosition(), wal.recoveryReport()::summary);
+            assertEquals(2, wal.recoveryReport().records(), "C must not come back");
+            assertRecords(List.of(a, d), readAll(wal));
+            final Rec e = append(wal, 4343, 100, Durability.SYNCED);
+            assertEquals(c.lsn(), e.lsn());
+            assertRecords(List.of(a, d, e), readAll(wal));
+        }
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertEquals(3, wal.recoveryReport().records());
+            final List<Rec> read = readAll(wal);
+            assertEquals(3, read.size());
+            assertFalse(Arrays.equals(c.payload(), read.get(2).payload()), "C must not come back");
+        }
+    }
+
+    /** Damage that looks like a torn write when it is found in the newest segment. */
+    enum TornLooking {
+        /** A whole zero sector inside the frame, its length intact. */
+        ZERO_SECTOR_INSIDE_FRAME,
+        /** The frame's part of its first sector zero: the segment seems to end there. */
+        ZERO_HEADER_SECTOR
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TornLooking.class)
+    void tornLookingDamageInASegmentFollowedByASegmentWithDataIsCorruption(final TornLooking damage)
+            throws IOException {
+        // The roll fence (the next segment is used only once the previous one is durable) means a
+        // crash cannot tear a frame in a segment that a later segment with data follows.
+        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
+        int victimIndex = 0;
+        while (segmentBase(written.get(victimIndex + 1).lsn()) == 0) {
+            victimIndex++;
+        }
+        victimIndex /= 2;
+        final Location victim = locate(dir, written.get(victimIndex));
+        if (damage == TornLooking.ZERO_SECTOR_INSIDE_FRAME) {
+            zeroFirstWholeSectorAfterHeader(victim);
+        } else {
+            zero(victim.file(), victim.offset(), roundUp(victim.offset() + 1, SECTOR));
+        }
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, victim.file(), victim.offset());
+        assertTrue(ex.getMessage().contains("later segment"), ex.getMessage());
+        assertTrue(ex.getMessage().contains(SegmentNames.segmentName(SEGMENT_BYTES)), ex.getMessage());
+
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            assertRecords(written.subList(0, victimIndex), readAll(wal));
+            assertTrue(wal.recoveryReport().droppedBytes() > 0, wal.recoveryReport()::summary);
+        }
+        assertCleanReopen(dir, written.subList(0, victimIndex));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Flipped bits
+    // ---------------------------------------------------------------------------------------------
+
+    /** Where the damaged frame lies. */
+    enum Where {
+        /** In the middle of the first segment, which is followed by segments holding data. */
+        EARLIER_SEGMENT,
+        /** In the middle of the last segment, followed by valid frames in that segment. */
+        MIDDLE_OF_LAST_SEGMENT
+    }
+
+    /** A log with one flipped bit. */
+    private record Damaged(List<Rec> written, int damagedIndex, Location location) {
+        List<Rec> before() {
+            return written.subList(0, damagedIndex);
+        }
+
+        List<Rec> allButDamaged() {
+            final List<Rec> result = new ArrayList<>(written.subList(0, damagedIndex));
+            result.addAll(written.subList(damagedIndex + 1, written.size()));
+            return result;
+        }
+    }
+
+    private Damaged flipBitInPayload(final Path directory, final Where where) throws IOException {
+        final List<Rec> written = createLogWithSegments(directory, 3, 4000);
+        final long damagedBase = where == Where.EARLIER_SEGMENT ? 0 : 2L * SEGMENT_BYTES;
+        final List<Integer> inSegment = new ArrayList<>();
+        for (int i = 0; i < written.size(); i++) {
+            if (segmentBase(written.get(i).lsn()) == damagedBase) {
+                inSegment.add(i);
+            }
+        }
+        assertTrue(inSegment.size() >= 3, "the damaged segment must hold frames before and after the damage");
+        final int damagedIndex = inSegment.get(inSegment.size() / 2);
+        final Location location = locate(directory, written.get(damagedIndex));
+        flipBit(location.file(), location.offset() + FrameDescriptor.HEADER_LENGTH + 1234, 5);
+        return new Damaged(written, damagedIndex, location);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Where.class)
+    void flippedBitInPayloadFailsOpenNamingFileAndOffset(final Where where) throws IOException {
+        final Damaged damaged = flipBitInPayload(dir, where);
+
+        final WalCorruptionException ex = assertOpenFails(
+                dir,
+                RecoveryPolicy.FAIL,
+                damaged.location().file(),
+                damaged.location().offset());
+        assertTrue(ex.getMessage().contains("checksum"), ex.getMessage());
+        // Nothing was changed: the next attempt fails the same way (and the lock was released).
+        assertOpenFails(
+                dir,
+                RecoveryPolicy.FAIL,
+                damaged.location().file(),
+                damaged.location().offset());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Where.class)
+    void flippedBitInPayloadUnderTruncateKeepsExactlyTheRecordsBefore(final Where where) throws IOException {
+        final Damaged damaged = flipBitInPayload(dir, where);
+        final Rec damagedRecord = damaged.written().get(damaged.damagedIndex());
+
+        final Rec appended;
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(damaged.before().size(), report.records(), report::summary);
+            assertEquals(damagedRecord.lsn(), report.endPosition(), report::summary);
+            assertTrue(report.droppedBytes() > 0, report::summary);
+            assertTrue(
+                    report.findings().stream()
+                            .anyMatch(f -> f.contains("truncated")
+                                    && f.contains(damaged.location()
+                                            .file()
+                                            .getFileName()
+                                            .toString())
+                                    && f.contains(
+                                            String.valueOf(damaged.location().offset()))),
+                    () -> "findings must name the truncation: " + report.findings());
+            assertRecords(damaged.before(), readAll(wal));
+            appended = append(wal, 777, 300, Durability.SYNCED);
+            assertEquals(damagedRecord.lsn(), appended.lsn());
+        }
+        final List<Rec> expected = new ArrayList<>(damaged.before());
+        expected.add(appended);
+        assertCleanReopen(dir, expected);
+        // Segments after the damaged one were deleted (one empty prepared segment may follow).
+        for (final Path segment : segmentFiles(dir)) {
+            assertTrue(
+                    SegmentNames.parseSegmentName(segment.getFileName().toString())
+                            <= segmentBase(damagedRecord.lsn()) + SEGMENT_BYTES,
+                    () -> "segment after the damage survived: " + segment);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Where.class)
+    void flippedBitInPayloadUnderSkipDropsOnlyTheDamagedRecord(final Where where) throws IOException {
+        final Damaged damaged = flipBitInPayload(dir, where);
+
+        final Rec appended;
+        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(damaged.written().size() - 1, report.records(), report::summary);
+            assertTrue(report.skippedBytes() > 0, report::summary);
+            assertEquals(0, report.droppedBytes(), report::summary);
+            assertRecords(damaged.allButDamaged(), readAll(wal));
+            appended = append(wal, 888, 500, Durability.SYNCED);
+        }
+        // The damaged bytes stay on disk: reopening skips them again.
+        final List<Rec> expected = new ArrayList<>(damaged.allButDamaged());
+        expected.add(appended);
+        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+            assertRecords(expected, readAll(wal));
+        }
+        assertOpenFails(
+                dir,
+                RecoveryPolicy.FAIL,
+                damaged.location().file(),
+                damaged.location().offset());
+    }
+
+    @Test
+    void flippedBitInFrameLengthInTheMiddleFailsOpen() throws IOException {
+        final Damaged damaged = flipBitInPayload(dir, Where.EARLIER_SEGMENT);
+        // Repair nothing, but damage the length of the frame after the first damaged one too; the
+        // first damage is what open reports.
+        final Rec next = damaged.written().get(damaged.damagedIndex() + 1);
+        final Location nextLocation = locate(dir, next);
+        flipBit(nextLocation.file(), nextLocation.offset() + FrameDescriptor.LENGTH_OFFSET + 2, 4);
+        assertOpenFails(
+                dir,
+                RecoveryPolicy.FAIL,
+                damaged.location().file(),
+                damaged.location().offset());
+
+        // A damaged length alone, mid-log: the impossible length is corruption as well.
+        final Path other = root.resolve("length-only");
+        final List<Rec> written = createLogWithSegments(other, 2, 4000);
+        final Rec victim = written.get(10);
+        final Location victimLocation = locate(other, victim);
+        flipBit(victimLocation.file(), victimLocation.offset() + FrameDescriptor.LENGTH_OFFSET + 2, 4);
+        final WalCorruptionException ex =
+                assertOpenFails(other, RecoveryPolicy.FAIL, victimLocation.file(), victimLocation.offset());
+        assertTrue(ex.getMessage().contains("length"), ex.getMessage());
+        try (Wal wal = open(other, RecoveryPolicy.TRUNCATE)) {
+            assertRecords(written.subList(0, 10), readAll(wal));
+        }
+    }
+
+    @Test
+    void flippedBitInLastFrameOfLastSegmentWithoutZeroSectorIsCorruptionNotATornTail() throws IOException {
+        // Decision: the last frame of the log is bad but none of its sectors is zero, so no torn
+        // write can explain it. It is reported as corruption under FAIL rather than silently cut;
+        // TRUNCATE drops it explicitly.
+        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
+        final Rec lastRecord = written.get(written.size() - 1);
+        final Location last = locate(dir, lastRecord);
+        assertEquals(SEGMENT_BYTES, segmentBase(lastRecord.lsn()), "the last frame lies in the last segment");
+        flipBit(last.file(), last.offset() + last.frameLength() - 3, 0);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
+        assertTrue(ex.getMessage().contains("does not look like a torn write"), ex.getMessage());
+
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            assertEquals(lastRecord.lsn(), wal.recoveryReport().endPosition());
+            assertRecords(written.subList(0, written.size() - 1), readAll(wal));
+        }
+        assertCleanReopen(dir, written.subList(0, written.size() - 1));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Segment files: missing, foreign, other log, bad header, empty, short
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void missingMiddleSegmentFailsOpenNamingTheGap() throws IOException {
+        createLogWithSegments(dir, 4, 4000);
+        final Path missing = SegmentNames.segmentPath(dir, SEGMENT_BYTES);
+        final Path after = SegmentNames.segmentPath(dir, 2L * SEGMENT_BYTES);
+        Files.delete(missing);
+
+        final WalCorruptionException ex =
+                assertThrows(WalCorruptionException.class, () -> open(dir, RecoveryPolicy.FAIL));
+        assertEquals(after, ex.file());
+        assertEquals(-1, ex.fileOffset());
+        assertEquals(WalException.ErrorCode.CORRUPTION, ex.errorCode());
+        assertTrue(ex.getMessage().contains("missing segment"), ex.getMessage());
+        assertTrue(
+                ex.getMessage().contains("from position " + SEGMENT_BYTES + " to " + 2L * SEGMENT_BYTES),
+                ex.getMessage());
+        assertTrue(ex.getMessage().contains(missing.getFileName().toString()), ex.getMessage());
+
+        // SKIP does not paper over structural damage.
+        assertThrows(WalCorruptionException.class, () -> open(dir, RecoveryPolicy.SKIP));
+    }
+
+    @Test
+    void missingMiddleSegmentUnderTruncateKeepsSegmentsBeforeTheGap() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 4, 4000);
+        Files.delete(SegmentNames.segmentPath(dir, SEGMENT_BYTES));
+        final List<Rec> firstSegment =
+                written.stream().filter(r -> r.lsn() < SEGMENT_BYTES).collect(Collectors.toList());
+
+        final Rec appended;
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(firstSegment.size(), report.records(), report::summary);
+            assertTrue(report.droppedBytes() >= 2L * SEGMENT_BYTES, report::summary);
+            assertTrue(report.findings().stream().anyMatch(f -> f.contains("missing")), report.findings()::toString);
+            assertRecords(firstSegment, readAll(wal));
+            // The segments after the gap are gone; the one at 2 * SEGMENT_BYTES may already be back
+            // as the freshly prepared next segment, which holds no frames.
+            assertNoFrames(SegmentNames.segmentPath(dir, 2L * SEGMENT_BYTES));
+            assertFalse(Files.exists(SegmentNames.segmentPath(dir, 3L * SEGMENT_BYTES)));
+            appended = append(wal, 999, 100, Durability.SYNCED);
+            assertEquals(SEGMENT_BYTES + HEADER, appended.lsn(), "the log continues in a new segment at the gap");
+        }
+        final List<Rec> expected = new ArrayList<>(firstSegment);
+        expected.add(appended);
+        assertCleanReopen(dir, expected);
+    }
+
+    @Test
+    void foreignFileNamedLikeASegmentAfterTheLogFailsOpen() throws IOException {
+        createLogWithSegments(dir, 2, 4000);
+        final Path foreign = SegmentNames.segmentPath(dir, lastSegmentBase(dir) + SEGMENT_BYTES);
+        writeRandomFile(foreign, SEGMENT_BYTES, 42);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, foreign, 0);
+        assertTrue(ex.getMessage().contains("not a Walden segment"), ex.getMessage());
+        assertThrows(WalCorruptionException.class, () -> open(dir, RecoveryPolicy.SKIP));
+    }
+
+    @Test
+    void foreignFileAsTheOnlySegmentFailsOpen() throws IOException {
+        Files.createDirectories(dir);
+        final Path foreign = SegmentNames.segmentPath(dir, 0);
+        writeRandomFile(foreign, SEGMENT_BYTES, 7);
+        final byte[] before = Files.readAllBytes(foreign);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, foreign, 0);
+        assertTrue(ex.getMessage().contains("not a Walden segment"), ex.getMessage());
+        assertArrayEquals(before, Files.readAllBytes(foreign), "a failed open must not touch the file");
+    }
+
+    @Test
+    void segmentCopiedFromAnotherLogFailsOpen() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
+        final Path otherDir = root.resolve("other");
+        createLogWithSegments(otherDir, 2, 3000);
+        final Path target = SegmentNames.segmentPath(dir, SEGMENT_BYTES);
+        Files.copy(SegmentNames.segmentPath(otherDir, SEGMENT_BYTES), target, StandardCopyOption.REPLACE_EXISTING);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, target, 0);
+        assertTrue(ex.getMessage().contains("another log"), ex.getMessage());
+
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            assertRecords(
+                    written.stream().filter(r -> r.lsn() < SEGMENT_BYTES).collect(Collectors.toList()), readAll(wal));
+        }
+    }
+
+    @Test
+    void zeroedHeaderOfFirstSegmentFailsOpen() throws IOException {
+        createLogWithSegments(dir, 2, 4000);
+        final Path first = SegmentNames.segmentPath(dir, 0);
+        zero(first, 0, HEADER);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, first, 0);
+        assertTrue(ex.getMessage().contains("not a Walden segment"), ex.getMessage());
+        assertThrows(WalCorruptionException.class, () -> open(dir, RecoveryPolicy.SKIP));
+    }
+
+    @Test
+    void zeroedHeaderOfALaterSegmentFailsOpenAndTruncateKeepsSegmentsBefore() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 3, 4000);
+        final Path second = SegmentNames.segmentPath(dir, SEGMENT_BYTES);
+        zero(second, 0, HEADER);
+
+        assertOpenFails(dir, RecoveryPolicy.FAIL, second, 0);
+        final List<Rec> firstSegment =
+                written.stream().filter(r -> r.lsn() < SEGMENT_BYTES).collect(Collectors.toList());
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            assertRecords(firstSegment, readAll(wal));
+        }
+        assertCleanReopen(dir, firstSegment);
+    }
+
+    @Test
+    void flippedBitInSegmentHeaderFailsOpen() throws IOException {
+        createLogWithSegments(dir, 2, 4000);
+        final Path second = SegmentNames.segmentPath(dir, SEGMENT_BYTES);
+        flipBit(second, SegmentHeaderDescriptor.BASE_POSITION_OFFSET + 1, 2);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, second, 0);
+        assertTrue(ex.getMessage().contains("header checksum"), ex.getMessage());
+    }
+
+    @Test
+    void zeroLengthSegmentFileFailsOpenWithAClearMessage() throws IOException {
+        createLogWithSegments(dir, 2, 4000);
+        final Path empty = SegmentNames.segmentPath(dir, lastSegmentBase(dir) + SEGMENT_BYTES);
+        Files.createFile(empty);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, empty, 0);
+        assertTrue(ex.getMessage().contains("zero-length segment file"), ex.getMessage());
+    }
+
+    @Test
+    void shortSegmentFileFailsOpen() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
+        final Path last = SegmentNames.segmentPath(dir, SEGMENT_BYTES);
+        truncateFile(last, SEGMENT_BYTES / 2);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last, 0);
+        assertTrue(ex.getMessage().contains("file size " + SEGMENT_BYTES / 2), ex.getMessage());
+
+        truncateFile(last, 100);
+        final WalCorruptionException shorter = assertOpenFails(dir, RecoveryPolicy.FAIL, last, 0);
+        assertTrue(shorter.getMessage().contains("shorter than a segment header"), shorter.getMessage());
+
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            assertRecords(
+                    written.stream().filter(r -> r.lsn() < SEGMENT_BYTES).collect(Collectors.toList()), readAll(wal));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Directories
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void emptyDirectoryBecomesANewLog() throws IOException {
+        Files.createDirectories(dir);
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertTrue(report.newLog(), report::summary);
+            assertEquals(0, report.records());
+            assertEquals(1, report.segments());
+            assertEquals(0, report.startPosition());
+            assertEquals(HEADER, report.endPosition());
+            assertEquals(SEGMENT_BYTES, report.segmentCapacityBytes());
+            assertNull(report.tornTailFile());
+            assertEquals(0, report.tornTailBytesCut());
+            assertTrue(report.durationNs() > 0);
+            assertTrue(report.summary().contains("created"), report.summary());
+            assertEquals(0, wal.startPosition());
+            assertEquals(SEGMENT_BYTES, Files.size(SegmentNames.segmentPath(dir, 0)));
+            assertEquals(HEADER, append(wal, 1, 10, Durability.SYNCED).lsn());
+        }
+    }
+
+    @Test
+    void missingDirectoryIsCreatedAsANewLog() throws IOException {
+        final Path nested = root.resolve("a").resolve("b");
+        try (Wal wal = open(nested, RecoveryPolicy.FAIL)) {
+            assertTrue(wal.recoveryReport().newLog());
+        }
+        assertTrue(Files.exists(SegmentNames.segmentPath(nested, 0)));
+    }
+
+    @Test
+    void directoryWithOnlyUnrelatedFilesBecomesANewLogAndLeavesThemUntouched() throws IOException {
+        Files.createDirectories(dir.resolve("archive"));
+        final TreeMap<String, byte[]> unrelated = new TreeMap<>();
+        unrelated.put("README.txt", "not a log".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        unrelated.put("1.wal", randomBytes(5000, 1));
+        unrelated.put("0000000000000000000x.wal", randomBytes(SEGMENT_BYTES, 2));
+        unrelated.put("00000000000000000000.wal.bak", randomBytes(300, 3));
+        unrelated.put("00000000000000000000.log", randomBytes(300, 4));
+        unrelated.put("archive/00000000000000000000.wal", randomBytes(SEGMENT_BYTES, 5));
+        for (final var entry : unrelated.entrySet()) {
+            Files.write(dir.resolve(entry.getKey()), entry.getValue());
+        }
+
+        final List<Rec> expected = new ArrayList<>();
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertTrue(wal.recoveryReport().newLog(), wal.recoveryReport()::summary);
+            expected.add(append(wal, 5, 100, Durability.SYNCED));
+        }
+        assertCleanReopen(dir, expected);
+        for (final var entry : unrelated.entrySet()) {
+            assertArrayEquals(entry.getValue(), Files.readAllBytes(dir.resolve(entry.getKey())), entry.getKey());
+        }
+    }
+
+    @Test
+    void leftoverTemporarySegmentIsDeletedAtOpen() throws IOException {
+        final List<Rec> written = createLog(dir, 5, 100);
+        // Names the background preparer of the reopened log never uses (it prepares the segment
+        // after the active one), so that their absence after open is recovery's doing.
+        final Path leftover = dir.resolve(SegmentNames.temporaryName(lastSegmentBase(dir) + 20L * SEGMENT_BYTES));
+        writeRandomFile(leftover, 12345, 9);
+        final Path otherLeftover = dir.resolve(SegmentNames.temporaryName(40L * SEGMENT_BYTES));
+        writeRandomFile(otherLeftover, SEGMENT_BYTES, 10);
+
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertFalse(Files.exists(leftover));
+            assertFalse(Files.exists(otherLeftover));
+            final List<String> findings = wal.recoveryReport().findings();
+            assertTrue(
+                    findings.stream()
+                            .anyMatch(f -> f.contains(UNFINISHED_PREPARATION)
+                                    && f.contains(leftover.getFileName().toString())),
+                    findings::toString);
+            assertRecords(written, readAll(wal));
+        }
+    }
+
+    @Test
+    void directoryWithOnlyATemporarySegmentBecomesANewLog() throws IOException {
+        Files.createDirectories(dir);
+        final Path leftover = dir.resolve(SegmentNames.temporaryName(0));
+        writeRandomFile(leftover, 4096, 11);
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertTrue(wal.recoveryReport().newLog());
+            assertFalse(Files.exists(leftover));
+            assertEquals(HEADER, append(wal, 1, 1, Durability.SYNCED).lsn());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The report
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void reportDescribesACleanlyClosedLog() throws IOException {
+        final long logId;
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            logId = wal.recoveryReport().logId();
+        }
+        final List<Rec> written = new ArrayList<>();
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            for (int i = 0; segmentBase(lastLsn(written)) < 2L * SEGMENT_BYTES || written.size() < 3; i++) {
+                written.add(append(wal, i, 1000 + (i * 37) % 3000, Durability.WRITTEN));
+            }
+        }
+        final Rec last = written.get(written.size() - 1);
+        final long expectedEnd =
+                last.lsn() + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(last.payload().length));
+        long frameBytes = 0;
+        for (final Rec rec : written) {
+            frameBytes += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(rec.payload().length));
+        }
+
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertFalse(report.newLog());
+            assertEquals(logId, report.logId());
+            assertEquals(SEGMENT_BYTES, report.segmentCapacityBytes());
+            assertEquals(3, report.segments(), report::summary);
+            assertEquals(written.size(), report.records(), report::summary);
+            assertTrue(report.bytesScanned() >= frameBytes, report::summary);
+            assertTrue(report.bytesScanned() <= 3L * SEGMENT_BYTES, report::summary);
+            assertTrue(report.durationNs() > 0, report::summary);
+            assertEquals(0, report.startPosition());
+            assertEquals(wal.startPosition(), report.startPosition());
+            assertEquals(expectedEnd, report.endPosition(), report::summary);
+            assertEquals(report.endPosition(), wal.tailPosition());
+            assertNull(report.tornTailFile());
+            assertEquals(-1, report.tornTailOffset());
+            assertEquals(0, report.tornTailBytesCut());
+            assertEquals(0, report.droppedBytes());
+            assertEquals(0, report.skippedBytes());
+            assertTrue(realFindings(report).isEmpty(), report.findings()::toString);
+            final String summary = report.summary();
+            assertFalse(summary.isBlank());
+            assertTrue(summary.contains("recovered"), summary);
+            assertTrue(summary.contains(written.size() + " record(s)"), summary);
+            assertTrue(summary.contains("[0, " + expectedEnd + ")"), summary);
+            assertRecords(written, readAll(wal));
+            final Rec next = append(wal, 10_000, 10, Durability.SYNCED);
+            assertEquals(report.endPosition(), next.lsn(), "the next record goes at the recovered end");
+        }
+    }
+
+    @Test
+    void logWhoseLastFrameEndsExactlyAtASegmentEndClosesAndReopensInTheNextSegment() throws IOException {
+        // Frames that tile the first segment exactly: no frame crosses a buffer lap, so no padding
+        // is needed, and the tail ends exactly at the segment's end. The I/O thread then rolls to
+        // the next segment although no record goes there yet; close() must still complete.
+        final List<Integer> payloadSizes = new ArrayList<>();
+        final int firstLapFrame = (BUFFER_BYTES - HEADER) / 4;
+        final int lapFrame = BUFFER_BYTES / 4;
+        for (int i = 0; i < 4; i++) {
+            payloadSizes.add(firstLapFrame - FrameDescriptor.HEADER_LENGTH);
+        }
+        for (int i = 0; i < 4 * (SEGMENT_BYTES / BUFFER_BYTES - 1); i++) {
+            payloadSizes.add(lapFrame - FrameDescriptor.HEADER_LENGTH);
+        }
+        final List<Rec> written = new ArrayList<>();
+        final Wal wal = open(dir, RecoveryPolicy.FAIL);
+        try {
+            for (int i = 0; i < payloadSizes.size(); i++) {
+                written.add(append(wal, i, payloadSizes.get(i), Durability.WRITTEN));
+            }
+            assertEquals(SEGMENT_BYTES, wal.tailPosition(), "the records fill the first segment exactly");
+            wal.sync();
+        } finally {
+            assertTimeoutPreemptively(
+                    Duration.ofSeconds(30), wal::close, "close() of a log whose tail is at a segment end");
+        }
+        try (Wal reopened = open(dir, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = reopened.recoveryReport();
+            assertEquals(written.size(), report.records(), report::summary);
+            assertEquals(SEGMENT_BYTES + HEADER, report.endPosition(), report::summary);
+            assertRecords(written, readAll(reopened));
+            final Rec next = append(reopened, 99, 10, Durability.SYNCED);
+            assertEquals(SEGMENT_BYTES + HEADER, next.lsn());
+            written.add(next);
+        }
+        assertCleanReopen(dir, written);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Helpers
+    // ---------------------------------------------------------------------------------------------
+
+    /** Opens a log in a directory with the test configuration. */
+    // ---------------------------------------------------------------------------------------------
+    // Policy edges: SKIP and torn tails, SKIP at the end, TRUNCATE of everything, identity, close
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void skipPolicyStillCutsATornTailEvenWhenValidFramesFollowTheHole() throws IOException {
+        // A torn tail is cut under every policy: keeping C after the lost B would leave a record
+        // whose predecessor is missing, which no crash can produce for synced data.
+        final int payloadBytes = 1024 - FrameDescriptor.HEADER_LENGTH;
+        final List<Rec> written = createLog(dir, 3, payloadBytes);
+        final Location b = locate(dir, written.get(1));
+        assertEquals(0, b.offset() % SECTOR);
+        zero(b.file(), b.offset() + SECTOR, b.offset() + 2 * SECTOR);
+        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(written.get(1).lsn(), report.endPosition(), report::summary);
+            assertEquals(0, report.skippedBytes(), report::summary);
+            assertRecords(written.subList(0, 1), readAll(wal));
+        }
+        assertCleanReopen(dir, written.subList(0, 1));
+    }
+
+    @Test
+    void skipPolicyDropsACorruptLastFrameThatNothingValidFollows() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
+        final Rec lastRecord = written.get(written.size() - 1);
+        final Location last = locate(dir, lastRecord);
+        flipBit(last.file(), last.offset() + last.frameLength() - 3, 0);
+        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(lastRecord.lsn(), report.endPosition(), report::summary);
+            assertTrue(report.skippedBytes() > 0, report::summary);
+            assertTrue(
+                    report.findings().stream().anyMatch(f -> f.contains("skipped the corrupt end")), report::summary);
+            assertRecords(written.subList(0, written.size() - 1), readAll(wal));
+        }
+        assertCleanReopen(dir, written.subList(0, written.size() - 1));
+    }
+
+    @Test
+    void truncatePolicyNeverReusesPositionsWhenNoSegmentIsValid() throws IOException {
+        createLogWithSegments(dir, 2, 4000);
+        final List<Path> segments = segmentFiles(dir);
+        final long highestBase = lastSegmentBase(dir);
+        for (final Path segment : segments) {
+            zero(segment, 0, HEADER);
+        }
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            final RecoveryReport report = wal.recoveryReport();
+            // Restarts after every segment it had, a prepared empty one included.
+            assertEquals(highestBase + SEGMENT_BYTES, report.startPosition(), report::summary);
+            assertTrue(report.droppedBytes() > 0, report::summary);
+            assertEquals(report.startPosition() + HEADER, wal.append(new byte[] {1}, Durability.SYNCED));
+        }
+    }
+
+    @Test
+    void logIdentityComesFromMostSegmentsSoTheForeignOldestSegmentIsTheOneNamed() throws IOException {
+        createLogWithSegments(dir, 3, 4000);
+        final Path otherDir = root.resolve("other");
+        createLogWithSegments(otherDir, 1, 3000);
+        final Path target = SegmentNames.segmentPath(dir, 0);
+        Files.copy(SegmentNames.segmentPath(otherDir, 0), target, StandardCopyOption.REPLACE_EXISTING);
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, target, 0);
+        assertTrue(ex.getMessage().contains("another log"), ex.getMessage());
+    }
+
+    @Test
+    void closeLeavesNoUnfinishedSegmentPreparationBehind() throws IOException {
+        for (int i = 0; i < 5; i++) {
+            try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+                wal.append(new byte[] {(byte) i}, Durability.WRITTEN);
+            }
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                assertTrue(files.noneMatch(path -> path.toString().endsWith(SegmentNames.TEMPORARY_SUFFIX)));
+            }
+        }
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertTrue(wal.recoveryReport().findings().isEmpty(), wal.recoveryReport()::summary);
+            assertEquals(5, wal.recoveryReport().records());
+        }
+    }
+
+    protected Wal open(final Path directory, final RecoveryPolicy policy) {
+        return Wal.open(WalConfig.builder(directory)
+                .backend(newBackend())
+                .segmentCapacityBytes(SEGMENT_BYTES)
+                .bufferCapacityBytes(BUFFER_BYTES)
+                .maxRecordBytes(MAX_RECORD_BYTES)
+                .recoveryPolicy(policy)
+                .build());
+    }
+
+    private List<Rec> createLog(final Path directory, final int count, final int payloadBytes) {
+        final List<Rec> written = new ArrayList<>();
+        try (Wal wal = open(directory, RecoveryPolicy.FAIL)) {
+            for (int i = 0; i < count; i++) {
+                written.add(append(wal, i, payloadBytes, Durability.WRITTEN));
+            }
+        }
+        return written;
+    }
+
+    /** Creates a log whose records fill {@code segments - 1} segments and a few frames of the next. */
+    private List<Rec> createLogWithSegments(final Path directory, final int segments, final int payloadBytes) {
+        final long lastBase = (segments - 1L) * SEGMENT_BYTES;
+        final List<Rec> written = new ArrayList<>();
+        final int seed = directory.hashCode();
+        try (Wal wal = open(directory, RecoveryPolicy.FAIL)) {
+            int inLast = 0;
+            for (int i = 0; inLast < 6; i++) {
+                final Rec rec = append(wal, seed + i, payloadBytes, Durability.WRITTEN);
+                written.add(rec);
+                if (segmentBase(rec.lsn()) == lastBase) {
+                    inLast++;
+                }
+                assertTrue(segmentBase(rec.lsn()) <= lastBase);
+            }
+        }
+        return written;
+    }
+
+    private static Rec append(final Wal wal, final int seed, final int payloadBytes, final Durability durability) {
+        final byte[] payload = payload(seed, payloadBytes);
+        final long lsn = wal.append(payload, durability);
+        return new Rec(lsn, payload);
+    }
+
+    /** Deterministic payload without zero bytes, so that no part of a frame ever looks unwritten. */
+    private static byte[] payload(final int seed, final int length) {
+        final byte[] bytes = randomBytes(length, seed);
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 0) {
+                bytes[i] = 0x5A;
+            }
+        }
+        return bytes;
+    }
+
+    private static byte[] randomBytes(final int length, final long seed) {
+        final byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    /** Reads every durable record from the start of the log. */
+    protected static List<Rec> readAll(final Wal wal) {
+        final List<Rec> read = new ArrayList<>();
+        try (WalReader reader = wal.reader(wal.startPosition())) {
+            reader.replay((buffer, offset, length, lsn) -> {
+                final byte[] bytes = new byte[length];
+                buffer.getBytes(offset, bytes);
+                read.add(new Rec(lsn, bytes));
+            });
+        }
+        return read;
+    }
+
+    private static void assertRecords(final List<Rec> expected, final List<Rec> actual) {
+        assertEquals(
+                expected.stream().map(Rec::lsn).collect(Collectors.toList()),
+                actual.stream().map(Rec::lsn).collect(Collectors.toList()),
+                "record positions");
+        for (int i = 0; i < expected.size(); i++) {
+            assertArrayEquals(expected.get(i).payload(), actual.get(i).payload(), "payload of " + expected.get(i));
+        }
+    }
+
+    /** Reopens with FAIL and checks that nothing was cut, dropped or skipped. */
+    private void assertCleanReopen(final Path directory, final List<Rec> expected) {
+        try (Wal wal = open(directory, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertFalse(report.newLog(), report::summary);
+            assertEquals(0, report.tornTailBytesCut(), report::summary);
+            assertNull(report.tornTailFile(), report::summary);
+            assertEquals(0, report.droppedBytes(), report::summary);
+            assertEquals(0, report.skippedBytes(), report::summary);
+            assertTrue(realFindings(report).isEmpty(), report.findings()::toString);
+            assertEquals(expected.size(), report.records(), report::summary);
+            assertRecords(expected, readAll(wal));
+        }
+    }
+
+    /** Every finding: a clean close leaves nothing for recovery to report. */
+    private static List<String> realFindings(final RecoveryReport report) {
+        return report.findings();
+    }
+
+    private WalCorruptionException assertOpenFails(
+            final Path directory, final RecoveryPolicy policy, final Path file, final long fileOffset) {
+        final WalCorruptionException ex = assertThrows(WalCorruptionException.class, () -> {
+            try (Wal wal = open(directory, policy)) {
+                fail("open must fail, but recovered: " + wal.recoveryReport().summary());
+            }
+        });
+        assertEquals(WalException.ErrorCode.CORRUPTION, ex.errorCode());
+        assertEquals(file, ex.file(), ex::getMessage);
+        assertEquals(fileOffset, ex.fileOffset(), ex::getMessage);
+        assertTrue(ex.getMessage().contains(file.toString()), ex::getMessage);
+        assertTrue(ex.getMessage().contains("offset " + fileOffset), ex::getMessage);
+        return ex;
+    }
+
+    private static void assertNoFrames(final Path segment) throws IOException {
+        if (Files.exists(segment)) {
+            final byte[] bytes = Files.readAllBytes(segment);
+            for (int i = HEADER; i < bytes.length; i++) {
+                if (bytes[i] != 0) {
+                    fail(segment + " holds data at offset " + i);
+                }
+            }
+        }
+    }
+
+    private static long segmentBase(final long lsn) {
+        return lsn & -(long) SEGMENT_BYTES;
+    }
+
+    private static long lastLsn(final List<Rec> written) {
+        return written.isEmpty() ? 0 : written.get(written.size() - 1).lsn();
+    }
+
+    private static long roundUp(final long value, final int alignment) {
+        return (value + alignment - 1) & -(long) alignment;
+    }
+
+    private static Location locate(final Path directory, final Rec rec) {
+        final long base = segmentBase(rec.lsn());
+        return new Location(
+                SegmentNames.segmentPath(directory, base),
+                rec.lsn() - base,
+                FrameDescriptor.frameLength(rec.payload().length));
+    }
+
+    private static List<Path> segmentFiles(final Path directory) throws IOException {
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.filter(
+                            p -> SegmentNames.parseSegmentName(p.getFileName().toString()) >= 0)
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
+    private static long lastSegmentBase(final Path directory) throws IOException {
+        final List<Path> segments = segmentFiles(directory);
+        return SegmentNames.parseSegmentName(
+                segments.get(segments.size() - 1).getFileName().toString());
+    }
+
+    private static void zero(final Path file, final long from, final long to) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            final ByteBuffer zeros = ByteBuffer.allocate((int) (to - from));
+            long position = from;
+            while (zeros.hasRemaining()) {
+                position += channel.write(zeros, position);
+            }
+            channel.force(true);
+        }
+    }
+
+    private static void flipBit(final Path file, final long offset, final int bit) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final ByteBuffer one = ByteBuffer.allocate(1);
+            if (channel.read(one, offset) != 1) {
+                throw new IOException("cannot read offset " + offset + " of " + file);
+            }
+            one.put(0, (byte) (one.get(0) ^ (1 << bit))).clear();
+            if (channel.write(one, offset) != 1) {
+                throw new IOException("cannot write offset " + offset + " of " + file);
+            }
+            channel.force(true);
+        }
+    }
+
+    private static void truncateFile(final Path file, final long size) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.truncate(size);
+            channel.force(true);
+        }
+    }
+
+    private static void writeRandomFile(final Path file, final int size, final long seed) throws IOException {
+        final byte[] bytes = randomBytes(size, seed);
+        try (FileChannel channel = FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            final ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+    }
+
+    private static void deleteRecursively(final Path path) throws IOException {
+        if (path == null || !Files.exists(path)) {
+            return;
+        }
+        Files.walkFileTree(path, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(final Path file, final BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(final Path directory, final IOException exc) throws IOException {
+                if (exc != null) {
+                    throw exc;
+                }
+                Files.delete(directory);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

@@ -1,0 +1,13 @@
+package io.walden.nio;
+
+import io.walden.recovery.RecoveryContractTest;
+import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageOptions;
+
+/** The recovery and corruption contract on the buffered FileChannel backend. */
+class NioRecoveryTest extends RecoveryContractTest {
+    @Override
+    protected StorageBackend newBackend() {
+        return new NioStorageBackend(StorageOptions.BUFFERED);
+    }
+}
