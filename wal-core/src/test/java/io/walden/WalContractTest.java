@@ -1,0 +1,1321 @@
+package io.walden;
+
+import static io.walden.testing.TestRecords.bytes;
+import static io.walden.testing.TestRecords.pollAll;
+import static io.walden.testing.TestRecords.replayAll;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageSession;
+import io.walden.testing.ControllableBackend;
+import io.walden.testing.TestRecords.Read;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The contract every storage backend must satisfy, run against a real {@link Wal}. A backend module
+ * extends this class and implements {@link #newBackend()}; every test, including the concurrency
+ * tests inherited from {@link ConcurrentAppendContractTest}, then runs against that backend.
+ *
+ * <p>Tests that need a stalling or failing device wrap the backend in a {@link ControllableBackend},
+ * which holds completions back or fails operations on command, so no test depends on timing except
+ * through bounded waits.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class WalContractTest extends ConcurrentAppendContractTest {
+    /** Segment capacity used by most tests: small, so that tests roll segments cheaply. */
+    protected static final int SEGMENT_BYTES = 256 * 1024;
+    /** Log buffer capacity used by most tests. */
+    protected static final int BUFFER_BYTES = 64 * 1024;
+    /** Largest record used by most tests. */
+    protected static final int MAX_RECORD_BYTES = 16 * 1024;
+    /** Bound of every wait for something that must happen. */
+    protected static final long WAIT_NS = TimeUnit.SECONDS.toNanos(30);
+
+    private static final Durability[] LEVELS = Durability.values();
+
+    private final List<Wal> openLogs = new ArrayList<>();
+    private final List<ControllableBackend> controllables = new ArrayList<>();
+    private Boolean writesDurable;
+
+    /**
+     * Creates the backend under test. Called once per opened log.
+     *
+     * @return a new backend.
+     */
+    @Override
+    protected abstract StorageBackend newBackend();
+
+    /**
+     * A configuration with the backend under test and small sizes.
+     *
+     * @param directory the log directory.
+     * @return the builder, for tests to adjust.
+     */
+    @Override
+    protected WalConfig.Builder config(final Path directory) {
+        return WalConfig.builder(directory)
+                .backend(newBackend())
+                .segmentCapacityBytes(SEGMENT_BYTES)
+                .bufferCapacityBytes(BUFFER_BYTES)
+                .maxRecordBytes(MAX_RECORD_BYTES);
+    }
+
+    @AfterEach
+    void releaseAndCloseEverything() throws InterruptedException {
+        controllables.forEach(ControllableBackend::releaseAll);
+        // Close on another thread, so that a log that cannot close fails the test instead of hanging
+        // the build.
+        final Thread closer = new Thread(
+                () -> {
+                    for (final Wal wal : openLogs) {
+                        try {
+                            wal.close();
+                        } catch (final WalException ignored) {
+                            // A failed log may refuse to close cleanly; its test checked what it needed.
+                        }
+                    }
+                },
+                "contract-cleanup");
+        closer.setDaemon(true);
+        closer.start();
+        closer.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
+        if (closer.isAlive()) {
+            final AssertionError error = new AssertionError("a log did not close within " + WAIT_NS / 1_000_000 + " ms");
+            error.setStackTrace(closer.getStackTrace());
+            throw error;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Appending and reading back
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldAppendByteArraysWithStrictlyIncreasingLsnsAndReadThemBackIntact() {
+        final Wal wal = open(config(logDirectory()).build());
+        final SplittableRandom random = new SplittableRandom(42);
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            final byte[] payload = bytes(i, random.nextInt(0, 3000));
+            final Durability level = LEVELS[i % LEVELS.length];
+            final long lsn;
+            if (i % 2 == 0) {
+                lsn = wal.append(payload, level);
+            } else {
+                final byte[] padded = new byte[payload.length + 20];
+                Arrays.fill(padded, (byte) 0x7F);
+                System.arraycopy(payload, 0, padded, 7, payload.length);
+                lsn = wal.append(padded, 7, payload.length, level);
+            }
+            expected.add(new Read(lsn, payload));
+        }
+        assertWellFormed(expected);
+        wal.sync();
+
+        assertEquals(expected, replayAll(wal));
+        try (WalReader reader = wal.reader(expected.get(0).lsn())) {
+            assertEquals(expected, pollAll(reader, 7));
+            assertEquals(0, reader.poll((buffer, offset, length, lsn) -> fail("caught up"), 10));
+        }
+        assertEquals(expected.subList(150, 300), replayAll(wal, expected.get(150).lsn(), Durability.SYNCED));
+    }
+
+    @Test
+    void shouldAppendFromByteBuffersHonouringAndKeepingTheirPositionAndLimit() {
+        final Wal wal = open(config(logDirectory()).build());
+        final byte[] backing = bytes(7, 400);
+        final List<Read> expected = new ArrayList<>();
+
+        final ByteBuffer heap = ByteBuffer.wrap(backing);
+        heap.position(13).limit(250);
+        expected.add(new Read(wal.append(heap, Durability.SYNCED), Arrays.copyOfRange(backing, 13, 250)));
+        assertEquals(13, heap.position());
+        assertEquals(250, heap.limit());
+
+        final ByteBuffer slice = ByteBuffer.wrap(backing, 40, 200).slice();
+        slice.position(10).limit(150);
+        expected.add(new Read(wal.append(slice, Durability.WRITTEN), Arrays.copyOfRange(backing, 50, 190)));
+        assertEquals(10, slice.position());
+        assertEquals(150, slice.limit());
+
+        final ByteBuffer readOnly = ByteBuffer.wrap(backing).asReadOnlyBuffer();
+        readOnly.position(5).limit(77);
+        expected.add(new Read(wal.append(readOnly, Durability.BUFFERED), Arrays.copyOfRange(backing, 5, 77)));
+        assertEquals(5, readOnly.position());
+        assertEquals(77, readOnly.limit());
+
+        final ByteBuffer direct = ByteBuffer.allocateDirect(backing.length);
+        direct.put(backing);
+        direct.position(100).limit(399);
+        expected.add(new Read(wal.append(direct, Durability.SYNCED), Arrays.copyOfRange(backing, 100, 399)));
+        assertEquals(100, direct.position());
+        assertEquals(399, direct.limit());
+
+        final ByteBuffer empty = ByteBuffer.wrap(backing);
+        empty.position(60).limit(60);
+        expected.add(new Read(wal.append(empty, Durability.SYNCED), new byte[0]));
+        assertEquals(60, empty.position());
+
+        assertWellFormed(expected);
+        wal.sync();
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldAppendFromDirectBufferRegions() {
+        final Wal wal = open(config(logDirectory()).build());
+        final byte[] backing = bytes(8, 512);
+        final List<Read> expected = new ArrayList<>();
+
+        final UnsafeBuffer onArray = new UnsafeBuffer(backing);
+        expected.add(new Read(wal.append(onArray, 11, 200, Durability.SYNCED), Arrays.copyOfRange(backing, 11, 211)));
+
+        final UnsafeBuffer onDirect = new UnsafeBuffer(ByteBuffer.allocateDirect(backing.length));
+        onDirect.putBytes(0, backing);
+        expected.add(
+                new Read(wal.append(onDirect, 250, 50, Durability.WRITTEN), Arrays.copyOfRange(backing, 250, 300)));
+
+        final UnsafeBuffer window = new UnsafeBuffer(backing, 100, 100);
+        expected.add(
+                new Read(wal.append(window, 3, 90, Durability.BUFFERED), Arrays.copyOfRange(backing, 103, 193)));
+
+        final long tried = wal.tryAppend(onArray, 400, 112);
+        assertTrue(tried >= 0, "tryAppend into an empty buffer returned " + tried);
+        expected.add(new Read(tried, Arrays.copyOfRange(backing, 400, 512)));
+        assertTrue(wal.await(tried, Durability.SYNCED, WAIT_NS));
+
+        assertArrayEquals(bytes(8, 512), backing, "appending must not change the source");
+        assertWellFormed(expected);
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldAppendAndReadBackZeroLengthRecords() {
+        final Wal wal = open(config(logDirectory()).build());
+        final long first = wal.append(new byte[0], Durability.BUFFERED);
+        final long second = wal.append(new byte[0], Durability.WRITTEN);
+        assertEquals(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(0)), second - first);
+        final long third = wal.append(bytes(1, 33), Durability.BUFFERED);
+        final long fourth = wal.append(ByteBuffer.allocate(0), Durability.BUFFERED);
+        final long fifth = wal.append(new UnsafeBuffer(new byte[4]), 2, 0, Durability.BUFFERED);
+        final long sixth = wal.tryAppend(new UnsafeBuffer(new byte[0]), 0, 0);
+        final long seventh = wal.append(new byte[0], Durability.SYNCED);
+        assertTrue(wal.await(sixth, Durability.SYNCED, WAIT_NS));
+
+        final List<Read> expected = List.of(
+                new Read(first, new byte[0]),
+                new Read(second, new byte[0]),
+                new Read(third, bytes(1, 33)),
+                new Read(fourth, new byte[0]),
+                new Read(fifth, new byte[0]),
+                new Read(sixth, new byte[0]),
+                new Read(seventh, new byte[0]));
+        assertWellFormed(expected);
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldAppendRecordsOfExactlyMaxRecordBytesFromEverySource() {
+        final Wal wal = open(config(logDirectory()).build());
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            final byte[] payload = bytes(100 + i, MAX_RECORD_BYTES);
+            final long lsn =
+                    switch (i % 4) {
+                        case 0 -> wal.append(payload, Durability.SYNCED);
+                        case 1 -> wal.append(ByteBuffer.wrap(payload), Durability.WRITTEN);
+                        case 2 -> wal.append(new UnsafeBuffer(payload), 0, payload.length, Durability.BUFFERED);
+                        default -> {
+                            final long tried = wal.tryAppend(new UnsafeBuffer(payload), 0, payload.length);
+                            if (tried < 0) {
+                                // The buffer may be full with three 16 KiB frames in it; wait for space.
+                                wal.await(expected.get(expected.size() - 1).lsn(), Durability.WRITTEN);
+                                yield wal.append(payload, Durability.BUFFERED);
+                            }
+                            yield tried;
+                        }
+                    };
+            expected.add(new Read(lsn, payload));
+        }
+        wal.sync();
+        assertWellFormed(expected);
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldRefuseRecordsOverMaxRecordBytesNamingTheSettingAndLeaveNothingBehind() {
+        final Wal wal = open(config(logDirectory()).build());
+        final long firstLsn = wal.append(bytes(1, 10), Durability.SYNCED);
+        final long tailBefore = wal.tailPosition();
+        final byte[] tooLarge = bytes(2, MAX_RECORD_BYTES + 1);
+        final List<Runnable> attempts = List.of(
+                () -> wal.append(tooLarge, Durability.SYNCED),
+                () -> wal.append(new byte[MAX_RECORD_BYTES + 100], 50, MAX_RECORD_BYTES + 1, Durability.BUFFERED),
+                () -> wal.append(ByteBuffer.wrap(tooLarge), Durability.WRITTEN),
+                () -> wal.append(ByteBuffer.allocateDirect(MAX_RECORD_BYTES * 2), Durability.WRITTEN),
+                () -> wal.append(new UnsafeBuffer(tooLarge), 0, tooLarge.length, Durability.BUFFERED),
+                () -> wal.tryAppend(new UnsafeBuffer(tooLarge), 0, tooLarge.length),
+                () -> wal.appendAsync(tooLarge, Durability.SYNCED));
+        for (final Runnable attempt : attempts) {
+            final WalException ex = assertThrows(WalException.class, attempt::run);
+            assertTrue(ex.getMessage().contains("maxRecordBytes"), ex.getMessage());
+            assertTrue(ex.getMessage().contains(String.valueOf(MAX_RECORD_BYTES)), ex.getMessage());
+        }
+        assertEquals(tailBefore, wal.tailPosition(), "a refused record must not claim space");
+        final long lastLsn = wal.append(bytes(3, 10), Durability.SYNCED);
+        assertEquals(List.of(new Read(firstLsn, bytes(1, 10)), new Read(lastLsn, bytes(3, 10))), replayAll(wal));
+    }
+
+    @Test
+    void shouldRefuseAnOutOfBoundsSourceRegionWithoutClaimingSpace() {
+        final Wal wal = open(config(logDirectory()).build());
+        final byte[] payload = bytes(1, 100);
+        final UnsafeBuffer source = new UnsafeBuffer(payload);
+        final long tailBefore = wal.tailPosition();
+        final List<Runnable> attempts = List.of(
+                () -> wal.append(payload, 50, 51, Durability.SYNCED),
+                () -> wal.append(payload, -1, 10, Durability.BUFFERED),
+                () -> wal.append(payload, 101, 0, Durability.BUFFERED),
+                () -> wal.append((byte[]) null, 0, 10, Durability.BUFFERED),
+                () -> wal.append(source, 90, 20, Durability.WRITTEN),
+                () -> wal.append(source, -8, 8, Durability.BUFFERED),
+                () -> wal.append((UnsafeBuffer) null, 0, 8, Durability.BUFFERED),
+                () -> wal.tryAppend(source, 99, 2));
+        for (int i = 0; i < attempts.size(); i++) {
+            assertThrows(RuntimeException.class, attempts.get(i)::run, "attempt " + i);
+            assertEquals(tailBefore, wal.tailPosition(), "attempt " + i + " claimed space it never filled");
+        }
+        final long lsn = wal.append(payload, Durability.BUFFERED);
+        assertTrue(wal.await(lsn, Durability.SYNCED, WAIT_NS), "the log stopped writing after a refused append");
+        assertEquals(List.of(new Read(lsn, payload)), replayAll(wal));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Durability levels
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldMakeASyncedAppendDurableBeforeItReturns() {
+        final Wal wal = open(config(logDirectory()).build());
+        for (int i = 0; i < 50; i++) {
+            final long lsn = wal.append(bytes(i, 100 + i * 10), Durability.SYNCED);
+            assertTrue(wal.durablePosition() > lsn, "durable " + wal.durablePosition() + " after SYNCED lsn " + lsn);
+            assertTrue(wal.writtenPosition() > lsn);
+            assertTrue(wal.writtenPosition() >= wal.durablePosition());
+        }
+    }
+
+    @Test
+    void shouldMakeAWrittenAppendWrittenBeforeItReturns() {
+        final Wal wal = open(config(logDirectory()).build());
+        for (int i = 0; i < 50; i++) {
+            final long lsn = wal.append(bytes(i, 100 + i * 10), Durability.WRITTEN);
+            assertTrue(wal.writtenPosition() > lsn, "written " + wal.writtenPosition() + " after WRITTEN lsn " + lsn);
+        }
+        try (WalReader reader = wal.reader(wal.startPosition(), Durability.WRITTEN)) {
+            assertEquals(50, pollAll(reader, 100).size());
+        }
+    }
+
+    @Test
+    void shouldLetAwaitTakeABufferedAppendToEachLevel() {
+        final Wal wal = open(config(logDirectory()).build());
+        final long lsn = wal.append(bytes(1, 500), Durability.BUFFERED);
+        wal.await(lsn, Durability.BUFFERED);
+        wal.await(lsn, Durability.WRITTEN);
+        assertTrue(wal.writtenPosition() > lsn);
+        wal.await(lsn, Durability.SYNCED);
+        assertTrue(wal.durablePosition() > lsn);
+
+        final long next = wal.append(bytes(2, 500), Durability.BUFFERED);
+        assertTrue(wal.await(next, Durability.WRITTEN, WAIT_NS));
+        assertTrue(wal.writtenPosition() > next);
+        assertTrue(wal.await(next, Durability.SYNCED, WAIT_NS));
+        assertTrue(wal.durablePosition() > next);
+        assertTrue(wal.await(lsn, Durability.SYNCED, 0), "a reached level needs no waiting");
+    }
+
+    @Test
+    void shouldTimeOutAnAwaitWhileTheDeviceStallsAndSucceedOnceItResumes() {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        wal.append(bytes(0, 10), Durability.SYNCED);
+        backend.holdWrites();
+        final long lsn = wal.append(bytes(1, 500), Durability.BUFFERED);
+        assertFalse(wal.await(lsn, Durability.WRITTEN, TimeUnit.MILLISECONDS.toNanos(20)));
+        assertFalse(wal.await(lsn, Durability.SYNCED, TimeUnit.MILLISECONDS.toNanos(20)));
+        assertTrue(wal.writtenPosition() <= lsn);
+        assertTrue(wal.durablePosition() <= lsn);
+        backend.releaseWrites();
+        assertTrue(wal.await(lsn, Durability.SYNCED, WAIT_NS));
+        assertTrue(wal.durablePosition() > lsn);
+    }
+
+    @Test
+    void shouldCompleteAsyncAppendFuturesWithTheirLsnAtTheirLevel() throws Exception {
+        final Wal wal = open(config(logDirectory()).build());
+        final List<CompletableFuture<Long>> futures = new ArrayList<>();
+        final List<byte[]> payloads = new ArrayList<>();
+        for (int i = 0; i < 90; i++) {
+            final byte[] payload = bytes(i, 50 + i);
+            payloads.add(payload);
+            futures.add(wal.appendAsync(payload, LEVELS[i % LEVELS.length]));
+        }
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; i < futures.size(); i++) {
+            final long lsn = futures.get(i).get(30, TimeUnit.SECONDS);
+            final Durability level = LEVELS[i % LEVELS.length];
+            if (level == Durability.SYNCED) {
+                assertTrue(wal.durablePosition() > lsn, "SYNCED future completed before its record was durable");
+            } else if (level == Durability.WRITTEN) {
+                assertTrue(wal.writtenPosition() > lsn, "WRITTEN future completed before its record was written");
+            }
+            expected.add(new Read(lsn, payloads.get(i)));
+        }
+        assertWellFormed(expected);
+        wal.sync();
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldNotCompleteAnAsyncAppendWhileTheDeviceStalls() throws Exception {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        wal.append(bytes(0, 10), Durability.SYNCED);
+        backend.holdWrites();
+        final CompletableFuture<Long> buffered = wal.appendAsync(bytes(1, 100), Durability.BUFFERED);
+        final CompletableFuture<Long> written = wal.appendAsync(bytes(2, 100), Durability.WRITTEN);
+        final CompletableFuture<Long> synced = wal.appendAsync(bytes(3, 100), Durability.SYNCED);
+        assertTrue(buffered.isDone(), "a BUFFERED future completes on return");
+        assertThrows(TimeoutException.class, () -> written.get(20, TimeUnit.MILLISECONDS));
+        assertFalse(synced.isDone());
+        backend.releaseWrites();
+        final long writtenLsn = written.get(30, TimeUnit.SECONDS);
+        final long syncedLsn = synced.get(30, TimeUnit.SECONDS);
+        assertTrue(buffered.get() < writtenLsn && writtenLsn < syncedLsn);
+        assertTrue(wal.durablePosition() > syncedLsn);
+    }
+
+    @Test
+    void shouldMakeEveryEarlierAppendDurableOnSync() {
+        final Wal wal = open(config(logDirectory()).build());
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            final byte[] payload = bytes(i, 300);
+            expected.add(new Read(wal.append(payload, Durability.BUFFERED), payload));
+        }
+        wal.sync();
+        assertTrue(wal.durablePosition() > expected.get(expected.size() - 1).lsn());
+        assertTrue(wal.durablePosition() >= wal.tailPosition());
+        assertEquals(expected, replayAll(wal));
+        wal.sync();
+    }
+
+    @Test
+    void shouldSyncWrittenRecordsInTheBackground() {
+        final Wal wal = open(config(logDirectory()).syncIntervalNs(TimeUnit.MILLISECONDS.toNanos(5)).build());
+        final long lsn = wal.append(bytes(1, 100), Durability.WRITTEN);
+        awaitCondition(() -> wal.durablePosition() > lsn, "the background sync to cover a WRITTEN record");
+    }
+
+    @Test
+    void shouldCompleteSyncedAppendsWithAGroupWindowAndSmallBatches() {
+        final Wal wal = open(config(logDirectory())
+                .groupWindowNs(TimeUnit.MILLISECONDS.toNanos(2))
+                .maxBatchBytes(WalConfig.MAX_BATCH_BYTES_MIN)
+                .build());
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            final byte[] payload = bytes(i, i % 4 == 0 ? MAX_RECORD_BYTES : 700);
+            final long lsn = wal.append(payload, i % 2 == 0 ? Durability.SYNCED : Durability.BUFFERED);
+            expected.add(new Read(lsn, payload));
+        }
+        wal.sync();
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldCountAppendsWritesAndSyncsInStats() throws IOException {
+        final Wal wal = open(config(logDirectory()).build());
+        long payloadBytes = 0;
+        for (int i = 0; i < 60; i++) {
+            wal.append(bytes(i, 100 + i), Durability.SYNCED);
+            payloadBytes += 100 + i;
+        }
+        final WalStats stats = wal.stats();
+        assertEquals(newBackend().name(), stats.backend());
+        assertEquals(60, stats.appends());
+        assertEquals(payloadBytes, stats.appendBytes());
+        assertTrue(stats.writes() > 0, stats.toString());
+        assertTrue(stats.writeBytes() >= payloadBytes + 60L * FrameDescriptor.HEADER_LENGTH, stats.toString());
+        if (!writesDurable()) {
+            assertTrue(stats.syncs() > 0, stats.toString());
+            assertTrue(stats.recordsPerSyncMax() >= 1, stats.toString());
+            assertTrue(stats.recordsPerSyncMean() >= 1, stats.toString());
+            assertTrue(stats.bytesPerSyncMax() > 0, stats.toString());
+            assertTrue(stats.syncLatencyNsMax() > 0, stats.toString());
+        }
+        assertEquals(0, stats.segmentsRolled());
+        assertEquals(0, stats.backPressureWaits());
+        assertEquals(BUFFER_BYTES, stats.bufferCapacityBytes());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Back pressure
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldReturnBackPressuredFromTryAppendWhenTheBufferIsFull() {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        final List<Read> expected = new ArrayList<>();
+        final byte[] payload = bytes(5, 1000);
+        expected.add(new Read(wal.append(payload, Durability.SYNCED), payload));
+        backend.holdWrites();
+
+        final List<Long> accepted = fillBuffer(wal, payload);
+        assertTrue(
+                accepted.size() >= BUFFER_BYTES / 2 / frameSpace(payload.length),
+                "only " + accepted.size() + " records fit in the buffer");
+        assertEquals(Wal.BACK_PRESSURED, wal.tryAppend(new UnsafeBuffer(payload), 0, payload.length));
+        accepted.forEach(lsn -> expected.add(new Read(lsn, payload)));
+
+        backend.releaseWrites();
+        assertTrue(wal.await(accepted.get(accepted.size() - 1), Durability.WRITTEN, WAIT_NS));
+        final long afterRelease = wal.tryAppend(new UnsafeBuffer(payload), 0, payload.length);
+        assertTrue(afterRelease >= 0, "tryAppend after the buffer drained returned " + afterRelease);
+        expected.add(new Read(afterRelease, payload));
+        wal.sync();
+        assertWellFormed(expected);
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldFailAnAppendWithBackPressureTimeoutWhenTheBufferStaysFull() {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory())
+                .backend(backend)
+                .appendTimeoutNs(TimeUnit.MILLISECONDS.toNanos(50))
+                .build());
+        final byte[] payload = bytes(6, 1000);
+        final List<Read> expected = new ArrayList<>();
+        expected.add(new Read(wal.append(payload, Durability.SYNCED), payload));
+        backend.holdWrites();
+        fillBuffer(wal, payload).forEach(lsn -> expected.add(new Read(lsn, payload)));
+        final long tailBefore = wal.tailPosition();
+
+        final List<Runnable> attempts = List.of(
+                () -> wal.append(payload, Durability.BUFFERED),
+                () -> wal.append(payload, Durability.SYNCED),
+                () -> wal.append(ByteBuffer.wrap(payload), Durability.WRITTEN),
+                () -> wal.append(new UnsafeBuffer(payload), 0, payload.length, Durability.BUFFERED),
+                () -> wal.appendAsync(payload, Durability.SYNCED));
+        for (final Runnable attempt : attempts) {
+            final WalException ex = assertThrows(WalException.class, attempt::run);
+            assertEquals(WalException.ErrorCode.BACK_PRESSURE_TIMEOUT, ex.errorCode(), ex.getMessage());
+            assertTrue(ex.getMessage().contains("appendTimeoutNs"), ex.getMessage());
+        }
+        assertEquals(tailBefore, wal.tailPosition(), "a timed-out append must leave nothing behind");
+        assertTrue(wal.stats().backPressureWaits() >= attempts.size(), wal.stats().toString());
+
+        backend.releaseWrites();
+        final byte[] last = bytes(7, 100);
+        expected.add(new Read(wal.append(last, Durability.SYNCED), last));
+        assertWellFormed(expected);
+        assertEquals(expected, replayAll(wal));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Segments, reopening, recovery report
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldRollSegmentsAndReadEverythingBackInOrderAfterReopen() throws IOException {
+        final Path directory = logDirectory();
+        final List<Read> expected = new ArrayList<>();
+        final long rolled;
+        final long logId;
+        final long tailAtClose;
+        try (Wal wal = open(config(directory).build())) {
+            final RecoveryReport created = wal.recoveryReport();
+            assertTrue(created.newLog());
+            assertEquals(0, created.records());
+            assertEquals(1, created.segments());
+            assertEquals(SEGMENT_BYTES, created.segmentCapacityBytes());
+            logId = created.logId();
+            final SplittableRandom random = new SplittableRandom(11);
+            long bytes = 0;
+            for (int i = 0; bytes < 5L * SEGMENT_BYTES + SEGMENT_BYTES / 3; i++) {
+                final byte[] payload = bytes(i, random.nextInt(1, 4000));
+                expected.add(new Read(wal.append(payload, LEVELS[i % LEVELS.length]), payload));
+                bytes += frameSpace(payload.length);
+            }
+            wal.sync();
+            rolled = wal.stats().segmentsRolled();
+            assertTrue(rolled >= 5, "rolled " + rolled + " segments");
+            final List<Long> bases = segmentBases(directory);
+            for (long k = 0; k <= rolled; k++) {
+                assertTrue(bases.contains(k * SEGMENT_BYTES), "segment " + k + " missing: " + bases);
+            }
+            assertWellFormed(expected);
+            assertEquals(expected, replayAll(wal));
+            tailAtClose = wal.tailPosition();
+            assertTrue(tailAtClose % SEGMENT_BYTES != 0, "test data should not end at a segment boundary");
+        }
+        try (Wal wal = open(config(directory).build())) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertFalse(report.newLog());
+            assertEquals(logId, report.logId());
+            assertEquals(expected.size(), report.records());
+            assertEquals(rolled + 1, report.segments());
+            assertEquals(0, report.startPosition());
+            assertEquals(tailAtClose, report.endPosition());
+            assertNull(report.tornTailFile());
+            assertEquals(0, report.tornTailBytesCut());
+            assertEquals(0, report.droppedBytes());
+            assertEquals(0, report.skippedBytes());
+            assertNotNull(report.summary());
+            assertEquals(expected, replayAll(wal));
+
+            final byte[] more = bytes(999, 100);
+            final long lsn = wal.append(more, Durability.SYNCED);
+            assertTrue(lsn >= tailAtClose);
+            expected.add(new Read(lsn, more));
+            assertEquals(expected, replayAll(wal));
+        }
+    }
+
+    @Test
+    void shouldReopenAnEmptyLogAndKeepAppending() {
+        final Path directory = logDirectory();
+        open(config(directory).build()).close();
+        try (Wal wal = open(config(directory).build())) {
+            assertFalse(wal.recoveryReport().newLog());
+            assertEquals(0, wal.recoveryReport().records());
+            assertEquals(List.of(), replayAll(wal));
+            final long lsn = wal.append(bytes(1, 10), Durability.SYNCED);
+            assertEquals(List.of(new Read(lsn, bytes(1, 10))), replayAll(wal));
+        }
+    }
+
+    @Test
+    void shouldReopenAfterCloseRepeatedlyKeepingEveryRecordInOrder() {
+        final Path directory = logDirectory();
+        final List<Read> expected = new ArrayList<>();
+        for (int cycle = 0; cycle < 5; cycle++) {
+            try (Wal wal = open(config(directory).build())) {
+                assertEquals(expected.size(), wal.recoveryReport().records());
+                assertEquals(expected, replayAll(wal));
+                for (int i = 0; i < 20; i++) {
+                    final byte[] payload = bytes(cycle * 100 + i, 200 + i);
+                    expected.add(new Read(wal.append(payload, LEVELS[(cycle + i) % LEVELS.length]), payload));
+                }
+            }
+        }
+        assertWellFormed(expected);
+        try (Wal wal = open(config(directory).build())) {
+            assertEquals(expected, replayAll(wal));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Closing and locking
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldCloseIdempotently() {
+        final Wal wal = open(config(logDirectory()).build());
+        wal.append(bytes(1, 10), Durability.SYNCED);
+        wal.close();
+        wal.close();
+        wal.close();
+    }
+
+    @Test
+    void shouldDrainBufferedAppendsOnCloseSoThatReopeningFindsThemAll() {
+        final Path directory = logDirectory();
+        final List<Read> expected = new ArrayList<>();
+        final SplittableRandom random = new SplittableRandom(3);
+        final Wal wal = open(config(directory).build());
+        for (int i = 0; i < 3000; i++) {
+            final byte[] payload = bytes(i, random.nextInt(0, 600));
+            expected.add(new Read(wal.append(payload, Durability.BUFFERED), payload));
+        }
+        wal.close();
+        assertTrue(wal.durablePosition() > expected.get(expected.size() - 1).lsn());
+        try (Wal reopened = open(config(directory).build())) {
+            assertEquals(expected.size(), reopened.recoveryReport().records());
+            assertEquals(expected, replayAll(reopened));
+        }
+    }
+
+    @Test
+    void shouldDrainTheFullBufferWhenClosedWhileTheDeviceStalls() throws InterruptedException {
+        final Path directory = logDirectory();
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(directory).backend(backend).build());
+        final byte[] payload = bytes(9, 700);
+        final List<Read> expected = new ArrayList<>();
+        expected.add(new Read(wal.append(payload, Durability.SYNCED), payload));
+        backend.holdWrites();
+        fillBuffer(wal, payload).forEach(lsn -> expected.add(new Read(lsn, payload)));
+
+        final AtomicReference<Throwable> closeFailure = new AtomicReference<>();
+        final Thread closer = new Thread(
+                () -> {
+                    try {
+                        wal.close();
+                    } catch (final Throwable ex) {
+                        closeFailure.set(ex);
+                    }
+                },
+                "contract-closer");
+        closer.start();
+        // The buffer is full and cannot drain, so tryAppend says BACK_PRESSURED until close stops
+        // appends; from then on it says CLOSED.
+        awaitCondition(
+                () -> wal.tryAppend(new UnsafeBuffer(payload), 0, payload.length) == Wal.CLOSED,
+                "close to stop appends");
+        assertTrue(closer.isAlive(), "close must wait for the buffered records to be written");
+        backend.releaseWrites();
+        closer.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
+        assertFalse(closer.isAlive(), "close did not finish after the device resumed");
+        assertNull(closeFailure.get());
+
+        try (Wal reopened = open(config(directory).build())) {
+            assertEquals(expected, replayAll(reopened));
+        }
+    }
+
+    @Test
+    void shouldRefuseEveryAppendAfterCloseWithErrorCodeClosed() {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long lsn = wal.append(bytes(1, 10), Durability.SYNCED);
+        wal.close();
+        final byte[] payload = bytes(2, 10);
+        final List<Runnable> attempts = List.of(
+                () -> wal.append(payload, Durability.BUFFERED),
+                () -> wal.append(payload, Durability.SYNCED),
+                () -> wal.append(payload, 0, 5, Durability.WRITTEN),
+                () -> wal.append(ByteBuffer.wrap(payload), Durability.WRITTEN),
+                () -> wal.append(new UnsafeBuffer(payload), 0, payload.length, Durability.SYNCED),
+                () -> wal.appendAsync(payload, Durability.SYNCED),
+                wal::sync,
+                () -> wal.truncateBefore(lsn));
+        for (final Runnable attempt : attempts) {
+            final WalException ex = assertThrows(WalException.class, attempt::run);
+            assertEquals(WalException.ErrorCode.CLOSED, ex.errorCode(), ex.getMessage());
+            assertTrue(ex.getMessage().contains(directory.toString()), ex.getMessage());
+        }
+        assertEquals(Wal.CLOSED, wal.tryAppend(new UnsafeBuffer(payload), 0, payload.length));
+        wal.await(lsn, Durability.SYNCED);
+        final WalException beyond =
+                assertThrows(WalException.class, () -> wal.await(lsn + 1_000_000, Durability.SYNCED));
+        assertEquals(WalException.ErrorCode.CLOSED, beyond.errorCode(), beyond.getMessage());
+    }
+
+    @Test
+    void shouldRefuseASecondOpenOfTheSameDirectoryWithLockedNamingTheDirectory() {
+        final Path directory = logDirectory();
+        final Wal first = open(config(directory).build());
+        final long firstLsn = first.append(bytes(1, 10), Durability.SYNCED);
+        final WalException ex = assertThrows(WalException.class, () -> open(config(directory).build()));
+        assertEquals(WalException.ErrorCode.LOCKED, ex.errorCode(), ex.getMessage());
+        assertTrue(ex.getMessage().contains(directory.toString()), ex.getMessage());
+
+        final long secondLsn = first.append(bytes(2, 10), Durability.SYNCED);
+        first.close();
+        try (Wal second = open(config(directory).build())) {
+            assertEquals(
+                    List.of(new Read(firstLsn, bytes(1, 10)), new Read(secondLsn, bytes(2, 10))), replayAll(second));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Readers
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldLetAReaderTailALiveLogAndSeeRecordsOnceTheyAreDurable() throws IOException {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        try (WalReader reader = wal.reader(wal.startPosition())) {
+            assertEquals(0, pollAll(reader, 10).size());
+            backend.holdSyncs();
+            final byte[] first = bytes(1, 300);
+            final long firstLsn = wal.append(first, Durability.WRITTEN);
+            if (!writesDurable()) {
+                assertTrue(wal.durablePosition() <= firstLsn);
+                assertEquals(List.of(), pollAll(reader, 10), "a default reader sees only durable records");
+            }
+            backend.releaseSyncs();
+            wal.sync();
+            assertEquals(List.of(new Read(firstLsn, first)), pollAll(reader, 10));
+            for (int i = 0; i < 30; i++) {
+                final byte[] payload = bytes(i + 10, 100 + i * 40);
+                final long lsn = wal.append(payload, Durability.SYNCED);
+                assertEquals(List.of(new Read(lsn, payload)), pollAll(reader, 10));
+                assertEquals(lsn + frameSpace(payload.length), reader.position());
+            }
+        }
+    }
+
+    @Test
+    void shouldLetAWrittenVisibilityReaderSeeWrittenButUnsyncedRecords() throws IOException {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        final long start = wal.startPosition();
+        try (WalReader writtenReader = wal.reader(start, Durability.WRITTEN);
+                WalReader durableReader = wal.reader(start, Durability.SYNCED)) {
+            backend.holdSyncs();
+            final byte[] payload = bytes(1, 1000);
+            final long lsn = wal.append(payload, Durability.WRITTEN);
+            assertEquals(List.of(new Read(lsn, payload)), pollAll(writtenReader, 10));
+            if (!writesDurable()) {
+                assertTrue(wal.durablePosition() <= lsn);
+                assertEquals(List.of(), pollAll(durableReader, 10));
+            }
+            backend.releaseSyncs();
+            wal.sync();
+            if (!writesDurable()) {
+                assertEquals(List.of(new Read(lsn, payload)), pollAll(durableReader, 10));
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseAReaderThatStartsInsideARecordWithPosition() {
+        final Wal wal = open(config(logDirectory()).build());
+        final byte[] payload = bytes(4, 200);
+        // Make the payload's first word look like a plausible frame length.
+        payload[0] = 24;
+        payload[1] = 0;
+        payload[2] = 0;
+        payload[3] = 0;
+        final long lsn = wal.append(payload, Durability.SYNCED);
+        wal.append(bytes(5, 200), Durability.SYNCED);
+        for (final long inside : new long[] {lsn + 8, lsn + 16, lsn + 64}) {
+            try (WalReader reader = wal.reader(inside)) {
+                final WalException ex =
+                        assertThrows(WalException.class, () -> reader.poll((b, o, l, p) -> fail("delivered"), 10));
+                assertEquals(WalException.ErrorCode.POSITION, ex.errorCode(), ex.getMessage());
+                assertTrue(ex.getMessage().contains(String.valueOf(inside)), ex.getMessage());
+            }
+        }
+        final long beyond = wal.tailPosition() + 4096;
+        final WalException ex = assertThrows(WalException.class, () -> wal.reader(beyond));
+        assertEquals(WalException.ErrorCode.POSITION, ex.errorCode(), ex.getMessage());
+    }
+
+    @Test
+    void shouldRefuseToPollAClosedReaderAndCloseItIdempotently() {
+        final Wal wal = open(config(logDirectory()).build());
+        final long lsn = wal.append(bytes(1, 10), Durability.SYNCED);
+        final WalReader reader = wal.reader(lsn);
+        reader.close();
+        reader.close();
+        final WalException ex = assertThrows(WalException.class, () -> reader.poll((b, o, l, p) -> {}, 1));
+        assertEquals(WalException.ErrorCode.CLOSED, ex.errorCode(), ex.getMessage());
+    }
+
+    @Test
+    void shouldTruncateWholeSegmentsOnlyAndNeverTheActiveOne() throws IOException {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final List<Read> expected = appendSegments(wal, 4.5);
+        final long activeBase = wal.tailPosition() & -(long) SEGMENT_BYTES;
+        assertTrue(activeBase >= 4L * SEGMENT_BYTES);
+        final long firstLsn = expected.get(0).lsn();
+        final WalReader stale = wal.reader(firstLsn);
+
+        final long target = firstLsnAtOrAfter(expected, 2L * SEGMENT_BYTES + SEGMENT_BYTES / 2);
+        assertEquals(2, wal.truncateBefore(target));
+        assertEquals(2L * SEGMENT_BYTES, wal.startPosition());
+        assertFalse(Files.exists(SegmentNames.segmentPath(directory, 0)));
+        assertFalse(Files.exists(SegmentNames.segmentPath(directory, SEGMENT_BYTES)));
+        assertTrue(Files.exists(SegmentNames.segmentPath(directory, 2L * SEGMENT_BYTES)));
+        assertEquals(recordsFrom(expected, 2L * SEGMENT_BYTES), replayAll(wal));
+
+        final WalException below = assertThrows(WalException.class, () -> wal.reader(firstLsn));
+        assertEquals(WalException.ErrorCode.POSITION, below.errorCode(), below.getMessage());
+        assertTrue(below.getMessage().contains(String.valueOf(2L * SEGMENT_BYTES)), below.getMessage());
+        final WalException staleEx = assertThrows(WalException.class, () -> stale.poll((b, o, l, p) -> {}, 10));
+        assertEquals(WalException.ErrorCode.POSITION, staleEx.errorCode(), staleEx.getMessage());
+        stale.close();
+
+        assertEquals(0, wal.truncateBefore(target), "nothing more lies below the same position");
+        assertEquals(0, wal.truncateBefore(firstLsn), "truncating below the start deletes nothing");
+
+        assertEquals(activeBase / SEGMENT_BYTES - 2, wal.truncateBefore(Long.MAX_VALUE));
+        assertEquals(activeBase, wal.startPosition());
+        assertTrue(Files.exists(SegmentNames.segmentPath(directory, activeBase)), "the active segment was deleted");
+        for (final long base : segmentBases(directory)) {
+            assertTrue(base >= activeBase, "segment " + base + " below the active one survived");
+        }
+        final List<Read> remaining = new ArrayList<>(recordsFrom(expected, activeBase));
+        assertEquals(remaining, replayAll(wal));
+        final byte[] more = bytes(77, 500);
+        remaining.add(new Read(wal.append(more, Durability.SYNCED), more));
+        assertEquals(remaining, replayAll(wal));
+    }
+
+    @Test
+    void shouldKeepTruncationAcrossReopen() {
+        final Path directory = logDirectory();
+        final List<Read> expected;
+        final long startPosition;
+        try (Wal wal = open(config(directory).build())) {
+            expected = appendSegments(wal, 3.5);
+            assertEquals(3, wal.truncateBefore(firstLsnAtOrAfter(expected, 3L * SEGMENT_BYTES)));
+            startPosition = wal.startPosition();
+            assertEquals(3L * SEGMENT_BYTES, startPosition);
+        }
+        try (Wal wal = open(config(directory).build())) {
+            assertEquals(startPosition, wal.startPosition());
+            assertEquals(startPosition, wal.recoveryReport().startPosition());
+            assertEquals(recordsFrom(expected, startPosition), replayAll(wal));
+            final WalException ex = assertThrows(WalException.class, () -> wal.reader(expected.get(0).lsn()));
+            assertEquals(WalException.ErrorCode.POSITION, ex.errorCode(), ex.getMessage());
+            assertTrue(ex.getMessage().contains(String.valueOf(startPosition)), ex.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Fail-stop
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldFailStopWhenASyncFailsAndRecoverEveryAcknowledgedRecord() throws Exception {
+        final Path directory = logDirectory();
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final List<Read> acknowledged = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            final byte[] payload = bytes(i, 100 + i);
+            acknowledged.add(new Read(wal.append(payload, i < 20 ? Durability.SYNCED : Durability.WRITTEN), payload));
+        }
+        final IOException injected = new IOException("injected fdatasync failure (contract test)");
+        if (writesDurable()) {
+            // With O_DSYNC the write is the sync.
+            backend.failNextDataWrite(injected);
+        } else {
+            backend.failNextDataSync(injected);
+        }
+        final byte[] pendingPayload = bytes(1000, 100);
+        final CompletableFuture<Long> pending = wal.appendAsync(pendingPayload, Durability.SYNCED);
+        final byte[] refusedPayload = bytes(1001, 100);
+        final WalException ex = assertThrows(WalException.class, () -> wal.append(refusedPayload, Durability.SYNCED));
+        assertCausedBy(injected, ex);
+        final ExecutionException pendingEx =
+                assertThrows(ExecutionException.class, () -> pending.get(30, TimeUnit.SECONDS));
+        assertCausedBy(injected, pendingEx);
+        assertFailedStopped(wal, injected, acknowledged);
+        wal.close();
+
+        try (Wal reopened = open(config(directory).build())) {
+            assertRecoveredPrefix(acknowledged, replayAll(reopened), pendingPayload, refusedPayload);
+        }
+    }
+
+    @Test
+    void shouldFailStopWhenAWriteFailsAndRecoverEveryAcknowledgedRecord() throws Exception {
+        final Path directory = logDirectory();
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final List<Read> acknowledged = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            final byte[] payload = bytes(i, 300 + i);
+            acknowledged.add(new Read(wal.append(payload, i % 2 == 0 ? Durability.SYNCED : Durability.WRITTEN), payload));
+        }
+        final IOException injected = new IOException("injected EIO on write (contract test)");
+        backend.failNextDataWrite(injected);
+        final byte[] refusedPayload = bytes(1000, 100);
+        final WalException ex = assertThrows(WalException.class, () -> wal.append(refusedPayload, Durability.WRITTEN));
+        assertCausedBy(injected, ex);
+        assertFailedStopped(wal, injected, acknowledged);
+        wal.close();
+
+        try (Wal reopened = open(config(directory).build())) {
+            assertRecoveredPrefix(acknowledged, replayAll(reopened), refusedPayload);
+        }
+    }
+
+    @Test
+    void shouldAcknowledgeNothingThatCompletesAfterAFailure() throws Exception {
+        final Path directory = logDirectory();
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final byte[] first = bytes(1, 100);
+        final List<Read> acknowledged = List.of(new Read(wal.append(first, Durability.SYNCED), first));
+        final IOException injected = new IOException("injected fdatasync failure (contract test)");
+        final byte[] failing = bytes(2, 100);
+        final byte[] later = bytes(3, 100);
+        final AtomicReference<Object> laterOutcome = new AtomicReference<>();
+        final Thread appender = new Thread(
+                () -> {
+                    try {
+                        laterOutcome.set(wal.append(later, Durability.WRITTEN));
+                    } catch (final Throwable ex) {
+                        laterOutcome.set(ex);
+                    }
+                },
+                "contract-later-appender");
+        final CompletableFuture<Long> failingFuture;
+        if (!writesDurable()) {
+            // The sync fails first and a later write succeeds after it; a backend may deliver both in
+            // one poll, and the write must not be acknowledged.
+            backend.holdSyncs();
+            backend.failNextDataSync(injected);
+            failingFuture = wal.appendAsync(failing, Durability.SYNCED);
+            awaitCondition(() -> !backend.failureArmed(), "the failing sync to be submitted");
+            backend.holdWrites();
+            final long writesBefore = backend.dataWritesSubmitted();
+            appender.start();
+            awaitCondition(() -> backend.dataWritesSubmitted() > writesBefore, "the later write to be submitted");
+        } else {
+            // With O_DSYNC the write is the sync; a later write cannot be acknowledged past an earlier
+            // failed one, and one performed after it would leave a hole before it, so the later append
+            // comes once the failure is known.
+            backend.holdWrites();
+            backend.failNextDataWrite(injected);
+            failingFuture = wal.appendAsync(failing, Durability.SYNCED);
+            awaitCondition(() -> !backend.failureArmed(), "the failing write to be submitted");
+        }
+        final long writtenBefore = wal.writtenPosition();
+        final long durableBefore = wal.durablePosition();
+        backend.releaseAll();
+
+        final ExecutionException failingEx =
+                assertThrows(ExecutionException.class, () -> failingFuture.get(30, TimeUnit.SECONDS));
+        assertCausedBy(injected, failingEx);
+        if (writesDurable()) {
+            appender.start();
+        }
+        appender.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
+        assertFalse(appender.isAlive(), "the later append never returned");
+        assertTrue(
+                laterOutcome.get() instanceof WalException,
+                "a WRITTEN append that completed after the failure was acknowledged: " + laterOutcome.get());
+        assertCausedBy(injected, (Throwable) laterOutcome.get());
+        assertEquals(writtenBefore, wal.writtenPosition(), "the written position moved after the failure");
+        assertEquals(durableBefore, wal.durablePosition(), "the durable position moved after the failure");
+        wal.close();
+
+        try (Wal reopened = open(config(directory).build())) {
+            assertRecoveredPrefix(acknowledged, replayAll(reopened), failing, later);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Configuration
+    // ---------------------------------------------------------------------------------------------
+
+    @TestFactory
+    Stream<DynamicTest> shouldRefuseEachInvalidSettingWithConfigNamingTheSetting() {
+        final int limit = (BUFFER_BYTES - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH;
+        return Stream.of(
+                        invalid("segmentCapacityBytes", "300000, not a power of two", b -> b.segmentCapacityBytes(300_000)),
+                        invalid("segmentCapacityBytes", "32 KiB, below the minimum", b -> b.segmentCapacityBytes(32 * 1024)),
+                        invalid("segmentCapacityBytes", "negative", b -> b.segmentCapacityBytes(-SEGMENT_BYTES)),
+                        invalid("bufferCapacityBytes", "100000, not a power of two", b -> b.bufferCapacityBytes(100_000)),
+                        invalid("bufferCapacityBytes", "32 KiB, below the minimum", b -> b.bufferCapacityBytes(32 * 1024)),
+                        invalid("bufferCapacityBytes", "larger than the segment", b -> b.bufferCapacityBytes(2 * SEGMENT_BYTES)),
+                        invalid("maxRecordBytes", "a frame larger than half the buffer", b -> b.maxRecordBytes(limit + 1)),
+                        invalid("maxRecordBytes", "negative", b -> b.maxRecordBytes(-1)),
+                        invalid("maxBatchBytes", "1000, below the minimum", b -> b.maxBatchBytes(1000)),
+                        invalid("groupWindowNs", "negative", b -> b.groupWindowNs(-1)),
+                        invalid("syncIntervalNs", "negative", b -> b.syncIntervalNs(-1)),
+                        invalid("appendTimeoutNs", "zero", b -> b.appendTimeoutNs(0)),
+                        invalid("appendTimeoutNs", "negative", b -> b.appendTimeoutNs(-5)),
+                        invalid("recoveryPolicy", "null", b -> b.recoveryPolicy(null)))
+                .map(c -> DynamicTest.dynamicTest(c.name(), () -> {
+                    final WalConfig.Builder builder = config(logDirectory());
+                    c.change().accept(builder);
+                    final WalException ex = assertThrows(WalException.class, builder::build);
+                    assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode(), ex.getMessage());
+                    assertTrue(ex.getMessage().contains(c.setting()), ex.getMessage());
+                }));
+    }
+
+    @Test
+    void shouldAcceptAndStoreTheLargestRecordTheBufferAllows() {
+        final int limit = (BUFFER_BYTES - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH;
+        final Wal wal = open(config(logDirectory()).maxRecordBytes(limit).build());
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            final byte[] payload = bytes(i, i % 3 == 0 ? limit : 1000 * i);
+            expected.add(new Read(wal.append(payload, LEVELS[i % LEVELS.length]), payload));
+        }
+        wal.sync();
+        assertWellFormed(expected);
+        assertEquals(expected, replayAll(wal));
+    }
+
+    @Test
+    void shouldRefuseAMaxRecordBytesTheExistingLogsSegmentsCannotHold() {
+        final Path directory = logDirectory();
+        final int small = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
+        final long firstLsn;
+        try (Wal wal = open(config(directory)
+                .segmentCapacityBytes(small)
+                .bufferCapacityBytes(small)
+                .maxRecordBytes(1000)
+                .build())) {
+            firstLsn = wal.append(bytes(1, 1000), Durability.SYNCED);
+        }
+        final int large = 1024 * 1024;
+        final WalException ex = assertThrows(WalException.class, () -> open(config(directory)
+                .segmentCapacityBytes(large)
+                .bufferCapacityBytes(large)
+                .maxRecordBytes(200_000)
+                .build()));
+        assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode(), ex.getMessage());
+        assertTrue(ex.getMessage().contains("maxRecordBytes"), ex.getMessage());
+        try (Wal wal = open(config(directory)
+                .segmentCapacityBytes(large)
+                .bufferCapacityBytes(large)
+                .maxRecordBytes(20_000)
+                .build())) {
+            assertEquals(small, wal.recoveryReport().segmentCapacityBytes());
+            final byte[] payload = bytes(2, 20_000);
+            final long lsn = wal.append(payload, Durability.SYNCED);
+            assertEquals(List.of(new Read(firstLsn, bytes(1, 1000)), new Read(lsn, payload)), replayAll(wal));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Helpers
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Opens a log that is closed after the test.
+     *
+     * @param config the configuration.
+     * @return the open log.
+     */
+    protected final Wal open(final WalConfig config) {
+        final Wal wal = Wal.open(config);
+        openLogs.add(wal);
+        return wal;
+    }
+
+    /**
+     * A controllable wrapper of the backend under test, released after the test.
+     *
+     * @return the wrapper.
+     */
+    protected final ControllableBackend controllable() {
+        final ControllableBackend backend = new ControllableBackend(newBackend());
+        controllables.add(backend);
+        return backend;
+    }
+
+    /** @return a log directory that does not exist yet. */
+    protected final Path logDirectory() {
+        return tempDir.resolve("log");
+    }
+
+    /**
+     * Whether the backend's writes are durable on completion (O_DSYNC), in which case no sync is
+     * needed and written records are durable at once.
+     *
+     * @return true for such backends.
+     * @throws IOException if a probe session cannot be opened.
+     */
+    protected final boolean writesDurable() throws IOException {
+        if (writesDurable == null) {
+            final Path probe = Files.createDirectories(tempDir.resolve("probe"));
+            try (StorageSession session = newBackend().open(probe, () -> {})) {
+                writesDurable = session.writesDurable();
+            }
+        }
+        return writesDurable;
+    }
+
+    /**
+     * Waits for a condition, failing after {@link #WAIT_NS}.
+     *
+     * @param condition the condition.
+     * @param what what is awaited, for the failure message.
+     */
+    protected static void awaitCondition(final BooleanSupplier condition, final String what) {
+        final long deadline = System.nanoTime() + WAIT_NS;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out waiting for " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+        }
+    }
+
+    private static int frameSpace(final int payloadLength) {
+        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(payloadLength));
+    }
+
+    /** Fills the log buffer with tryAppend while the device holds writes; returns the LSNs. */
+    private static List<Long> fillBuffer(final Wal wal, final byte[] payload) {
+        final UnsafeBuffer source = new UnsafeBuffer(payload);
+        final List<Long> accepted = new ArrayList<>();
+        final int attempts = BUFFER_BYTES / frameSpace(payload.length) + 2;
+        for (int i = 0; i < attempts; i++) {
+            final long lsn = wal.tryAppend(source, 0, payload.length);
+            if (lsn == Wal.BACK_PRESSURED) {
+                assertFalse(accepted.isEmpty(), "the buffer was full before anything was appended");
+                return accepted;
+            }
+            assertTrue(lsn >= 0, "tryAppend returned " + lsn);
+            accepted.add(lsn);
+        }
+        return fail("tryAppend never reported BACK_PRESSURED after " + attempts + " appends into a stalled log");
+    }
+
+    /** Appends records of 1000 bytes until the log holds about {@code segments} segments. */
+    private static List<Read> appendSegments(final Wal wal, final double segments) {
+        final List<Read> expected = new ArrayList<>();
+        for (int i = 0; wal.tailPosition() < (long) (segments * SEGMENT_BYTES); i++) {
+            final byte[] payload = bytes(i, 1000);
+            expected.add(new Read(wal.append(payload, i % 50 == 0 ? Durability.SYNCED : Durability.BUFFERED), payload));
+        }
+        wal.sync();
+        return expected;
+    }
+
+    private static long firstLsnAtOrAfter(final List<Read> records, final long position) {
+        return records.stream()
+                .mapToLong(Read::lsn)
+                .filter(lsn -> lsn >= position)
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private static List<Read> recordsFrom(final List<Read> records, final long position) {
+        return records.stream().filter(r -> r.lsn() >= position).collect(Collectors.toList());
+    }
+
+    private static List<Long> segmentBases(final Path directory) throws IOException {
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.map(p -> SegmentNames.parseSegmentName(p.getFileName().toString()))
+                    .filter(base -> base >= 0)
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
+    /**
+     * Checks that records lie at increasing, aligned positions, each inside one segment after its
+     * header, without overlapping.
+     *
+     * @param records the records in append order.
+     */
+    protected static void assertWellFormed(final List<Read> records) {
+        long end = -1;
+        for (final Read record : records) {
+            final long lsn = record.lsn();
+            assertTrue(lsn >= end, "record at " + lsn + " overlaps the previous one ending at " + end);
+            assertEquals(0, lsn % FrameDescriptor.FRAME_ALIGNMENT, "unaligned lsn " + lsn);
+            final long offset = lsn % SEGMENT_BYTES;
+            assertTrue(offset >= SegmentHeaderDescriptor.HEADER_LENGTH, "lsn " + lsn + " inside a segment header");
+            assertTrue(
+                    offset + FrameDescriptor.frameLength(record.payload().length) <= SEGMENT_BYTES,
+                    "record at " + lsn + " crosses a segment end");
+            end = lsn + frameSpace(record.payload().length);
+        }
+    }
+
+    private static void assertCausedBy(final Throwable expectedCause, final Throwable actual) {
+        for (Throwable cause = actual; cause != null; cause = cause.getCause()) {
+            if (cause == expectedCause) {
+                return;
+            }
+        }
+        throw new AssertionError("expected a failure caused by " + expectedCause + " but got " + actual, actual);
+    }
+
+    /** Checks that a failed log refuses everything, names the cause and acknowledges nothing more. */
+    private static void assertFailedStopped(final Wal wal, final IOException injected, final List<Read> acknowledged) {
+        final long lastAcknowledged = acknowledged.get(acknowledged.size() - 1).lsn();
+        final long written = wal.writtenPosition();
+        final long durable = wal.durablePosition();
+        final byte[] payload = bytes(2000, 50);
+        final List<Runnable> attempts = List.of(
+                () -> wal.append(payload, Durability.BUFFERED),
+                () -> wal.append(payload, Durability.SYNCED),
+                () -> wal.append(ByteBuffer.wrap(payload), Durability.WRITTEN),
+                () -> wal.append(new UnsafeBuffer(payload), 0, payload.length, Durability.BUFFERED),
+                () -> wal.appendAsync(payload, Durability.WRITTEN),
+                wal::sync,
+                () -> wal.truncateBefore(lastAcknowledged),
+                () -> wal.await(wal.tailPosition() + 4096, Durability.SYNCED));
+        for (int i = 0; i < attempts.size(); i++) {
+            final WalException ex =
+                    assertThrows(WalException.class, attempts.get(i)::run, "attempt " + i + " on a failed log");
+            assertCausedBy(injected, ex);
+        }
+        assertEquals(Wal.FAILED, wal.tryAppend(new UnsafeBuffer(payload), 0, payload.length));
+        assertEquals(written, wal.writtenPosition(), "nothing may be acknowledged after a failure");
+        assertEquals(durable, wal.durablePosition(), "nothing may be acknowledged after a failure");
+    }
+
+    /** Checks that a recovered log starts with every acknowledged record, followed at most by some unacknowledged ones. */
+    private static void assertRecoveredPrefix(
+            final List<Read> acknowledged, final List<Read> recovered, final byte[]... unacknowledged) {
+        for (int i = 0; i < acknowledged.size(); i++) {
+            if (i >= recovered.size() || !acknowledged.get(i).equals(recovered.get(i))) {
+                fail("acknowledged record " + i + " of " + acknowledged.size() + " " + acknowledged.get(i)
+                        + " was not recovered; found " + (i < recovered.size() ? recovered.get(i) : "the end")
+                        + "; recovered " + recovered.size() + " records, the last acknowledged ones "
+                        + acknowledged.subList(Math.max(0, i - 2), acknowledged.size()) + ", recovered "
+                        + recovered.subList(Math.max(0, Math.min(recovered.size(), i - 2)), recovered.size()));
+            }
+        }
+        int next = 0;
+        for (final Read extra : recovered.subList(acknowledged.size(), recovered.size())) {
+            while (next < unacknowledged.length && !Arrays.equals(unacknowledged[next], extra.payload())) {
+                next++;
+            }
+            assertTrue(next < unacknowledged.length, "recovered a record that was never appended: " + extra);
+            next++;
+        }
+    }
+
+    private record InvalidSetting(String name, String setting, Consumer<WalConfig.Builder> change) {}
+
+    private static InvalidSetting invalid(
+            final String setting, final String description, final Consumer<WalConfig.Builder> change) {
+        return new InvalidSetting(setting + " " + description, setting, change);
+    }
+}

@@ -1,0 +1,344 @@
+package io.walden.testing;
+
+import io.walden.format.SegmentNames;
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A storage backend for tests that wraps a real one and lets a test take control of completions:
+ *
+ * <ul>
+ *   <li>{@link #holdWrites()} / {@link #holdSyncs()}: the operations still run on the real backend,
+ *       but their completions are kept from the log until {@link #releaseWrites()} / {@link
+ *       #releaseSyncs()}. For the log this is a storage device that stalls, so tests of back pressure,
+ *       timeouts and visibility need no timing.
+ *   <li>{@link #failNextDataWrite} / {@link #failNextDataSync}: the next write to, or sync of, a
+ *       segment file (a {@code .wal} file, not a segment under preparation) is not performed and
+ *       completes with the given {@link IOException}.
+ * </ul>
+ *
+ * <p>Held and injected completions are delivered in the order they arose, before newer ones, as
+ * soon as their kind is no longer held; an injected failure of a held kind is held too. Releasing
+ * everything at once therefore delivers, in one poll, completions that arose in a chosen order, as
+ * a backend that completes operations out of order may.
+ *
+ * <p><b>Threading:</b> the control methods may be called from any thread; the session is used as
+ * the SPI requires, by one thread at a time.
+ */
+public final class ControllableBackend implements StorageBackend {
+    private static final int KIND_WRITE = 1;
+    private static final int KIND_SYNC = 2;
+    private static final int KIND_OTHER = 4;
+
+    private final StorageBackend delegate;
+    private final AtomicReference<IOException> nextDataWriteFailure = new AtomicReference<>();
+    private final AtomicReference<IOException> nextDataSyncFailure = new AtomicReference<>();
+    private final AtomicLong dataWritesSubmitted = new AtomicLong();
+    private final AtomicLong dataSyncsSubmitted = new AtomicLong();
+    private final AtomicInteger heldCompletions = new AtomicInteger();
+    // Bit set of the kinds whose completions are held, changed in one step so that releasing several
+    // kinds at once releases them together.
+    private final AtomicInteger heldKinds = new AtomicInteger();
+    private volatile Session current;
+
+    /**
+     * Wraps a backend.
+     *
+     * @param delegate the backend that does the I/O.
+     */
+    public ControllableBackend(final StorageBackend delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
+    }
+
+    @Override
+    public StorageSession open(final Path directory, final Runnable completionSignal) throws IOException {
+        final Session session = new Session(delegate.open(directory, completionSignal), completionSignal);
+        current = session;
+        return session;
+    }
+
+    /** Keeps write completions from the log until {@link #releaseWrites()}. */
+    public void holdWrites() {
+        heldKinds.getAndUpdate(kinds -> kinds | KIND_WRITE);
+    }
+
+    /** Delivers held write completions and stops holding them. */
+    public void releaseWrites() {
+        heldKinds.getAndUpdate(kinds -> kinds & ~KIND_WRITE);
+        wake();
+    }
+
+    /** Keeps file sync completions from the log until {@link #releaseSyncs()}. */
+    public void holdSyncs() {
+        heldKinds.getAndUpdate(kinds -> kinds | KIND_SYNC);
+    }
+
+    /** Delivers held sync completions and stops holding them. */
+    public void releaseSyncs() {
+        heldKinds.getAndUpdate(kinds -> kinds & ~KIND_SYNC);
+        wake();
+    }
+
+    /** Stops holding anything; everything held is delivered in the order it arose. */
+    public void releaseAll() {
+        heldKinds.set(0);
+        wake();
+    }
+
+    /**
+     * Makes the next write to a segment file fail with a cause, without performing it.
+     *
+     * @param failure the cause the write completes with.
+     */
+    public void failNextDataWrite(final IOException failure) {
+        nextDataWriteFailure.set(failure);
+    }
+
+    /**
+     * Makes the next sync of a segment file fail with a cause, without performing it.
+     *
+     * @param failure the cause the sync completes with.
+     */
+    public void failNextDataSync(final IOException failure) {
+        nextDataSyncFailure.set(failure);
+    }
+
+    /** @return whether an injected failure is still waiting for its operation. */
+    public boolean failureArmed() {
+        return nextDataWriteFailure.get() != null || nextDataSyncFailure.get() != null;
+    }
+
+    /** @return completions held or injected and not yet delivered. */
+    public int heldCompletions() {
+        return heldCompletions.get();
+    }
+
+    /** @return writes to segment files submitted so far. */
+    public long dataWritesSubmitted() {
+        return dataWritesSubmitted.get();
+    }
+
+    /** @return syncs of segment files submitted so far. */
+    public long dataSyncsSubmitted() {
+        return dataSyncsSubmitted.get();
+    }
+
+    /** @return whether the latest session's writes are durable on completion (O_DSYNC). */
+    public boolean writesDurable() {
+        final Session session = current;
+        if (session == null) {
+            throw new IllegalStateException("no session was opened");
+        }
+        return session.writesDurable();
+    }
+
+    private void wake() {
+        final Session session = current;
+        if (session != null) {
+            session.completionSignal.run();
+        }
+    }
+
+    private static boolean isSegment(final Path path) {
+        return path != null && path.getFileName().toString().endsWith(SegmentNames.SEGMENT_SUFFIX);
+    }
+
+    /** A submitted operation: the log's token and what kind it is. */
+    private record Submitted(long token, int kind) {}
+
+    /** A completion kept back or injected. */
+    private record Completion(long token, long result, IOException failure, int kind) {}
+
+
+    private final class Session implements StorageSession, CompletionHandler {
+        private final StorageSession session;
+        private final Runnable completionSignal;
+        private final Map<Long, Submitted> submitted = new HashMap<>();
+        private final Map<Integer, Path> paths = new HashMap<>();
+        // Held and injected completions in the order they arose; delivered in that order once their
+        // kind is no longer held.
+        private final ArrayDeque<Completion> pending = new ArrayDeque<>();
+        private long nextId = 1;
+        private CompletionHandler target;
+        private int delivered;
+        private int pollHeldKinds;
+
+        Session(final StorageSession session, final Runnable completionSignal) {
+            this.session = session;
+            this.completionSignal = completionSignal;
+        }
+
+        @Override
+        public boolean directIo() {
+            return session.directIo();
+        }
+
+        @Override
+        public boolean writesDurable() {
+            return session.writesDurable();
+        }
+
+        @Override
+        public int blockSizeBytes() {
+            return session.blockSizeBytes();
+        }
+
+        @Override
+        public int maxInFlight() {
+            return session.maxInFlight();
+        }
+
+        @Override
+        public int openFile(final Path path, final boolean create) throws IOException {
+            final int handle = session.openFile(path, create);
+            paths.put(handle, path);
+            return handle;
+        }
+
+        @Override
+        public void closeFile(final int fileHandle) throws IOException {
+            paths.remove(fileHandle);
+            session.closeFile(fileHandle);
+        }
+
+        @Override
+        public void submitWrite(
+                final int fileHandle,
+                final long fileOffset,
+                final ByteBuffer source,
+                final int sourceOffset,
+                final int lengthBytes,
+                final long token) {
+            if (isSegment(paths.get(fileHandle))) {
+                dataWritesSubmitted.incrementAndGet();
+                final IOException failure = nextDataWriteFailure.getAndSet(null);
+                if (failure != null) {
+                    inject(token, failure, KIND_WRITE);
+                    return;
+                }
+            }
+            session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, KIND_WRITE));
+        }
+
+        @Override
+        public void submitSync(final int fileHandle, final long token) {
+            if (isSegment(paths.get(fileHandle))) {
+                dataSyncsSubmitted.incrementAndGet();
+                final IOException failure = nextDataSyncFailure.getAndSet(null);
+                if (failure != null) {
+                    inject(token, failure, KIND_SYNC);
+                    return;
+                }
+            }
+            session.submitSync(fileHandle, wrap(token, KIND_SYNC));
+        }
+
+        @Override
+        public void submitSyncDirectory(final long token) {
+            session.submitSyncDirectory(wrap(token, KIND_OTHER));
+        }
+
+        @Override
+        public void submitRename(final Path source, final Path target, final long token) {
+            for (final Map.Entry<Integer, Path> entry : paths.entrySet()) {
+                if (source.equals(entry.getValue())) {
+                    entry.setValue(target);
+                }
+            }
+            session.submitRename(source, target, wrap(token, KIND_OTHER));
+        }
+
+        @Override
+        public void submitDelete(final Path path, final long token) {
+            session.submitDelete(path, wrap(token, KIND_OTHER));
+        }
+
+        @Override
+        public int poll(final CompletionHandler handler, final int limit) {
+            pollHeldKinds = heldKinds.get();
+            // Taken out first, so that a handler that submits (and so injects) does not disturb the
+            // iteration.
+            final List<Completion> ready = new ArrayList<>();
+            final Iterator<Completion> iterator = pending.iterator();
+            while (ready.size() < limit && iterator.hasNext()) {
+                final Completion completion = iterator.next();
+                if ((pollHeldKinds & completion.kind()) == 0) {
+                    iterator.remove();
+                    heldCompletions.decrementAndGet();
+                    ready.add(completion);
+                }
+            }
+            int count = 0;
+            for (final Completion completion : ready) {
+                handler.onCompletion(completion.token(), completion.result(), completion.failure());
+                count++;
+            }
+            if (count < limit) {
+                target = handler;
+                delivered = 0;
+                session.poll(this, limit - count);
+                count += delivered;
+                target = null;
+            }
+            return count;
+        }
+
+        @Override
+        public void onCompletion(final long id, final long result, final IOException failure) {
+            final Submitted operation = submitted.remove(id);
+            if (operation == null) {
+                throw new AssertionError("completion of unknown operation " + id);
+            }
+            if ((pollHeldKinds & operation.kind()) != 0) {
+                pending.add(new Completion(operation.token(), result, failure, operation.kind()));
+                heldCompletions.incrementAndGet();
+            } else {
+                target.onCompletion(operation.token(), result, failure);
+                delivered++;
+            }
+        }
+
+        @Override
+        public int inFlight() {
+            return session.inFlight() + pending.size();
+        }
+
+        @Override
+        public void close() {
+            session.close();
+            heldCompletions.addAndGet(-pending.size());
+            pending.clear();
+            submitted.clear();
+        }
+
+        private long wrap(final long token, final int kind) {
+            final long id = nextId++;
+            submitted.put(id, new Submitted(token, kind));
+            return id;
+        }
+
+        private void inject(final long token, final IOException failure, final int kind) {
+            pending.add(new Completion(token, -1, failure, kind));
+            heldCompletions.incrementAndGet();
+            completionSignal.run();
+        }
+    }
+}
