@@ -42,24 +42,24 @@ trap 'rm -rf "$workdir"' EXIT
 
 echo "fio $(fio --version | sed 's/^fio-//') in $dir ($fstype), ioengine=psync rw=write fdatasync=1 numjobs=1," \
     "size=$size, runtime=${runtime}s per job"
-printf '%-10s %6s %12s %16s\n' "pattern" "bs" "IOPS" "us per write+sync"
+printf '%-10s %-9s %6s %12s %16s\n' "pattern" "engine" "bs" "IOPS" "us per write+sync"
 
 run_job() {
-    local pattern=$1 bs=$2
+    local pattern=$1 bs=$2 engine=${3:-psync}
     local extra=(--fallocate=none)
     if [[ "$pattern" == "overwrite" ]]; then
         extra=(--overwrite=1)
     fi
     # Terse output version 3: field 49 is the write IOPS.
     local iops
-    iops=$(fio --name="$pattern-$bs" --directory="$workdir" --ioengine=psync --rw=write --bs="$bs" \
+    iops=$(fio --name="$pattern-$bs" --directory="$workdir" --ioengine="$engine" --iodepth=1 --rw=write --bs="$bs" \
         --fdatasync=1 --size="$size" --runtime="$runtime" --numjobs=1 --unlink=1 "${extra[@]}" \
         --output-format=terse --terse-version=3 | tail -n 1 | cut -d';' -f49)
     if [[ -z "$iops" || "$iops" == "0" ]]; then
-        printf '%-10s %6s %12s %16s\n' "$pattern" "$bs" "failed" "-"
+        printf '%-10s %-9s %6s %12s %16s\n' "$pattern" "$engine" "$bs" "failed" "-"
         return
     fi
-    printf '%-10s %6s %12s %16.1f\n' "$pattern" "$bs" "$iops" "$(awk -v i="$iops" 'BEGIN { print 1e6 / i }')"
+    printf '%-10s %-9s %6s %12s %16.1f\n' "$pattern" "$engine" "$bs" "$iops" "$(awk -v i="$iops" 'BEGIN { print 1e6 / i }')"
 }
 
 for bs in 128 4k; do
@@ -67,5 +67,11 @@ for bs in 128 4k; do
 done
 for bs in 128 4k; do
     run_job overwrite "$bs"
+done
+# The io_uring engine, one write then fdatasync per operation: the per-operation baseline for
+# Walden's io_uring backend.
+for bs in 128 4k; do
+    run_job append "$bs" io_uring
+    run_job overwrite "$bs" io_uring
 done
 echo "bar: Walden SyncedAppendBenchmark.appendSynced -t 1 (128 B) >= 1.0x the 'append 128' IOPS above"

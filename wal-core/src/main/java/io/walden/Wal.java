@@ -481,9 +481,8 @@ public final class Wal implements AutoCloseable {
     /**
      * Drains every appended record, syncs, completes every waiter, stops the I/O thread and
      * releases the directory. Idempotent. Appends after close fail with {@link
-     * WalException.ErrorCode#CLOSED}.
-     *
-     * @throws WalException if the log had failed; the cause is attached.
+     * WalException.ErrorCode#CLOSED}. Closing a log that failed returns normally: the failure was
+     * already reported to every waiter and appender, and the next open runs recovery.
      */
     @Override
     public void close() {

@@ -9,7 +9,8 @@ package io.walden;
  * @param appendBytes payload bytes of those records.
  * @param writes write requests completed.
  * @param writeBytes bytes those writes carried, padding and block rewrites included.
- * @param syncs data syncs completed (segment preparation syncs excluded).
+ * @param syncs data syncs completed (segment preparation syncs excluded); zero with O_DSYNC, where
+ *     every completed write is already durable.
  * @param recordsPerSyncMean records newly covered per sync, mean.
  * @param recordsPerSyncMax records newly covered per sync, max.
  * @param bytesPerSyncMean bytes newly covered per sync, mean.

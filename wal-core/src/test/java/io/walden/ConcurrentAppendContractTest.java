@@ -204,11 +204,7 @@ public abstract class ConcurrentAppendContractTest {
      * call started go to {@code unknown}, if given, before the exception propagates.
      */
     private static void appendAll(
-            final Wal wal,
-            final int writer,
-            final int count,
-            final Map<Tag, Long> acknowledged,
-            final Set<Tag> unknown)
+            final Wal wal, final int writer, final int count, final Map<Tag, Long> acknowledged, final Set<Tag> unknown)
             throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
         final SplittableRandom random = new SplittableRandom(writer * 7919L + 17);
         final Durability[] levels = Durability.values();

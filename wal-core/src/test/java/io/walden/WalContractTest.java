@@ -113,7 +113,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         closer.start();
         closer.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
         if (closer.isAlive()) {
-            final AssertionError error = new AssertionError("a log did not close within " + WAIT_NS / 1_000_000 + " ms");
+            final AssertionError error =
+                    new AssertionError("a log did not close within " + WAIT_NS / 1_000_000 + " ms");
             error.setStackTrace(closer.getStackTrace());
             throw error;
         }
@@ -150,7 +151,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             assertEquals(expected, pollAll(reader, 7));
             assertEquals(0, reader.poll((buffer, offset, length, lsn) -> fail("caught up"), 10));
         }
-        assertEquals(expected.subList(150, 300), replayAll(wal, expected.get(150).lsn(), Durability.SYNCED));
+        assertEquals(
+                expected.subList(150, 300), replayAll(wal, expected.get(150).lsn(), Durability.SYNCED));
     }
 
     @Test
@@ -209,8 +211,7 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
                 new Read(wal.append(onDirect, 250, 50, Durability.WRITTEN), Arrays.copyOfRange(backing, 250, 300)));
 
         final UnsafeBuffer window = new UnsafeBuffer(backing, 100, 100);
-        expected.add(
-                new Read(wal.append(window, 3, 90, Durability.BUFFERED), Arrays.copyOfRange(backing, 103, 193)));
+        expected.add(new Read(wal.append(window, 3, 90, Durability.BUFFERED), Arrays.copyOfRange(backing, 103, 193)));
 
         final long tried = wal.tryAppend(onArray, 400, 112);
         assertTrue(tried >= 0, "tryAppend into an empty buffer returned " + tried);
@@ -446,7 +447,9 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
 
     @Test
     void shouldSyncWrittenRecordsInTheBackground() {
-        final Wal wal = open(config(logDirectory()).syncIntervalNs(TimeUnit.MILLISECONDS.toNanos(5)).build());
+        final Wal wal = open(config(logDirectory())
+                .syncIntervalNs(TimeUnit.MILLISECONDS.toNanos(5))
+                .build());
         final long lsn = wal.append(bytes(1, 100), Durability.WRITTEN);
         awaitCondition(() -> wal.durablePosition() > lsn, "the background sync to cover a WRITTEN record");
     }
@@ -549,7 +552,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             assertTrue(ex.getMessage().contains("appendTimeoutNs"), ex.getMessage());
         }
         assertEquals(tailBefore, wal.tailPosition(), "a timed-out append must leave nothing behind");
-        assertTrue(wal.stats().backPressureWaits() >= attempts.size(), wal.stats().toString());
+        assertTrue(
+                wal.stats().backPressureWaits() >= attempts.size(), wal.stats().toString());
 
         backend.releaseWrites();
         final byte[] last = bytes(7, 100);
@@ -753,7 +757,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         final Path directory = logDirectory();
         final Wal first = open(config(directory).build());
         final long firstLsn = first.append(bytes(1, 10), Durability.SYNCED);
-        final WalException ex = assertThrows(WalException.class, () -> open(config(directory).build()));
+        final WalException ex =
+                assertThrows(WalException.class, () -> open(config(directory).build()));
         assertEquals(WalException.ErrorCode.LOCKED, ex.errorCode(), ex.getMessage());
         assertTrue(ex.getMessage().contains(directory.toString()), ex.getMessage());
 
@@ -772,7 +777,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     @Test
     void shouldLetAReaderTailALiveLogAndSeeRecordsOnceTheyAreDurable() throws IOException {
         final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        final Wal wal =
+                open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
         try (WalReader reader = wal.reader(wal.startPosition())) {
             assertEquals(0, pollAll(reader, 10).size());
             backend.holdSyncs();
@@ -797,7 +803,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     @Test
     void shouldLetAWrittenVisibilityReaderSeeWrittenButUnsyncedRecords() throws IOException {
         final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        final Wal wal =
+                open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
         final long start = wal.startPosition();
         try (WalReader writtenReader = wal.reader(start, Durability.WRITTEN);
                 WalReader durableReader = wal.reader(start, Durability.SYNCED)) {
@@ -908,7 +915,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             assertEquals(startPosition, wal.startPosition());
             assertEquals(startPosition, wal.recoveryReport().startPosition());
             assertEquals(recordsFrom(expected, startPosition), replayAll(wal));
-            final WalException ex = assertThrows(WalException.class, () -> wal.reader(expected.get(0).lsn()));
+            final WalException ex = assertThrows(
+                    WalException.class, () -> wal.reader(expected.get(0).lsn()));
             assertEquals(WalException.ErrorCode.POSITION, ex.errorCode(), ex.getMessage());
             assertTrue(ex.getMessage().contains(String.valueOf(startPosition)), ex.getMessage());
         }
@@ -922,7 +930,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     void shouldFailStopWhenASyncFailsAndRecoverEveryAcknowledgedRecord() throws Exception {
         final Path directory = logDirectory();
         final ControllableBackend backend = controllable();
-        final Wal wal = open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final Wal wal =
+                open(config(directory).backend(backend).syncIntervalNs(0).build());
         final List<Read> acknowledged = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             final byte[] payload = bytes(i, 100 + i);
@@ -955,11 +964,13 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     void shouldFailStopWhenAWriteFailsAndRecoverEveryAcknowledgedRecord() throws Exception {
         final Path directory = logDirectory();
         final ControllableBackend backend = controllable();
-        final Wal wal = open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final Wal wal =
+                open(config(directory).backend(backend).syncIntervalNs(0).build());
         final List<Read> acknowledged = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             final byte[] payload = bytes(i, 300 + i);
-            acknowledged.add(new Read(wal.append(payload, i % 2 == 0 ? Durability.SYNCED : Durability.WRITTEN), payload));
+            acknowledged.add(
+                    new Read(wal.append(payload, i % 2 == 0 ? Durability.SYNCED : Durability.WRITTEN), payload));
         }
         final IOException injected = new IOException("injected EIO on write (contract test)");
         backend.failNextDataWrite(injected);
@@ -978,7 +989,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     void shouldAcknowledgeNothingThatCompletesAfterAFailure() throws Exception {
         final Path directory = logDirectory();
         final ControllableBackend backend = controllable();
-        final Wal wal = open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final Wal wal =
+                open(config(directory).backend(backend).syncIntervalNs(0).build());
         final byte[] first = bytes(1, 100);
         final List<Read> acknowledged = List.of(new Read(wal.append(first, Durability.SYNCED), first));
         final IOException injected = new IOException("injected fdatasync failure (contract test)");
@@ -1048,13 +1060,31 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     Stream<DynamicTest> shouldRefuseEachInvalidSettingWithConfigNamingTheSetting() {
         final int limit = (BUFFER_BYTES - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH;
         return Stream.of(
-                        invalid("segmentCapacityBytes", "300000, not a power of two", b -> b.segmentCapacityBytes(300_000)),
-                        invalid("segmentCapacityBytes", "32 KiB, below the minimum", b -> b.segmentCapacityBytes(32 * 1024)),
+                        invalid(
+                                "segmentCapacityBytes",
+                                "300000, not a power of two",
+                                b -> b.segmentCapacityBytes(300_000)),
+                        invalid(
+                                "segmentCapacityBytes",
+                                "32 KiB, below the minimum",
+                                b -> b.segmentCapacityBytes(32 * 1024)),
                         invalid("segmentCapacityBytes", "negative", b -> b.segmentCapacityBytes(-SEGMENT_BYTES)),
-                        invalid("bufferCapacityBytes", "100000, not a power of two", b -> b.bufferCapacityBytes(100_000)),
-                        invalid("bufferCapacityBytes", "32 KiB, below the minimum", b -> b.bufferCapacityBytes(32 * 1024)),
-                        invalid("bufferCapacityBytes", "larger than the segment", b -> b.bufferCapacityBytes(2 * SEGMENT_BYTES)),
-                        invalid("maxRecordBytes", "a frame larger than half the buffer", b -> b.maxRecordBytes(limit + 1)),
+                        invalid(
+                                "bufferCapacityBytes",
+                                "100000, not a power of two",
+                                b -> b.bufferCapacityBytes(100_000)),
+                        invalid(
+                                "bufferCapacityBytes",
+                                "32 KiB, below the minimum",
+                                b -> b.bufferCapacityBytes(32 * 1024)),
+                        invalid(
+                                "bufferCapacityBytes",
+                                "larger than the segment",
+                                b -> b.bufferCapacityBytes(2 * SEGMENT_BYTES)),
+                        invalid(
+                                "maxRecordBytes",
+                                "a frame larger than half the buffer",
+                                b -> b.maxRecordBytes(limit + 1)),
                         invalid("maxRecordBytes", "negative", b -> b.maxRecordBytes(-1)),
                         invalid("maxBatchBytes", "1000, below the minimum", b -> b.maxBatchBytes(1000)),
                         invalid("groupWindowNs", "negative", b -> b.groupWindowNs(-1)),
@@ -1098,11 +1128,13 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             firstLsn = wal.append(bytes(1, 1000), Durability.SYNCED);
         }
         final int large = 1024 * 1024;
-        final WalException ex = assertThrows(WalException.class, () -> open(config(directory)
-                .segmentCapacityBytes(large)
-                .bufferCapacityBytes(large)
-                .maxRecordBytes(200_000)
-                .build()));
+        final WalException ex = assertThrows(
+                WalException.class,
+                () -> open(config(directory)
+                        .segmentCapacityBytes(large)
+                        .bufferCapacityBytes(large)
+                        .maxRecordBytes(200_000)
+                        .build()));
         assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode(), ex.getMessage());
         assertTrue(ex.getMessage().contains("maxRecordBytes"), ex.getMessage());
         try (Wal wal = open(config(directory)
@@ -1228,7 +1260,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
 
     private static List<Long> segmentBases(final Path directory) throws IOException {
         try (Stream<Path> entries = Files.list(directory)) {
-            return entries.map(p -> SegmentNames.parseSegmentName(p.getFileName().toString()))
+            return entries.map(
+                            p -> SegmentNames.parseSegmentName(p.getFileName().toString()))
                     .filter(base -> base >= 0)
                     .sorted()
                     .collect(Collectors.toList());

@@ -5,6 +5,7 @@ import io.walden.WalConfig;
 import io.walden.nio.NioStorageBackend;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
+import io.walden.uring.UringStorageBackend;
 import java.nio.file.Path;
 
 /**
@@ -24,7 +25,7 @@ final class BenchLogs {
     /**
      * Creates a backend from its benchmark parameter value.
      *
-     * @param name {@code nio}, {@code nio-direct}, {@code nio-dsync} or {@code nio-direct-dsync}.
+     * @param name {@code nio} or {@code uring}, optionally with {@code -direct} and/or {@code -dsync}.
      * @return the backend.
      */
     static StorageBackend backend(final String name) {
@@ -33,9 +34,14 @@ final class BenchLogs {
             case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
             case "nio-dsync" -> new NioStorageBackend(new StorageOptions(false, true));
             case "nio-direct-dsync" -> new NioStorageBackend(new StorageOptions(true, true));
+            case "uring" -> new UringStorageBackend(StorageOptions.BUFFERED);
+            case "uring-direct" -> new UringStorageBackend(StorageOptions.DIRECT);
+            case "uring-dsync" -> new UringStorageBackend(new StorageOptions(false, true));
+            case "uring-direct-dsync" -> new UringStorageBackend(new StorageOptions(true, true));
             default ->
                 throw new IllegalArgumentException(
-                        "unknown backend '" + name + "'; use nio, nio-direct, nio-dsync or nio-direct-dsync");
+                        "unknown backend '" + name + "'; use nio, nio-direct, nio-dsync, nio-direct-dsync, uring,"
+                                + " uring-direct, uring-dsync or uring-direct-dsync");
         };
     }
 

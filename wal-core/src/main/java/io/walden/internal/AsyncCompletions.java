@@ -23,8 +23,48 @@ final class AsyncCompletions {
     private final PriorityQueue<Pending> written = new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
     private final PriorityQueue<Pending> synced = new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
 
+    // Set once by the I/O thread when it stops serving futures; read by adding threads.
+    private volatile Throwable stopCause;
+    private volatile long finalWrittenPosition = -1;
+    private volatile long finalDurablePosition = -1;
+
+    /**
+     * Adds a future. If the I/O thread already stopped, the caller settles what is in the inbox
+     * itself; both may drain the concurrent inbox, and each future is taken once.
+     */
     void add(final Pending pending) {
         inbox.add(pending);
+        if (stopCause != null) {
+            settleInbox();
+        }
+    }
+
+    /**
+     * I/O thread, once, at the end: no more futures are served; settles everything.
+     *
+     * @param writtenPosition the final written position.
+     * @param durablePosition the final durable position.
+     * @param cause why later futures fail.
+     */
+    void stop(final long writtenPosition, final long durablePosition, final Throwable cause) {
+        finalWrittenPosition = writtenPosition;
+        finalDurablePosition = durablePosition;
+        stopCause = cause;
+        complete(writtenPosition, durablePosition);
+        failAll(cause);
+    }
+
+    private void settleInbox() {
+        Pending pending;
+        while ((pending = inbox.poll()) != null) {
+            final long reached =
+                    pending.durability() == Durability.SYNCED ? finalDurablePosition : finalWrittenPosition;
+            if (pending.lsn() < reached) {
+                pending.future().complete(pending.lsn());
+            } else {
+                pending.future().completeExceptionally(stopCause);
+            }
+        }
     }
 
     boolean hasInbox() {

@@ -7,6 +7,7 @@ import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
 import io.walden.WalConfig;
+import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
@@ -89,6 +90,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long activeBase;
     private int activeHandle;
     private long scannedPosition;
+    private long releasedPosition;
     private long submittedPosition;
     private long writtenPosition;
     private long durablePosition;
@@ -158,7 +160,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
         this.blockMask = session.blockSizeBytes() - 1L;
-        this.maxWritesInFlight = directIo ? 1 : Math.min(MAX_WRITES_IN_FLIGHT, Math.max(1, session.maxInFlight() - 2));
+        // One write in flight at a time: a write that fails can then never be followed by a later
+        // write that lands, so after any failure the file holds a prefix of the log and recovery
+        // needs no special case. Writes still overlap syncs, which is the pipelining that counts.
+        this.maxWritesInFlight = 1;
         this.checksum = new FrameChecksum(recovered.logId());
         this.ringView = logBuffer.newByteBufferView();
         this.writeView = logBuffer.newByteBufferView();
@@ -180,6 +185,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.activeBase = recovered.activeSegmentBase();
         this.activeHandle = recovered.activeSegmentHandle();
         this.scannedPosition = recovered.endPosition();
+        this.releasedPosition = session.directIo() ? scannedPosition & ~blockMask : scannedPosition;
         this.submittedPosition = scannedPosition;
         this.writtenPosition = scannedPosition;
         this.durablePosition = scannedPosition;
@@ -225,9 +231,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
             final io.walden.Durability durability,
             final java.util.concurrent.CompletableFuture<Long> future) {
         addAsync(new AsyncCompletions.Pending(lsn, durability, future));
-        if (state.failure() != null) {
-            asyncCompletions.failAll(state.failure());
-        }
     }
 
     /** Asks the thread to drain, sync and stop. Any thread. */
@@ -295,7 +298,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private int scan() {
         int frameCount = 0;
         long payloadBytes = 0;
-        while ((scannedPosition & segmentMask) != 0 && scannedPosition - submittedPosition < maxBatchBytes) {
+        while ((scannedPosition & segmentMask) != 0
+                && scannedPosition - submittedPosition < maxBatchBytes
+                && isClaimable(scannedPosition)) {
             if ((scannedPosition & bufferMask) == 0 && scannedPosition != submittedPosition) {
                 // A write must be contiguous in the buffer: submit up to the lap end first.
                 break;
@@ -321,6 +326,15 @@ public final class IoAgent implements Runnable, CompletionHandler {
             stats.appendBytes = stats.appendBytes + payloadBytes;
         }
         return frameCount;
+    }
+
+    /**
+     * Whether a producer can have claimed a frame at a position. Beyond {@code released + capacity}
+     * the buffer still holds the previous pass's unreleased frames, whose lengths must never be read
+     * as newly published ones.
+     */
+    private boolean isClaimable(final long position) {
+        return position - releasedPosition < logBuffer.capacityBytes();
     }
 
     private void checkPublishedFrame(final int frameLength, final int offset) {
@@ -434,7 +448,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         submittedPosition = firstFramePosition;
         writtenPosition = firstFramePosition;
         durablePosition = firstFramePosition;
-        logBuffer.release(firstFramePosition);
+        releasedPosition = firstFramePosition;
+        logBuffer.release(releasedPosition);
         state.publishWritten(firstFramePosition);
         state.publishDurable(firstFramePosition);
         stats.segmentsRolled = stats.segmentsRolled + 1;
@@ -485,7 +500,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         stats.writeBytes = stats.writeBytes + result;
         if (newWrittenPosition != writtenPosition) {
             writtenPosition = newWrittenPosition;
-            logBuffer.release(directIo ? writtenPosition & ~blockMask : writtenPosition);
+            releasedPosition = directIo ? writtenPosition & ~blockMask : writtenPosition;
+            logBuffer.release(releasedPosition);
             // Written first, so that no observer ever sees durable ahead of written.
             state.publishWritten(writtenPosition);
             if (writesDurable) {
@@ -597,7 +613,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 || pendingTruncate != null
                 || asyncCompletions.hasInbox()
                 || canSubmit
-                || (canScan && logBuffer.frameLengthAcquire(scannedPosition) != 0)
+                || (canScan && isClaimable(scannedPosition) && logBuffer.frameLengthAcquire(scannedPosition) != 0)
                 || (!syncInFlight
                         && state.syncRequestPosition() > durablePosition
                         && writtenPosition > durablePosition);
@@ -681,13 +697,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (scratchMemory != null) {
             scratchMemory.close();
         }
-        if (!failed) {
-            asyncCompletions.complete(writtenPosition, durablePosition);
-        }
-        asyncCompletions.failAll(
+        asyncCompletions.stop(
+                failed ? -1 : writtenPosition,
+                failed ? -1 : durablePosition,
                 failed
                         ? state.failure()
-                        : new IllegalStateException("the log closed before this position was reached"));
+                        : new WalException(
+                                WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
         state.markClosed();
     }
 

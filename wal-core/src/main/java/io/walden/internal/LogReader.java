@@ -74,7 +74,8 @@ public final class LogReader implements WalReader {
             final long fromPosition,
             final Durability visibility) {
         if (visibility == Durability.BUFFERED) {
-            throw new IllegalArgumentException(
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
                     "readers see WRITTEN or SYNCED records; BUFFERED ones are not in files yet");
         }
         if (fromPosition < state.startPosition()) {

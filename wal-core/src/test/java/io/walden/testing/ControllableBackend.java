@@ -167,7 +167,6 @@ public final class ControllableBackend implements StorageBackend {
     /** A completion kept back or injected. */
     private record Completion(long token, long result, IOException failure, int kind) {}
 
-
     private final class Session implements StorageSession, CompletionHandler {
         private final StorageSession session;
         private final Runnable completionSignal;

@@ -110,8 +110,8 @@ public final class TestRecords {
         final int sequence = tag.getInt(4);
         final int length = tag.getInt(8);
         if (length != payload.length) {
-            throw new AssertionError("payload of writer " + writer + " sequence " + sequence + " has "
-                    + payload.length + " bytes, its tag says " + length);
+            throw new AssertionError("payload of writer " + writer + " sequence " + sequence + " has " + payload.length
+                    + " bytes, its tag says " + length);
         }
         if (tag.getInt(12) != crc(payload)) {
             throw new AssertionError("checksum mismatch in payload of writer " + writer + " sequence " + sequence);

@@ -58,10 +58,12 @@ class UringBackendTest {
             // O_DIRECT needs block-aligned offsets: offset 1 is refused by the kernel with EINVAL.
             session.submitWrite(handle, 1, block, 0, 4096, 7);
             while (results.isEmpty()) {
-                session.poll((token, result, failure) -> {
-                    results.add(new long[] {token, result});
-                    failures.add(failure);
-                }, 1);
+                session.poll(
+                        (token, result, failure) -> {
+                            results.add(new long[] {token, result});
+                            failures.add(failure);
+                        },
+                        1);
             }
         }
         assertEquals(7, results.get(0)[0]);
