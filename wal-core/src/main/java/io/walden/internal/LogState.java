@@ -20,12 +20,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LogState {
     private static final VarHandle SYNC_REQUEST;
+    private static final VarHandle YIELDER;
+    private static final long YIELD_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(500);
     private static final int SPIN_COUNT = 200;
     private static final long WAIT_SLICE_MS = 10;
 
     static {
         try {
             SYNC_REQUEST = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestPosition", long.class);
+            YIELDER = MethodHandles.lookup().findVarHandle(LogState.class, "yielder", int.class);
         } catch (final ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
@@ -43,6 +46,9 @@ public final class LogState {
     // Raised by any thread with compare-and-set; read by the I/O thread.
     @SuppressWarnings("unused")
     private volatile long syncRequestPosition;
+
+    // 1 while some waiter yields instead of blocking; set with compare-and-set by waiters.
+    private volatile int yielder;
 
     // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
     private volatile int waiterCount;
@@ -189,6 +195,9 @@ public final class LogState {
             }
             Thread.onSpinWait();
         }
+        if (yieldUntilReached(position, durability)) {
+            return true;
+        }
         final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
         synchronized (signal) {
             waiterCount++;
@@ -209,6 +218,30 @@ public final class LogState {
             } finally {
                 waiterCount--;
             }
+        }
+    }
+
+    /**
+     * One waiter at a time yields the processor until the position is reached or {@link
+     * #YIELD_WAIT_NS} passes: a lone appender then sees its sync complete without the wake-up of a
+     * blocked thread. With many waiters the others block at once, so yielding never crowds out the
+     * I/O thread.
+     */
+    private boolean yieldUntilReached(final long position, final Durability durability) {
+        if (!YIELDER.compareAndSet(this, 0, 1)) {
+            return false;
+        }
+        try {
+            final long deadlineNs = System.nanoTime() + YIELD_WAIT_NS;
+            do {
+                if (reached(durability) >= position) {
+                    return true;
+                }
+                Thread.yield();
+            } while (System.nanoTime() < deadlineNs && failure == null);
+            return reached(durability) >= position;
+        } finally {
+            yielder = 0;
         }
     }
 
