@@ -57,6 +57,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final int MAX_WRITES_IN_FLIGHT = 4;
     private static final int IDLE_SPIN_COUNT = 50;
     private static final int IDLE_YIELD_COUNT = 10;
+    private static final int YIELD_WAITERS_MAX = 2;
     private static final int IDLE_YIELD_IN_FLIGHT_COUNT = 20_000;
     private static final long IDLE_PARK_NS_MIN = TimeUnit.MICROSECONDS.toNanos(20);
     private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
@@ -79,6 +80,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final boolean writesDurable;
     private final long blockMask;
     private final int maxWritesInFlight;
+    private final long unsyncedBytesMax;
     private final FrameChecksum checksum;
     private final ByteBuffer ringView;
     private final ByteBuffer writeView;
@@ -165,6 +167,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
         // write that lands, so after any failure the file holds a prefix of the log and recovery
         // needs no special case. Writes still overlap syncs, which is the pipelining that counts.
         this.maxWritesInFlight = 1;
+        // Written data is synced in the background once a quarter segment is unsynced, so that
+        // the roll fence (a sync of the whole segment's tail) never waits for much.
+        this.unsyncedBytesMax = segmentCapacityBytes / 4;
         this.checksum = new FrameChecksum(recovered.logId());
         this.ringView = logBuffer.newByteBufferView();
         this.writeView = logBuffer.newByteBufferView();
@@ -411,7 +416,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         final boolean requested = state.syncRequestPosition() > durablePosition;
         final boolean fence = writtenPosition == activeBase + segmentCapacityBytes;
         final boolean closing = finalTailPosition >= 0;
-        final boolean periodic = syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs;
+        final boolean periodic = (syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs)
+                || writtenPosition - durablePosition >= unsyncedBytesMax;
         if (!requested && !fence && !closing && !periodic) {
             return 0;
         }
@@ -607,7 +613,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     /** Whether an operation is in flight that acknowledgements wait for, and not for long yet. */
     private boolean expectsCompletionSoon() {
+        // With many blocked waiters the processors are better left to them: they must run to
+        // append the next group.
         return (syncInFlight || writeTailSequence > writeHeadSequence)
+                && state.waiterCount() <= YIELD_WAITERS_MAX
                 && idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT + IDLE_YIELD_IN_FLIGHT_COUNT;
     }
 

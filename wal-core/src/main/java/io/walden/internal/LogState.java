@@ -5,11 +5,14 @@ import io.walden.WalException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The positions and state a log shares between its I/O thread and its users, and the waiting on
- * them. Waiting allocates nothing: a short spin, then {@link Object#wait} on one monitor, which the
- * I/O thread notifies only when someone waits.
+ * them. Waiting allocates nothing: a short spin; then one waiter at a time yields briefly; then the
+ * waiter parks in a slot of a fixed registry, and the I/O thread unparks exactly the waiters whose
+ * position it reached (no thundering herd of woken threads that must block again). Back-pressure
+ * waits use a monitor that the I/O thread notifies only when someone waits on it.
  *
  * <p>Positions: a frame at log position {@code lsn} is written once {@link #writtenPosition()} is
  * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward
@@ -21,6 +24,9 @@ import java.util.concurrent.TimeUnit;
 public final class LogState {
     private static final VarHandle SYNC_REQUEST;
     private static final VarHandle YIELDER;
+    private static final int WAITER_SLOTS = 1024;
+    private static final long PARK_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long OVERFLOW_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
     private static final long YIELD_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(500);
     private static final int SPIN_COUNT = 200;
     private static final long WAIT_SLICE_MS = 10;
@@ -49,6 +55,15 @@ public final class LogState {
 
     // 1 while some waiter yields instead of blocking; set with compare-and-set by waiters.
     private volatile int yielder;
+
+    // Durability waiters, woken one by one when their position is reached (no thundering herd).
+    // Slots are guarded by registryLock; the count is volatile so the I/O thread can skip the lock.
+    private final Object registryLock = new Object();
+    private final Thread[] waiterThreads = new Thread[WAITER_SLOTS];
+    private final long[] waiterPositions = new long[WAITER_SLOTS];
+    private final boolean[] waiterSynced = new boolean[WAITER_SLOTS];
+    private int waiterSlotsUsed;
+    private volatile int registeredCount;
 
     // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
     private volatile int waiterCount;
@@ -86,6 +101,11 @@ public final class LogState {
         return (long) SYNC_REQUEST.getVolatile(this);
     }
 
+    /** @return how many threads are blocked waiting on this log right now (racy). */
+    public int waiterCount() {
+        return registeredCount + waiterCount;
+    }
+
     /** @return the failure that stopped the log, or null. */
     public Throwable failure() {
         return failure;
@@ -103,6 +123,7 @@ public final class LogState {
      */
     public void publishWritten(final long position) {
         writtenPosition = position;
+        wakeRegistered(false);
         signalWaiters();
     }
 
@@ -113,7 +134,7 @@ public final class LogState {
      */
     public void publishDurable(final long position) {
         durablePosition = position;
-        signalWaiters();
+        wakeRegistered(false);
     }
 
     /**
@@ -134,12 +155,14 @@ public final class LogState {
         if (failure == null) {
             failure = cause;
         }
+        wakeRegistered(true);
         signalWaiters();
     }
 
     /** Marks the log closed and wakes every waiter. */
     public void markClosed() {
         closed = true;
+        wakeRegistered(true);
         signalWaiters();
     }
 
@@ -199,24 +222,69 @@ public final class LogState {
             return true;
         }
         final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
-        synchronized (signal) {
-            waiterCount++;
-            try {
-                while (reached(durability) < position) {
-                    checkUsable(position, finalPosition);
-                    final long remainingNs =
-                            deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNs - System.nanoTime();
-                    if (remainingNs <= 0) {
-                        return false;
-                    }
-                    signal.wait(Math.max(1, Math.min(WAIT_SLICE_MS, TimeUnit.NANOSECONDS.toMillis(remainingNs))));
+        final int slot = register(position, durability == Durability.SYNCED);
+        try {
+            while (reached(durability) < position) {
+                checkUsable(position, finalPosition);
+                final long remainingNs = deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNs - System.nanoTime();
+                if (remainingNs <= 0) {
+                    return false;
                 }
-                return true;
-            } catch (final InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new WalException(WalException.ErrorCode.IO, "interrupted while waiting for position " + position);
-            } finally {
-                waiterCount--;
+                LockSupport.parkNanos(this, Math.min(remainingNs, slot >= 0 ? PARK_SLICE_NS : OVERFLOW_PARK_NS));
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new WalException(
+                            WalException.ErrorCode.IO, "interrupted while waiting for position " + position);
+                }
+            }
+            return true;
+        } finally {
+            if (slot >= 0) {
+                deregister(slot);
+            }
+        }
+    }
+
+    /** Takes a waiter slot, or returns -1 when all are taken (the waiter then polls). */
+    private int register(final long position, final boolean synced) {
+        synchronized (registryLock) {
+            for (int i = 0; i < WAITER_SLOTS; i++) {
+                if (waiterThreads[i] == null) {
+                    waiterThreads[i] = Thread.currentThread();
+                    waiterPositions[i] = position;
+                    waiterSynced[i] = synced;
+                    waiterSlotsUsed = Math.max(waiterSlotsUsed, i + 1);
+                    registeredCount = registeredCount + 1;
+                    return i;
+                }
+            }
+            return -1;
+        }
+    }
+
+    private void deregister(final int slot) {
+        synchronized (registryLock) {
+            waiterThreads[slot] = null;
+            registeredCount = registeredCount - 1;
+            while (waiterSlotsUsed > 0 && waiterThreads[waiterSlotsUsed - 1] == null) {
+                waiterSlotsUsed--;
+            }
+        }
+    }
+
+    /** Unparks the registered waiters whose position is reached, or all of them. */
+    private void wakeRegistered(final boolean all) {
+        if (registeredCount == 0) {
+            return;
+        }
+        final long written = writtenPosition;
+        final long durable = durablePosition;
+        synchronized (registryLock) {
+            for (int i = 0; i < waiterSlotsUsed; i++) {
+                final Thread waiter = waiterThreads[i];
+                if (waiter != null && (all || (waiterSynced[i] ? durable : written) >= waiterPositions[i])) {
+                    LockSupport.unpark(waiter);
+                }
             }
         }
     }

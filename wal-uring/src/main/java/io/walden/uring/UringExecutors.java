@@ -28,7 +28,7 @@ import one.jasyncfio.OpenOption;
  */
 final class UringExecutors {
     /** Milliseconds the event loop spins after its last completion before it sleeps. */
-    static final long SLEEP_TIMEOUT_MS = 1;
+    static final long SLEEP_TIMEOUT_MS = 0;
 
     private static final int RING_ENTRIES = 1024;
     private static final Object LOCK = new Object();
