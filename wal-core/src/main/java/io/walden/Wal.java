@@ -114,7 +114,7 @@ public final class Wal implements AutoCloseable {
      */
     public static Wal open(final WalConfig config) {
         try {
-            Files.createDirectories(config.directory());
+            createDirectoryDurably(config.directory());
         } catch (final IOException ex) {
             throw new WalException(
                     WalException.ErrorCode.IO,
@@ -142,6 +142,34 @@ public final class Wal implements AutoCloseable {
         } catch (final RuntimeException | Error ex) {
             closeAfterFailedOpen(lock, session, ex);
             throw ex;
+        }
+    }
+
+    /**
+     * Creates the log directory if missing and fsyncs the parent of each directory created, so that
+     * the directory (and with it every synced record) survives power loss.
+     */
+    private static void createDirectoryDurably(final java.nio.file.Path directory) throws IOException {
+        final java.nio.file.Path absolute = directory.toAbsolutePath();
+        if (Files.isDirectory(absolute)) {
+            return;
+        }
+        final java.nio.file.Path parent = absolute.getParent();
+        if (parent != null) {
+            createDirectoryDurably(parent);
+        }
+        try {
+            Files.createDirectory(absolute);
+        } catch (final java.nio.file.FileAlreadyExistsException ex) {
+            if (Files.isDirectory(absolute)) {
+                return;
+            }
+            throw ex;
+        }
+        if (parent != null) {
+            try (FileChannel channel = FileChannel.open(parent, StandardOpenOption.READ)) {
+                channel.force(true);
+            }
         }
     }
 
