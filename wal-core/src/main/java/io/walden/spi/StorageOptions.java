@@ -11,4 +11,15 @@ public record StorageOptions(boolean directIo, boolean dsync) {
     public static final StorageOptions BUFFERED = new StorageOptions(false, false);
     /** O_DIRECT writes made durable by fdatasync. */
     public static final StorageOptions DIRECT = new StorageOptions(true, false);
+    /** Alignment of offsets, lengths and memory for direct I/O. */
+    public static final int DIRECT_BLOCK_SIZE_BYTES = 4096;
+
+    /**
+     * The alignment a session with these options requires, as {@link StorageSession#blockSizeBytes()}.
+     *
+     * @return {@link #DIRECT_BLOCK_SIZE_BYTES} with direct I/O, else 1.
+     */
+    public int blockSizeBytes() {
+        return directIo ? DIRECT_BLOCK_SIZE_BYTES : 1;
+    }
 }

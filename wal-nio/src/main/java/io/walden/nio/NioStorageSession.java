@@ -1,6 +1,7 @@
 package io.walden.nio;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -35,7 +36,6 @@ import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 final class NioStorageSession implements StorageSession {
     private static final int OPERATION_COUNT = 32;
     private static final long SYNC_THREAD_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final int BLOCK_SIZE_BYTES = 4096;
 
     /** What an operation does. */
     enum Kind {
@@ -61,8 +61,7 @@ final class NioStorageSession implements StorageSession {
     private final StorageOptions options;
     private final Runnable completionSignal;
     private final FileChannel directoryChannel;
-    private final List<FileChannel> channels = new ArrayList<>();
-    private final List<Path> paths = new ArrayList<>();
+    private final FileTable<FileChannel> files = new FileTable<>();
     private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
     private final OneToOneConcurrentArrayQueue<Operation> syncQueue =
@@ -100,7 +99,7 @@ final class NioStorageSession implements StorageSession {
 
     @Override
     public int blockSizeBytes() {
-        return options.directIo() ? BLOCK_SIZE_BYTES : 1;
+        return options.blockSizeBytes();
     }
 
     @Override
@@ -133,24 +132,12 @@ final class NioStorageSession implements StorageSession {
         } catch (final IOException ex) {
             throw new IOException("cannot open " + path + ": " + ex, ex);
         }
-        for (int i = 0; i < channels.size(); i++) {
-            if (channels.get(i) == null) {
-                channels.set(i, channel);
-                paths.set(i, path);
-                return i;
-            }
-        }
-        channels.add(channel);
-        paths.add(path);
-        return channels.size() - 1;
+        return files.add(channel, path);
     }
 
     @Override
     public void closeFile(final int fileHandle) throws IOException {
-        final FileChannel channel = channels.get(fileHandle);
-        channels.set(fileHandle, null);
-        paths.set(fileHandle, null);
-        channel.close();
+        files.remove(fileHandle).close();
     }
 
     @Override
@@ -162,7 +149,7 @@ final class NioStorageSession implements StorageSession {
             final int lengthBytes,
             final long token) {
         final Operation operation = take(Kind.WRITE, token);
-        final FileChannel channel = channels.get(fileHandle);
+        final FileChannel channel = files.file(fileHandle);
         source.clear();
         source.position(sourceOffset).limit(sourceOffset + lengthBytes);
         long position = fileOffset;
@@ -174,7 +161,7 @@ final class NioStorageSession implements StorageSession {
         } catch (final IOException ex) {
             operation.result = -1;
             operation.failure = new IOException(
-                    "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + paths.get(fileHandle)
+                    "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + files.path(fileHandle)
                             + " failed after " + (position - fileOffset) + " bytes: " + ex,
                     ex);
         }
@@ -184,8 +171,8 @@ final class NioStorageSession implements StorageSession {
     @Override
     public void submitSync(final int fileHandle, final long token) {
         final Operation operation = take(Kind.SYNC, token);
-        operation.channel = channels.get(fileHandle);
-        operation.source = paths.get(fileHandle);
+        operation.channel = files.file(fileHandle);
+        operation.source = files.path(fileHandle);
         handOff(operation);
     }
 
@@ -250,9 +237,7 @@ final class NioStorageSession implements StorageSession {
                 interrupted = true;
             }
         }
-        for (final FileChannel channel : channels) {
-            closeQuietly(channel);
-        }
+        files.removeAll((channel, path) -> closeQuietly(channel));
         closeQuietly(directoryChannel);
         if (interrupted) {
             Thread.currentThread().interrupt();

@@ -1,6 +1,7 @@
 package io.walden.uring;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -45,7 +46,6 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  */
 final class UringStorageSession implements StorageSession {
     private static final int OPERATION_COUNT = 64;
-    private static final int BLOCK_SIZE_BYTES = 4096;
     private static final int FILE_MODE = 0644;
     private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
 
@@ -94,8 +94,7 @@ final class UringStorageSession implements StorageSession {
     private final Runnable completionSignal;
     private final EventExecutor executor;
     private final FileChannel directoryChannel;
-    private final List<AsyncFile> files = new ArrayList<>();
-    private final List<Path> paths = new ArrayList<>();
+    private final FileTable<AsyncFile> files = new FileTable<>();
     private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
     private final ManyToOneConcurrentArrayQueue<Operation> completionQueue =
@@ -135,7 +134,7 @@ final class UringStorageSession implements StorageSession {
 
     @Override
     public int blockSizeBytes() {
-        return options.directIo() ? BLOCK_SIZE_BYTES : 1;
+        return options.blockSizeBytes();
     }
 
     @Override
@@ -159,25 +158,13 @@ final class UringStorageSession implements StorageSession {
         }
         final AsyncFile file = await(
                 AsyncFile.open(path, FILE_MODE, executor, openOptions.toArray(new OpenOption[0])), "open " + path);
-        for (int i = 0; i < files.size(); i++) {
-            if (files.get(i) == null) {
-                files.set(i, file);
-                paths.set(i, path);
-                return i;
-            }
-        }
-        files.add(file);
-        paths.add(path);
-        return files.size() - 1;
+        return files.add(file, path);
     }
 
     @Override
     public void closeFile(final int fileHandle) throws IOException {
-        final AsyncFile file = files.get(fileHandle);
-        final Path path = paths.get(fileHandle);
-        files.set(fileHandle, null);
-        paths.set(fileHandle, null);
-        await(file.close(), "close " + path);
+        final Path path = files.path(fileHandle);
+        await(files.remove(fileHandle).close(), "close " + path);
     }
 
     @Override
@@ -189,8 +176,8 @@ final class UringStorageSession implements StorageSession {
             final int lengthBytes,
             final long token) {
         final Operation operation = take(Kind.WRITE, token);
-        operation.file = files.get(fileHandle);
-        operation.path = paths.get(fileHandle);
+        operation.file = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
         operation.buffer = source;
         operation.bufferOffset = sourceOffset;
         operation.fileOffset = fileOffset;
@@ -228,8 +215,8 @@ final class UringStorageSession implements StorageSession {
     @Override
     public void submitSync(final int fileHandle, final long token) {
         final Operation operation = take(Kind.SYNC, token);
-        operation.file = files.get(fileHandle);
-        operation.path = paths.get(fileHandle);
+        operation.file = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
         operation.file.dataSync().whenComplete(operation);
     }
 
@@ -349,17 +336,13 @@ final class UringStorageSession implements StorageSession {
                 Thread.onSpinWait();
             }
         }
-        for (int i = 0; i < files.size(); i++) {
-            final AsyncFile file = files.get(i);
-            if (file != null) {
-                try {
-                    await(file.close(), "close " + paths.get(i));
-                } catch (final IOException ignored) {
-                    // Every acknowledged byte was written and synced before close; nothing is lost.
-                }
-                files.set(i, null);
+        files.removeAll((file, path) -> {
+            try {
+                await(file.close(), "close " + path);
+            } catch (final IOException ignored) {
+                // Every acknowledged byte was written and synced before close; nothing is lost.
             }
-        }
+        });
         try {
             directoryChannel.close();
         } catch (final IOException ignored) {

@@ -20,21 +20,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What is particular to the io_uring backend: selection, ring errors, and leaks over many opens. */
+@EnabledIfIoUring
 class UringBackendTest {
     @TempDir
     Path directory;
-
-    @BeforeAll
-    static void requireIoUring() {
-        final String reason = UringSupport.unavailableReason();
-        Assumptions.assumeTrue(reason == null, () -> "skipped: io_uring is not available here: " + reason);
-    }
 
     @Test
     void shouldBeChosenByDefaultWhenTheKernelOffersIoUring() {

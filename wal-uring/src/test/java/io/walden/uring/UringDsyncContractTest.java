@@ -3,16 +3,10 @@ package io.walden.uring;
 import io.walden.WalContractTest;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 
 /** The WalContract suite on the io_uring backend with O_DIRECT + O_DSYNC writes. */
+@EnabledIfIoUring
 class UringDsyncContractTest extends WalContractTest {
-    @BeforeAll
-    static void requireIoUring() {
-        final String reason = UringSupport.unavailableReason();
-        Assumptions.assumeTrue(reason == null, () -> "skipped: io_uring is not available here: " + reason);
-    }
 
     @Override
     protected StorageBackend newBackend() {

@@ -1,0 +1,87 @@
+package io.walden.spi;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * The handles a {@link StorageSession} gives out for open files: small integers that index a table
+ * of the backend's file objects and their paths, reused once closed. A helper for backends.
+ *
+ * @param <F> the backend's file type, for example a {@code FileChannel}.
+ *     <p><b>Threading:</b> not thread-safe; owned by the session's owning thread.
+ */
+public final class FileTable<F> {
+    private final List<F> files = new ArrayList<>();
+    private final List<Path> paths = new ArrayList<>();
+
+    /**
+     * Adds an open file.
+     *
+     * @param file the backend's file object.
+     * @param path its path, for messages.
+     * @return its handle.
+     */
+    public int add(final F file, final Path path) {
+        for (int i = 0; i < files.size(); i++) {
+            if (files.get(i) == null) {
+                files.set(i, file);
+                paths.set(i, path);
+                return i;
+            }
+        }
+        files.add(file);
+        paths.add(path);
+        return files.size() - 1;
+    }
+
+    /**
+     * The file of a handle.
+     *
+     * @param handle the handle.
+     * @return the file.
+     */
+    public F file(final int handle) {
+        return files.get(handle);
+    }
+
+    /**
+     * The path of a handle.
+     *
+     * @param handle the handle.
+     * @return the path.
+     */
+    public Path path(final int handle) {
+        return paths.get(handle);
+    }
+
+    /**
+     * Frees a handle.
+     *
+     * @param handle the handle.
+     * @return the file it held, for the caller to close.
+     */
+    public F remove(final int handle) {
+        final F file = files.get(handle);
+        files.set(handle, null);
+        paths.set(handle, null);
+        return file;
+    }
+
+    /**
+     * Frees every handle, passing each open file and its path to a closer.
+     *
+     * @param closer closes one file.
+     */
+    public void removeAll(final BiConsumer<F, Path> closer) {
+        for (int i = 0; i < files.size(); i++) {
+            final F file = files.get(i);
+            if (file != null) {
+                closer.accept(file, paths.get(i));
+                files.set(i, null);
+                paths.set(i, null);
+            }
+        }
+    }
+}
