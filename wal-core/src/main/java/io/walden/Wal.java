@@ -311,6 +311,7 @@ public final class Wal implements AutoCloseable {
             return lsn == CLOSED && state.failure() != null ? FAILED : lsn;
         }
         logBuffer.publish(lsn, payload, offset, length);
+        agent.wakeIfParked();
         return lsn;
     }
 
@@ -560,7 +561,11 @@ public final class Wal implements AutoCloseable {
     }
 
     private void awaitAppended(final long lsn, final Durability durability) {
-        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
+        if (durability == Durability.BUFFERED) {
+            agent.wakeIfParked();
+            return;
+        }
+        if (state.reached(durability) > lsn) {
             return;
         }
         if (durability == Durability.SYNCED) {

@@ -60,7 +60,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final int YIELD_WAITERS_MAX = 2;
     private static final int IDLE_YIELD_IN_FLIGHT_COUNT = 20_000;
     private static final long IDLE_PARK_NS_MIN = TimeUnit.MICROSECONDS.toNanos(20);
-    private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long IDLE_PARK_MS_MAX = 20;
+    private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS_MAX);
     private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
 
     private final StorageSession session;
@@ -199,6 +200,17 @@ public final class IoAgent implements Runnable, CompletionHandler {
             preparer.adoptReady(activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
         this.lastSyncNs = System.nanoTime();
+    }
+
+    /**
+     * After a BUFFERED publish: unparks the I/O thread if it is parked. Without a fence a wake can
+     * be missed; the record is then written within the longest idle park ({@value
+     * #IDLE_PARK_MS_MAX} ms), which BUFFERED records may wait. Any thread; one volatile read.
+     */
+    public void wakeIfParked() {
+        if (parked) {
+            wake();
+        }
     }
 
     /** Wakes the I/O thread if it is parked. Any thread; cheap when it is running. */

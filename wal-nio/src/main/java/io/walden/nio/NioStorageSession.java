@@ -35,7 +35,7 @@ import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
  */
 final class NioStorageSession implements StorageSession {
     private static final int OPERATION_COUNT = 32;
-    private static final long SYNC_THREAD_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long SYNC_THREAD_PARK_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** What an operation does. */
     enum Kind {
