@@ -22,7 +22,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A durable, segmented, append-only log. Records are appended from any number of threads, each
@@ -617,10 +616,5 @@ public final class Wal implements AutoCloseable {
                 target.wake();
             }
         }
-    }
-
-    static {
-        // Keeps the UnsafeBuffer class loaded with the API so the first append does not pay for it.
-        new UnsafeBuffer(new byte[0]).capacity();
     }
 }

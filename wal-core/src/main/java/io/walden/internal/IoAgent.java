@@ -48,13 +48,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class IoAgent implements Runnable, CompletionHandler {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
     private static final int KIND_SHIFT = 56;
-    private static final long SEQUENCE_MASK = (1L << KIND_SHIFT) - 1;
     private static final long KIND_WRITE = 1;
     private static final long KIND_SYNC = 2;
     private static final long KIND_PREPARE = 3;
     private static final long KIND_TRUNCATE = 4;
     private static final int POLL_LIMIT = 64;
-    private static final int MAX_WRITES_IN_FLIGHT = 4;
     private static final int IDLE_SPIN_COUNT = 50;
     private static final int IDLE_YIELD_COUNT = 10;
     private static final int YIELD_WAITERS_MAX = 2;
@@ -80,7 +78,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final boolean directIo;
     private final boolean writesDurable;
     private final long blockMask;
-    private final int maxWritesInFlight;
     private final long unsyncedBytesMax;
     private final FrameChecksum checksum;
     private final ByteBuffer ringView;
@@ -102,11 +99,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long writtenRecords;
     private long durableRecords;
 
-    private final long[] writeEndPositions;
-    private final long[] writeEndRecords;
-    private final int[] writePartsPending;
-    private long writeHeadSequence;
-    private long writeTailSequence;
+    // The write in flight, if any. One write at a time: a write that fails can then never be
+    // followed by a later write that lands, so after any failure the file holds a prefix of the
+    // log and recovery needs no special case. Writes still overlap syncs, the pipelining that counts.
+    private boolean writeInFlight;
+    private int writePartsPending;
+    private long writeEndPosition;
+    private long writeEndRecords;
 
     private boolean syncInFlight;
     private long syncTargetPosition;
@@ -164,10 +163,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
         this.blockMask = session.blockSizeBytes() - 1L;
-        // One write in flight at a time: a write that fails can then never be followed by a later
-        // write that lands, so after any failure the file holds a prefix of the log and recovery
-        // needs no special case. Writes still overlap syncs, which is the pipelining that counts.
-        this.maxWritesInFlight = 1;
         // Written data is synced in the background once a quarter segment is unsynced, so that
         // the roll fence (a sync of the whole segment's tail) never waits for much.
         this.unsyncedBytesMax = segmentCapacityBytes / 4;
@@ -184,9 +179,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
         this.preparer = new SegmentPreparer(
                 session, directory, (int) segmentCapacityBytes, recovered.logId(), KIND_PREPARE << KIND_SHIFT);
-        this.writeEndPositions = new long[MAX_WRITES_IN_FLIGHT];
-        this.writeEndRecords = new long[MAX_WRITES_IN_FLIGHT];
-        this.writePartsPending = new int[MAX_WRITES_IN_FLIGHT];
 
         this.firstSegmentBase = recovered.firstSegmentBase();
         this.activeBase = recovered.activeSegmentBase();
@@ -316,13 +308,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private int scan() {
         int frameCount = 0;
         long payloadBytes = 0;
-        while ((scannedPosition & segmentMask) != 0
-                && scannedPosition - submittedPosition < maxBatchBytes
-                && isClaimable(scannedPosition)) {
-            if ((scannedPosition & bufferMask) == 0 && scannedPosition != submittedPosition) {
-                // A write must be contiguous in the buffer: submit up to the lap end first.
-                break;
-            }
+        while (canScan()) {
             final int frameLength = logBuffer.frameLengthAcquire(scannedPosition);
             if (frameLength == 0) {
                 break;
@@ -347,6 +333,18 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     /**
+     * Whether the frame at the scanned position may be examined now: not at a segment end (a roll
+     * comes first), within the batch limit, not past the lap end of an unsubmitted batch (a write
+     * must be contiguous in the buffer), and claimable at all.
+     */
+    private boolean canScan() {
+        return (scannedPosition & segmentMask) != 0
+                && scannedPosition - submittedPosition < maxBatchBytes
+                && ((scannedPosition & bufferMask) != 0 || scannedPosition == submittedPosition)
+                && isClaimable(scannedPosition);
+    }
+
+    /**
      * Whether a producer can have claimed a frame at a position. Beyond {@code released + capacity}
      * the buffer still holds the previous pass's unreleased frames, whose lengths must never be read
      * as newly published ones.
@@ -366,7 +364,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     private int submitWrites() {
-        if (scannedPosition == submittedPosition || writeTailSequence - writeHeadSequence >= maxWritesInFlight) {
+        if (scannedPosition == submittedPosition || writeInFlight) {
             return 0;
         }
         final long start = submittedPosition;
@@ -377,23 +375,22 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 start,
                 end,
                 activeBase);
-        final long sequence = writeTailSequence++;
-        final int slot = (int) (sequence & (MAX_WRITES_IN_FLIGHT - 1));
-        final long token = (KIND_WRITE << KIND_SHIFT) | sequence;
-        writeEndPositions[slot] = end;
-        writeEndRecords[slot] = scannedRecords;
+        final long token = KIND_WRITE << KIND_SHIFT;
+        writeInFlight = true;
+        writeEndPosition = end;
+        writeEndRecords = scannedRecords;
         if (!directIo) {
-            writePartsPending[slot] = 1;
+            writePartsPending = 1;
             session.submitWrite(
                     activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
         } else {
-            submitDirectWrite(start, end, slot, token);
+            submitDirectWrite(start, end, token);
         }
         submittedPosition = end;
         return 1;
     }
 
-    private void submitDirectWrite(final long start, final long end, final int slot, final long token) {
+    private void submitDirectWrite(final long start, final long end, final long token) {
         final long blockStart = start & ~blockMask;
         final long blockEnd = end & ~blockMask;
         int parts = 0;
@@ -403,7 +400,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (end > blockEnd) {
             parts++;
         }
-        writePartsPending[slot] = parts;
+        writePartsPending = parts;
         if (blockEnd > blockStart) {
             session.submitWrite(
                     activeHandle,
@@ -489,7 +486,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
         final long kind = token >>> KIND_SHIFT;
         if (kind == KIND_WRITE) {
-            onWriteComplete(token & SEQUENCE_MASK, result);
+            onWriteComplete(result);
         } else if (kind == KIND_SYNC) {
             onSyncComplete();
         } else if (kind == KIND_PREPARE) {
@@ -501,24 +498,18 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
     }
 
-    private void onWriteComplete(final long sequence, final long result) {
-        final int slot = (int) (sequence & (MAX_WRITES_IN_FLIGHT - 1));
-        Invariants.check(writePartsPending[slot] > 0, "unexpected write completion %d", sequence);
-        writePartsPending[slot]--;
-        long newWrittenPosition = writtenPosition;
-        while (writeHeadSequence < writeTailSequence) {
-            final int headSlot = (int) (writeHeadSequence & (MAX_WRITES_IN_FLIGHT - 1));
-            if (writePartsPending[headSlot] != 0) {
-                break;
-            }
-            newWrittenPosition = writeEndPositions[headSlot];
-            writtenRecords = writeEndRecords[headSlot];
-            writeHeadSequence++;
-        }
+    private void onWriteComplete(final long result) {
+        Invariants.check(writeInFlight && writePartsPending > 0, "unexpected write completion of %d bytes", result);
+        writePartsPending--;
         stats.writes = stats.writes + 1;
         stats.writeBytes = stats.writeBytes + result;
-        if (newWrittenPosition != writtenPosition) {
-            writtenPosition = newWrittenPosition;
+        if (writePartsPending > 0) {
+            return;
+        }
+        writeInFlight = false;
+        writtenRecords = writeEndRecords;
+        if (writeEndPosition != writtenPosition) {
+            writtenPosition = writeEndPosition;
             releasedPosition = directIo ? writtenPosition & ~blockMask : writtenPosition;
             logBuffer.release(releasedPosition);
             // Written first, so that no observer ever sees durable ahead of written.
@@ -627,23 +618,19 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private boolean expectsCompletionSoon() {
         // With many blocked waiters the processors are better left to them: they must run to
         // append the next group.
-        return (syncInFlight || writeTailSequence > writeHeadSequence)
+        return (syncInFlight || writeInFlight)
                 && state.waiterCount() <= YIELD_WAITERS_MAX
                 && idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT + IDLE_YIELD_IN_FLIGHT_COUNT;
     }
 
     /** Whether work is waiting that {@link #doWork} could make progress on now. */
     private boolean hasWorkHint() {
-        final boolean canScan = (scannedPosition & segmentMask) != 0
-                && scannedPosition - submittedPosition < maxBatchBytes
-                && ((scannedPosition & bufferMask) != 0 || scannedPosition == submittedPosition);
-        final boolean canSubmit =
-                scannedPosition > submittedPosition && writeTailSequence - writeHeadSequence < maxWritesInFlight;
+        final boolean canSubmit = scannedPosition > submittedPosition && !writeInFlight;
         return closeRequested
                 || pendingTruncate != null
                 || asyncCompletions.hasInbox()
                 || canSubmit
-                || (canScan && isClaimable(scannedPosition) && logBuffer.frameLengthAcquire(scannedPosition) != 0)
+                || (canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0)
                 || (!syncInFlight
                         && state.syncRequestPosition() > durablePosition
                         && writtenPosition > durablePosition);
@@ -735,11 +722,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
                         : new WalException(
                                 WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
         state.markClosed();
-    }
-
-    /** @return the I/O thread's scanned position, for tests and diagnosis. */
-    long scannedPosition() {
-        return scannedPosition;
     }
 
     private static final CompletionHandler DISCARD = (token, result, failure) -> {};

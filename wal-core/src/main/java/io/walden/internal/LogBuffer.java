@@ -307,15 +307,6 @@ public final class LogBuffer implements AutoCloseable {
         return capacityBytes;
     }
 
-    /**
-     * Native address of the ring's first byte.
-     *
-     * @return the address.
-     */
-    public long addressOffset() {
-        return buffer.addressOffset();
-    }
-
     /** Frees the memory; no thread may touch the buffer afterwards. */
     @Override
     public void close() {

@@ -180,11 +180,6 @@ final class SegmentPreparer implements AutoCloseable {
         }
     }
 
-    /** @return the state, for diagnosis. */
-    State state() {
-        return state;
-    }
-
     /**
      * Hands over the prepared segment's file handle; the preparer becomes idle.
      *

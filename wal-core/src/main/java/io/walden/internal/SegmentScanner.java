@@ -62,7 +62,6 @@ final class SegmentScanner implements AutoCloseable {
     static final int SECTOR_BYTES = 512;
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
 
-    private final long logId;
     private final FrameChecksum checksum;
     private AlignedBuffer windowMemory;
     private ByteBuffer window;
@@ -72,7 +71,6 @@ final class SegmentScanner implements AutoCloseable {
     private long fileSize;
 
     SegmentScanner(final long logId, final int maxFrameBytes) {
-        this.logId = logId;
         this.checksum = new FrameChecksum(logId);
         this.windowMemory = new AlignedBuffer(Math.max(WINDOW_BYTES, maxFrameBytes * 2));
         this.window = windowMemory.buffer();
@@ -298,11 +296,6 @@ final class SegmentScanner implements AutoCloseable {
         windowFileOffset = offset;
         windowLength = window.position();
         return offset + length <= windowFileOffset + windowLength;
-    }
-
-    /** @return the identity of the log whose frames this scanner validates. */
-    long logId() {
-        return logId;
     }
 
     @Override
