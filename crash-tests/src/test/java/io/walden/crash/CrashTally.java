@@ -1,0 +1,54 @@
+package io.walden.crash;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counters shared by every crash suite of one test JVM, printed as the {@code CRASH-SUMMARY} line by
+ * {@link CrashSummaryListener} when the test plan ends, so that any run can be compared with another.
+ *
+ * <p>Each suite adds what it actually checked (never what it planned to check), and a suite that finds
+ * an acknowledged record missing adds it to {@link #LOST} before it fails, so the line tells the truth
+ * even for a red run.
+ *
+ * <p><b>Threading:</b> any thread; the counters are atomic.
+ */
+public final class CrashTally {
+    /** Simulated power-loss crash states that were reopened and checked. */
+    public static final AtomicLong SIMULATED = new AtomicLong();
+
+    /** Child JVMs killed with SIGKILL and checked, on the FileChannel backend. */
+    public static final AtomicLong KILLS_NIO = new AtomicLong();
+
+    /** Child JVMs killed with SIGKILL and checked, on the io_uring backend. */
+    public static final AtomicLong KILLS_URING = new AtomicLong();
+
+    /** Injected I/O fault cases (and real full-disk cases) checked. */
+    public static final AtomicLong FAULTS = new AtomicLong();
+
+    /** Single-bit flips checked for detection. */
+    public static final AtomicLong BITFLIPS = new AtomicLong();
+
+    /** Acknowledged records found missing after a crash or fault (must stay zero). */
+    public static final AtomicLong LOST = new AtomicLong();
+
+    /** Contract violations of any kind found (invented, reordered, altered records, ...; must stay zero). */
+    public static final AtomicLong VIOLATIONS = new AtomicLong();
+
+    private CrashTally() {}
+
+    /**
+     * The summary line.
+     *
+     * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... faults=... bitflips=...
+     *     lost=... violations=...}
+     */
+    public static String summaryLine() {
+        return "CRASH-SUMMARY simulated=" + SIMULATED.get()
+                + " kills.nio=" + KILLS_NIO.get()
+                + " kills.uring=" + KILLS_URING.get()
+                + " faults=" + FAULTS.get()
+                + " bitflips=" + BITFLIPS.get()
+                + " lost=" + LOST.get()
+                + " violations=" + VIOLATIONS.get();
+    }
+}
