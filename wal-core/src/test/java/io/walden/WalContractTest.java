@@ -37,6 +37,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DynamicTest;
@@ -1196,6 +1197,61 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             }
         }
         return writesDurable;
+    }
+
+    @Test
+    void shouldAllocateSpaceOrDeclineWithoutChangingContent() throws IOException {
+        final Path probe = Files.createDirectories(tempDir.resolve("allocate"));
+        final Path file = probe.resolve("allocated");
+        final int allocateBytes = 1 << 20;
+        final long[] completion = {-1, Long.MIN_VALUE};
+        final IOException[] failure = new IOException[1];
+        try (StorageSession session = newBackend().open(probe, () -> {})) {
+            final int blockBytes = Math.max(4096, session.blockSizeBytes());
+            final ByteBuffer block = BufferUtil.allocateDirectAligned(blockBytes, blockBytes);
+            final int sourceOffset = 0;
+            for (int i = 0; i < blockBytes; i++) {
+                block.put(sourceOffset + i, (byte) (i * 31 + 7));
+            }
+            final int handle = session.openFile(file, true);
+            session.submitWrite(handle, 0, block, sourceOffset, blockBytes, 1);
+            awaitCompletion(session, completion, failure);
+            assertNull(failure[0]);
+            session.submitAllocate(handle, 0, allocateBytes, 2);
+            awaitCompletion(session, completion, failure);
+            assertNull(failure[0], "allocation failed");
+            assertEquals(2, completion[0]);
+            assertTrue(
+                    completion[1] == 0 || completion[1] == allocateBytes,
+                    "allocation result must be 0 (declined) or the length, was " + completion[1]);
+            session.closeFile(handle);
+
+            final byte[] content = Files.readAllBytes(file);
+            assertEquals(completion[1] == 0 ? blockBytes : allocateBytes, content.length);
+            for (int i = 0; i < content.length; i++) {
+                final byte expected = i < blockBytes ? (byte) (i * 31 + 7) : 0;
+                if (content[i] != expected) {
+                    fail("byte " + i + " is " + content[i] + " after allocation, expected " + expected);
+                }
+            }
+        }
+    }
+
+    private static void awaitCompletion(
+            final StorageSession session, final long[] completion, final IOException[] failure) {
+        completion[0] = -1;
+        awaitCondition(
+                () -> {
+                    session.poll(
+                            (token, result, cause) -> {
+                                completion[0] = token;
+                                completion[1] = result;
+                                failure[0] = cause;
+                            },
+                            1);
+                    return completion[0] != -1;
+                },
+                "a storage completion");
     }
 
     /**

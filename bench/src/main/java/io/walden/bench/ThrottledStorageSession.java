@@ -133,6 +133,11 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
     }
 
     @Override
+    public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
+        delegate.submitAllocate(fileHandle, fileOffset, lengthBytes, takeSlot(token, -1));
+    }
+
+    @Override
     public void submitSyncDirectory(final long token) {
         delegate.submitSyncDirectory(takeSlot(token, -1));
     }

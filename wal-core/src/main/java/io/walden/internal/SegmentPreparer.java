@@ -10,12 +10,18 @@ import java.nio.file.Path;
 
 /**
  * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
- * the file is created under a temporary name, its header is written, the rest is written with
- * zeros (not merely allocated) and synced chunk by chunk, and only then is it renamed into place
- * and the directory synced. A file with a segment name is therefore always complete and durable.
+ * the file is created under a temporary name, its whole capacity is allocated (fallocate, where the
+ * backend and file system offer it: a full disk shows up here, ahead of need, and the extents are
+ * contiguous), its header is written, the rest is written with zeros and synced chunk by chunk, and
+ * only then is it renamed into place and the directory synced. A file with a segment name is
+ * therefore always complete and durable.
+ *
+ * <p>Allocation alone is not enough: fallocate leaves extents marked unwritten, and the first
+ * write into one changes metadata that the next fdatasync must commit. Zero-filling converts them
+ * once, in the background, so that a data sync commits data only.
  *
  * <pre>
- *   IDLE -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
+ *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
  * </pre>
  *
  * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
@@ -28,6 +34,7 @@ final class SegmentPreparer implements AutoCloseable {
     /** Preparation steps. */
     enum State {
         IDLE,
+        ALLOCATING,
         WRITING,
         SYNCING,
         RENAMING,
@@ -52,6 +59,7 @@ final class SegmentPreparer implements AutoCloseable {
     private long writtenOffset;
     private long syncedOffset;
     private int pendingLength;
+    private long allocatedBytes;
 
     SegmentPreparer(
             final StorageSession session,
@@ -87,7 +95,7 @@ final class SegmentPreparer implements AutoCloseable {
         fileHandle = session.openFile(directory.resolve(SegmentNames.temporaryName(newBasePosition)), true);
         writtenOffset = 0;
         syncedOffset = 0;
-        state = State.WRITING;
+        state = State.ALLOCATING;
     }
 
     /**
@@ -100,6 +108,7 @@ final class SegmentPreparer implements AutoCloseable {
             return 0;
         }
         switch (state) {
+            case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
             case WRITING -> {
                 final boolean header = writtenOffset == 0;
                 pendingLength = header
@@ -129,6 +138,15 @@ final class SegmentPreparer implements AutoCloseable {
     void onCompletion(final long result) {
         operationInFlight = false;
         switch (state) {
+            case ALLOCATING -> {
+                Invariants.check(
+                        result == 0 || result == segmentCapacityBytes,
+                        "allocated %d of %d",
+                        result,
+                        segmentCapacityBytes);
+                allocatedBytes += result;
+                state = State.WRITING;
+            }
             case WRITING -> {
                 Invariants.check(result == pendingLength, "short preparation write %d of %d", result, pendingLength);
                 writtenOffset += pendingLength;
@@ -157,6 +175,16 @@ final class SegmentPreparer implements AutoCloseable {
         return state == State.READY && basePosition == position;
     }
 
+    /**
+     * Bytes allocated ahead by the backend (fallocate) over this preparer's life; zero when the
+     * backend or file system cannot allocate, and zero-fill alone prepared the segments.
+     *
+     * @return the count.
+     */
+    long allocatedBytes() {
+        return allocatedBytes;
+    }
+
     /** @return whether an operation is in flight. */
     boolean isOperationInFlight() {
         return operationInFlight;
@@ -171,7 +199,7 @@ final class SegmentPreparer implements AutoCloseable {
      */
     void abandon(final BlockingIo io) throws IOException {
         Invariants.check(!operationInFlight, "abandoning with an operation in flight");
-        if (state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
+        if (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
             session.closeFile(fileHandle);
             fileHandle = -1;
             io.delete(directory.resolve(SegmentNames.temporaryName(basePosition)));

@@ -85,6 +85,24 @@ public interface StorageSession extends AutoCloseable {
     void submitWrite(int fileHandle, long fileOffset, ByteBuffer source, int sourceOffset, int lengthBytes, long token);
 
     /**
+     * Submits the allocation of disk space for a byte range of a file (Linux {@code fallocate}
+     * mode 0): the file grows to cover the range if needed, bytes never written read as zeros, and
+     * later writes into the range cannot fail for lack of space. Allocated but unwritten space is
+     * still metadata to the file system, so the core writes zeros over the range afterwards anyway;
+     * allocating first finds a full disk early and gives the segment contiguous extents.
+     *
+     * <p>The result is {@code lengthBytes} when the space was allocated, and 0 when this backend or
+     * the file system cannot allocate ahead (nothing changed; the caller goes on without). A failure,
+     * for example ENOSPC, completes with a negative result.
+     *
+     * @param fileHandle the file.
+     * @param fileOffset first byte of the range.
+     * @param lengthBytes length of the range.
+     * @param token returned with the completion.
+     */
+    void submitAllocate(int fileHandle, long fileOffset, long lengthBytes, long token);
+
+    /**
      * Submits fdatasync (or its equivalent) of a file.
      *
      * @param fileHandle the file.

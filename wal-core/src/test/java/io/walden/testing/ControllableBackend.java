@@ -251,6 +251,12 @@ public final class ControllableBackend implements StorageBackend {
         }
 
         @Override
+        public void submitAllocate(
+                final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
+            session.submitAllocate(fileHandle, fileOffset, lengthBytes, wrap(token, KIND_OTHER));
+        }
+
+        @Override
         public void submitSyncDirectory(final long token) {
             session.submitSyncDirectory(wrap(token, KIND_OTHER));
         }

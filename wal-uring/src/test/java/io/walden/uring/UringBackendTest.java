@@ -1,6 +1,7 @@
 package io.walden.uring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,6 +67,40 @@ class UringBackendTest {
         assertTrue(failure.getMessage().contains("misaligned"), failure.getMessage());
         assertTrue(failure.getMessage().contains("Error code: 22"), failure.getMessage());
         assertTrue(failure.getMessage().contains("Invalid argument"), failure.getMessage());
+    }
+
+    @Test
+    void shouldAllocateSegmentsWithFallocateOnThisFileSystem() throws Exception {
+        // The temp directory is on ext4 (or tmpfs), which both support fallocate: the backend
+        // must allocate, not decline. The contract suite checks content is unchanged either way.
+        for (final StorageOptions options : List.of(StorageOptions.BUFFERED, StorageOptions.DIRECT)) {
+            final Path file = directory.resolve("allocated-" + options.directIo());
+            final long[] result = {Long.MIN_VALUE};
+            try (StorageSession session = new UringStorageBackend(options).open(directory, () -> {})) {
+                final int handle = session.openFile(file, true);
+                session.submitAllocate(handle, 0, 1 << 20, 3);
+                while (result[0] == Long.MIN_VALUE) {
+                    session.poll(
+                            (token, value, failure) -> {
+                                assertNull(failure);
+                                result[0] = value;
+                            },
+                            1);
+                }
+                session.closeFile(handle);
+            }
+            assertEquals(1 << 20, result[0], "fallocate result with " + options);
+            assertEquals(1 << 20, Files.size(file));
+        }
+    }
+
+    @Test
+    void shouldTreatOnlyEopnotsuppAsDeclinedAllocation() {
+        assertTrue(
+                UringStorageSession.unsupported(new IOException("Error code: 95; message: Operation not supported")));
+        assertFalse(
+                UringStorageSession.unsupported(new IOException("Error code: 28; message: No space left on device")));
+        assertFalse(UringStorageSession.unsupported(null));
     }
 
     @Test
