@@ -68,7 +68,8 @@ final class SegmentHeaders {
     /**
      * Checks a header read from a segment file.
      *
-     * @param block the header bytes, little-endian.
+     * @param block the header bytes, little-endian, all {@code HEADER_LENGTH} of them: the unused part
+     *     must be zero.
      * @param expectedBasePosition the base position the file name gives.
      * @return null if valid, else what is wrong.
      */
@@ -86,6 +87,14 @@ final class SegmentHeaders {
         if (block.getInt(HEADER_LENGTH_OFFSET) != HEADER_LENGTH
                 || block.getInt(FRAME_ALIGNMENT_OFFSET) != FrameDescriptor.FRAME_ALIGNMENT) {
             return "unsupported header length or frame alignment";
+        }
+        for (int offset = HEADER_CHECKSUM_OFFSET + 4; offset < HEADER_LENGTH; offset++) {
+            // Not covered by the checksum, so checked here: a bit flipped in the unused part of the
+            // header is damage like any other, never ignored.
+            if (block.get(offset) != 0) {
+                return "non-zero byte 0x" + Integer.toHexString(block.get(offset) & 0xFF) + " at offset " + offset
+                        + " of the segment header, which format version " + FORMAT_VERSION + " keeps zero";
+            }
         }
         if (block.getLong(BASE_POSITION_OFFSET) != expectedBasePosition) {
             return "header says base position " + block.getLong(BASE_POSITION_OFFSET) + " but the file name says "

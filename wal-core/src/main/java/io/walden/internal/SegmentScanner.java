@@ -165,13 +165,41 @@ final class SegmentScanner implements AutoCloseable {
                 return "unknown frame type " + type;
             }
         }
+        final int gapOffset = nonZeroAlignmentGapByte(offset, frameLength);
+        if (gapOffset >= 0) {
+            return "non-zero byte at offset " + (offset + gapOffset) + " in the alignment gap after the frame,"
+                    + " which the writer leaves zero";
+        }
         return null;
+    }
+
+    /**
+     * Finds damage in the 0 to 7 bytes between a frame's end and its aligned end: the checksum does not
+     * cover them, and the writer always leaves them zero.
+     *
+     * @return the index of the first non-zero gap byte relative to the frame, or -1 if all are zero.
+     */
+    private int nonZeroAlignmentGapByte(final long offset, final int frameLength) throws IOException {
+        final int alignedLength = FrameDescriptor.alignedLength(frameLength);
+        if (alignedLength == frameLength || !ensure(offset, alignedLength)) {
+            return -1;
+        }
+        for (int i = frameLength; i < alignedLength; i++) {
+            if (window.get(index(offset) + i) != 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private boolean tornCompatible(final long offset, final long capacityBytes) throws IOException {
         final int frameLength = frameLength(offset);
         if (frameLength != SHORT_PADDING_LENGTH
                 && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
+            return false;
+        }
+        if (nonZeroAlignmentGapByte(offset, frameLength) >= 0) {
+            // A torn write leaves old (zero) or new (zero) bytes in the gap, never anything else.
             return false;
         }
         final long end = Math.min(offset + frameLength, fileSize);
