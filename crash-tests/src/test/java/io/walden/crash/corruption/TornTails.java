@@ -1,0 +1,127 @@
+package io.walden.crash.corruption;
+
+import static io.walden.crash.corruption.RecoveryAssertions.assertCleanReopen;
+import static io.walden.crash.corruption.RecoveryAssertions.assertFinding;
+import static io.walden.crash.corruption.RecoveryAssertions.plus;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.RecoveryPolicy;
+import io.walden.RecoveryReport;
+import io.walden.Wal;
+import io.walden.crash.corruption.SampleLog.LogRecord;
+import io.walden.format.FrameDescriptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Torn tails of the newest segment of a {@link SampleLog}, as a crash leaves them (sectors that never
+ * reached the disk read as zeros), and what recovery must do with them under any policy: cut the log
+ * at the first torn frame, zero and report what it cut, and accept appends that survive a reopen.
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+final class TornTails {
+    private static final int C = SampleLog.SEGMENT_BYTES;
+
+    private TornTails() {}
+
+    /** Damage a crash can leave at the end of the newest segment. */
+    enum Damage {
+        /** The last frame's first sector never reached the disk (its length reads zero). */
+        LAST_FRAME_FIRST_SECTOR_LOST,
+        /** A sector in the middle of the last frame never reached the disk. */
+        LAST_FRAME_MIDDLE_SECTOR_LOST,
+        /** The last frame's final sector never reached the disk: the frame is cut short. */
+        LAST_FRAME_END_LOST,
+        /** A sector of the second-to-last frame was lost while the last frame reached the disk. */
+        SECOND_TO_LAST_FRAME_TORN_LAST_FRAME_INTACT,
+        /** A sector of the newest segment's first frame was lost: nothing of that segment survives. */
+        FIRST_FRAME_OF_THE_NEWEST_SEGMENT_TORN,
+        /** Everything from the last frame on is zero: the log simply ends earlier, nothing to cut. */
+        TAIL_ZEROED_FROM_THE_LAST_FRAME
+    }
+
+    /**
+     * Tears the tail of the newest segment.
+     *
+     * @param log the log to damage.
+     * @param torn how.
+     * @return the position where the log must end after recovery.
+     * @throws IOException on an I/O failure.
+     */
+    static long tear(final SampleLog log, final Damage torn) throws IOException {
+        final List<LogRecord> newest = log.recordsIn(SampleLog.NEWEST_BASE);
+        final Path file = log.segment(SampleLog.NEWEST_BASE);
+        final LogRecord last = newest.get(newest.size() - 1);
+        final LogRecord victim =
+                switch (torn) {
+                    case SECOND_TO_LAST_FRAME_TORN_LAST_FRAME_INTACT -> newest.get(newest.size() - 2);
+                    case FIRST_FRAME_OF_THE_NEWEST_SEGMENT_TORN -> newest.get(0);
+                    default -> last;
+                };
+        final long start = victim.fileOffset();
+        final long end = start + victim.frameLength();
+        final int sector = SampleLog.sectorBytes();
+        final long firstWholeSector = SampleLog.sectorCeiling(start + FrameDescriptor.HEADER_LENGTH);
+        assertTrue(firstWholeSector + sector < end, "the torn frame must span several sectors: " + victim);
+        switch (torn) {
+            case LAST_FRAME_FIRST_SECTOR_LOST -> FileDamage.zero(file, start, SampleLog.sectorCeiling(start + 1));
+            case LAST_FRAME_END_LOST -> FileDamage.zero(file, (end - 1) & -(long) sector, end);
+            case TAIL_ZEROED_FROM_THE_LAST_FRAME -> FileDamage.zero(file, start, C);
+            default -> FileDamage.zero(file, firstWholeSector, firstWholeSector + sector);
+        }
+        return victim.lsn();
+    }
+
+    /**
+     * Opens a torn log and checks the cut, the report, appends after it and a clean reopen.
+     *
+     * @param log the torn log.
+     * @param backend the backend.
+     * @param policy the policy: a torn tail is cut under every one.
+     * @param cutPosition where the log must end.
+     * @throws IOException on an I/O failure.
+     */
+    static void assertCut(
+            final SampleLog log, final CorruptionBackend backend, final RecoveryPolicy policy, final long cutPosition)
+            throws IOException {
+        final Path file = log.segment(SampleLog.NEWEST_BASE);
+        final long cutOffset = cutPosition - SampleLog.NEWEST_BASE;
+        final long nonZeroEnd = nonZeroEnd(Files.readAllBytes(file), cutOffset);
+        final List<LogRecord> survivors = log.recordsBefore(cutPosition);
+        final LogRecord appended;
+        try (Wal wal = Wal.open(SampleLog.config(log.directory(), backend, policy))) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(cutPosition, report.endPosition(), report::summary);
+            assertEquals(survivors.size(), report.records(), report::summary);
+            assertEquals(nonZeroEnd - cutOffset, report.tornTailBytesCut(), report::summary);
+            if (nonZeroEnd > cutOffset) {
+                assertEquals(file, report.tornTailFile(), report::summary);
+                assertEquals(cutOffset, report.tornTailOffset(), report::summary);
+                assertFinding(report, "cut torn tail of " + file.getFileName() + " at offset " + cutOffset);
+            } else {
+                assertNull(report.tornTailFile(), report::summary);
+                assertEquals(-1, report.tornTailOffset(), report::summary);
+            }
+            assertEquals(0, report.droppedBytes(), report::summary);
+            assertEquals(0, report.skippedBytes(), report::summary);
+            SampleLog.assertRecords(survivors, SampleLog.readAll(wal));
+            appended = SampleLog.appendSynced(wal, 4242, 777);
+            assertEquals(cutPosition, appended.lsn(), "the next record goes where the cut starts");
+        }
+        assertCleanReopen(log, backend, plus(survivors, appended));
+    }
+
+    private static long nonZeroEnd(final byte[] bytes, final long fromOffset) {
+        for (int i = bytes.length - 1; i >= fromOffset; i--) {
+            if (bytes[i] != 0) {
+                return i + 1;
+            }
+        }
+        return fromOffset;
+    }
+}
