@@ -14,9 +14,9 @@ import java.util.stream.Stream;
  *
  * <p><b>Threading:</b> stateless.
  */
-final class BenchFiles {
+public final class BenchFiles {
     /** System property naming the directory under which fresh log directories are created. */
-    static final String BASE_DIR_PROP_NAME = "walden.bench.dir";
+    public static final String BASE_DIR_PROP_NAME = "walden.bench.dir";
 
     private BenchFiles() {}
 
@@ -26,7 +26,7 @@ final class BenchFiles {
      * @param prefix start of its name.
      * @return the directory.
      */
-    static Path freshDirectory(final String prefix) {
+    public static Path freshDirectory(final String prefix) {
         try {
             final Path base = Path.of(System.getProperty(BASE_DIR_PROP_NAME, "target"));
             Files.createDirectories(base);
@@ -41,7 +41,7 @@ final class BenchFiles {
      *
      * @param directory the directory.
      */
-    static void deleteRecursively(final Path directory) {
+    public static void deleteRecursively(final Path directory) {
         if (!Files.exists(directory)) {
             return;
         }

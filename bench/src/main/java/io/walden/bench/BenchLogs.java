@@ -14,7 +14,7 @@ import java.nio.file.Path;
  *
  * <p><b>Threading:</b> stateless.
  */
-final class BenchLogs {
+public final class BenchLogs {
     /** Segment capacity of benchmark logs. */
     static final int SEGMENT_CAPACITY_BYTES = 64 * 1024 * 1024;
     /** Log buffer capacity of benchmark logs. */
@@ -28,7 +28,7 @@ final class BenchLogs {
      * @param name {@code nio} or {@code uring}, optionally with {@code -direct} and/or {@code -dsync}.
      * @return the backend.
      */
-    static StorageBackend backend(final String name) {
+    public static StorageBackend backend(final String name) {
         return switch (name) {
             case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
             case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);

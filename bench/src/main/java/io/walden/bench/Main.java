@@ -1,72 +1,136 @@
 package io.walden.bench;
 
-import java.util.Arrays;
+import io.walden.bench.harness.BlowupCommand;
+import io.walden.bench.harness.RunCommand;
+import io.walden.bench.harness.ScenarioCommand;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Unmatched;
 
 /**
- * Entry point of {@code walden-bench.jar}: dispatches to a subcommand.
+ * Entry point of {@code walden-bench.jar}: a picocli command with one subcommand per job.
  *
  * <pre>
+ *   java -jar bench/target/walden-bench.jar run [--quick] [--out DIR] [--dir DIR] [--backends ...] ...
  *   java -jar bench/target/walden-bench.jar demo         [--dir D] [--keep] [--records N] [--threads T]
  *   java -jar bench/target/walden-bench.jar backpressure [--seconds S] [--threads T] ...
  *   java -jar bench/target/walden-bench.jar recovery     [--size-mib M] [--runs N] ...
- *   java -jar bench/target/walden-bench.jar jmh          [JMH options, e.g. AppendBenchmark -prof gc]
+ *   java -jar bench/target/walden-bench.jar jmh          [JMH options, e.g. '\.AppendBenchmark' -prof gc]
  * </pre>
  *
  * <p><b>Threading:</b> runs on the main thread.
  */
-public final class Main {
-    private Main() {}
+@Command(
+        name = "walden-bench",
+        mixinStandardHelpOptions = true,
+        description = "Walden's benchmarks: the comparative harness, the demo, checks and JMH.",
+        subcommands = {RunCommand.class, ScenarioCommand.class, BlowupCommand.class})
+public final class Main implements Callable<Integer> {
+    /** Creates the top-level command; picocli calls it. */
+    public Main() {}
 
     /**
      * Runs a subcommand and exits with its status.
      *
      * @param args the subcommand and its arguments.
-     * @throws Exception from JMH.
      */
-    public static void main(final String[] args) throws Exception {
-        if (args.length == 0 || "help".equals(args[0]) || "--help".equals(args[0]) || "-h".equals(args[0])) {
-            usage();
-            System.exit(args.length == 0 ? 2 : 0);
-            return;
-        }
-        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
-        final int status;
-        try {
-            status = switch (args[0]) {
-                case "demo" -> Demo.run(rest);
-                case "backpressure" -> BackpressureCheck.run(rest);
-                case "recovery" -> RecoveryScan.run(rest);
-                case "jmh" -> {
-                    // JMH's Main exits the JVM itself with its own status.
-                    org.openjdk.jmh.Main.main(rest);
-                    yield 0;
-                }
-                default -> {
-                    System.err.println("unknown subcommand '" + args[0] + "'");
-                    usage();
-                    yield 2;
-                }
-            };
-        } catch (final IllegalArgumentException ex) {
-            System.err.println(ex.getMessage());
-            System.exit(2);
-            return;
-        }
-        System.exit(status);
+    public static void main(final String[] args) {
+        System.exit(commandLine().execute(args));
     }
 
-    private static void usage() {
-        System.err.println(String.join(
-                System.lineSeparator(),
-                "usage: java -jar walden-bench.jar <subcommand> [options]",
-                "  demo          append 1,000,000 records with mixed durability, reopen, verify every record",
-                "                [--dir D] [--keep] [--records N] [--threads T] [--record-bytes B]",
-                "  backpressure  32 appenders against a disk throttled to 1 MB/s, in a child JVM with -Xmx64m",
-                "                [--dir D] [--keep] [--seconds S] [--threads T] [--rate-bytes-per-second R]",
-                "                [--buffer-bytes B] [--timeout-ms M] [--record-bytes B] [--no-fork]",
-                "  recovery      build a 1 GiB log once, then time reopening it (recovery scan) N times",
-                "                [--dir D] [--keep] [--reuse] [--size-mib M] [--record-bytes B] [--runs N]",
-                "  jmh           run JMH with the remaining arguments, e.g. 'jmh AppendBenchmark -prof gc'",
-                "                ('jmh -l' lists the benchmarks, 'jmh -h' shows JMH's options)"));
+    /**
+     * The command line with every subcommand, for {@link #main} and tests.
+     *
+     * @return the command line.
+     */
+    public static CommandLine commandLine() {
+        final CommandLine commandLine = new CommandLine(new Main());
+        addPassThrough(
+                commandLine,
+                "demo",
+                Demo::run,
+                "Appends 1,000,000 records with mixed durability from 4 threads, reopens, verifies every record.",
+                "Options: [--dir D] [--keep] [--records N] [--threads T] [--record-bytes B]");
+        addPassThrough(
+                commandLine,
+                "backpressure",
+                BackpressureCheck::run,
+                "32 appenders against a disk throttled to 1 MB/s, in a child JVM with -Xmx64m: memory stays bounded.",
+                "Options: [--dir D] [--keep] [--seconds S] [--threads T] [--rate-bytes-per-second R]"
+                        + " [--buffer-bytes B] [--timeout-ms M] [--record-bytes B] [--no-fork]");
+        addPassThrough(
+                commandLine,
+                "recovery",
+                RecoveryScan::run,
+                "Builds a 1 GiB log once, then times reopening it (the recovery scan) N times.",
+                "Options: [--dir D] [--keep] [--reuse] [--size-mib M] [--record-bytes B] [--runs N]");
+        addPassThrough(
+                commandLine,
+                "jmh",
+                arguments -> {
+                    // JMH's Main exits the JVM itself with its own status.
+                    org.openjdk.jmh.Main.main(arguments);
+                    return 0;
+                },
+                "Runs JMH with the remaining arguments, e.g. 'jmh \\.AppendBenchmark -prof gc'.",
+                "'jmh -l' lists the benchmarks, 'jmh -h' shows JMH's options.");
+        return commandLine;
+    }
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.err);
+        return 2;
+    }
+
+    private static void addPassThrough(
+            final CommandLine commandLine,
+            final String name,
+            final Job job,
+            final String description,
+            final String options) {
+        final CommandLine sub = new CommandLine(new PassThrough(job));
+        sub.getCommandSpec().usageMessage().description(description, options);
+        sub.setUnmatchedArgumentsAllowed(true).setUnmatchedOptionsArePositionalParams(true);
+        commandLine.addSubcommand(name, sub);
+    }
+
+    /** A job that takes its arguments unparsed. */
+    @FunctionalInterface
+    interface Job {
+        /**
+         * Runs the job.
+         *
+         * @param arguments its arguments.
+         * @return the exit status.
+         * @throws Exception from the job.
+         */
+        int run(String[] arguments) throws Exception;
+    }
+
+    /** A subcommand that hands every argument to a {@link Job}, which parses them itself. */
+    @Command(description = "")
+    static final class PassThrough implements Callable<Integer> {
+        private final Job job;
+
+        @Unmatched
+        List<String> arguments = new ArrayList<>();
+
+        PassThrough(final Job job) {
+            this.job = job;
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            try {
+                return job.run(arguments.toArray(new String[0]));
+            } catch (final IllegalArgumentException ex) {
+                System.err.println(ex.getMessage());
+                return 2;
+            }
+        }
     }
 }

@@ -1,0 +1,43 @@
+package io.walden.bench.harness;
+
+import java.util.List;
+
+/**
+ * The names that appear in the {@code system} column, and which of them run in the harness's own
+ * writer loop.
+ *
+ * <p><b>Threading:</b> constants.
+ */
+public final class Systems {
+    /** Walden itself. */
+    public static final String WALDEN = "walden";
+    /** fio, run as an external process. */
+    public static final String FIO = "fio";
+    /** FileChannel write + force(false) per record, under a lock. */
+    public static final String FILECHANNEL_FORCE = "filechannel-force";
+    /** FileChannel write per record, force(false) every N records, under a lock. */
+    public static final String FILECHANNEL_FORCE_EVERY = "filechannel-force-every";
+    /** AsynchronousFileChannel write, wait, then force(false), per record. */
+    public static final String ASYNCFILECHANNEL_FORCE = "asyncfilechannel-force";
+    /** RandomAccessFile write + getFD().sync() per record, under a lock. */
+    public static final String RAF_SYNC = "randomaccessfile-sync";
+    /** RocksDB put, WriteOptions.sync true (SYNCED) or false (WRITTEN). */
+    public static final String ROCKSDB = "rocksdb";
+    /** Chronicle Queue append, no sync. */
+    public static final String CHRONICLE_QUEUE = "chronicle-queue";
+
+    /** Walden variant: one writer does not wait per record; a thread watches the written position. */
+    public static final String VARIANT_ASYNC_ACK = "async-ack";
+    /** Walden variant: the recovery scan of a closed log from the page cache. */
+    public static final String VARIANT_RECOVERY = "recovery";
+    /** AsynchronousFileChannel with the JDK's default (unbounded, cached) thread pool. */
+    public static final String AFC_DEFAULT_POOL = "default-pool";
+    /** AsynchronousFileChannel with a fixed pool of four threads. */
+    public static final String AFC_FIXED_POOL = "fixed-pool-4";
+
+    /** Baselines that run in the harness's writer loop, in report order. */
+    public static final List<String> LOOP_BASELINES = List.of(
+            FILECHANNEL_FORCE, FILECHANNEL_FORCE_EVERY, ASYNCFILECHANNEL_FORCE, RAF_SYNC, ROCKSDB, CHRONICLE_QUEUE);
+
+    private Systems() {}
+}

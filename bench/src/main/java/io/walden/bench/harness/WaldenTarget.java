@@ -1,0 +1,69 @@
+package io.walden.bench.harness;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.WalConfig;
+import io.walden.WalStats;
+import io.walden.bench.BenchLogs;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Walden with the defaults a user gets (64 MiB segments, 8 MiB buffer, 1 s background sync) and the
+ * scenario's backend and group window; each writer appends from its own direct buffer with {@code
+ * append(buffer, 0, length, level)}, which returns when the record reached the level.
+ *
+ * <p><b>Threading:</b> as {@link Target}.
+ */
+final class WaldenTarget implements Target {
+    private final Wal wal;
+    private final Durability durability;
+    private final int recordBytes;
+
+    WaldenTarget(final Path directory, final Scenario scenario) {
+        this.durability = Durability.valueOf(scenario.durability());
+        this.recordBytes = scenario.recordBytes();
+        this.wal = open(directory, scenario);
+    }
+
+    /**
+     * Opens a log for a scenario.
+     *
+     * @param directory the log directory.
+     * @param scenario backend and group window.
+     * @return the log.
+     */
+    static Wal open(final Path directory, final Scenario scenario) {
+        return Wal.open(WalConfig.builder(directory)
+                .backend(BenchLogs.backend(scenario.backend()))
+                .groupWindowNs(TimeUnit.MICROSECONDS.toNanos(scenario.groupWindowUs()))
+                .build());
+    }
+
+    @Override
+    public Appender appender(final int writerIndex) {
+        final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(recordBytes));
+        for (int i = 0; i < recordBytes; i++) {
+            payload.putByte(i, (byte) (writerIndex + i));
+        }
+        return () -> wal.append(payload, 0, recordBytes, durability);
+    }
+
+    @Override
+    public long syncs() {
+        return wal.stats().syncs();
+    }
+
+    @Override
+    public double recordsCoveredBySyncs() {
+        final WalStats stats = wal.stats();
+        return stats.recordsPerSyncMean() * stats.syncs();
+    }
+
+    @Override
+    public void close() {
+        wal.close();
+    }
+}
