@@ -118,7 +118,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long truncateNextBase;
     private long truncateLimitBase;
     private boolean truncateOperationInFlight;
-    private boolean truncateSyncingDirectory;
+    // A delete completed and the directory was not synced since. Each delete is made durable before
+    // the next is submitted: unsynced directory operations may survive a power failure in any subset,
+    // and an older segment that came back while a newer one stayed deleted would leave a gap, which
+    // recovery must refuse as corruption.
+    private boolean truncateDeleteUnsynced;
 
     private boolean failed;
     private long finalTailPosition = -1;
@@ -542,7 +546,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
             truncation = request;
             truncateLimitBase = Math.min(request.position() & ~segmentMask, activeBase);
             truncateNextBase = firstSegmentBase;
-            truncateSyncingDirectory = false;
+            truncateDeleteUnsynced = false;
             if (truncateLimitBase > firstSegmentBase) {
                 state.publishStart(truncateLimitBase);
             }
@@ -550,15 +554,16 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (truncateOperationInFlight) {
             return 0;
         }
-        if (truncateNextBase < truncateLimitBase) {
-            session.submitDelete(SegmentNames.segmentPath(directory, truncateNextBase), KIND_TRUNCATE << KIND_SHIFT);
-            truncateNextBase += segmentCapacityBytes;
+        if (truncateDeleteUnsynced) {
+            session.submitSyncDirectory(KIND_TRUNCATE << KIND_SHIFT);
+            truncateDeleteUnsynced = false;
             truncateOperationInFlight = true;
             return 1;
         }
-        if (truncateLimitBase > firstSegmentBase && !truncateSyncingDirectory) {
-            session.submitSyncDirectory(KIND_TRUNCATE << KIND_SHIFT);
-            truncateSyncingDirectory = true;
+        if (truncateNextBase < truncateLimitBase) {
+            session.submitDelete(SegmentNames.segmentPath(directory, truncateNextBase), KIND_TRUNCATE << KIND_SHIFT);
+            truncateNextBase += segmentCapacityBytes;
+            truncateDeleteUnsynced = true;
             truncateOperationInFlight = true;
             return 1;
         }

@@ -1,0 +1,106 @@
+package io.walden.crash.power;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * What a log promised during one run on a {@link SimulatedDisk}, each promise stamped with the length
+ * of the disk's event log when the appender learnt of it: every record that got an LSN, every
+ * {@code SYNCED} acknowledgement, every durable position observed, and every truncation requested.
+ * Whatever made a promise true was recorded before the promise was observed, so a crash after {@code
+ * n} events must keep every promise stamped {@code <= n}.
+ *
+ * <p>It starts from a base: the records a reopened log already held, all durable.
+ *
+ * <p><b>Threading:</b> any thread; every method is synchronized.
+ */
+final class AckLog {
+    /** A promise stamped with the event count when it was observed. */
+    private record Stamped(int eventCount, long position) {}
+
+    private final List<Appended> base;
+    private final List<Appended> appended = new ArrayList<>();
+    private final List<Stamped> durable = new ArrayList<>();
+    private final List<Stamped> truncations = new ArrayList<>();
+
+    /**
+     * Starts a log of promises.
+     *
+     * @param base records already in the log, in LSN order, all durable.
+     */
+    AckLog(final List<Appended> base) {
+        this.base = List.copyOf(base);
+    }
+
+    /**
+     * A record got its LSN.
+     *
+     * @param record the record.
+     */
+    synchronized void appended(final Appended record) {
+        appended.add(record);
+    }
+
+    /**
+     * Records below a position are durable: a {@code SYNCED} acknowledgement ({@code lsn + 1}), a
+     * returned {@code sync()} or an observed durable position.
+     *
+     * @param eventCount the disk's event count when this was learnt.
+     * @param positionEnd the position below which everything is durable.
+     */
+    synchronized void durable(final int eventCount, final long positionEnd) {
+        durable.add(new Stamped(eventCount, positionEnd));
+    }
+
+    /**
+     * A truncation was requested: segments below a position may disappear from now on.
+     *
+     * @param eventCount the disk's event count before the request.
+     * @param floorPosition records below this position may be deleted.
+     */
+    synchronized void truncation(final int eventCount, final long floorPosition) {
+        truncations.add(new Stamped(eventCount, floorPosition));
+    }
+
+    /** @return how many records got an LSN in this run, base excluded. */
+    synchronized int appendedCount() {
+        return appended.size();
+    }
+
+    /** @return the highest LSN given so far in this run, or -1. */
+    synchronized long maxLsn() {
+        long max = -1;
+        for (final Appended record : appended) {
+            max = Math.max(max, record.lsn());
+        }
+        return max;
+    }
+
+    /**
+     * What a crash after a number of events must leave.
+     *
+     * @param eventCount how many events of the disk's log happened before the power failed.
+     * @return the expectation.
+     */
+    synchronized Expectation at(final int eventCount) {
+        final List<Appended> sequence = new ArrayList<>(base);
+        final List<Appended> sorted = new ArrayList<>(appended);
+        sorted.sort(Comparator.comparingLong(Appended::lsn));
+        sequence.addAll(sorted);
+        long requiredEnd =
+                base.isEmpty() ? Long.MIN_VALUE : base.get(base.size() - 1).lsn() + 1;
+        for (final Stamped promise : durable) {
+            if (promise.eventCount() <= eventCount) {
+                requiredEnd = Math.max(requiredEnd, promise.position());
+            }
+        }
+        long floor = Long.MIN_VALUE;
+        for (final Stamped truncation : truncations) {
+            if (truncation.eventCount() <= eventCount) {
+                floor = Math.max(floor, truncation.position());
+            }
+        }
+        return new Expectation(sequence, requiredEnd, floor);
+    }
+}

@@ -1,0 +1,213 @@
+package io.walden.crash.power;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.crash.CrashTally;
+import io.walden.testing.TestFiles;
+import io.walden.testing.TestRecords;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Checks one post-crash directory: reopens it on a fresh {@link SimulatedDisk} under the default
+ * recovery policy, reads everything back against an {@link Expectation}, appends a few records and
+ * reads them back, and closes. Every state checked adds one to {@link CrashTally#SIMULATED}; a failed
+ * check adds to {@link CrashTally#VIOLATIONS} (and {@link CrashTally#LOST}) and throws with the whole
+ * history of crashes that led to it, and keeps the directory for inspection.
+ *
+ * <p>The reopen is itself recorded, so each checked state yields two more crash states: one during
+ * its recovery (while it deletes leftovers, cuts, zeroes and syncs the torn tail, or prepares a
+ * segment) and one after the appends that followed. Those are checked the same way, once.
+ *
+ * <p><b>Threading:</b> used by one thread.
+ */
+final class CrashStateChecker {
+    private static final int DERIVED_DEPTH_MAX = 1;
+    private static final int WRITER_BASE = 1000;
+    private static final int APPENDS_AFTER_MAX = 4;
+
+    private final WorkloadSpec spec;
+    private int checkedCount;
+
+    /**
+     * Prepares checks for the logs of one workload.
+     *
+     * @param spec the workload, for its configuration.
+     */
+    CrashStateChecker(final WorkloadSpec spec) {
+        this.spec = spec;
+    }
+
+    /** @return how many crash states this checker checked. */
+    int checkedCount() {
+        return checkedCount;
+    }
+
+    /**
+     * Checks a crash state and the states derived from its recovery, then deletes its directory.
+     *
+     * @param image the post-crash directory.
+     * @param expectation what it must hold.
+     * @param history how it came about, for failure messages.
+     * @param depth 0 for a crash of the workload, 1 for a crash while checking another state.
+     * @param random the source of every choice.
+     * @throws IOException if a directory cannot be written or removed.
+     */
+    void check(
+            final DiskModel.CrashImage image,
+            final Expectation expectation,
+            final String history,
+            final int depth,
+            final SplittableRandom random)
+            throws IOException {
+        final String where = history + "\n  choices: " + image.choices() + "\n  expected: " + expectation;
+        final SimulatedDisk disk = new SimulatedDisk(image.directory());
+        final Wal wal;
+        try {
+            wal = Wal.open(
+                    spec.config(image.directory(), new SimulatedBackend(disk, spec.storage(), random.nextLong())));
+        } catch (final RuntimeException ex) {
+            throw violation(where, "reopening failed under the default policy: " + ex, 0, image, ex);
+        }
+        final int recoveryEventCount = disk.eventCount();
+        final AckLog acks;
+        try {
+            final List<TestRecords.Read> recovered = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
+            final Expectation.Outcome outcome = expectation.check(recovered);
+            PowerLossStatistics.record(
+                    wal.recoveryReport(),
+                    recovered.size(),
+                    expectation.sequence().size());
+            if (!outcome.ok()) {
+                throw violation(
+                        where + "\n  recovery: " + wal.recoveryReport(),
+                        String.join("; ", outcome.violations()),
+                        outcome.lostCount(),
+                        image,
+                        null);
+            }
+            final List<Appended> base = new ArrayList<>(recovered.size());
+            for (final TestRecords.Read read : recovered) {
+                base.add(Appended.of(read));
+            }
+            acks = new AckLog(base);
+            try {
+                appendAfterRecovery(wal, disk, acks, depth, random);
+            } catch (final RuntimeException ex) {
+                throw violation(where, "appending after recovery failed: " + ex, 0, image, ex);
+            }
+            final Expectation.Outcome readBack = acks.at(Integer.MAX_VALUE)
+                    .check(TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED));
+            if (!readBack.ok() || readBack.lostCount() > 0) {
+                throw violation(
+                        where,
+                        "after recovery, appends did not read back: " + String.join("; ", readBack.violations()),
+                        readBack.lostCount(),
+                        image,
+                        null);
+            }
+        } finally {
+            wal.close();
+        }
+        disk.freeze();
+        checkedCount++;
+        CrashTally.SIMULATED.incrementAndGet();
+        if (depth < DERIVED_DEPTH_MAX) {
+            final List<DiskEvent> events = disk.events();
+            final int duringRecovery = random.nextInt(recoveryEventCount + 1);
+            PowerLossStatistics.STATES_DURING_RECOVERY.incrementAndGet();
+            checkDerived(image, disk, events, duringRecovery, acks, where, "during recovery", depth, random);
+            if (events.size() > recoveryEventCount) {
+                final int later = recoveryEventCount + 1 + random.nextInt(events.size() - recoveryEventCount);
+                checkDerived(image, disk, events, later, acks, where, "after recovery", depth, random);
+            }
+        }
+        TestFiles.deleteRecursively(image.directory());
+    }
+
+    private void checkDerived(
+            final DiskModel.CrashImage parent,
+            final SimulatedDisk disk,
+            final List<DiskEvent> events,
+            final int eventCount,
+            final AckLog acks,
+            final String where,
+            final String when,
+            final int depth,
+            final SplittableRandom random)
+            throws IOException {
+        // The disk's initial files are the post-crash directory as it was before the reopen changed it.
+        final DiskModel model = disk.newModel();
+        for (int i = 0; i < eventCount; i++) {
+            model.apply(events.get(i));
+        }
+        final Path target = Files.createDirectory(parent.directory()
+                .resolveSibling(parent.directory().getFileName() + (when.startsWith("during") ? "-r" : "-l")));
+        final DiskModel.CrashImage image = model.crash(random, target);
+        check(
+                image,
+                acks.at(eventCount),
+                where + "\n then the power failed again " + when + ", after event " + eventCount + " of "
+                        + events.size() + lastEvents(events, eventCount),
+                depth + 1,
+                random);
+    }
+
+    private static void appendAfterRecovery(
+            final Wal wal,
+            final SimulatedDisk disk,
+            final AckLog acks,
+            final int depth,
+            final SplittableRandom random) {
+        final int count = 1 + random.nextInt(APPENDS_AFTER_MAX);
+        final Durability[] levels = Durability.values();
+        for (int sequence = 0; sequence < count; sequence++) {
+            final int size = TestRecords.TAG_LENGTH
+                    + random.nextInt(
+                            random.nextBoolean() ? 200 : WorkloadSpec.MAX_RECORD_BYTES - TestRecords.TAG_LENGTH);
+            final Durability durability =
+                    sequence == count - 1 ? Durability.SYNCED : levels[random.nextInt(levels.length)];
+            final int writer = WRITER_BASE + depth;
+            final long lsn = wal.append(TestRecords.tagged(writer, sequence, size), durability);
+            acks.appended(new Appended(lsn, writer, sequence, size));
+            if (durability == Durability.SYNCED) {
+                acks.durable(disk.eventCount(), lsn + 1);
+            }
+            final long durablePosition = wal.durablePosition();
+            acks.durable(disk.eventCount(), durablePosition);
+        }
+    }
+
+    /**
+     * The last few events before a crash point, for failure messages.
+     *
+     * @param events the log.
+     * @param eventCount the crash point.
+     * @return a description.
+     */
+    static String lastEvents(final List<DiskEvent> events, final int eventCount) {
+        final StringBuilder text = new StringBuilder("; last events:");
+        for (int i = Math.max(0, eventCount - 6); i < eventCount; i++) {
+            text.append("\n      #").append(i).append(' ').append(events.get(i).describe());
+        }
+        return text.toString();
+    }
+
+    private static AssertionError violation(
+            final String where,
+            final String what,
+            final int lostCount,
+            final DiskModel.CrashImage image,
+            final Throwable cause) {
+        CrashTally.VIOLATIONS.incrementAndGet();
+        CrashTally.LOST.addAndGet(lostCount);
+        return new AssertionError(
+                "power-loss violation: " + what + "\n  " + where + "\n  post-crash directory kept at "
+                        + image.directory(),
+                cause);
+    }
+}

@@ -1,0 +1,142 @@
+package io.walden.crash.power;
+
+import io.walden.crash.CrashBudget;
+import io.walden.crash.CrashTally;
+import io.walden.testing.TestFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * Simulated power loss: a random workload runs on a {@link SimulatedBackend} (several appender threads,
+ * every durability level, records that cross pages and roll 64 KiB segments, truncations, clean
+ * close and reopen, and often a power failure that freezes the disk in the middle of the last
+ * session). Then the power fails, in turn, after each of {@value #CRASH_POINTS_PER_RUN} random points
+ * of the disk's event log (and at its very end); each time a random post-crash directory is built (a
+ * random subset of unsynced pages in random versions, torn sectors, forgotten directory operations,
+ * sizes reverted) and {@link CrashStateChecker} reopens it and checks every promise: each {@code
+ * SYNCED} acknowledgement and observed durable position survives, the log is exactly a contiguous run
+ * of the appended sequence, opening never fails, appends work afterwards, and a second power failure
+ * during that recovery or after those appends is survived too.
+ *
+ * <p>A failure message names the workload, the crash seed, the crash point with the last events
+ * before it, and every survival choice; jqwik prints the seed that replays the try. Thread
+ * interleavings are not replayed exactly, so a replay may need a few runs.
+ *
+ * <p>Each try checks about {@code 3 * }{@value #CRASH_POINTS_PER_RUN} states; {@value #TRIES} tries
+ * check more than {@value #STATES_PER_RUN_MIN}, which the container checks at the end. Under {@code
+ * -Pcrash-soak} the property runs again and again for {@value SoakHook#SOAK_SHARE} of the soak time.
+ */
+class PowerLossPropertyTest {
+    private static final int TRIES = 150;
+    private static final int CRASH_POINTS_PER_RUN = 45;
+    private static final long STATES_PER_RUN_MIN = 20_000;
+
+    private static final AtomicLong STATES_CHECKED = new AtomicLong();
+    private static final AtomicLong WORKLOADS_RUN = new AtomicLong();
+    private static final AtomicLong POWER_FAILED_RUNS = new AtomicLong();
+    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
+    private static ScratchSpace scratch;
+    private static long startNs;
+
+    @BeforeContainer
+    static void start() throws Exception {
+        SILENCER.silence();
+        scratch = ScratchSpace.create();
+        startNs = System.nanoTime();
+    }
+
+    @AfterContainer
+    static void finish() throws Exception {
+        SILENCER.restore();
+        final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs);
+        System.out.println("power-loss: " + STATES_CHECKED.get() + " crash states checked from " + WORKLOADS_RUN.get()
+                + " workloads (" + POWER_FAILED_RUNS.get() + " froze mid-session) in " + seconds + " s; "
+                + PowerLossStatistics.summary());
+        final boolean clean = CrashTally.VIOLATIONS.get() == 0;
+        if (clean) {
+            scratch.close();
+        }
+        if (clean && !CrashBudget.soak() && STATES_CHECKED.get() < STATES_PER_RUN_MIN) {
+            throw new AssertionError("only " + STATES_CHECKED.get() + " power-loss crash states were checked, fewer"
+                    + " than the " + STATES_PER_RUN_MIN + " a run must check");
+        }
+    }
+
+    @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
+    @AddLifecycleHook(SoakHook.class)
+    void everyCrashStateKeepsEveryPromise(@ForAll("workloads") final WorkloadSpec spec, @ForAll final long crashSeed)
+            throws Exception {
+        final Path tryDirectory = scratch.newTryDirectory();
+        final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
+        WORKLOADS_RUN.incrementAndGet();
+        if (run.powerFailed()) {
+            POWER_FAILED_RUNS.incrementAndGet();
+        }
+        final List<DiskEvent> events = run.disk().events();
+        final SplittableRandom random = new SplittableRandom(crashSeed);
+        final int[] crashPoints = crashPoints(events, random);
+        final DiskModel model = run.disk().newModel();
+        final CrashStateChecker checker = new CrashStateChecker(spec);
+        try {
+            for (int i = 0; i < crashPoints.length; i++) {
+                final int eventCount = crashPoints[i];
+                while (model.appliedCount() < eventCount) {
+                    model.apply(events.get(model.appliedCount()));
+                }
+                final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + i));
+                final DiskModel.CrashImage image = model.crash(random, imageDirectory);
+                final String history = spec + "\n  crash seed " + crashSeed + ": the power failed after event "
+                        + eventCount + " of " + events.size()
+                        + (run.powerFailed() && eventCount == events.size() ? " (where the disk froze)" : "")
+                        + CrashStateChecker.lastEvents(events, eventCount);
+                checker.check(image, run.acks().at(eventCount), history, 0, random);
+            }
+        } finally {
+            STATES_CHECKED.addAndGet(checker.checkedCount());
+        }
+        TestFiles.deleteRecursively(tryDirectory);
+    }
+
+    @Provide
+    Arbitrary<WorkloadSpec> workloads() {
+        return WorkloadArbitraries.workloads();
+    }
+
+    /**
+     * Crash points, ascending, always including the end of the log: half uniform over the log, half
+     * right after a directory operation or a sync, where the windows that metadata ordering and sync
+     * coverage depend on are.
+     */
+    private static int[] crashPoints(final List<DiskEvent> events, final SplittableRandom random) {
+        final List<Integer> afterMetadata = new ArrayList<>();
+        for (int i = 0; i < events.size(); i++) {
+            final DiskEvent event = events.get(i);
+            if (!(event instanceof DiskEvent.Write) && !(event instanceof DiskEvent.WriteDone)) {
+                afterMetadata.add(i + 1);
+            }
+        }
+        final int[] points = new int[CRASH_POINTS_PER_RUN + 1];
+        for (int i = 0; i < CRASH_POINTS_PER_RUN; i++) {
+            points[i] = afterMetadata.isEmpty() || random.nextBoolean()
+                    ? random.nextInt(events.size() + 1)
+                    : afterMetadata.get(random.nextInt(afterMetadata.size()));
+        }
+        points[CRASH_POINTS_PER_RUN] = events.size();
+        Arrays.sort(points);
+        return points;
+    }
+}

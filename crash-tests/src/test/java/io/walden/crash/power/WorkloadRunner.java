@@ -1,0 +1,189 @@
+package io.walden.crash.power;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.WalException;
+import io.walden.testing.TestRecords;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs a {@link WorkloadSpec} against a log on a fresh {@link SimulatedDisk} and notes every promise the
+ * log made in an {@link AckLog}. Appender threads append tagged payloads ({@code writer} = phase and
+ * thread, {@code sequence} = step) and note each LSN, each {@code SYNCED} acknowledgement and the
+ * durable position after each step. In the last phase the disk may freeze: appends then fail (the log
+ * fails-stop), which is expected there and nowhere else.
+ *
+ * <p><b>Threading:</b> {@link #run} is called by one thread, which starts and joins the appenders.
+ */
+final class WorkloadRunner {
+    /**
+     * The outcome of a run.
+     *
+     * @param disk the disk, frozen at the end.
+     * @param acks what the log promised.
+     * @param powerFailed whether the power failed during the run (rather than after a clean close).
+     */
+    record Run(SimulatedDisk disk, AckLog acks, boolean powerFailed) {}
+
+    private final WorkloadSpec spec;
+
+    /**
+     * Prepares a run.
+     *
+     * @param spec the workload.
+     */
+    WorkloadRunner(final WorkloadSpec spec) {
+        this.spec = spec;
+    }
+
+    /**
+     * Runs the workload in a new directory.
+     *
+     * @param directory the log directory, which must not exist.
+     * @return the disk and the promises.
+     * @throws IOException if the directory cannot be created.
+     * @throws InterruptedException if interrupted while joining appenders.
+     */
+    Run run(final Path directory) throws IOException, InterruptedException {
+        Files.createDirectories(directory);
+        final SimulatedDisk disk = new SimulatedDisk(directory);
+        final SimulatedBackend backend = new SimulatedBackend(disk, spec.storage(), spec.backendSeed());
+        final AckLog acks = new AckLog(List.of());
+        final List<WorkloadSpec.Phase> phases = spec.phases();
+        for (int p = 0; p < phases.size(); p++) {
+            final boolean mayFreeze = p == phases.size() - 1 && spec.freezeAfterEvents() >= 0;
+            if (mayFreeze) {
+                disk.freezeAt(disk.eventCount() + spec.freezeAfterEvents());
+            }
+            final Wal wal;
+            try {
+                wal = Wal.open(spec.config(directory, backend));
+            } catch (final WalException ex) {
+                if (mayFreeze && disk.frozen()) {
+                    break;
+                }
+                throw new AssertionError("opening the log for phase " + p + " failed: " + ex, ex);
+            }
+            try {
+                runPhase(wal, disk, acks, p, phases.get(p), mayFreeze);
+            } finally {
+                wal.close();
+            }
+        }
+        final boolean powerFailed = disk.frozen();
+        disk.freeze();
+        return new Run(disk, acks, powerFailed);
+    }
+
+    private void runPhase(
+            final Wal wal,
+            final SimulatedDisk disk,
+            final AckLog acks,
+            final int phaseIndex,
+            final WorkloadSpec.Phase phase,
+            final boolean mayFreeze)
+            throws InterruptedException {
+        final AtomicReference<Throwable> unexpected = new AtomicReference<>();
+        final AtomicInteger stepsDone = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < phase.threads().size(); t++) {
+            final int writer = phaseIndex * 16 + t + 1;
+            final List<WorkloadSpec.Step> steps = phase.threads().get(t);
+            final Thread thread = new Thread(
+                    () -> {
+                        try {
+                            appendSteps(wal, disk, acks, writer, steps, stepsDone, mayFreeze);
+                        } catch (final Throwable ex) {
+                            unexpected.compareAndSet(null, ex);
+                        }
+                    },
+                    "power-appender-" + writer);
+            threads.add(thread);
+            thread.start();
+        }
+        if (phase.truncate()) {
+            truncateHalfway(wal, disk, acks, phase, stepsDone, threads, mayFreeze, unexpected);
+        }
+        for (final Thread thread : threads) {
+            thread.join();
+        }
+        if (unexpected.get() != null) {
+            throw new AssertionError(
+                    "phase " + phaseIndex + " of " + spec + " failed without a power failure: " + unexpected.get(),
+                    unexpected.get());
+        }
+    }
+
+    private static void truncateHalfway(
+            final Wal wal,
+            final SimulatedDisk disk,
+            final AckLog acks,
+            final WorkloadSpec.Phase phase,
+            final AtomicInteger stepsDone,
+            final List<Thread> threads,
+            final boolean mayFreeze,
+            final AtomicReference<Throwable> unexpected) {
+        while (stepsDone.get() < phase.stepCount() / 2 && threads.stream().anyMatch(Thread::isAlive)) {
+            Thread.onSpinWait();
+        }
+        final long below = acks.maxLsn();
+        if (below < 0) {
+            return;
+        }
+        acks.truncation(disk.eventCount(), below & -(long) wal.config().segmentCapacityBytes());
+        try {
+            wal.truncateBefore(below);
+        } catch (final WalException ex) {
+            if (!(mayFreeze && disk.frozen())) {
+                unexpected.compareAndSet(null, ex);
+            }
+        }
+    }
+
+    private static void appendSteps(
+            final Wal wal,
+            final SimulatedDisk disk,
+            final AckLog acks,
+            final int writer,
+            final List<WorkloadSpec.Step> steps,
+            final AtomicInteger stepsDone,
+            final boolean mayFreeze) {
+        for (int sequence = 0; sequence < steps.size(); sequence++) {
+            final WorkloadSpec.Step step = steps.get(sequence);
+            final byte[] payload = TestRecords.tagged(writer, sequence, step.sizeBytes());
+            try {
+                final long lsn;
+                if (mayFreeze) {
+                    // In two steps, so that the LSN of a record whose acknowledgement fails is known.
+                    lsn = wal.append(payload, Durability.BUFFERED);
+                    acks.appended(new Appended(lsn, writer, sequence, payload.length));
+                    wal.await(lsn, step.durability());
+                } else {
+                    lsn = wal.append(payload, step.durability());
+                    acks.appended(new Appended(lsn, writer, sequence, payload.length));
+                }
+                if (step.durability() == Durability.SYNCED) {
+                    acks.durable(disk.eventCount(), lsn + 1);
+                }
+                if (step.syncAfter()) {
+                    wal.sync();
+                }
+                final long durablePosition = wal.durablePosition();
+                acks.durable(disk.eventCount(), durablePosition);
+            } catch (final WalException ex) {
+                if (mayFreeze && disk.frozen()) {
+                    return;
+                }
+                throw ex;
+            } finally {
+                stepsDone.incrementAndGet();
+            }
+        }
+    }
+}

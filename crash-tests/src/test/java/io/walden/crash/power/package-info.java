@@ -1,0 +1,9 @@
+/**
+ * Simulated power loss. {@link io.walden.crash.power.SimulatedBackend} is a storage backend whose
+ * files are real files (the page-cache view the core reads) and which records every operation as a
+ * {@link io.walden.crash.power.DiskEvent}; {@link io.walden.crash.power.DiskModel} replays a prefix of
+ * those events to know what a completed sync or directory sync made durable, and builds a post-crash
+ * directory that keeps a random choice of what was not. {@link io.walden.crash.power.PowerLossPropertyTest}
+ * drives random workloads with jqwik and checks every crash state after reopening.
+ */
+package io.walden.crash.power;
