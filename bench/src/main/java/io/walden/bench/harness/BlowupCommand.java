@@ -53,7 +53,7 @@ public final class BlowupCommand implements Callable<Integer> {
     /** Threads alive at which the run stops. */
     static final int THREAD_LIMIT = 2000;
 
-    private static final long STATUS_INTERVAL_MS = 100;
+    private static final long STATUS_INTERVAL_MS = 20;
 
     @Option(names = "--system", required = true, description = "asyncfilechannel or walden")
     String system;
@@ -176,6 +176,7 @@ public final class BlowupCommand implements Callable<Integer> {
         long directPeak = 0;
         int threadPeak = 0;
         String outcome = "completed";
+        status(startNs, heapPeak, directPeak, threadPeak, "running");
         while (System.nanoTime() < endNs) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(STATUS_INTERVAL_MS));
             heapPeak = Math.max(heapPeak, memory.getHeapMemoryUsage().getUsed());

@@ -27,6 +27,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * <p><b>Threading:</b> stateless.
  */
 final class Charts {
+    /** Subdirectory of the results directory that holds the images. */
+    static final String IMAGE_DIR = "images";
+
     private static final int WIDTH = 900;
     private static final int HEIGHT = 560;
     private static final double MAX_PERCENTILE = 99.999;
@@ -44,11 +47,13 @@ final class Charts {
         System.setProperty("java.awt.headless", "true");
         final List<String> written = new ArrayList<>();
         try {
+            java.nio.file.Files.createDirectories(out.resolve(IMAGE_DIR));
             for (final String durability : List.of("SYNCED", "WRITTEN", "BUFFERED")) {
                 for (final int size : sizes(results)) {
                     final XYChart chart = throughput(results, durability, size);
                     if (chart != null) {
-                        final String name = "throughput-" + durability.toLowerCase(Locale.ROOT) + "-" + size + "b.png";
+                        final String name =
+                                IMAGE_DIR + "/throughput-" + durability.toLowerCase(Locale.ROOT) + "-" + size + "b.png";
                         BitmapEncoder.saveBitmap(chart, out.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
                         written.add(name);
                     }
@@ -58,7 +63,7 @@ final class Charts {
             for (final int writers : List.of(1, 16)) {
                 final XYChart chart = latency(results, size, writers);
                 if (chart != null) {
-                    final String name = "latency-synced-" + size + "b-" + writers + "w.png";
+                    final String name = IMAGE_DIR + "/latency-synced-" + size + "b-" + writers + "w.png";
                     BitmapEncoder.saveBitmap(chart, out.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
                     written.add(name);
                 }
@@ -95,11 +100,15 @@ final class Charts {
                 .yAxisTitle("acknowledged records/s")
                 .build();
         style(chart);
-        chart.getStyler().setXAxisLogarithmic(true);
+        // Writers on a log2 scale: plotted at log2(writers), labelled with the writer count.
         chart.getStyler().setYAxisLogarithmic(true);
-        chart.getStyler().setxAxisTickLabelsFormattingFunction(x -> String.format(Locale.ROOT, "%.0f", x));
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(x -> String.format(Locale.ROOT, "%.0f", Math.pow(2, x)));
+        chart.getStyler().setYAxisDecimalPattern("#,###");
+        chart.getStyler().setYAxisLogarithmicDecadeOnly(false);
         for (final Map.Entry<String, TreeSet<double[]>> entry : series.entrySet()) {
-            final double[] x = entry.getValue().stream().mapToDouble(p -> p[0]).toArray();
+            final double[] x = entry.getValue().stream()
+                    .mapToDouble(p -> Math.log(p[0]) / Math.log(2))
+                    .toArray();
             final double[] y = entry.getValue().stream().mapToDouble(p -> p[1]).toArray();
             final XYSeries s = chart.addSeries(entry.getKey(), x, y);
             s.setMarker(SeriesMarkers.CIRCLE);
@@ -119,6 +128,8 @@ final class Charts {
         style(chart);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::percentileLabel);
+        chart.getStyler().setYAxisDecimalPattern("#,###");
+        chart.getStyler().setYAxisLogarithmicDecadeOnly(false);
         int added = 0;
         for (final ResultRow row : results.rows()) {
             if (!row.measured()

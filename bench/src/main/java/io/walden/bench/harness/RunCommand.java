@@ -306,6 +306,7 @@ public final class RunCommand implements Callable<Integer> {
         final String[] death = new String[1];
         final long[] finalCompleted = {-1};
         log.println("== blowup " + system + " " + backend);
+        final long startNs = System.nanoTime();
         final ChildJvm.Outcome outcome = ChildJvm.run(
                 List.of("-Xmx64m", "-XX:+ExitOnOutOfMemoryError"),
                 List.of(
@@ -328,7 +329,23 @@ public final class RunCommand implements Callable<Integer> {
                         death[0] = line.substring(line.indexOf("Terminating due to"));
                     }
                 });
-        return BlowupResult.parse(system, backend, lastStatus[0], finalCompleted[0], death[0], outcome.exitStatus());
+        final BlowupResult result =
+                BlowupResult.parse(system, backend, lastStatus[0], finalCompleted[0], death[0], outcome.exitStatus());
+        if (result.elapsedMs() >= 0) {
+            return result;
+        }
+        // It died before its first status line: report the child JVM's whole lifetime instead.
+        return new BlowupResult(
+                result.system(),
+                result.backend(),
+                result.outcome() + " (before the first status; time is the JVM's whole life)",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs),
+                result.submitted(),
+                result.completed(),
+                result.heapPeakMb(),
+                result.directPeakMb(),
+                result.threadsPeak(),
+                result.heapMaxMb());
     }
 
     private static String progress(final int index, final int total, final ResultRow row, final long startNs) {
