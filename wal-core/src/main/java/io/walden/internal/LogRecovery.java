@@ -172,18 +172,16 @@ public final class LogRecovery {
                     + (nonZeroEnd - tailOffset) + " byte(s) zeroed");
         }
         int nextHandle = -1;
-        boolean deleted = false;
-        for (int j = tailIndex + 1; j < bases.size(); j++) {
+        // Newest first, each delete synced on its own: a crash part way leaves an unbroken run of
+        // segments (unsynced directory changes survive in any subset), never a gap.
+        for (int j = bases.size() - 1; j > tailIndex; j--) {
             final Path path = segments.get(bases.get(j));
             if (j == tailIndex + 1 && isEmptyPrepared(path)) {
                 nextHandle = session.openFile(path, false);
             } else {
                 io.delete(path);
-                deleted = true;
+                io.syncDirectory();
             }
-        }
-        if (deleted) {
-            io.syncDirectory();
         }
         final RecoveryReport report = report(
                 startNs,
@@ -325,12 +323,16 @@ public final class LogRecovery {
         return null;
     }
 
+    /**
+     * Deletes every segment from a base on, newest first, each delete synced on its own, so that a
+     * crash part way leaves an unbroken run of segments rather than a gap.
+     */
     private void deleteFrom(final TreeMap<Long, Path> segments, final long fromBase) throws IOException {
-        for (final Path path : segments.tailMap(fromBase, true).values()) {
+        for (final Path path : segments.tailMap(fromBase, true).descendingMap().values()) {
             droppedBytes += Files.size(path);
             io.delete(path);
+            io.syncDirectory();
         }
-        io.syncDirectory();
     }
 
     private int firstLaterSegmentWithData(final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
