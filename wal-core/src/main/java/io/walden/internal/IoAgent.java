@@ -104,6 +104,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     // log and recovery needs no special case. Writes still overlap syncs, the pipelining that counts.
     private boolean writeInFlight;
     private int writePartsPending;
+    // Bytes the parts of the write in flight were submitted with and have not reported written yet.
+    private long writeBytesPending;
+    private long writeStartPosition;
     private long writeEndPosition;
     private long writeEndRecords;
 
@@ -381,10 +384,12 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 activeBase);
         final long token = KIND_WRITE << KIND_SHIFT;
         writeInFlight = true;
+        writeStartPosition = start;
         writeEndPosition = end;
         writeEndRecords = scannedRecords;
         if (!directIo) {
             writePartsPending = 1;
+            writeBytesPending = end - start;
             session.submitWrite(
                     activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
         } else {
@@ -405,6 +410,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
             parts++;
         }
         writePartsPending = parts;
+        writeBytesPending = (blockEnd - blockStart) + (end > blockEnd ? scratchBlock.capacity() : 0);
         if (blockEnd > blockStart) {
             session.submitWrite(
                     activeHandle,
@@ -494,7 +500,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
         } else if (kind == KIND_SYNC) {
             onSyncComplete();
         } else if (kind == KIND_PREPARE) {
-            preparer.onCompletion(result);
+            try {
+                preparer.onCompletion(result);
+            } catch (final IOException ex) {
+                fail(ex);
+            }
         } else if (kind == KIND_TRUNCATE) {
             truncateOperationInFlight = false;
         } else {
@@ -505,9 +515,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private void onWriteComplete(final long result) {
         Invariants.check(writeInFlight && writePartsPending > 0, "unexpected write completion of %d bytes", result);
         writePartsPending--;
+        writeBytesPending -= result;
         stats.writes = stats.writes + 1;
         stats.writeBytes = stats.writeBytes + result;
         if (writePartsPending > 0) {
+            return;
+        }
+        if (writeBytesPending != 0) {
+            // The SPI makes a backend finish a short write or fail it; a short result taken for the
+            // whole write would acknowledge records that never reached the file.
+            fail(new IOException("short write: the storage backend reported " + writeBytesPending
+                    + " bytes fewer than submitted for the write of log positions [" + writeStartPosition + ", "
+                    + writeEndPosition + ") at offset " + (writeStartPosition - activeBase) + " of "
+                    + SegmentNames.segmentPath(directory, activeBase)
+                    + " without an error; a backend must finish a short write or fail it"));
             return;
         }
         writeInFlight = false;

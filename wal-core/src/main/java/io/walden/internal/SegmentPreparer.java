@@ -134,8 +134,10 @@ final class SegmentPreparer implements AutoCloseable {
      * The submitted step completed successfully.
      *
      * @param result the operation's result.
+     * @throws IOException if a write reports fewer bytes than it was given (a short write the backend
+     *     neither finished nor failed, against the SPI): the segment would not be fully prepared.
      */
-    void onCompletion(final long result) {
+    void onCompletion(final long result) throws IOException {
         operationInFlight = false;
         switch (state) {
             case ALLOCATING -> {
@@ -148,7 +150,12 @@ final class SegmentPreparer implements AutoCloseable {
                 state = State.WRITING;
             }
             case WRITING -> {
-                Invariants.check(result == pendingLength, "short preparation write %d of %d", result, pendingLength);
+                if (result != pendingLength) {
+                    throw new IOException("short write: the storage backend reported " + result + " of "
+                            + pendingLength + " bytes written at offset " + writtenOffset + " of "
+                            + directory.resolve(SegmentNames.temporaryName(basePosition))
+                            + " without an error; a backend must finish a short write or fail it");
+                }
                 writtenOffset += pendingLength;
                 if (writtenOffset - syncedOffset >= WalConfig.PREPARE_CHUNK_BYTES
                         || writtenOffset == segmentCapacityBytes) {

@@ -1,0 +1,167 @@
+package io.walden.crash.kill;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a killed child said on its pipe before it died (see {@link KillChild} for the protocol): its
+ * acknowledgements in the order they were reported, its truncation requests, and how far it got.
+ *
+ * <p><b>Threading:</b> filled by the thread that reads the child's output; read by the test thread only
+ * after that thread has ended (a join orders the two).
+ */
+final class ChildReport {
+    /**
+     * One acknowledgement: the append of record (thread, seq) returned at a level with an LSN.
+     *
+     * @param thread the child's appender thread.
+     * @param seq the thread's sequence number.
+     * @param lsn the record's LSN.
+     * @param level {@code B}, {@code W} or {@code S}.
+     */
+    record Ack(int thread, int seq, long lsn, char level) {
+        /** @return whether the level promises survival of a process crash (WRITTEN or SYNCED). */
+        boolean promisesSurvival() {
+            return level == 'W' || level == 'S';
+        }
+    }
+
+    private final List<Ack> acks = new ArrayList<>();
+    private final List<Long> truncateLsns = new ArrayList<>();
+    private final List<String> malformedLines = new ArrayList<>();
+    private boolean opening;
+    private boolean ready;
+    private long recoveredStart = -1;
+    private long recoveredEnd = -1;
+    private long maxTruncateLsn = -1;
+    private int truncatesStarted;
+    private int truncatesDone;
+    private String error;
+
+    /** Kinds of line, for the kill trigger. */
+    enum Event {
+        OPENING,
+        READY,
+        ACK,
+        TRUNCATING,
+        TRUNCATED,
+        ERROR,
+        MALFORMED
+    }
+
+    /**
+     * Parses one complete line.
+     *
+     * @param line the line without its newline.
+     * @return what it was.
+     */
+    Event accept(final String line) {
+        final String[] fields = line.split(" ");
+        try {
+            switch (fields[0]) {
+                case "O" -> {
+                    opening = true;
+                    return Event.OPENING;
+                }
+                case "R" -> {
+                    recoveredStart = Long.parseLong(fields[1]);
+                    recoveredEnd = Long.parseLong(fields[2]);
+                    ready = true;
+                    return Event.READY;
+                }
+                case "A" -> {
+                    if (fields.length != 5 || fields[4].length() != 1 || "BWS".indexOf(fields[4].charAt(0)) < 0) {
+                        break;
+                    }
+                    acks.add(new Ack(
+                            Integer.parseInt(fields[1]),
+                            Integer.parseInt(fields[2]),
+                            Long.parseLong(fields[3]),
+                            fields[4].charAt(0)));
+                    return Event.ACK;
+                }
+                case "T" -> {
+                    truncateLsns.add(Long.parseLong(fields[1]));
+                    maxTruncateLsn = Math.max(maxTruncateLsn, Long.parseLong(fields[1]));
+                    truncatesStarted++;
+                    return Event.TRUNCATING;
+                }
+                case "t" -> {
+                    truncatesDone++;
+                    return Event.TRUNCATED;
+                }
+                case "E" -> {
+                    error = line.substring(Math.min(2, line.length()));
+                    return Event.ERROR;
+                }
+                default -> {
+                    // Falls through to malformed.
+                }
+            }
+        } catch (final RuntimeException ex) {
+            // Falls through to malformed.
+        }
+        malformedLines.add(line);
+        return Event.MALFORMED;
+    }
+
+    /** @return the acknowledgements in the order reported. */
+    List<Ack> acks() {
+        return acks;
+    }
+
+    /** @return the last acknowledgement, or null. */
+    Ack lastAck() {
+        return acks.isEmpty() ? null : acks.get(acks.size() - 1);
+    }
+
+    /** @return complete lines that were not in the protocol. */
+    List<String> malformedLines() {
+        return malformedLines;
+    }
+
+    /** @return whether the child started to open the log. */
+    boolean opening() {
+        return opening;
+    }
+
+    /** @return whether the child opened the log. */
+    boolean ready() {
+        return ready;
+    }
+
+    /** @return the start of the log the child recovered, or -1. */
+    long recoveredStart() {
+        return recoveredStart;
+    }
+
+    /** @return the end of the log the child recovered, or -1. */
+    long recoveredEnd() {
+        return recoveredEnd;
+    }
+
+    /** @return the highest LSN passed to truncateBefore, or -1. */
+    long maxTruncateLsn() {
+        return maxTruncateLsn;
+    }
+
+    /** @return whether a truncateBefore call had started and not returned when the child died. */
+    boolean truncationInterrupted() {
+        return truncatesStarted > truncatesDone;
+    }
+
+    /** @return a one-line account of what the child reported, for failure messages. */
+    String summary() {
+        return "opened " + ready + " with [" + recoveredStart + ", " + recoveredEnd + "), " + acks.size()
+                + " acknowledgements"
+                + (acks.isEmpty()
+                        ? ""
+                        : " from LSN " + acks.get(0).lsn() + " to " + lastAck().lsn())
+                + ", truncateBefore " + truncateLsns + (truncationInterrupted() ? " (the last interrupted)" : "");
+    }
+
+    /** @return the child's own failure, or null. */
+    String error() {
+        return error;
+    }
+}

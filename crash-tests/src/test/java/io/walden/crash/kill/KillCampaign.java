@@ -1,0 +1,235 @@
+package io.walden.crash.kill;
+
+import io.walden.crash.CrashBudget;
+import io.walden.crash.CrashTally;
+import io.walden.format.SegmentNames;
+import io.walden.testing.TestFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * Kills child JVMs that append to a log on real files, again and again, and checks what each left
+ * ({@link KillLedger}). One campaign covers one backend family: each cycle uses it buffered, or with
+ * O_DIRECT one time in four.
+ *
+ * <p>A directory is reused for {@value #CYCLES_PER_DIRECTORY} cycles, so each child recovers what the
+ * previous one left. Every other check reopens a copy of the directory instead of the directory itself,
+ * so that the next child's own recovery is what first meets the crashed files (and a kill during that
+ * recovery is a crash of a recovery). The first cycle of each directory may be killed while the log is
+ * being created.
+ *
+ * <p><b>Threading:</b> used by the test thread only.
+ */
+final class KillCampaign {
+    /** Kills per backend in a CI run. */
+    static final int CI_KILLS = 100;
+    /** System property that fixes the campaign's random seed, to replay a run. */
+    static final String SEED_PROPERTY = "crash.kill.seed";
+
+    private static final int CYCLES_PER_DIRECTORY = 20;
+    private static final int CHILD_THREADS = 3;
+    private static final long OPEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    private static final long TRIGGER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(3);
+    private static final int SIGKILL_EXIT_STATUS = 128 + 9;
+
+    private final String family;
+    private final Path root;
+    private final AtomicLong killCounter;
+    private final long seed;
+    private final SplittableRandom random;
+    private final Map<KillTrigger.Kind, Integer> kindCounts = new EnumMap<>(KillTrigger.Kind.class);
+    private int kills;
+    private int directKills;
+    private int fallbackKills;
+    private int interruptedPreparations;
+    private int interruptedTruncations;
+    private int interruptedOpens;
+    private long recordsChecked;
+    private long acksChecked;
+
+    /**
+     * Creates a campaign.
+     *
+     * @param family {@code nio} or {@code uring}.
+     * @param root directory under which the log directories go.
+     * @param killCounter the {@link CrashTally} counter of this backend.
+     */
+    KillCampaign(final String family, final Path root, final AtomicLong killCounter) {
+        this.family = family;
+        this.root = root;
+        this.killCounter = killCounter;
+        final String fixedSeed = System.getProperty(SEED_PROPERTY);
+        this.seed = fixedSeed != null ? Long.parseLong(fixedSeed) : System.nanoTime();
+        this.random = new SplittableRandom(seed);
+    }
+
+    /**
+     * Runs {@link #CI_KILLS} cycles, or under soak until the deadline, whichever is later.
+     *
+     * @param soakShare share of the soak time for this campaign.
+     * @return a summary line.
+     * @throws Exception on a harness failure; an {@link AssertionError} on a violation.
+     */
+    String run(final double soakShare) throws Exception {
+        final long deadlineNs = CrashBudget.soakDeadlineNanos(soakShare);
+        final long startNs = System.nanoTime();
+        TestFiles.deleteRecursively(root);
+        Files.createDirectories(root);
+        final Path stderrFile = root.resolve("child-stderr.log");
+        final Path childClasses = root.resolve("child-classes");
+        KillableChild.copyChildClasses(childClasses);
+        KillLedger ledger = null;
+        Path directory = null;
+        for (int cycle = 0; kills < CI_KILLS || (CrashBudget.soak() && System.nanoTime() - deadlineNs < 0); cycle++) {
+            if (cycle % CYCLES_PER_DIRECTORY == 0) {
+                if (directory != null) {
+                    TestFiles.deleteRecursively(directory);
+                }
+                directory = root.resolve("log-" + cycle / CYCLES_PER_DIRECTORY);
+                ledger = new KillLedger();
+            }
+            runCycle(directory, ledger, cycle, stderrFile, childClasses);
+        }
+        TestFiles.deleteRecursively(root);
+        return String.format(
+                "KILL %s: %d kills (%d with O_DIRECT) in %.1f s; triggers %s (%d by timeout); interrupted:"
+                        + " %d segment preparations, %d truncations, %d opens; %d records and %d acknowledgements"
+                        + " checked; seed %d (-D%s=%d replays)",
+                family,
+                kills,
+                directKills,
+                (System.nanoTime() - startNs) / 1e9,
+                kindCounts,
+                fallbackKills,
+                interruptedPreparations,
+                interruptedTruncations,
+                interruptedOpens,
+                recordsChecked,
+                acksChecked,
+                seed,
+                SEED_PROPERTY,
+                seed);
+    }
+
+    /** @return segment preparations the kills interrupted (a {@code .wal.tmp} file was left). */
+    int interruptedPreparations() {
+        return interruptedPreparations;
+    }
+
+    /** @return truncations the kills interrupted. */
+    int interruptedTruncations() {
+        return interruptedTruncations;
+    }
+
+    /** @return kills that landed after the child started to open its log and before it was open. */
+    int interruptedOpens() {
+        return interruptedOpens;
+    }
+
+    private void runCycle(
+            final Path directory,
+            final KillLedger ledger,
+            final int cycle,
+            final Path stderrFile,
+            final Path childClasses)
+            throws Exception {
+        final boolean direct = random.nextInt(4) == 0;
+        final String backendName = family + (direct ? "-direct" : "");
+        final KillTrigger trigger = KillTrigger.random(random);
+        final String context = "cycle " + cycle + " (" + backendName + ", " + trigger + ", seed " + seed + ", "
+                + directory + ", child stderr in " + stderrFile + ")";
+        final KillableChild child = KillableChild.start(
+                directory, backendName, cycle, CHILD_THREADS, random.nextLong(), trigger, stderrFile, childClasses);
+        try {
+            if (!child.awaitReadyOrDead(OPEN_TIMEOUT_NS)) {
+                throw new AssertionError("the child did not open its log within 60 s: " + context);
+            }
+            if (trigger.kind() == KillTrigger.Kind.TIMED) {
+                TimeUnit.NANOSECONDS.sleep(trigger.delayNs());
+                child.kill();
+            } else if (!child.awaitDeath(TRIGGER_TIMEOUT_NS)) {
+                fallbackKills++;
+                child.kill();
+            }
+        } finally {
+            child.kill();
+        }
+        final int exitStatus = child.awaitExit();
+        final ChildReport report = child.report();
+        if (report.error() != null
+                || exitStatus != SIGKILL_EXIT_STATUS
+                || !report.malformedLines().isEmpty()) {
+            throw new AssertionError("the child failed by itself (exit status " + exitStatus + "): " + report.error()
+                    + "; malformed lines " + report.malformedLines() + "; " + context);
+        }
+        if (child.partialTrailingBytes() != 0) {
+            throw new AssertionError("the child's last report was cut (" + child.partialTrailingBytes()
+                    + " bytes): a report line must be written with one write(2): " + context);
+        }
+        final List<String> filesAtKill = listFiles(directory);
+        if (filesAtKill.stream().anyMatch(name -> name.endsWith(SegmentNames.TEMPORARY_SUFFIX))) {
+            interruptedPreparations++;
+        }
+        if (report.truncationInterrupted()) {
+            interruptedTruncations++;
+        }
+        if (report.opening() && !report.ready()) {
+            interruptedOpens++;
+        }
+
+        final Path checked = random.nextBoolean() ? directory : copyOf(directory);
+        final KillLedger.Outcome outcome = ledger.check(checked, backendName, cycle, report);
+        if (checked != directory) {
+            TestFiles.deleteRecursively(checked);
+        }
+        kills++;
+        directKills += direct ? 1 : 0;
+        kindCounts.merge(trigger.kind(), 1, Integer::sum);
+        killCounter.incrementAndGet();
+        recordsChecked += outcome.recordsChecked();
+        acksChecked += outcome.acksChecked();
+        if (!outcome.violations().isEmpty()) {
+            CrashTally.VIOLATIONS.addAndGet(outcome.violations().size());
+            CrashTally.LOST.addAndGet(outcome.lostAcknowledged());
+            final List<String> shown = outcome.violations()
+                    .subList(0, Math.min(20, outcome.violations().size()));
+            throw new AssertionError(
+                    "after the kill of " + context + ", " + outcome.violations().size()
+                            + " violation(s), " + outcome.lostAcknowledged() + " acknowledged record(s) lost:\n  "
+                            + String.join("\n  ", shown) + "\n  child: " + report.summary() + "\n  files at the kill: "
+                            + filesAtKill + "\n  checked " + (checked == directory ? "in place" : "on a copy"));
+        }
+    }
+
+    private static List<String> listFiles(final Path directory) throws IOException {
+        if (!Files.isDirectory(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.map(file -> file.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private static Path copyOf(final Path directory) throws IOException {
+        final Path copy = directory.resolveSibling(directory.getFileName() + "-check");
+        TestFiles.deleteRecursively(copy);
+        Files.createDirectories(copy);
+        if (Files.isDirectory(directory)) {
+            try (Stream<Path> files = Files.list(directory)) {
+                for (final Path file : (Iterable<Path>) files::iterator) {
+                    Files.copy(file, copy.resolve(file.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        return copy;
+    }
+}

@@ -1,0 +1,187 @@
+package io.walden.crash.kill;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.testing.TestRecords;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The program the kill test runs in a child JVM and kills with SIGKILL. It opens (and so recovers) the
+ * log, then appends tagged records ({@link TestRecords#tagged}) from a few threads with mixed durability
+ * until it is killed, and now and then truncates the log. It reports to the parent on standard output,
+ * one line per event, each written with one {@code write(2)} of less than {@code PIPE_BUF} bytes, so a
+ * line is either whole in the pipe or absent:
+ *
+ * <pre>
+ *   O                              about to open the log (recovery runs next)
+ *   R start end                    open; the recovered log spans [start, end)
+ *   A thread seq lsn level         append (and await) of record (cycle, thread, seq) returned at
+ *                                  level B, W or S: written only after the call returned
+ *   T lsn                          about to call truncateBefore(lsn)
+ *   t lsn deleted                  truncateBefore(lsn) returned
+ *   E text                         unexpected failure; the child exits with status 2
+ * </pre>
+ *
+ * <p>Arguments: log directory, backend name ({@link KillSetup#backend}), cycle number, appender thread
+ * count, random seed. The cycle number goes into every record's writer tag ({@link #writerTag}), so a
+ * record identifies the run that appended it.
+ *
+ * <p><b>Threading:</b> the appender threads share the log and the output stream (writes to it are
+ * serialised on the stream).
+ */
+public final class KillChild {
+    /** Most appender threads; a writer tag holds the thread in its low bits. */
+    static final int MAX_THREADS = 8;
+    /** Exit status of a child that failed by itself. */
+    static final int EXIT_FAILED = 2;
+    /** A child whose parent has gone stops after this long, so that no orphan fills the disk. */
+    private static final long MAX_RUN_NS = TimeUnit.SECONDS.toNanos(60);
+
+    // Shared by the appender threads; writes are serialised on it.
+    private static final FileOutputStream OUT = new FileOutputStream(FileDescriptor.out);
+
+    private final Wal wal;
+    private final int cycle;
+    private final long seed;
+    private final long deadlineNs;
+
+    private KillChild(final Wal wal, final int cycle, final long seed) {
+        this.wal = wal;
+        this.cycle = cycle;
+        this.seed = seed;
+        this.deadlineNs = System.nanoTime() + MAX_RUN_NS;
+    }
+
+    /**
+     * Runs the child.
+     *
+     * @param args directory, backend name, cycle, thread count, seed.
+     */
+    public static void main(final String[] args) {
+        final Path directory = Path.of(args[0]);
+        final String backendName = args[1];
+        final int cycle = Integer.parseInt(args[2]);
+        final int threadCount = Integer.parseInt(args[3]);
+        final long seed = Long.parseLong(args[4]);
+        if (threadCount < 1 || threadCount > MAX_THREADS) {
+            throw new IllegalArgumentException("thread count " + threadCount + " not in [1, " + MAX_THREADS + "]");
+        }
+        try {
+            write("O");
+            final Wal wal = Wal.open(KillSetup.config(directory, backendName));
+            write("R " + wal.startPosition() + " " + wal.tailPosition());
+            new KillChild(wal, cycle, seed).run(threadCount);
+        } catch (final Throwable ex) {
+            fail(ex);
+        }
+    }
+
+    /**
+     * The writer tag of a thread's records in a cycle.
+     *
+     * @param cycle the cycle.
+     * @param thread the thread.
+     * @return the tag.
+     */
+    static int writerTag(final int cycle, final int thread) {
+        return cycle * MAX_THREADS + thread;
+    }
+
+    private void run(final int threadCount) throws InterruptedException, IOException {
+        final Thread[] threads = new Thread[threadCount];
+        for (int i = 0; i < threadCount; i++) {
+            final int thread = i;
+            threads[i] = new Thread(() -> appendLoop(thread), "kill-child-appender-" + i);
+            threads[i].start();
+        }
+        for (final Thread thread : threads) {
+            thread.join();
+        }
+        // Only reached when the parent never killed this child.
+        write("E no kill within " + TimeUnit.NANOSECONDS.toSeconds(MAX_RUN_NS) + " s");
+        Runtime.getRuntime().halt(EXIT_FAILED);
+    }
+
+    private void appendLoop(final int thread) {
+        final SplittableRandom random = new SplittableRandom(seed * 31 + thread);
+        final int writer = writerTag(cycle, thread);
+        try {
+            for (int seq = 0; System.nanoTime() < deadlineNs; seq++) {
+                final byte[] payload = TestRecords.tagged(writer, seq, recordLength(random));
+                final int choice = random.nextInt(100);
+                final long lsn;
+                final char level;
+                if (choice < 35) {
+                    lsn = wal.append(payload, Durability.SYNCED);
+                    level = 'S';
+                } else if (choice < 70) {
+                    lsn = wal.append(payload, Durability.WRITTEN);
+                    level = 'W';
+                } else if (choice < 90) {
+                    lsn = wal.append(payload, Durability.BUFFERED);
+                    level = 'B';
+                } else {
+                    // A BUFFERED append acknowledged later through await.
+                    lsn = wal.append(payload, Durability.BUFFERED);
+                    final boolean synced = random.nextBoolean();
+                    wal.await(lsn, synced ? Durability.SYNCED : Durability.WRITTEN);
+                    level = synced ? 'S' : 'W';
+                }
+                write("A " + thread + " " + seq + " " + lsn + " " + level);
+                if (thread == 0) {
+                    maybeTruncate(lsn);
+                }
+            }
+        } catch (final Throwable ex) {
+            fail(ex);
+        }
+    }
+
+    /** Keeps the log at a few segments: truncates two segments behind the newest record. */
+    private void maybeTruncate(final long lsn) throws IOException {
+        final long keepBytes = 2L * KillSetup.SEGMENT_CAPACITY_BYTES;
+        if (lsn - wal.startPosition() < 2 * keepBytes) {
+            return;
+        }
+        final long truncateLsn = lsn - keepBytes;
+        write("T " + truncateLsn);
+        final long deleted = wal.truncateBefore(truncateLsn);
+        write("t " + truncateLsn + " " + deleted);
+    }
+
+    private static int recordLength(final SplittableRandom random) {
+        final int kind = random.nextInt(100);
+        if (kind < 70) {
+            return TestRecords.TAG_LENGTH + random.nextInt(300);
+        }
+        if (kind < 95) {
+            return TestRecords.TAG_LENGTH + random.nextInt(3000);
+        }
+        return TestRecords.TAG_LENGTH + random.nextInt(KillSetup.MAX_RECORD_BYTES - TestRecords.TAG_LENGTH + 1);
+    }
+
+    private static void write(final String line) throws IOException {
+        final byte[] bytes = (line + "\n").getBytes(StandardCharsets.US_ASCII);
+        synchronized (OUT) {
+            OUT.write(bytes);
+        }
+    }
+
+    private static void fail(final Throwable ex) {
+        try {
+            ex.printStackTrace();
+            final String text = String.valueOf(ex).replace('\n', ' ');
+            write("E " + (text.length() > 400 ? text.substring(0, 400) : text));
+        } catch (final IOException ignored) {
+            // The parent is gone (broken pipe); nothing is left to tell.
+        } finally {
+            Runtime.getRuntime().halt(EXIT_FAILED);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package io.walden.crash.kill;
+
+import io.walden.Wal;
+import io.walden.testing.TestRecords;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * What the parent knows about one log directory across kill cycles, and the check of what a killed
+ * child left: the parent reopens the log (running recovery) and compares it with the records it held at
+ * the previous check and with every acknowledgement the child reported.
+ *
+ * <p>Checked after every kill:
+ *
+ * <ul>
+ *   <li>every record is intact and one the child appended ({@link TestRecords#verify});
+ *   <li>each appender thread's records appear in sequence order with no gap and no duplicate, and the
+ *       records of a cycle never precede those of an earlier cycle: the log is a prefix of what was
+ *       appended;
+ *   <li>every acknowledged record (any level) that lies inside the recovered span is there, at the LSN
+ *       it was acknowledged with;
+ *   <li>every WRITTEN and SYNCED acknowledgement at or after the truncation bound survives; the log
+ *       start never passes the segment of the highest truncateBefore request, nor goes back;
+ *   <li>records the previous check found are still there, unchanged, unless truncated; nothing new
+ *       appears before the previous end.
+ * </ul>
+ *
+ * <p><b>Threading:</b> used by the test thread only.
+ */
+final class KillLedger {
+    /** The result of one check. */
+    record Outcome(List<String> violations, long lostAcknowledged, long recordsChecked, long acksChecked) {}
+
+    // Records the log held at the previous check: LSN -> writer tag and sequence.
+    private NavigableMap<Long, TestRecords.Tag> known = new TreeMap<>();
+    private long start;
+    private long end;
+    // Highest truncateBefore position requested in this directory's life.
+    private long maxTruncateLsn = -1;
+
+    /**
+     * Reopens the log in a directory and checks it against what is known and what the child reported;
+     * then remembers the recovered log for the next check.
+     *
+     * @param directory the log directory (the original, or a copy of it).
+     * @param backendName the backend to reopen with.
+     * @param cycle the cycle of the child that was killed.
+     * @param report what it reported.
+     * @return the violations found and what was checked.
+     */
+    Outcome check(final Path directory, final String backendName, final int cycle, final ChildReport report) {
+        final List<String> violations = new ArrayList<>();
+        maxTruncateLsn = Math.max(maxTruncateLsn, report.maxTruncateLsn());
+        final long newStart;
+        final long newEnd;
+        final List<TestRecords.Read> records;
+        try (Wal wal = Wal.open(KillSetup.config(directory, backendName))) {
+            newStart = wal.startPosition();
+            newEnd = wal.recoveryReport().endPosition();
+            records = TestRecords.replayAll(wal);
+        } catch (final RuntimeException ex) {
+            violations.add("reopening the killed log failed: " + ex);
+            return new Outcome(violations, 0, 0, 0);
+        }
+        final long startBound = Math.max(start, maxTruncateLsn < 0 ? 0 : KillSetup.segmentBase(maxTruncateLsn));
+        if (newStart < start || newStart > startBound) {
+            violations.add("log starts at " + newStart + ", outside [" + start + ", " + startBound
+                    + "] (previous start, segment of the highest truncateBefore request " + maxTruncateLsn + ")");
+        }
+        if (newEnd < end) {
+            violations.add("log ends at " + newEnd + ", before the previous check's end " + end);
+        }
+
+        final NavigableMap<Long, TestRecords.Tag> found = new TreeMap<>();
+        final Map<Integer, Integer> lastSeqByWriter = new HashMap<>();
+        int lastCycle = -1;
+        long lastLsn = -1;
+        for (final TestRecords.Read read : records) {
+            final long lsn = read.lsn();
+            if (lsn <= lastLsn || lsn < newStart || lsn >= newEnd) {
+                violations.add("record at " + lsn + " out of order or outside [" + newStart + ", " + newEnd + ")");
+            }
+            lastLsn = lsn;
+            final TestRecords.Tag tag;
+            try {
+                tag = TestRecords.verify(read.payload());
+            } catch (final AssertionError ex) {
+                violations.add("record at " + lsn + " is not one the child appended: " + ex.getMessage());
+                continue;
+            }
+            found.put(lsn, tag);
+            final int recordCycle = tag.writer() / KillChild.MAX_THREADS;
+            if (recordCycle < lastCycle) {
+                violations.add("record at " + lsn + " of cycle " + recordCycle + " follows one of cycle " + lastCycle);
+            }
+            lastCycle = Math.max(lastCycle, recordCycle);
+            final Integer lastSeq = lastSeqByWriter.put(tag.writer(), tag.sequence());
+            if (lastSeq != null && tag.sequence() != lastSeq + 1) {
+                violations.add("record at " + lsn + " is " + describe(tag) + " but follows sequence " + lastSeq
+                        + " of that thread: a gap, duplicate or reordering");
+            }
+            if (lsn < end) {
+                final TestRecords.Tag before = known.get(lsn);
+                if (!tag.equals(before)) {
+                    violations.add("record at " + lsn + " is " + describe(tag) + " but the previous check found "
+                            + (before == null ? "no record" : describe(before)) + " there");
+                }
+            } else if (recordCycle != cycle) {
+                violations.add("record at " + lsn + " after the previous end " + end + " is " + describe(tag)
+                        + ", not one of cycle " + cycle);
+            }
+        }
+
+        long lost = 0;
+        for (final Map.Entry<Long, TestRecords.Tag> entry :
+                known.tailMap(newStart, true).entrySet()) {
+            if (!entry.getValue().equals(found.get(entry.getKey()))) {
+                violations.add("record " + describe(entry.getValue()) + " at " + entry.getKey()
+                        + ", found by the previous check, is gone");
+                lost++;
+            }
+        }
+        final Map<Integer, Long> lastLsnByThread = new HashMap<>();
+        for (final ChildReport.Ack ack : report.acks()) {
+            final Long previous = lastLsnByThread.put(ack.thread(), ack.lsn());
+            if (previous != null && ack.lsn() <= previous) {
+                violations.add("acknowledged " + ack + " has an LSN not above its thread's previous " + previous);
+            }
+            if (ack.lsn() < newStart) {
+                continue;
+            }
+            final TestRecords.Tag expected = new TestRecords.Tag(KillChild.writerTag(cycle, ack.thread()), ack.seq());
+            if (ack.lsn() < newEnd) {
+                if (!expected.equals(found.get(ack.lsn()))) {
+                    violations.add("acknowledged " + ack + " inside the recovered log [" + newStart + ", " + newEnd
+                            + ") is missing or different: " + found.get(ack.lsn()));
+                    lost += ack.promisesSurvival() ? 1 : 0;
+                }
+            } else if (ack.promisesSurvival()) {
+                violations.add("acknowledged " + ack + " is lost: the recovered log ends at " + newEnd);
+                lost++;
+            }
+        }
+
+        known = found;
+        start = newStart;
+        end = newEnd;
+        return new Outcome(violations, lost, records.size(), report.acks().size());
+    }
+
+    private static String describe(final TestRecords.Tag tag) {
+        return "(cycle " + tag.writer() / KillChild.MAX_THREADS + ", thread " + tag.writer() % KillChild.MAX_THREADS
+                + ", seq " + tag.sequence() + ")";
+    }
+}
