@@ -307,6 +307,8 @@ public final class RunCommand implements Callable<Integer> {
         final long[] finalCompleted = {-1};
         log.println("== blowup " + system + " " + backend);
         final long startNs = System.nanoTime();
+        // A child that dies of an OutOfMemoryError cannot clean up: it works under a directory of ours.
+        final Path childBase = BenchFiles.freshDirectory("walden-bench-blowup-");
         final ChildJvm.Outcome outcome = ChildJvm.run(
                 List.of("-Xmx64m", "-XX:+ExitOnOutOfMemoryError"),
                 List.of(
@@ -314,7 +316,7 @@ public final class RunCommand implements Callable<Integer> {
                         "--system=" + system,
                         "--backend=" + backend,
                         "--seconds=" + seconds,
-                        "--dir=" + base.toAbsolutePath()),
+                        "--dir=" + childBase),
                 TimeUnit.SECONDS.toMillis(seconds + 60),
                 line -> {
                     synchronized (log) {
@@ -329,6 +331,7 @@ public final class RunCommand implements Callable<Integer> {
                         death[0] = line.substring(line.indexOf("Terminating due to"));
                     }
                 });
+        BenchFiles.deleteRecursively(childBase);
         final BlowupResult result =
                 BlowupResult.parse(system, backend, lastStatus[0], finalCompleted[0], death[0], outcome.exitStatus());
         if (result.elapsedMs() >= 0) {
