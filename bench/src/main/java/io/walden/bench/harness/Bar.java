@@ -74,6 +74,14 @@ final class Bar {
                 0.8,
                 "walden nio WRITTEN 16 writers 4 KiB MB/s vs fio buffered sequential bs=4k end_fsync=1 MB/s",
                 results.fioVersion() == null ? "fio is not installed (apt-get install -y fio)" : "a scenario failed"));
+        items.add(ratio(
+                "WRITTEN, 4 KiB records, acknowledged asynchronously (1 writer) >= 0.8x the device's buffered"
+                        + " sequential write bandwidth",
+                results.find(Systems.WALDEN, nio, Systems.VARIANT_ASYNC_ACK, "WRITTEN", 1, 4096),
+                results.find(Systems.FIO, "psync", "seq-buffered", "WRITTEN", 1, 4096),
+                0.8,
+                "walden nio WRITTEN async-ack 1 writer 4 KiB MB/s vs fio buffered sequential bs=4k end_fsync=1 MB/s",
+                results.fioVersion() == null ? "fio is not installed (apt-get install -y fio)" : "a scenario failed"));
         items.add(allocation(results));
         items.add(boundedMemory(results));
         final Optional<ResultRow> recovery = results.rows().stream()
