@@ -133,9 +133,7 @@ public final class Wal implements AutoCloseable {
         } catch (final IOException ex) {
             closeAfterFailedOpen(lock, session, ex);
             throw new WalException(
-                    ex instanceof java.nio.file.FileSystemException fse && isNoSpace(fse)
-                            ? WalException.ErrorCode.STORAGE_SPACE
-                            : WalException.ErrorCode.IO,
+                    isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
                     "cannot open the log in " + config.directory() + ": " + ex,
                     ex);
         } catch (final RuntimeException | Error ex) {
@@ -172,8 +170,19 @@ public final class Wal implements AutoCloseable {
         }
     }
 
-    private static boolean isNoSpace(final java.nio.file.FileSystemException ex) {
-        return ex.getReason() != null && ex.getReason().contains("No space left");
+    /**
+     * Whether a failure is ENOSPC anywhere in its cause chain: backends wrap the errno (FileChannel's
+     * {@code IOException}, jasyncfio's "Error code: 28") in their own exception naming the file.
+     */
+    private static boolean isNoSpace(final Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            final String text =
+                    cause instanceof java.nio.file.FileSystemException fse ? fse.getReason() : cause.getMessage();
+            if (text != null && text.contains("No space left")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void checkRecordFits(final WalConfig config, final RecoveredLog recovered) {

@@ -1,5 +1,6 @@
 package io.walden.crash.fault;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -128,6 +129,10 @@ final class FullDiskTest {
         assertTrue(
                 refused.getMessage().contains(NO_SPACE) && refused.getMessage().contains(directory.toString()),
                 "the open failure names neither the cause nor the directory: " + refused);
+        assertEquals(
+                WalException.ErrorCode.STORAGE_SPACE,
+                refused.errorCode(),
+                "opening on a full file system must say so by its error code: " + refused);
         Files.delete(filler);
         try (Wal wal = Wal.open(FaultSetup.config(directory, FaultSetup.backend(backendName)))) {
             wal.append(TestRecords.tagged(0, 0, 100), Durability.SYNCED);

@@ -1,6 +1,5 @@
 package io.walden.crash.fault;
 
-import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -19,6 +18,6 @@ final class NioFaultTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("cases")
     void faultIsFailStop(final String backendName, final FaultKind kind) throws Exception {
-        new FaultCase(backendName, kind, Path.of("target", "fault", backendName + "-" + kind), FaultCases.seed()).run();
+        FaultCases.run(backendName, kind);
     }
 }

@@ -3,7 +3,6 @@ package io.walden.crash.fault;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.walden.uring.UringSupport;
-import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -23,6 +22,6 @@ final class UringFaultTest {
     void faultIsFailStop(final String backendName, final FaultKind kind) throws Exception {
         final String unavailable = UringSupport.unavailableReason();
         assumeTrue(unavailable == null, () -> "skipped: io_uring is not available here: " + unavailable);
-        new FaultCase(backendName, kind, Path.of("target", "fault", backendName + "-" + kind), FaultCases.seed()).run();
+        FaultCases.run(backendName, kind);
     }
 }

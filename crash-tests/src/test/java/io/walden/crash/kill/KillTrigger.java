@@ -14,7 +14,7 @@ final class KillTrigger {
     enum Kind {
         /** A random time after the log opened; the test thread kills. */
         TIMED,
-        /** The child is about to open the log: the kill lands in JVM work or in recovery. */
+        /** Up to 150 ms after the child began to open the log: in class loading, recovery, or just after. */
         DURING_OPEN,
         /** The n-th acknowledgement in a newer segment than any before: a roll just happened. */
         AFTER_ROLL,
@@ -50,7 +50,7 @@ final class KillTrigger {
             return new KillTrigger(Kind.TIMED, 0, random.nextLong(300_000_000L));
         }
         if (choice < 35) {
-            return new KillTrigger(Kind.DURING_OPEN, 1, random.nextLong(5_000_000L));
+            return new KillTrigger(Kind.DURING_OPEN, 1, random.nextLong(150_000_000L));
         }
         if (choice < 60) {
             return new KillTrigger(Kind.AFTER_ROLL, 1 + random.nextInt(4), random.nextLong(2_000_000L));
