@@ -104,8 +104,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
     // log and recovery needs no special case. Writes still overlap syncs, the pipelining that counts.
     private boolean writeInFlight;
     private int writePartsPending;
-    // Bytes the parts of the write in flight were submitted with and have not reported written yet.
+    // Bytes the parts of the write in flight were submitted with and have not reported written yet,
+    // and the length of the first part of a two-part (direct I/O) write.
     private long writeBytesPending;
+    private long writeFirstPartBytes;
     private long writeStartPosition;
     private long writeEndPosition;
     private long writeEndRecords;
@@ -411,6 +413,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
         writePartsPending = parts;
         writeBytesPending = (blockEnd - blockStart) + (end > blockEnd ? scratchBlock.capacity() : 0);
+        writeFirstPartBytes = blockEnd - blockStart;
         if (blockEnd > blockStart) {
             session.submitWrite(
                     activeHandle,
@@ -514,21 +517,27 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private void onWriteComplete(final long result) {
         Invariants.check(writeInFlight && writePartsPending > 0, "unexpected write completion of %d bytes", result);
+        // Each part must report its whole length: the last one what is left, the first of two either
+        // part's length (they may complete in either order).
+        final boolean whole = writePartsPending == 1
+                ? result == writeBytesPending
+                : result == writeFirstPartBytes || result == writeBytesPending - writeFirstPartBytes;
+        if (!whole) {
+            // The SPI makes a backend finish a short write or fail it; a short result taken for a
+            // whole write would acknowledge records that never reached the file. Failing at once
+            // also acknowledges nothing that completes after it.
+            fail(new IOException("short write: the storage backend reported " + result + " bytes written"
+                    + " without an error for a write of log positions [" + writeStartPosition + ", "
+                    + writeEndPosition + ") at offset " + (writeStartPosition - activeBase) + " of "
+                    + SegmentNames.segmentPath(directory, activeBase)
+                    + "; a backend must finish a short write or fail it"));
+            return;
+        }
         writePartsPending--;
         writeBytesPending -= result;
         stats.writes = stats.writes + 1;
         stats.writeBytes = stats.writeBytes + result;
         if (writePartsPending > 0) {
-            return;
-        }
-        if (writeBytesPending != 0) {
-            // The SPI makes a backend finish a short write or fail it; a short result taken for the
-            // whole write would acknowledge records that never reached the file.
-            fail(new IOException("short write: the storage backend reported " + writeBytesPending
-                    + " bytes fewer than submitted for the write of log positions [" + writeStartPosition + ", "
-                    + writeEndPosition + ") at offset " + (writeStartPosition - activeBase) + " of "
-                    + SegmentNames.segmentPath(directory, activeBase)
-                    + " without an error; a backend must finish a short write or fail it"));
             return;
         }
         writeInFlight = false;

@@ -118,7 +118,7 @@ final class KillLedger {
 
         long lost = 0;
         for (final Map.Entry<Long, TestRecords.Tag> entry :
-                known.tailMap(newStart, true).entrySet()) {
+                known.tailMap(Math.min(newStart, startBound), true).entrySet()) {
             if (!entry.getValue().equals(found.get(entry.getKey()))) {
                 violations.add("record " + describe(entry.getValue()) + " at " + entry.getKey()
                         + ", found by the previous check, is gone");
@@ -132,6 +132,11 @@ final class KillLedger {
                 violations.add("acknowledged " + ack + " has an LSN not above its thread's previous " + previous);
             }
             if (ack.lsn() < newStart) {
+                if (ack.promisesSurvival() && ack.lsn() >= startBound) {
+                    violations.add("acknowledged " + ack + " is lost: the log starts at " + newStart
+                            + ", beyond the truncation bound " + startBound);
+                    lost++;
+                }
                 continue;
             }
             final TestRecords.Tag expected = new TestRecords.Tag(KillChild.writerTag(cycle, ack.thread()), ack.seq());
