@@ -49,6 +49,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
     private static final int KIND_SHIFT = 56;
     private static final long KIND_WRITE = 1;
+    /** Low bit of a write's token: the part that rewrites the partial last block (direct I/O). */
+    private static final long WRITE_TAIL = 1;
+
     private static final long KIND_SYNC = 2;
     private static final long KIND_PREPARE = 3;
     private static final long KIND_TRUNCATE = 4;
@@ -104,10 +107,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
     // log and recovery needs no special case. Writes still overlap syncs, the pipelining that counts.
     private boolean writeInFlight;
     private int writePartsPending;
-    // Bytes the parts of the write in flight were submitted with and have not reported written yet,
-    // and the length of the first part of a two-part (direct I/O) write.
-    private long writeBytesPending;
-    private long writeFirstPartBytes;
+    // Length of each part of the write in flight: the frames (or, with direct I/O, their whole
+    // blocks) and, with direct I/O, the partial last block; the part is the token's low bit.
+    private long writeFrameBytes;
+    private long writeTailBytes;
     private long writeStartPosition;
     private long writeEndPosition;
     private long writeEndRecords;
@@ -391,7 +394,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         writeEndRecords = scannedRecords;
         if (!directIo) {
             writePartsPending = 1;
-            writeBytesPending = end - start;
+            writeFrameBytes = end - start;
             session.submitWrite(
                     activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
         } else {
@@ -412,8 +415,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
             parts++;
         }
         writePartsPending = parts;
-        writeBytesPending = (blockEnd - blockStart) + (end > blockEnd ? scratchBlock.capacity() : 0);
-        writeFirstPartBytes = blockEnd - blockStart;
+        writeFrameBytes = blockEnd - blockStart;
+        writeTailBytes = scratchBlock.capacity();
         if (blockEnd > blockStart) {
             session.submitWrite(
                     activeHandle,
@@ -427,7 +430,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
             final int tailLength = (int) (end - blockEnd);
             scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
             scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
-            session.submitWrite(activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), token);
+            session.submitWrite(
+                    activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), token | WRITE_TAIL);
         }
     }
 
@@ -499,7 +503,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
         final long kind = token >>> KIND_SHIFT;
         if (kind == KIND_WRITE) {
-            onWriteComplete(result);
+            onWriteComplete(token, result);
         } else if (kind == KIND_SYNC) {
             onSyncComplete();
         } else if (kind == KIND_PREPARE) {
@@ -515,14 +519,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
     }
 
-    private void onWriteComplete(final long result) {
+    private void onWriteComplete(final long token, final long result) {
         Invariants.check(writeInFlight && writePartsPending > 0, "unexpected write completion of %d bytes", result);
-        // Each part must report its whole length: the last one what is left, the first of two either
-        // part's length (they may complete in either order).
-        final boolean whole = writePartsPending == 1
-                ? result == writeBytesPending
-                : result == writeFirstPartBytes || result == writeBytesPending - writeFirstPartBytes;
-        if (!whole) {
+        if (result != ((token & WRITE_TAIL) != 0 ? writeTailBytes : writeFrameBytes)) {
             // The SPI makes a backend finish a short write or fail it; a short result taken for a
             // whole write would acknowledge records that never reached the file. Failing at once
             // also acknowledges nothing that completes after it.
@@ -534,7 +533,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
             return;
         }
         writePartsPending--;
-        writeBytesPending -= result;
         stats.writes = stats.writes + 1;
         stats.writeBytes = stats.writeBytes + result;
         if (writePartsPending > 0) {

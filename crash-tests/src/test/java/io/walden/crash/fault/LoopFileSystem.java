@@ -56,9 +56,14 @@ final class LoopFileSystem implements AutoCloseable {
         Files.createDirectories(workDirectory);
         final Path image = workDirectory.resolve("fs.img").toAbsolutePath();
         final Path mountPoint = workDirectory.resolve("mnt").toAbsolutePath();
+        final LoopFileSystem fileSystem = new LoopFileSystem(image, mountPoint);
+        if (Files.readString(Path.of("/proc/self/mounts")).contains(" " + mountPoint + " ")) {
+            // Left mounted by a test JVM that died: unmount it first.
+            fileSystem.mounted = true;
+            fileSystem.close();
+        }
         Files.deleteIfExists(image);
         Files.createDirectories(mountPoint);
-        final LoopFileSystem fileSystem = new LoopFileSystem(image, mountPoint);
         run(List.of("truncate", "-s", Long.toString(sizeBytes), image.toString()));
         run(List.of("mkfs.ext4", "-q", "-F", image.toString()));
         run(List.of("mount", "-o", "loop", image.toString(), mountPoint.toString()));
