@@ -80,18 +80,21 @@ final class DiskModel {
         }
     }
 
-    /** A directory operation not yet durable. */
+    /**
+     * A directory operation not yet durable, with the inode it acted on. A persisted entry names the
+     * inode the operation saw, whatever else was forgotten: a kept rename of {@code x.tmp} created
+     * the second time names that second file, even if the second create and the delete of the first
+     * were forgotten.
+     */
     private record DirectoryOp(long opId, String kind, int inode, String name, String target) {
         void applyTo(final Map<String, Integer> directory) {
             switch (kind) {
-                case "create" -> directory.putIfAbsent(name, inode);
+                case "create" -> directory.put(name, inode);
                 case "rename" -> {
-                    final Integer moved = directory.remove(name);
-                    if (moved != null) {
-                        directory.put(target, moved);
-                    }
+                    directory.remove(name, inode);
+                    directory.put(target, inode);
                 }
-                case "delete" -> directory.remove(name);
+                case "delete" -> directory.remove(name, inode);
                 default -> throw new AssertionError(kind);
             }
         }
@@ -105,6 +108,9 @@ final class DiskModel {
     private final Map<Integer, FileState> files = new HashMap<>();
     private final Map<Long, Integer> writeInodes = new HashMap<>();
     private final TreeMap<String, Integer> durableDirectory = new TreeMap<>();
+    // The directory as the running system sees it (the page cache's view), to know which inode each
+    // rename and delete acted on.
+    private final Map<String, Integer> liveDirectory = new HashMap<>();
     private final LinkedHashMap<Long, DirectoryOp> pendingDirectoryOps = new LinkedHashMap<>();
     private final HashSet<Long> deliveredDirectoryOps = new HashSet<>();
     private final Map<Long, List<Long>> syncCaptures = new HashMap<>();
@@ -125,7 +131,16 @@ final class DiskModel {
             state.cacheSizeBytes = file.content().length;
             files.put(file.inode(), state);
             durableDirectory.put(file.name(), file.inode());
+            liveDirectory.put(file.name(), file.inode());
         }
+    }
+
+    private int liveInode(final String name) {
+        final Integer inode = liveDirectory.get(name);
+        if (inode == null) {
+            throw new AssertionError("directory operation on " + name + ", which does not exist");
+        }
+        return inode;
     }
 
     /** @return how many events were applied. */
@@ -142,6 +157,7 @@ final class DiskModel {
         appliedCount++;
         if (event instanceof DiskEvent.Create create) {
             files.put(create.inode(), new FileState());
+            liveDirectory.put(create.name(), create.inode());
             // Creation is synchronous: its completion is delivered at once.
             final long opId = createOpIds--;
             pendingDirectoryOps.put(opId, new DirectoryOp(opId, "create", create.inode(), create.name(), null));
@@ -176,10 +192,21 @@ final class DiskModel {
                 }
             }
         } else if (event instanceof DiskEvent.Rename rename) {
+            final int inode = liveInode(rename.source());
+            liveDirectory.remove(rename.source());
+            liveDirectory.put(rename.target(), inode);
             pendingDirectoryOps.put(
-                    rename.opId(), new DirectoryOp(rename.opId(), "rename", -1, rename.source(), rename.target()));
+                    rename.opId(), new DirectoryOp(rename.opId(), "rename", inode, rename.source(), rename.target()));
         } else if (event instanceof DiskEvent.Delete delete) {
-            pendingDirectoryOps.put(delete.opId(), new DirectoryOp(delete.opId(), "delete", -1, delete.name(), null));
+            final Integer inode = liveDirectory.remove(delete.name());
+            if (inode != null) {
+                pendingDirectoryOps.put(
+                        delete.opId(), new DirectoryOp(delete.opId(), "delete", inode, delete.name(), null));
+            } else {
+                // Deleting a name that does not exist changes nothing.
+                pendingDirectoryOps.put(
+                        delete.opId(), new DirectoryOp(delete.opId(), "delete", -1, delete.name(), null));
+            }
         } else if (event instanceof DiskEvent.DirectoryOpDone done) {
             deliveredDirectoryOps.add(done.opId());
         } else if (event instanceof DiskEvent.DirectorySync sync) {
