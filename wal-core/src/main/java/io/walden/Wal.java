@@ -9,6 +9,7 @@ import io.walden.internal.LogBuffer;
 import io.walden.internal.LogReader;
 import io.walden.internal.LogRecovery;
 import io.walden.internal.LogState;
+import io.walden.internal.NoSpace;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageBackend;
@@ -133,7 +134,7 @@ public final class Wal implements AutoCloseable {
         } catch (final IOException ex) {
             closeAfterFailedOpen(lock, session, ex);
             throw new WalException(
-                    isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                    NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
                     "cannot open the log in " + config.directory() + ": " + ex,
                     ex);
         } catch (final RuntimeException | Error ex) {
@@ -168,21 +169,6 @@ public final class Wal implements AutoCloseable {
                 channel.force(true);
             }
         }
-    }
-
-    /**
-     * Whether a failure is ENOSPC anywhere in its cause chain: backends wrap the errno (FileChannel's
-     * {@code IOException}, jasyncfio's "Error code: 28") in their own exception naming the file.
-     */
-    private static boolean isNoSpace(final Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            final String text =
-                    cause instanceof java.nio.file.FileSystemException fse ? fse.getReason() : cause.getMessage();
-            if (text != null && text.contains("No space left")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void checkRecordFits(final WalConfig config, final RecoveredLog recovered) {
@@ -608,7 +594,9 @@ public final class Wal implements AutoCloseable {
             return new WalException(
                     WalException.ErrorCode.CLOSED,
                     "the log in " + config.directory() + " failed and accepts nothing more: " + cause.getMessage()
-                            + ". Close it and reopen it to recover.",
+                            + (NoSpace.isNoSpace(cause)
+                                    ? ". " + NoSpace.ADVICE + "."
+                                    : ". Close it and reopen it to recover."),
                     cause);
         }
         return new WalException(WalException.ErrorCode.CLOSED, "the log in " + config.directory() + " is closed");

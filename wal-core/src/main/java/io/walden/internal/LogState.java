@@ -360,10 +360,12 @@ public final class LogState {
     private void checkUsable(final long position, final long finalPosition) {
         final Throwable cause = failure;
         if (cause != null) {
+            final boolean noSpace = NoSpace.isNoSpace(cause);
             throw new WalException(
-                    WalException.ErrorCode.IO,
+                    noSpace ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
                     "the log failed before position " + position + " was acknowledged: " + cause.getMessage()
-                            + ". Nothing after the failure is acknowledged; close the log and reopen it to recover.",
+                            + ". Nothing after the failure is acknowledged; "
+                            + (noSpace ? NoSpace.ADVICE : "close the log and reopen it to recover") + ".",
                     cause);
         }
         if (closed && position > finalPosition) {

@@ -155,6 +155,9 @@ final class FullDiskTest {
             violations.add(who + " was refused without ENOSPC as its cause, or its message does not name a segment"
                     + " file and the cause: " + failure + " <- " + failure.getCause());
         }
+        if (!message.contains("free space")) {
+            violations.add(who + " was refused without saying what to do about the full disk: " + failure);
+        }
     }
 
     private static void awaitAcks(final Acks acks, final int count) throws InterruptedException {
