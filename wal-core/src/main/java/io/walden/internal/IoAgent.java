@@ -116,6 +116,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long writeEndRecords;
 
     private boolean syncInFlight;
+    // Set when a sync completed and its blocked waiters are still to be woken (after the next sync is
+    // submitted). I/O thread only.
+    private boolean durableWakePending;
     private long syncTargetPosition;
     private long syncTargetRecords;
     private long syncStartNs;
@@ -312,6 +315,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
             workCount += truncate();
         } catch (final IOException ex) {
             fail(ex);
+        }
+        if (durableWakePending) {
+            durableWakePending = false;
+            state.wakeDurable();
         }
         workCount += asyncCompletions.complete(writtenPosition, durablePosition);
         return workCount;
@@ -561,7 +568,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
         lastSyncNs = nowNs;
         durablePosition = syncTargetPosition;
         durableRecords = syncTargetRecords;
-        state.publishDurable(durablePosition);
+        // Blocked waiters are woken after the next sync is submitted (end of doWork).
+        state.publishDurableQuietly(durablePosition);
+        durableWakePending = true;
     }
 
     private int truncate() {

@@ -65,6 +65,11 @@ public final class LogState {
     private int waiterSlotsUsed;
     private volatile int registeredCount;
 
+    // Threads to unpark, collected under registryLock and unparked after it is released, so that a
+    // woken waiter never blocks on the lock its waker still holds. Guarded by wakeLock.
+    private final Object wakeLock = new Object();
+    private final Thread[] wakeList = new Thread[WAITER_SLOTS];
+
     // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
     private volatile int waiterCount;
 
@@ -134,6 +139,22 @@ public final class LogState {
      */
     public void publishDurable(final long position) {
         durablePosition = position;
+        wakeRegistered(false);
+    }
+
+    /**
+     * I/O thread: publishes the durable position without waking blocked waiters yet; spinning and
+     * yielding waiters see it at once. The I/O thread calls {@link #wakeDurable()} once it has
+     * submitted the next sync, so that the sync is not delayed by the wake-ups.
+     *
+     * @param position the new durable position.
+     */
+    public void publishDurableQuietly(final long position) {
+        durablePosition = position;
+    }
+
+    /** I/O thread: wakes the blocked waiters whose position is now reached. */
+    public void wakeDurable() {
         wakeRegistered(false);
     }
 
@@ -279,12 +300,19 @@ public final class LogState {
         }
         final long written = writtenPosition;
         final long durable = durablePosition;
-        synchronized (registryLock) {
-            for (int i = 0; i < waiterSlotsUsed; i++) {
-                final Thread waiter = waiterThreads[i];
-                if (waiter != null && (all || (waiterSynced[i] ? durable : written) >= waiterPositions[i])) {
-                    LockSupport.unpark(waiter);
+        synchronized (wakeLock) {
+            int count = 0;
+            synchronized (registryLock) {
+                for (int i = 0; i < waiterSlotsUsed; i++) {
+                    final Thread waiter = waiterThreads[i];
+                    if (waiter != null && (all || (waiterSynced[i] ? durable : written) >= waiterPositions[i])) {
+                        wakeList[count++] = waiter;
+                    }
                 }
+            }
+            for (int i = 0; i < count; i++) {
+                LockSupport.unpark(wakeList[i]);
+                wakeList[i] = null;
             }
         }
     }
