@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -33,7 +34,8 @@ final class KillableChild {
     private final Thread reader;
     // Written by the reader thread; read by the test thread after the join.
     private int partialTrailingBytes;
-    private volatile boolean readyOrDead;
+    // Counted down by the reader thread once the child opened its log, failed, or died.
+    private final CountDownLatch readyOrDead = new CountDownLatch(1);
     private volatile boolean killed;
 
     private KillableChild(final Process process, final KillTrigger trigger) {
@@ -167,7 +169,7 @@ final class KillableChild {
                     final ChildReport.Event event = report.accept(line.toString(StandardCharsets.US_ASCII));
                     line.reset();
                     if (event == ChildReport.Event.READY || event == ChildReport.Event.ERROR) {
-                        readyOrDead = true;
+                        readyOrDead.countDown();
                     }
                     if (!killed && trigger.onEvent(event, report)) {
                         spin(trigger.delayNs());
@@ -179,7 +181,7 @@ final class KillableChild {
             // The pipe broke with the child; everything it wrote before dying was read.
         } finally {
             partialTrailingBytes = line.size();
-            readyOrDead = true;
+            readyOrDead.countDown();
         }
     }
 
@@ -198,11 +200,7 @@ final class KillableChild {
      * @throws InterruptedException if interrupted.
      */
     boolean awaitReadyOrDead(final long timeoutNs) throws InterruptedException {
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        while (!readyOrDead && System.nanoTime() < deadlineNs) {
-            Thread.sleep(1);
-        }
-        return readyOrDead;
+        return readyOrDead.await(timeoutNs, TimeUnit.NANOSECONDS);
     }
 
     /**
