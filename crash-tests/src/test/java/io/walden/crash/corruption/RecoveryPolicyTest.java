@@ -20,9 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -60,38 +58,30 @@ class RecoveryPolicyTest {
     private static final int C = SampleLog.SEGMENT_BYTES;
     private static final int HEADER = SegmentHeaderDescriptor.HEADER_LENGTH;
 
-    private static Path root;
-    private static final Map<CorruptionBackend, SampleLog> PRISTINE = new EnumMap<>(CorruptionBackend.class);
-    private static SampleLog otherLog;
-
-    private Path workDirectory;
+    private static PristineLogs logs;
 
     @BeforeAll
     static void writeLogs() throws IOException {
-        root = ScratchDirectory.create("policies");
-        for (final CorruptionBackend backend : CorruptionBackend.values()) {
-            PRISTINE.put(backend, SampleLog.create(root.resolve("pristine-" + backend), backend, SEED));
-        }
-        otherLog = SampleLog.create(root.resolve("other-log"), CorruptionBackend.NIO, SEED + 1);
+        logs = PristineLogs.create("policies", SEED);
     }
 
     @AfterAll
     static void deleteLogs() throws IOException {
-        ScratchDirectory.delete(root);
+        logs.close();
     }
 
     @BeforeEach
     void createWorkDirectory() throws IOException {
-        workDirectory = Files.createTempDirectory(root, "work-");
+        logs.newWorkDirectory();
     }
 
     @AfterEach
     void deleteWorkDirectory() throws IOException {
-        ScratchDirectory.delete(workDirectory);
+        logs.deleteWorkDirectory();
     }
 
-    private SampleLog copy(final CorruptionBackend backend) throws IOException {
-        return PRISTINE.get(backend).copyTo(workDirectory.resolve("log"));
+    private static SampleLog copy(final CorruptionBackend backend) throws IOException {
+        return logs.copy(backend, "log");
     }
 
     private static Wal open(final SampleLog log, final CorruptionBackend backend, final RecoveryPolicy policy) {
@@ -266,7 +256,7 @@ class RecoveryPolicyTest {
             case ZEROED_HEADER -> FileDamage.zero(sealed, 0, HEADER);
             case SHORT_SEGMENT_FILE -> FileDamage.truncate(sealed, C / 2);
             case SEGMENT_OF_ANOTHER_LOG ->
-                Files.copy(otherLog.segment(SampleLog.SEALED_BASE), sealed, StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(logs.otherLog().segment(SampleLog.SEALED_BASE), sealed, StandardCopyOption.REPLACE_EXISTING);
             case FOREIGN_FILE -> FileDamage.writeRandom(log.segment(SampleLog.NEWEST_BASE), C, 99);
         }
     }
@@ -324,7 +314,7 @@ class RecoveryPolicyTest {
     @EnumSource(CorruptionBackend.class)
     void tornTailIsCutTheSameWayUnderEveryPolicy(final CorruptionBackend backend) throws IOException {
         for (final RecoveryPolicy policy : RecoveryPolicy.values()) {
-            final SampleLog log = PRISTINE.get(backend).copyTo(workDirectory.resolve("log-" + policy));
+            final SampleLog log = logs.copy(backend, "log-" + policy);
             // The hole is followed by an intact frame: SKIP must not keep it (no crash keeps a record
             // whose predecessor was lost), so it is cut with the rest of the tail.
             final long cutPosition = TornTails.tear(log, TornTails.Damage.SECOND_TO_LAST_FRAME_TORN_LAST_FRAME_INTACT);

@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -48,38 +47,30 @@ class StructuralDamageTest {
     private static final int C = SampleLog.SEGMENT_BYTES;
     private static final int HEADER = SegmentHeaderDescriptor.HEADER_LENGTH;
 
-    private static Path root;
-    private static final Map<CorruptionBackend, SampleLog> PRISTINE = new EnumMap<>(CorruptionBackend.class);
-    private static SampleLog otherLog;
-
-    private Path workDirectory;
+    private static PristineLogs logs;
 
     @BeforeAll
     static void writeLogs() throws IOException {
-        root = ScratchDirectory.create("structural");
-        for (final CorruptionBackend backend : CorruptionBackend.values()) {
-            PRISTINE.put(backend, SampleLog.create(root.resolve("pristine-" + backend), backend, SEED));
-        }
-        otherLog = SampleLog.create(root.resolve("other-log"), CorruptionBackend.NIO, SEED + 1);
+        logs = PristineLogs.create("structural", SEED);
     }
 
     @AfterAll
     static void deleteLogs() throws IOException {
-        ScratchDirectory.delete(root);
+        logs.close();
     }
 
     @BeforeEach
     void createWorkDirectory() throws IOException {
-        workDirectory = Files.createTempDirectory(root, "work-");
+        logs.newWorkDirectory();
     }
 
     @AfterEach
     void deleteWorkDirectory() throws IOException {
-        ScratchDirectory.delete(workDirectory);
+        logs.deleteWorkDirectory();
     }
 
-    private SampleLog copy(final CorruptionBackend backend) throws IOException {
-        return PRISTINE.get(backend).copyTo(workDirectory.resolve("log"));
+    private static SampleLog copy(final CorruptionBackend backend) throws IOException {
+        return logs.copy(backend, "log");
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -346,7 +337,7 @@ class StructuralDamageTest {
             throws IOException {
         final SampleLog log = copy(backend);
         final Path target = log.segment(which.base());
-        Files.copy(otherLog.segment(which.base()), target, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(logs.otherLog().segment(which.base()), target, StandardCopyOption.REPLACE_EXISTING);
         assertOpenFails(log, backend, RecoveryPolicy.FAIL, target, 0, "segment belongs to another log");
         assertOpenFails(log, backend, RecoveryPolicy.SKIP, target, 0, "segment belongs to another log");
     }
