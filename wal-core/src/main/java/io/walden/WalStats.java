@@ -19,6 +19,9 @@ package io.walden;
  * @param syncLatencyNsMax time from submitting a sync to its completion, max.
  * @param backPressureWaits appends that found the buffer full and had to wait.
  * @param segmentsRolled segments the log moved past.
+ * @param segmentsHurried segments made ready before their zero-fill finished, because the appenders
+ *     were about to need them (a bandwidth-bound load); syncs into the skipped part may also commit
+ *     extent metadata.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
  */
 public record WalStats(
@@ -36,4 +39,5 @@ public record WalStats(
         long syncLatencyNsMax,
         long backPressureWaits,
         long segmentsRolled,
+        long segmentsHurried,
         int bufferCapacityBytes) {}

@@ -568,6 +568,70 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     // ---------------------------------------------------------------------------------------------
 
     @Test
+    void shouldSkipTheRestOfTheZeroFillWhenTheAppendersCatchUpWithThePreparation() throws IOException {
+        final Path directory = logDirectory();
+        try (Wal wal = open(config(directory).build())) {
+            assertTrue(wal.recoveryReport().newLog());
+        }
+        // Without the empty next segment prepared by the first session, reopening prepares it again,
+        // and that preparation stalls at its first write: the appenders catch up with it.
+        Files.deleteIfExists(SegmentNames.segmentPath(directory, SEGMENT_BYTES));
+        final ControllableBackend backend = controllable();
+        backend.holdPreparationWrites();
+        final List<Read> expected = new ArrayList<>();
+        try (Wal wal = open(config(directory).backend(backend).build())) {
+            for (int i = 0; wal.writtenPosition() < SEGMENT_BYTES - SEGMENT_BYTES / 16; i++) {
+                final byte[] payload = bytes(i, 1000);
+                expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
+            }
+            // Within an eighth of the segment's end: the preparation was told to skip the rest of its
+            // zero-fill before the appenders could be made to wait for it.
+            assertEquals(1, wal.stats().segmentsHurried());
+            assertEquals(0, wal.stats().segmentsRolled());
+            backend.releasePreparationWrites();
+            for (int i = 0; expected.get(expected.size() - 1).lsn() < SEGMENT_BYTES + SEGMENT_BYTES / 4; i++) {
+                final byte[] payload = bytes(10_000 + i, 1000);
+                expected.add(new Read(wal.append(payload, LEVELS[i % LEVELS.length]), payload));
+            }
+            wal.sync();
+            assertEquals(1, wal.stats().segmentsRolled());
+            assertEquals(1, wal.stats().segmentsHurried());
+            assertEquals(expected, replayAll(wal));
+        }
+        // The hurried segment has its full size; the part never zero-filled reads as zeros.
+        assertEquals(SEGMENT_BYTES, Files.size(SegmentNames.segmentPath(directory, SEGMENT_BYTES)));
+        try (Wal wal = open(config(directory).build())) {
+            assertEquals(expected.size(), wal.recoveryReport().records());
+            assertEquals(0, wal.recoveryReport().tornTailBytesCut());
+            assertEquals(expected, replayAll(wal));
+        }
+    }
+
+    @Test
+    void shouldKeepEveryRecordWhenLongBatchesEndAtBlockBoundaries() throws IOException {
+        // With the smallest batch limit nearly every batch is long: with direct I/O each ends at the
+        // last block boundary it reaches, and the next rewrites that block's frames in place.
+        final Path directory = logDirectory();
+        final List<Read> expected = new ArrayList<>();
+        final SplittableRandom random = new SplittableRandom(23);
+        try (Wal wal = open(
+                config(directory).maxBatchBytes(WalConfig.MAX_BATCH_BYTES_MIN).build())) {
+            for (int i = 0; i < 4000; i++) {
+                final byte[] payload = bytes(i, random.nextInt(0, 700));
+                final Durability level = i % 97 == 0 ? Durability.SYNCED : Durability.BUFFERED;
+                expected.add(new Read(wal.append(payload, level), payload));
+            }
+            wal.sync();
+            assertWellFormed(expected);
+            assertEquals(expected, replayAll(wal));
+        }
+        try (Wal wal = open(config(directory).build())) {
+            assertEquals(0, wal.recoveryReport().tornTailBytesCut());
+            assertEquals(expected, replayAll(wal));
+        }
+    }
+
+    @Test
     void shouldRollSegmentsAndReadEverythingBackInOrderAfterReopen() throws IOException {
         final Path directory = logDirectory();
         final List<Read> expected = new ArrayList<>();

@@ -28,6 +28,12 @@ public final class CrashTally {
     /** Single-bit flips checked for detection. */
     public static final AtomicLong BITFLIPS = new AtomicLong();
 
+    /**
+     * Segments of the simulated power-loss workloads made ready before their zero-fill finished
+     * (the appenders caught up with the preparation), so that crash states include such segments.
+     */
+    public static final AtomicLong HURRIED_SEGMENTS = new AtomicLong();
+
     /** Acknowledged records found missing after a crash or fault (must stay zero). */
     public static final AtomicLong LOST = new AtomicLong();
 
@@ -40,7 +46,7 @@ public final class CrashTally {
      * The summary line.
      *
      * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... faults=... bitflips=...
-     *     lost=... violations=...}
+     *     hurried=... lost=... violations=...}
      */
     public static String summaryLine() {
         return "CRASH-SUMMARY simulated=" + SIMULATED.get()
@@ -48,6 +54,7 @@ public final class CrashTally {
                 + " kills.uring=" + KILLS_URING.get()
                 + " faults=" + FAULTS.get()
                 + " bitflips=" + BITFLIPS.get()
+                + " hurried=" + HURRIED_SEGMENTS.get()
                 + " lost=" + LOST.get()
                 + " violations=" + VIOLATIONS.get();
     }

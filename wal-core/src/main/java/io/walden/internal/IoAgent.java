@@ -82,6 +82,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final boolean writesDurable;
     private final long blockMask;
     private final long unsyncedBytesMax;
+    private final long hurryDistanceBytes;
     private final FrameChecksum checksum;
     private final ByteBuffer ringView;
     private final ByteBuffer writeView;
@@ -99,6 +100,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long writtenPosition;
     private long durablePosition;
     private long scannedRecords;
+    // Direct I/O: the last frame boundary at or below the block floor of the scanned position, and
+    // the records before it. A long batch can end there and write whole blocks only, leaving the
+    // frames of the partial last block to the next batch instead of a separate tail-block write.
+    private long blockCutPosition;
+    private long blockCutRecords;
     private long writtenRecords;
     private long durableRecords;
 
@@ -181,6 +187,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         // Written data is synced in the background once a quarter segment is unsynced, so that
         // the roll fence (a sync of the whole segment's tail) never waits for much.
         this.unsyncedBytesMax = segmentCapacityBytes / 4;
+        this.hurryDistanceBytes = segmentCapacityBytes / 8;
         this.checksum = new FrameChecksum(recovered.logId());
         this.ringView = logBuffer.newByteBufferView();
         this.writeView = logBuffer.newByteBufferView();
@@ -310,7 +317,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
             workCount += maybeRoll();
             if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
                 // Closing stops background preparation unless the final records need the segment.
-                workCount += preparer.doWork();
+                workCount += prepare();
             }
             workCount += truncate();
         } catch (final IOException ex) {
@@ -336,12 +343,21 @@ public final class IoAgent implements Runnable, CompletionHandler {
             if (Invariants.ENABLED) {
                 checkPublishedFrame(frameLength, offset);
             }
+            final long recordsBefore = scannedRecords;
             ring.putInt(offset + CHECKSUM_OFFSET, checksum.compute(ringView, offset, frameLength, scannedPosition));
             if (frameLength >= HEADER_LENGTH && ring.getShort(offset + TYPE_OFFSET) == TYPE_DATA) {
                 scannedRecords++;
                 payloadBytes += frameLength - HEADER_LENGTH;
             }
-            scannedPosition += FrameDescriptor.alignedLength(frameLength);
+            final long frameEnd = scannedPosition + FrameDescriptor.alignedLength(frameLength);
+            if (directIo && ((frameEnd ^ scannedPosition) & ~blockMask) != 0) {
+                // The frame reaches a new block: the greatest boundary at or below that block's start
+                // is the frame's end when it is block-aligned, else the frame's start.
+                final boolean endAligned = (frameEnd & blockMask) == 0;
+                blockCutPosition = endAligned ? frameEnd : scannedPosition;
+                blockCutRecords = endAligned ? scannedRecords : recordsBefore;
+            }
+            scannedPosition = frameEnd;
             frameCount++;
         }
         if (frameCount > 0) {
@@ -387,7 +403,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
             return 0;
         }
         final long start = submittedPosition;
-        final long end = scannedPosition;
+        long end = scannedPosition;
+        long endRecords = scannedRecords;
+        final boolean blockCut = directIo
+                && (end & blockMask) != 0
+                && end - start >= maxBatchBytes / 2
+                && blockCutPosition > start
+                && blockCutPosition <= end;
+        if (blockCut) {
+            // A long batch (the appenders are ahead): write whole blocks only. The frames past the cut
+            // are written, with their block rewritten identically in place, by the next batch, which
+            // is submitted as soon as this one completes.
+            end = blockCutPosition;
+            endRecords = blockCutRecords;
+        }
         Invariants.check(
                 start >= activeBase + SegmentHeaderDescriptor.HEADER_LENGTH && end <= activeBase + segmentCapacityBytes,
                 "write [%d, %d) outside active segment %d",
@@ -398,8 +427,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
         writeInFlight = true;
         writeStartPosition = start;
         writeEndPosition = end;
-        writeEndRecords = scannedRecords;
-        if (!directIo) {
+        writeEndRecords = endRecords;
+        if (blockCut) {
+            submitBlocksWrite(start & ~blockMask, scannedPosition & ~blockMask, token);
+        } else if (!directIo) {
             writePartsPending = 1;
             writeFrameBytes = end - start;
             session.submitWrite(
@@ -409,6 +440,24 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
         submittedPosition = end;
         return 1;
+    }
+
+    /** Direct I/O: writes whole blocks from the log buffer, nothing else. */
+    private void submitBlocksWrite(final long blockStart, final long blockEnd, final long token) {
+        Invariants.check(
+                blockEnd > blockStart && (blockStart & blockMask) == 0 && (blockEnd & blockMask) == 0,
+                "blocks write [%d, %d)",
+                blockStart,
+                blockEnd);
+        writePartsPending = 1;
+        writeFrameBytes = blockEnd - blockStart;
+        session.submitWrite(
+                activeHandle,
+                blockStart - activeBase,
+                writeView,
+                logBuffer.offset(blockStart),
+                (int) (blockEnd - blockStart),
+                token);
     }
 
     private void submitDirectWrite(final long start, final long end, final long token) {
@@ -469,6 +518,27 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncStartNs = nowNs;
         session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
         return 1;
+    }
+
+    /**
+     * Background preparation of the next segment. Its zero-fill is a second write of every byte, so it
+     * yields to the log's own writes: a step is submitted only when no frame waits to be written. When
+     * the appenders come within an eighth of a segment of its end and the next one is still being
+     * zero-filled, the preparer is hurried: the rest of the zero-fill is skipped (see {@link
+     * SegmentPreparer}).
+     */
+    private int prepare() {
+        if (activeBase + segmentCapacityBytes - scannedPosition <= hurryDistanceBytes) {
+            preparer.hurry();
+            stats.segmentsHurried = preparer.hurriedCount();
+        }
+        final boolean framesWaiting = writeInFlight
+                || scannedPosition != submittedPosition
+                || (canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0);
+        if (framesWaiting && !preparer.isHurried()) {
+            return 0;
+        }
+        return preparer.doWork();
     }
 
     private int maybeRoll() throws IOException {

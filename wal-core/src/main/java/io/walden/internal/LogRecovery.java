@@ -224,9 +224,11 @@ public final class LogRecovery {
             io.delete(temporary);
             findings.add("deleted unfinished segment preparation " + temporary.getFileName());
         }
-        if (!temporaries.isEmpty()) {
-            io.syncDirectory();
-        }
+        // Always, not only after deletes: a segment renamed into place by a session that stopped
+        // before it synced the directory (killed, or closed part way through a preparation) is in the
+        // listing but not durable. Adopted and written into, it would vanish at a power loss with
+        // every record synced into it since.
+        io.syncDirectory();
         return segments;
     }
 

@@ -20,6 +20,14 @@ import java.nio.file.Path;
  * write into one changes metadata that the next fdatasync must commit. Zero-filling converts them
  * once, in the background, so that a data sync commits data only.
  *
+ * <p><b>Hurrying.</b> Zero-filling is an optimisation of sync cost, paid with a second write of
+ * every byte. When the appenders outrun it (a bandwidth-bound load, where syncs are rare and the
+ * disk has no time to spare), the I/O thread calls {@link #hurry()}: the rest of the zero-fill is
+ * skipped, the file gets its full size (from fallocate, or by writing its last block, which leaves
+ * a hole that reads as zeros), and the segment is synced, renamed and made durable at once. The
+ * segment is as valid as a zero-filled one, since unwritten space reads as zeros either way; only
+ * its syncs may also commit extent metadata.
+ *
  * <pre>
  *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
  * </pre>
@@ -42,6 +50,12 @@ final class SegmentPreparer implements AutoCloseable {
         READY
     }
 
+    /**
+     * What a hurried preparation writes at the end of an unallocated file to give it its full size: one
+     * header-sized block, a multiple of any direct I/O block size (at most the header length).
+     */
+    private static final int HURRIED_TAIL_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
+
     private final StorageSession session;
     private final Path directory;
     private final int segmentCapacityBytes;
@@ -60,6 +74,11 @@ final class SegmentPreparer implements AutoCloseable {
     private long syncedOffset;
     private int pendingLength;
     private long allocatedBytes;
+    // Whether the segment being prepared was allocated to its full size (fallocate), and whether the
+    // rest of its zero-fill is to be skipped.
+    private boolean allocated;
+    private boolean hurried;
+    private long hurriedCount;
 
     SegmentPreparer(
             final StorageSession session,
@@ -95,6 +114,8 @@ final class SegmentPreparer implements AutoCloseable {
         fileHandle = session.openFile(directory.resolve(SegmentNames.temporaryName(newBasePosition)), true);
         writtenOffset = 0;
         syncedOffset = 0;
+        allocated = false;
+        hurried = false;
         state = State.ALLOCATING;
     }
 
@@ -111,9 +132,26 @@ final class SegmentPreparer implements AutoCloseable {
             case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
             case WRITING -> {
                 final boolean header = writtenOffset == 0;
+                if (hurried && !header && writtenOffset < segmentCapacityBytes - HURRIED_TAIL_BYTES) {
+                    if (allocated) {
+                        // Full size already: sync what was written, then rename.
+                        writtenOffset = segmentCapacityBytes;
+                        state = State.SYNCING;
+                        session.submitSync(fileHandle, token);
+                        operationInFlight = true;
+                        return 1;
+                    }
+                    // Writing the last block gives the file its full size; the skipped range is a hole.
+                    writtenOffset = segmentCapacityBytes - HURRIED_TAIL_BYTES;
+                }
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
                         : (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, segmentCapacityBytes - writtenOffset);
+                Invariants.check(
+                        (writtenOffset & (HURRIED_TAIL_BYTES - 1)) == 0 && pendingLength > 0,
+                        "zero-fill write of %d bytes at offset %d",
+                        pendingLength,
+                        writtenOffset);
                 session.submitWrite(
                         fileHandle, writtenOffset, header ? headerBlock : zeroChunk, 0, pendingLength, token);
             }
@@ -147,6 +185,7 @@ final class SegmentPreparer implements AutoCloseable {
                         result,
                         segmentCapacityBytes);
                 allocatedBytes += result;
+                allocated = result == segmentCapacityBytes;
                 state = State.WRITING;
             }
             case WRITING -> {
@@ -170,6 +209,31 @@ final class SegmentPreparer implements AutoCloseable {
             case SYNCING_DIRECTORY -> state = State.READY;
             default -> throw new AssertionError("completion in preparer state " + state);
         }
+    }
+
+    /**
+     * Skips the rest of the zero-fill of the segment being prepared, so that it is ready after a few
+     * operations: the appenders need it. No-op when idle or further than zero-filling.
+     */
+    void hurry() {
+        if (!hurried && (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
+            hurried = true;
+            hurriedCount++;
+        }
+    }
+
+    /** @return whether the segment being prepared is to be made ready without the rest of its zero-fill. */
+    boolean isHurried() {
+        return hurried;
+    }
+
+    /**
+     * Segments whose zero-fill was cut short by {@link #hurry()} over this preparer's life.
+     *
+     * @return the count.
+     */
+    long hurriedCount() {
+        return hurriedCount;
     }
 
     /**

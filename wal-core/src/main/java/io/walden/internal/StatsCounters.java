@@ -24,6 +24,7 @@ public final class StatsCounters {
     volatile long syncLatencyNsTotal;
     volatile long syncLatencyNsMax;
     volatile long segmentsRolled;
+    volatile long segmentsHurried;
 
     // Incremented by producers on the slow path.
     private final AtomicLong backPressureWaits = new AtomicLong();
@@ -74,6 +75,7 @@ public final class StatsCounters {
                 syncLatencyNsMax,
                 backPressureWaits.get(),
                 segmentsRolled,
+                segmentsHurried,
                 bufferCapacityBytes);
     }
 }

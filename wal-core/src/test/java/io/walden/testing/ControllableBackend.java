@@ -42,6 +42,8 @@ public final class ControllableBackend implements StorageBackend {
     private static final int KIND_WRITE = 1;
     private static final int KIND_SYNC = 2;
     private static final int KIND_OTHER = 4;
+    /** Also set on writes to files under preparation, which are writes too. */
+    private static final int KIND_PREPARATION_WRITE = 8;
 
     private final StorageBackend delegate;
     private final AtomicReference<IOException> nextDataWriteFailure = new AtomicReference<>();
@@ -87,6 +89,20 @@ public final class ControllableBackend implements StorageBackend {
     }
 
     /** Keeps file sync completions from the log until {@link #releaseSyncs()}. */
+    /**
+     * Holds the completions of writes to segments under preparation ({@code .wal.tmp} files) only,
+     * as if zero-filling had stalled.
+     */
+    public void holdPreparationWrites() {
+        heldKinds.getAndUpdate(kinds -> kinds | KIND_PREPARATION_WRITE);
+    }
+
+    /** Delivers held preparation write completions and stops holding them. */
+    public void releasePreparationWrites() {
+        heldKinds.getAndUpdate(kinds -> kinds & ~KIND_PREPARATION_WRITE);
+        wake();
+    }
+
     public void holdSyncs() {
         heldKinds.getAndUpdate(kinds -> kinds | KIND_SYNC);
     }
@@ -226,7 +242,8 @@ public final class ControllableBackend implements StorageBackend {
                 final int sourceOffset,
                 final int lengthBytes,
                 final long token) {
-            if (isSegment(paths.get(fileHandle))) {
+            final boolean segment = isSegment(paths.get(fileHandle));
+            if (segment) {
                 dataWritesSubmitted.incrementAndGet();
                 final IOException failure = nextDataWriteFailure.getAndSet(null);
                 if (failure != null) {
@@ -234,7 +251,8 @@ public final class ControllableBackend implements StorageBackend {
                     return;
                 }
             }
-            session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, KIND_WRITE));
+            final int kind = segment ? KIND_WRITE : KIND_WRITE | KIND_PREPARATION_WRITE;
+            session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
         }
 
         @Override

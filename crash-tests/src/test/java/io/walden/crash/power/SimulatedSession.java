@@ -1,5 +1,6 @@
 package io.walden.crash.power;
 
+import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
@@ -33,6 +34,12 @@ final class SimulatedSession implements StorageSession {
     private static final int WRITE_DELAY_POLLS_MAX = 2;
     private static final int SYNC_DELAY_POLLS_MAX = 8;
     private static final int DIRECTORY_DELAY_POLLS_MAX = 3;
+    /**
+     * In a third of the sessions, a write to a segment under preparation completes only while nothing
+     * else is in flight: the appenders then catch up with the zero-fill, and the log cuts it short (a
+     * hurried segment).
+     */
+    private static final int SLOW_PREPARATION_DELAY_POLLS_MAX = 64;
 
     /** What a queued completion will record when it is delivered. */
     private enum Kind {
@@ -55,6 +62,9 @@ final class SimulatedSession implements StorageSession {
         final IOException failure;
         final String description;
         int pollsLeft;
+        // A preparation write of a slow-preparation session: deliverable only when nothing else is in
+        // flight.
+        boolean stalled;
 
         Operation(
                 final Kind kind,
@@ -80,6 +90,7 @@ final class SimulatedSession implements StorageSession {
     private final Runnable completionSignal;
     private final FileTable<OpenFile> files = new FileTable<>();
     private final List<Operation> inFlight = new ArrayList<>();
+    private final boolean slowPreparation;
     private boolean closed;
 
     SimulatedSession(
@@ -91,6 +102,7 @@ final class SimulatedSession implements StorageSession {
         this.options = options;
         this.random = random;
         this.completionSignal = completionSignal;
+        this.slowPreparation = random.nextInt(3) == 0;
     }
 
     @Override
@@ -190,7 +202,13 @@ final class SimulatedSession implements StorageSession {
         } catch (final IOException ex) {
             throw new IllegalStateException(description + " failed on the real file: " + ex, ex);
         }
-        queue(Kind.WRITE, token, writeId, lengthBytes, null, description, random.nextInt(WRITE_DELAY_POLLS_MAX + 1));
+        final boolean preparation = slowPreparation
+                && files.path(fileHandle).getFileName().toString().endsWith(SegmentNames.TEMPORARY_SUFFIX);
+        final int delayPolls = preparation
+                ? random.nextInt(SLOW_PREPARATION_DELAY_POLLS_MAX + 1)
+                : random.nextInt(WRITE_DELAY_POLLS_MAX + 1);
+        queue(Kind.WRITE, token, writeId, lengthBytes, null, description, delayPolls);
+        inFlight.get(inFlight.size() - 1).stalled = preparation;
     }
 
     @Override
@@ -290,9 +308,14 @@ final class SimulatedSession implements StorageSession {
     @Override
     public int poll(final CompletionHandler handler, final int limit) {
         final List<Operation> ready = new ArrayList<>();
+        int stalledCount = 0;
+        for (final Operation operation : inFlight) {
+            stalledCount += operation.stalled ? 1 : 0;
+        }
+        final boolean othersInFlight = inFlight.size() > stalledCount;
         for (int i = 0; i < inFlight.size(); i++) {
             final Operation operation = inFlight.get(i);
-            if (operation.pollsLeft-- <= 0) {
+            if (operation.pollsLeft-- <= 0 && !(operation.stalled && othersInFlight)) {
                 ready.add(operation);
             }
         }

@@ -3,6 +3,7 @@ package io.walden.crash.power;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalException;
+import io.walden.crash.CrashTally;
 import io.walden.testing.TestRecords;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -73,6 +74,7 @@ final class WorkloadRunner {
             try {
                 runPhase(wal, disk, acks, p, phases.get(p), mayFreeze);
             } finally {
+                CrashTally.HURRIED_SEGMENTS.addAndGet(wal.stats().segmentsHurried());
                 wal.close();
             }
         }
