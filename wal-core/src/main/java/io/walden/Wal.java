@@ -247,8 +247,9 @@ public final class Wal implements AutoCloseable {
         // Checked before claiming: a claimed frame that is never published would stall the log.
         Objects.checkFromIndexSize(offset, length, payload.length);
         final long lsn = claim(length);
+        final long syncTicket = syncTicket(durability);
         logBuffer.publish(lsn, payload, offset, length);
-        awaitAppended(lsn, durability);
+        awaitAppended(lsn, durability, syncTicket);
         return lsn;
     }
 
@@ -263,8 +264,9 @@ public final class Wal implements AutoCloseable {
      */
     public long append(final ByteBuffer payload, final Durability durability) {
         final long lsn = claim(payload.remaining());
+        final long syncTicket = syncTicket(durability);
         logBuffer.publish(lsn, payload);
-        awaitAppended(lsn, durability);
+        awaitAppended(lsn, durability, syncTicket);
         return lsn;
     }
 
@@ -282,8 +284,9 @@ public final class Wal implements AutoCloseable {
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.capacity());
         final long lsn = claim(length);
+        final long syncTicket = syncTicket(durability);
         logBuffer.publish(lsn, payload, offset, length);
-        awaitAppended(lsn, durability);
+        awaitAppended(lsn, durability, syncTicket);
         return lsn;
     }
 
@@ -321,6 +324,7 @@ public final class Wal implements AutoCloseable {
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
         final long lsn = claim(payload.length);
+        syncTicket(durability);
         logBuffer.publish(lsn, payload, 0, payload.length);
         final CompletableFuture<Long> future = new CompletableFuture<>();
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
@@ -342,7 +346,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log fails or is closed before the record reaches the level.
      */
     public void await(final long lsn, final Durability durability) {
-        awaitAppended(lsn, durability);
+        awaitAppended(lsn, durability, syncTicket(durability));
     }
 
     /**
@@ -359,6 +363,7 @@ public final class Wal implements AutoCloseable {
             return true;
         }
         if (durability == Durability.SYNCED) {
+            state.countSyncRequest();
             state.requestSync(lsn + 1);
         }
         wake.run();
@@ -376,6 +381,7 @@ public final class Wal implements AutoCloseable {
         if (state.durablePosition() >= target) {
             return;
         }
+        state.countSyncRequest();
         state.requestSync(target);
         wake.run();
         state.await(target, Durability.SYNCED, Long.MAX_VALUE, finalPosition());
@@ -554,7 +560,12 @@ public final class Wal implements AutoCloseable {
         return lsn;
     }
 
-    private void awaitAppended(final long lsn, final Durability durability) {
+    /** Counts an append that will wait for a sync, before its frame is published; 0 for other levels. */
+    private long syncTicket(final Durability durability) {
+        return durability == Durability.SYNCED ? state.countSyncRequest() : 0;
+    }
+
+    private void awaitAppended(final long lsn, final Durability durability, final long syncTicket) {
         if (durability == Durability.BUFFERED) {
             agent.wakeIfParked();
             return;
@@ -565,7 +576,9 @@ public final class Wal implements AutoCloseable {
         if (durability == Durability.SYNCED) {
             state.requestSync(lsn + 1);
         }
-        wake.run();
+        if (durability != Durability.SYNCED || state.wakeNeeded(syncTicket)) {
+            wake.run();
+        }
         state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition());
     }
 

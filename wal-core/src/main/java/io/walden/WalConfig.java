@@ -55,6 +55,8 @@ public final class WalConfig {
     public static final String MAX_BATCH_BYTES_PROP_NAME = "walden.max.batch.bytes";
     /** System property that sets the group window in nanoseconds. */
     public static final String GROUP_WINDOW_NS_PROP_NAME = "walden.group.window.ns";
+    /** System property that sets {@link Builder#groupReturnWait(boolean)} ({@code true} or {@code false}). */
+    public static final String GROUP_RETURN_WAIT_PROP_NAME = "walden.group.return.wait";
     /** System property that sets the background sync interval in nanoseconds. */
     public static final String SYNC_INTERVAL_NS_PROP_NAME = "walden.sync.interval.ns";
     /** System property that sets the append timeout in nanoseconds. */
@@ -68,6 +70,7 @@ public final class WalConfig {
     private final int maxRecordBytes;
     private final int maxBatchBytes;
     private final long groupWindowNs;
+    private final boolean groupReturnWait;
     private final long syncIntervalNs;
     private final long appendTimeoutNs;
     private final RecoveryPolicy recoveryPolicy;
@@ -81,6 +84,7 @@ public final class WalConfig {
         this.maxRecordBytes = builder.maxRecordBytes;
         this.maxBatchBytes = builder.maxBatchBytes;
         this.groupWindowNs = builder.groupWindowNs;
+        this.groupReturnWait = builder.groupReturnWait;
         this.syncIntervalNs = builder.syncIntervalNs;
         this.appendTimeoutNs = builder.appendTimeoutNs;
         this.recoveryPolicy = builder.recoveryPolicy;
@@ -136,6 +140,16 @@ public final class WalConfig {
         return groupWindowNs;
     }
 
+    /**
+     * Whether, with no group window, a sync waits for the group of waiters the previous sync woke to
+     * come back (see {@link Builder#groupReturnWait(boolean)}).
+     *
+     * @return true if it does; the default.
+     */
+    public boolean groupReturnWait() {
+        return groupReturnWait;
+    }
+
     /** @return interval of the background sync of WRITTEN data; zero for none. */
     public long syncIntervalNs() {
         return syncIntervalNs;
@@ -156,7 +170,8 @@ public final class WalConfig {
         return "WalConfig{directory=" + directory + ", backend=" + (backend == null ? "auto" : backend.name())
                 + ", segmentCapacityBytes=" + segmentCapacityBytes + ", bufferCapacityBytes=" + bufferCapacityBytes
                 + ", maxRecordBytes=" + maxRecordBytes + ", maxBatchBytes=" + maxBatchBytes + ", groupWindowNs="
-                + groupWindowNs + ", syncIntervalNs=" + syncIntervalNs + ", appendTimeoutNs=" + appendTimeoutNs
+                + groupWindowNs + ", groupReturnWait=" + groupReturnWait + ", syncIntervalNs=" + syncIntervalNs
+                + ", appendTimeoutNs=" + appendTimeoutNs
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
 
@@ -174,6 +189,7 @@ public final class WalConfig {
         private int maxRecordBytes = MAX_RECORD_BYTES_DEFAULT;
         private int maxBatchBytes = MAX_BATCH_BYTES_DEFAULT;
         private long groupWindowNs = GROUP_WINDOW_NS_DEFAULT;
+        private boolean groupReturnWait = true;
         private long syncIntervalNs = SYNC_INTERVAL_NS_DEFAULT;
         private long appendTimeoutNs = APPEND_TIMEOUT_NS_DEFAULT;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
@@ -193,6 +209,7 @@ public final class WalConfig {
             maxRecordBytes = (int) longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes);
             maxBatchBytes = (int) longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
             groupWindowNs = longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
+            groupReturnWait = booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, groupReturnWait);
             syncIntervalNs = longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
             appendTimeoutNs = longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
             return this;
@@ -274,6 +291,24 @@ public final class WalConfig {
          */
         public Builder groupWindowNs(final long groupWindowNs) {
             this.groupWindowNs = groupWindowNs;
+            return this;
+        }
+
+        /**
+         * Sets whether, with no group window, a sync waits for the waiters the previous syncs woke to
+         * come back. With natural batching alone, a group of writers that each wait for their record
+         * to be synced splits into two halves that alternate: one half appends while the other's sync
+         * runs. With this on (the default), the sync after a sync that woke waiters waits until as
+         * many sync requests arrived as came in over the last two syncs, their records are written,
+         * the batch limit is reached, or as long as the last sync took, whichever comes first; one
+         * sync then covers the whole group. A lone writer never waits (it is a group of one). A
+         * positive group window replaces it.
+         *
+         * @param groupReturnWait true to wait for the returning group.
+         * @return this builder.
+         */
+        public Builder groupReturnWait(final boolean groupReturnWait) {
+            this.groupReturnWait = groupReturnWait;
             return this;
         }
 
@@ -363,6 +398,20 @@ public final class WalConfig {
             if (value < minValue || value > maxValue || Integer.bitCount(value) != 1) {
                 throw invalid(name, value, "must be a power of two from " + minValue + " to " + maxValue);
             }
+        }
+
+        private static boolean booleanProperty(final String name, final boolean defaultValue) {
+            final String text = System.getProperty(name);
+            if (text == null) {
+                return defaultValue;
+            }
+            final String value = text.trim();
+            if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+                return Boolean.parseBoolean(value);
+            }
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "invalid WalConfig system property " + name + "=" + text + ": not true or false");
         }
 
         private static long longProperty(final String name, final long defaultValue) {

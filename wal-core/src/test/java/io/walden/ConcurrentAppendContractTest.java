@@ -86,6 +86,12 @@ public abstract class ConcurrentAppendContractTest {
                         .groupWindowNs(TimeUnit.MICROSECONDS.toNanos(200)));
     }
 
+    @Test
+    void shouldReadBackEveryAcknowledgedRecordWithNaturalBatchingOnly() throws Exception {
+        final Path directory = tempDir.resolve("log");
+        appendConcurrentlyAndCheck(directory, config(directory).groupReturnWait(false));
+    }
+
     private void appendConcurrentlyAndCheck(final Path directory, final WalConfig.Builder builder) throws Exception {
         final Map<Tag, Long> acknowledged = new ConcurrentHashMap<>();
         final List<Throwable> failures = new CopyOnWriteArrayList<>();

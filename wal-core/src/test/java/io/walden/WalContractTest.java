@@ -1264,6 +1264,25 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     }
 
     @Test
+    void shouldWaitForReturningGroupsByDefaultAndTakeTheSettingFromASystemProperty() {
+        assertTrue(WalConfig.builder(logDirectory()).build().groupReturnWait());
+        try {
+            System.setProperty(WalConfig.GROUP_RETURN_WAIT_PROP_NAME, "false");
+            assertFalse(WalConfig.builder(logDirectory())
+                    .fromSystemProperties()
+                    .build()
+                    .groupReturnWait());
+            System.setProperty(WalConfig.GROUP_RETURN_WAIT_PROP_NAME, "sometimes");
+            final WalException refused = assertThrows(
+                    WalException.class, () -> WalConfig.builder(logDirectory()).fromSystemProperties());
+            assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
+            assertTrue(refused.getMessage().contains(WalConfig.GROUP_RETURN_WAIT_PROP_NAME), refused.getMessage());
+        } finally {
+            System.clearProperty(WalConfig.GROUP_RETURN_WAIT_PROP_NAME);
+        }
+    }
+
+    @Test
     void shouldAllocateSpaceOrDeclineWithoutChangingContent() throws IOException {
         final Path probe = Files.createDirectories(tempDir.resolve("allocate"));
         final Path file = probe.resolve("allocated");

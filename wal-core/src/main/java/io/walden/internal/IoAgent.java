@@ -34,7 +34,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * is not durable yet, when the background interval elapsed, when closing, or when rolling. With no
  * group window it starts as soon as the previous sync completed, covering everything written by
  * then: the sync's durable position is the written position at submission, so it never covers a
- * write that completed after it was issued. Writes continue while a sync is in flight.
+ * write that completed after it was issued. Writes continue while a sync is in flight. With {@link
+ * WalConfig#groupReturnWait()} (the default), a sync that follows one which served several waiters
+ * first waits, at most as long as the last sync took, until as many sync requests arrived as over
+ * the last two syncs: the waiters it woke come back, and one sync covers the whole group instead of
+ * two halves alternating. A lone writer is a group of one and never waits.
  *
  * <p>Segment roll fence: no byte is written to segment n+1 before segment n is completely written
  * and synced. After a crash, damage in any segment but the newest is therefore corruption, never a
@@ -64,6 +68,12 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final long IDLE_PARK_MS_MAX = 20;
     private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS_MAX);
     private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
+    /** Longest a sync waits for a returning group of waiters, whatever the last sync took. */
+    private static final long COHORT_HOLD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final int HOLD_CREDIT_MAX = 8;
+    private static final int HOLD_MISS_COST = 4;
+    private static final int HOLD_RETRY_SYNCS = 64;
 
     private final StorageSession session;
     private final LogBuffer logBuffer;
@@ -77,6 +87,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final long bufferMask;
     private final int maxBatchBytes;
     private final long groupWindowNs;
+    private final boolean groupReturnWait;
     private final long syncIntervalNs;
     private final boolean directIo;
     private final boolean writesDurable;
@@ -130,6 +141,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long syncStartNs;
     private long lastSyncNs;
     private long syncWantedSinceNs = -1;
+    // Cohort hold (see maybeSync): sync requests counted when the last two syncs were submitted, the
+    // requests the next sync waits for, and until when it may wait.
+    private long requestsAtLastSubmit;
+    private long requestsAtPreviousSubmit;
+    private long cohortRequests;
+    private long cohortHoldUntilNs;
+    private boolean cohortHolding;
+    // Whether the sync being decided on has been held, and the hold's credit: a group that came back
+    // in time earns one, a hold that ran out costs HOLD_MISS_COST; without credit the log batches
+    // naturally and tries holding again after HOLD_RETRY_SYNCS syncs (many writers on few
+    // processors come back more slowly than a sync takes, and waiting for them then only costs).
+    private boolean cohortHeld;
+    private int holdCredit = HOLD_CREDIT_MAX;
+    private int holdRetryCountdown;
 
     private TruncateRequest truncation;
     private long truncateNextBase;
@@ -180,6 +205,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.bufferMask = logBuffer.capacityBytes() - 1L;
         this.maxBatchBytes = config.maxBatchBytes();
         this.groupWindowNs = config.groupWindowNs();
+        this.groupReturnWait = config.groupReturnWait();
         this.syncIntervalNs = config.syncIntervalNs();
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
@@ -314,6 +340,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
             workCount += scan();
             workCount += submitWrites();
             workCount += maybeSync(nowNs);
+            if (!cohortHolding) {
+                // Appenders wake this thread again as soon as it no longer holds a sync for a group.
+                state.cohortWakeCount(0);
+            }
             workCount += maybeRoll();
             if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
                 // Closing stops background preparation unless the final records need the segment.
@@ -492,6 +522,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     private int maybeSync(final long nowNs) {
+        cohortHolding = false;
         if (syncInFlight || writesDurable || writtenPosition <= durablePosition) {
             return 0;
         }
@@ -503,6 +534,36 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (!requested && !fence && !closing && !periodic) {
             return 0;
         }
+        if (requested
+                && !fence
+                && !closing
+                && groupReturnWait
+                && groupWindowNs == 0
+                && cohortRequests > 1
+                && holdCredit > 0) {
+            // The writers the last sync woke are coming back: wait for as many requests as came in
+            // over the last two syncs, at most about one sync's time, so that one sync covers them all
+            // instead of the group splitting in two that alternate.
+            final long arrived = state.syncRequestCount() - requestsAtLastSubmit;
+            final boolean groupBack = arrived >= cohortRequests;
+            if (nowNs < cohortHoldUntilNs
+                    && writtenPosition - durablePosition < maxBatchBytes
+                    && (!groupBack || state.syncRequestPosition() > writtenPosition)) {
+                cohortHolding = true;
+                cohortHeld = true;
+                state.cohortWakeCount(requestsAtLastSubmit + cohortRequests);
+                return 0;
+            }
+            if (cohortHeld) {
+                holdCredit = groupBack ? Math.min(HOLD_CREDIT_MAX, holdCredit + 1) : holdCredit - HOLD_MISS_COST;
+                if (holdCredit <= 0) {
+                    holdRetryCountdown = HOLD_RETRY_SYNCS;
+                }
+            }
+        } else if (holdCredit <= 0 && --holdRetryCountdown <= 0) {
+            holdCredit = HOLD_MISS_COST;
+        }
+        cohortHeld = false;
         if (requested && !fence && !closing && groupWindowNs > 0) {
             if (syncWantedSinceNs < 0) {
                 syncWantedSinceNs = nowNs;
@@ -516,6 +577,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncTargetPosition = writtenPosition;
         syncTargetRecords = writtenRecords;
         syncStartNs = nowNs;
+        requestsAtPreviousSubmit = requestsAtLastSubmit;
+        requestsAtLastSubmit = state.syncRequestCount();
         session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
         return 1;
     }
@@ -635,6 +698,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncInFlight = false;
         final long nowNs = System.nanoTime();
         stats.recordSync(syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
+        cohortRequests = state.syncRequestCount() - requestsAtPreviousSubmit;
+        cohortHoldUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
         lastSyncNs = nowNs;
         durablePosition = syncTargetPosition;
         durableRecords = syncTargetRecords;
@@ -720,7 +785,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
             parked = true;
             java.lang.invoke.VarHandle.fullFence();
             if (!signalled && !hasWorkHint()) {
-                LockSupport.parkNanos(this, parkNs);
+                LockSupport.parkNanos(
+                        this,
+                        cohortHolding ? Math.max(1, Math.min(parkNs, cohortHoldUntilNs - System.nanoTime())) : parkNs);
             }
             parked = false;
         }
@@ -744,6 +811,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 || canSubmit
                 || (canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0)
                 || (!syncInFlight
+                        && !cohortHolding
                         && state.syncRequestPosition() > durablePosition
                         && writtenPosition > durablePosition);
     }

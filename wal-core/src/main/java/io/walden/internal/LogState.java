@@ -24,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class LogState {
     private static final VarHandle SYNC_REQUEST;
     private static final VarHandle YIELDER;
+    private static final VarHandle SYNC_REQUEST_COUNT;
     private static final int WAITER_SLOTS = 1024;
     private static final long PARK_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long OVERFLOW_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -35,6 +36,7 @@ public final class LogState {
         try {
             SYNC_REQUEST = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestPosition", long.class);
             YIELDER = MethodHandles.lookup().findVarHandle(LogState.class, "yielder", int.class);
+            SYNC_REQUEST_COUNT = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestCount", long.class);
         } catch (final ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
@@ -52,6 +54,15 @@ public final class LogState {
     // Raised by any thread with compare-and-set; read by the I/O thread.
     @SuppressWarnings("unused")
     private volatile long syncRequestPosition;
+
+    // Sync requests made so far (appends waiting for SYNCED, sync() calls); raised by any thread with
+    // an atomic add, read by the I/O thread to see how many waiters came back since its last sync.
+    @SuppressWarnings("unused")
+    private volatile long syncRequestCount;
+
+    // Written by the I/O thread while it holds a sync for a group of waiters to come back: the request
+    // count at which an appender must wake it (0: always).
+    private volatile long cohortWakeCount;
 
     // 1 while some waiter yields instead of blocking; set with compare-and-set by waiters.
     private volatile int yielder;
@@ -104,6 +115,11 @@ public final class LogState {
     /** @return the highest position some thread asked to be made durable. */
     public long syncRequestPosition() {
         return (long) SYNC_REQUEST.getVolatile(this);
+    }
+
+    /** @return how many sync requests were made so far. */
+    public long syncRequestCount() {
+        return (long) SYNC_REQUEST_COUNT.getVolatile(this);
     }
 
     /** @return how many threads are blocked waiting on this log right now (racy). */
@@ -202,6 +218,39 @@ public final class LogState {
         } while (!SYNC_REQUEST.compareAndSet(this, current, position));
     }
 
+    /**
+     * Counts a thread that is about to wait for a sync. An append counts itself before it publishes
+     * its frame, so that a sync submitted after the frame was seen also sees the count.
+     *
+     * @return the count including this request, for {@link #wakeNeeded}.
+     */
+    public long countSyncRequest() {
+        return (long) SYNC_REQUEST_COUNT.getAndAdd(this, 1L) + 1;
+    }
+
+    /**
+     * Whether the request with this count must wake the I/O thread. While it holds a sync for a group
+     * of waiters, only the request that completes the group does; it wakes by itself at the end of the
+     * hold anyway, so a request that skips the wake can delay nothing beyond that.
+     *
+     * @param requestCount what {@link #countSyncRequest} returned.
+     * @return true to wake.
+     */
+    public boolean wakeNeeded(final long requestCount) {
+        return requestCount >= cohortWakeCount;
+    }
+
+    /**
+     * I/O thread: sets the request count that completes the group it waits for (0: none).
+     *
+     * @param count the count.
+     */
+    public void cohortWakeCount(final long count) {
+        if (cohortWakeCount != count) {
+            cohortWakeCount = count;
+        }
+    }
+
     /** Wakes waiters if there are any. */
     public void signalWaiters() {
         if (waiterCount > 0) {
@@ -233,7 +282,11 @@ public final class LogState {
      */
     public boolean await(
             final long position, final Durability durability, final long timeoutNs, final long finalPosition) {
-        for (int i = 0; i < SPIN_COUNT; i++) {
+        // A write completes within microseconds, worth a spin; a sync takes a device flush (a hundred
+        // microseconds or more), and with many waiters their spinning would take the processors the
+        // I/O thread and the next appenders need.
+        final int spinCount = durability == Durability.SYNCED ? 0 : SPIN_COUNT;
+        for (int i = 0; i < spinCount; i++) {
             if (reached(durability) >= position) {
                 return true;
             }

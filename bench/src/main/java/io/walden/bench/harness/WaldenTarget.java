@@ -36,7 +36,9 @@ final class WaldenTarget implements Target {
      * @return the log.
      */
     static Wal open(final Path directory, final Scenario scenario) {
+        // System properties first (walden.*, for A/B runs of one setting), then the scenario's own.
         return Wal.open(WalConfig.builder(directory)
+                .fromSystemProperties()
                 .backend(BenchLogs.backend(scenario.backend()))
                 .groupWindowNs(TimeUnit.MICROSECONDS.toNanos(scenario.groupWindowUs()))
                 .build());
