@@ -481,13 +481,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 blockEnd);
         writePartsPending = 1;
         writeFrameBytes = blockEnd - blockStart;
+        writeFromBuffer(blockStart, blockEnd, token);
+    }
+
+    /** Submits a write of log positions [start, end) of the active segment straight from the buffer. */
+    private void writeFromBuffer(final long start, final long end, final long token) {
         session.submitWrite(
-                activeHandle,
-                blockStart - activeBase,
-                writeView,
-                logBuffer.offset(blockStart),
-                (int) (blockEnd - blockStart),
-                token);
+                activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
     }
 
     private void submitDirectWrite(final long start, final long end, final long token) {
@@ -504,13 +504,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         writeFrameBytes = blockEnd - blockStart;
         writeTailBytes = scratchBlock.capacity();
         if (blockEnd > blockStart) {
-            session.submitWrite(
-                    activeHandle,
-                    blockStart - activeBase,
-                    writeView,
-                    logBuffer.offset(blockStart),
-                    (int) (blockEnd - blockStart),
-                    token);
+            writeFromBuffer(blockStart, blockEnd, token);
         }
         if (end > blockEnd) {
             final int tailLength = (int) (end - blockEnd);
