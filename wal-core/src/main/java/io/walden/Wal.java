@@ -346,6 +346,11 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log fails or is closed before the record reaches the level.
      */
     public void await(final long lsn, final Durability durability) {
+        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
+            // Reached already: no sync request to count, which would make the group commit wait for a
+            // waiter that never comes.
+            return;
+        }
         awaitAppended(lsn, durability, syncTicket(durability));
     }
 

@@ -409,6 +409,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && isClaimable(scannedPosition);
     }
 
+    /** Whether a published frame waits at the scanned position and may be scanned now. */
+    private boolean hasFrameToScan() {
+        return canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0;
+    }
+
     /**
      * Whether a producer can have claimed a frame at a position. Beyond {@code released + capacity}
      * the buffer still holds the previous pass's unreleased frames, whose lengths must never be read
@@ -585,13 +590,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
      * SegmentPreparer}).
      */
     private int prepare() {
-        if (activeBase + segmentCapacityBytes - scannedPosition <= hurryDistanceBytes) {
-            preparer.hurry();
-            stats.segmentsHurried = preparer.hurriedCount();
+        if (activeBase + segmentCapacityBytes - scannedPosition <= hurryDistanceBytes && preparer.hurry()) {
+            stats.segmentsHurried = stats.segmentsHurried + 1;
         }
-        final boolean framesWaiting = writeInFlight
-                || scannedPosition != submittedPosition
-                || (canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0);
+        final boolean framesWaiting = writeInFlight || scannedPosition != submittedPosition || hasFrameToScan();
         if (framesWaiting && !preparer.isHurried()) {
             return 0;
         }
@@ -803,7 +805,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 || pendingTruncate != null
                 || asyncCompletions.hasInbox()
                 || canSubmit
-                || (canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0)
+                || hasFrameToScan()
                 || (!syncInFlight
                         && !cohortHolding
                         && state.syncRequestPosition() > durablePosition

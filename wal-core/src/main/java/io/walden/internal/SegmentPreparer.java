@@ -73,12 +73,10 @@ final class SegmentPreparer implements AutoCloseable {
     private long writtenOffset;
     private long syncedOffset;
     private int pendingLength;
-    private long allocatedBytes;
     // Whether the segment being prepared was allocated to its full size (fallocate), and whether the
     // rest of its zero-fill is to be skipped.
     private boolean allocated;
     private boolean hurried;
-    private long hurriedCount;
 
     SegmentPreparer(
             final StorageSession session,
@@ -184,7 +182,6 @@ final class SegmentPreparer implements AutoCloseable {
                         "allocated %d of %d",
                         result,
                         segmentCapacityBytes);
-                allocatedBytes += result;
                 allocated = result == segmentCapacityBytes;
                 state = State.WRITING;
             }
@@ -213,27 +210,21 @@ final class SegmentPreparer implements AutoCloseable {
 
     /**
      * Skips the rest of the zero-fill of the segment being prepared, so that it is ready after a few
-     * operations: the appenders need it. No-op when idle or further than zero-filling.
+     * operations: the appenders need it. No-op when idle, already hurried, or past zero-filling.
+     *
+     * @return true if this call hurried the preparation.
      */
-    void hurry() {
+    boolean hurry() {
         if (!hurried && (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
             hurried = true;
-            hurriedCount++;
+            return true;
         }
+        return false;
     }
 
     /** @return whether the segment being prepared is to be made ready without the rest of its zero-fill. */
     boolean isHurried() {
         return hurried;
-    }
-
-    /**
-     * Segments whose zero-fill was cut short by {@link #hurry()} over this preparer's life.
-     *
-     * @return the count.
-     */
-    long hurriedCount() {
-        return hurriedCount;
     }
 
     /**
@@ -244,16 +235,6 @@ final class SegmentPreparer implements AutoCloseable {
      */
     boolean isReady(final long position) {
         return state == State.READY && basePosition == position;
-    }
-
-    /**
-     * Bytes allocated ahead by the backend (fallocate) over this preparer's life; zero when the
-     * backend or file system cannot allocate, and zero-fill alone prepared the segments.
-     *
-     * @return the count.
-     */
-    long allocatedBytes() {
-        return allocatedBytes;
     }
 
     /** @return whether an operation is in flight. */
