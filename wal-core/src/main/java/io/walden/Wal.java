@@ -94,7 +94,7 @@ public final class Wal implements AutoCloseable {
         if (released < end) {
             preloadPartialBlock(released, end);
         }
-        this.state = new LogState(recovered.firstSegmentBase(), end);
+        this.state = new LogState(recovered.firstSegmentBase(), end, config.waitYieldNs());
         this.stats = new StatsCounters();
         this.agent = new IoAgent(config, session, logBuffer, state, stats, recovered);
         wakeTarget.agent = agent;

@@ -42,6 +42,8 @@ public final class WalConfig {
     public static final long SYNC_INTERVAL_NS_DEFAULT = TimeUnit.SECONDS.toNanos(1);
     /** Default time an append waits for buffer space: ten seconds. */
     public static final long APPEND_TIMEOUT_NS_DEFAULT = TimeUnit.SECONDS.toNanos(10);
+    /** Default time a thread waiting for a durability level yields the processor before it blocks. */
+    public static final long WAIT_YIELD_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(500);
     /** Size of the zero block used to prepare segments, and of each preparation write and sync. */
     public static final int PREPARE_CHUNK_BYTES = 1024 * 1024;
 
@@ -57,6 +59,8 @@ public final class WalConfig {
     public static final String GROUP_WINDOW_NS_PROP_NAME = "walden.group.window.ns";
     /** System property that sets {@link Builder#groupReturnWait(boolean)} ({@code true} or {@code false}). */
     public static final String GROUP_RETURN_WAIT_PROP_NAME = "walden.group.return.wait";
+    /** System property that sets {@link Builder#waitYieldNs(long)} in nanoseconds. */
+    public static final String WAIT_YIELD_NS_PROP_NAME = "walden.wait.yield.ns";
     /** System property that sets the background sync interval in nanoseconds. */
     public static final String SYNC_INTERVAL_NS_PROP_NAME = "walden.sync.interval.ns";
     /** System property that sets the append timeout in nanoseconds. */
@@ -71,6 +75,7 @@ public final class WalConfig {
     private final int maxBatchBytes;
     private final long groupWindowNs;
     private final boolean groupReturnWait;
+    private final long waitYieldNs;
     private final long syncIntervalNs;
     private final long appendTimeoutNs;
     private final RecoveryPolicy recoveryPolicy;
@@ -85,6 +90,7 @@ public final class WalConfig {
         this.maxBatchBytes = builder.maxBatchBytes;
         this.groupWindowNs = builder.groupWindowNs;
         this.groupReturnWait = builder.groupReturnWait;
+        this.waitYieldNs = builder.waitYieldNs;
         this.syncIntervalNs = builder.syncIntervalNs;
         this.appendTimeoutNs = builder.appendTimeoutNs;
         this.recoveryPolicy = builder.recoveryPolicy;
@@ -150,6 +156,16 @@ public final class WalConfig {
         return groupReturnWait;
     }
 
+    /**
+     * How long a thread that waits for its record to be written or synced yields the processor
+     * before it blocks (see {@link Builder#waitYieldNs(long)}).
+     *
+     * @return the time; zero to block at once.
+     */
+    public long waitYieldNs() {
+        return waitYieldNs;
+    }
+
     /** @return interval of the background sync of WRITTEN data; zero for none. */
     public long syncIntervalNs() {
         return syncIntervalNs;
@@ -170,7 +186,8 @@ public final class WalConfig {
         return "WalConfig{directory=" + directory + ", backend=" + (backend == null ? "auto" : backend.name())
                 + ", segmentCapacityBytes=" + segmentCapacityBytes + ", bufferCapacityBytes=" + bufferCapacityBytes
                 + ", maxRecordBytes=" + maxRecordBytes + ", maxBatchBytes=" + maxBatchBytes + ", groupWindowNs="
-                + groupWindowNs + ", groupReturnWait=" + groupReturnWait + ", syncIntervalNs=" + syncIntervalNs
+                + groupWindowNs + ", groupReturnWait=" + groupReturnWait + ", waitYieldNs=" + waitYieldNs
+                + ", syncIntervalNs=" + syncIntervalNs
                 + ", appendTimeoutNs=" + appendTimeoutNs
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
@@ -190,6 +207,7 @@ public final class WalConfig {
         private int maxBatchBytes = MAX_BATCH_BYTES_DEFAULT;
         private long groupWindowNs = GROUP_WINDOW_NS_DEFAULT;
         private boolean groupReturnWait = true;
+        private long waitYieldNs = WAIT_YIELD_NS_DEFAULT;
         private long syncIntervalNs = SYNC_INTERVAL_NS_DEFAULT;
         private long appendTimeoutNs = APPEND_TIMEOUT_NS_DEFAULT;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
@@ -210,6 +228,7 @@ public final class WalConfig {
             maxBatchBytes = (int) longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
             groupWindowNs = longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
             groupReturnWait = booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, groupReturnWait);
+            waitYieldNs = longProperty(WAIT_YIELD_NS_PROP_NAME, waitYieldNs);
             syncIntervalNs = longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
             appendTimeoutNs = longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
             return this;
@@ -313,6 +332,28 @@ public final class WalConfig {
         }
 
         /**
+         * Sets how long a thread that waits for its record to reach a durability level ({@link
+         * Wal#await}, or an append with {@code WRITTEN} or {@code SYNCED}) yields the processor
+         * ({@link Thread#yield()}) before it blocks. Every waiter yields, however many there are;
+         * one that is still waiting when the time runs out blocks until the I/O thread wakes it.
+         *
+         * <p>A yielding waiter sees its sync complete at once and costs the I/O thread nothing; a
+         * blocked one costs the I/O thread a wake-up system call, and itself a wake-up that takes
+         * tens of microseconds where the processor it runs on has gone idle (a virtual machine's
+         * halted vCPU). With many writers that each wait for a sync, these wake-ups are most of the
+         * cost of a group commit (README, "Measured"). The price is processor time while waiting: a
+         * waiter shows as busy for up to this long per wait, although {@code yield} gives way to any
+         * other runnable thread. Zero blocks at once, for the least processor time.
+         *
+         * @param waitYieldNs the time, zero or positive; default 500 µs.
+         * @return this builder.
+         */
+        public Builder waitYieldNs(final long waitYieldNs) {
+            this.waitYieldNs = waitYieldNs;
+            return this;
+        }
+
+        /**
          * Sets how often WRITTEN data is synced in the background when no append asks for it; zero
          * disables the background sync.
          *
@@ -383,6 +424,9 @@ public final class WalConfig {
             }
             if (groupWindowNs < 0) {
                 throw invalid("groupWindowNs", groupWindowNs, "must be zero or positive");
+            }
+            if (waitYieldNs < 0) {
+                throw invalid("waitYieldNs", waitYieldNs, "must be zero (block at once) or positive");
             }
             if (syncIntervalNs < 0) {
                 throw invalid("syncIntervalNs", syncIntervalNs, "must be zero (no background sync) or positive");

@@ -92,6 +92,13 @@ public abstract class ConcurrentAppendContractTest {
         appendConcurrentlyAndCheck(directory, config(directory).groupReturnWait(false));
     }
 
+    @Test
+    void shouldReadBackEveryAcknowledgedRecordWhenEveryWaiterBlocksAtOnce() throws Exception {
+        // No yielding: every WRITTEN and SYNCED wait parks and is unparked by the I/O thread.
+        final Path directory = tempDir.resolve("log");
+        appendConcurrentlyAndCheck(directory, config(directory).waitYieldNs(0));
+    }
+
     private void appendConcurrentlyAndCheck(final Path directory, final WalConfig.Builder builder) throws Exception {
         final Map<Tag, Long> acknowledged = new ConcurrentHashMap<>();
         final List<Throwable> failures = new CopyOnWriteArrayList<>();

@@ -1154,6 +1154,7 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
                         invalid("maxBatchBytes", "1000, below the minimum", b -> b.maxBatchBytes(1000)),
                         invalid("groupWindowNs", "negative", b -> b.groupWindowNs(-1)),
                         invalid("syncIntervalNs", "negative", b -> b.syncIntervalNs(-1)),
+                        invalid("waitYieldNs", "negative", b -> b.waitYieldNs(-1)),
                         invalid("appendTimeoutNs", "zero", b -> b.appendTimeoutNs(0)),
                         invalid("appendTimeoutNs", "negative", b -> b.appendTimeoutNs(-5)),
                         invalid("recoveryPolicy", "null", b -> b.recoveryPolicy(null)))
@@ -1279,6 +1280,31 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             assertTrue(refused.getMessage().contains(WalConfig.GROUP_RETURN_WAIT_PROP_NAME), refused.getMessage());
         } finally {
             System.clearProperty(WalConfig.GROUP_RETURN_WAIT_PROP_NAME);
+        }
+    }
+
+    @Test
+    void shouldYieldHalfAMillisecondByDefaultAndTakeTheWaitYieldFromASystemProperty() {
+        assertEquals(
+                WalConfig.WAIT_YIELD_NS_DEFAULT,
+                WalConfig.builder(logDirectory()).build().waitYieldNs());
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(500), WalConfig.WAIT_YIELD_NS_DEFAULT);
+        try {
+            System.setProperty(WalConfig.WAIT_YIELD_NS_PROP_NAME, "0");
+            assertEquals(
+                    0,
+                    WalConfig.builder(logDirectory())
+                            .fromSystemProperties()
+                            .build()
+                            .waitYieldNs());
+            System.setProperty(WalConfig.WAIT_YIELD_NS_PROP_NAME, "-5");
+            final WalException refused = assertThrows(WalException.class, () -> WalConfig.builder(logDirectory())
+                    .fromSystemProperties()
+                    .build());
+            assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
+            assertTrue(refused.getMessage().contains("waitYieldNs=-5"), refused.getMessage());
+        } finally {
+            System.clearProperty(WalConfig.WAIT_YIELD_NS_PROP_NAME);
         }
     }
 

@@ -9,10 +9,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The positions and state a log shares between its I/O thread and its users, and the waiting on
- * them. Waiting allocates nothing: a short spin; then one waiter at a time yields briefly; then the
- * waiter parks in a slot of a fixed registry, and the I/O thread unparks exactly the waiters whose
- * position it reached (no thundering herd of woken threads that must block again). Back-pressure
- * waits use a monitor that the I/O thread notifies only when someone waits on it.
+ * them. Waiting allocates nothing: a short spin (for a write, not for a sync); then the waiter yields
+ * the processor for up to the configured time; then it parks in a slot of a fixed registry, and the
+ * I/O thread unparks exactly the waiters whose position it reached, each once (no thundering herd of
+ * woken threads that must block again). Back-pressure waits use a monitor that the I/O thread
+ * notifies only when someone waits on it.
  *
  * <p>Positions: a frame at log position {@code lsn} is written once {@link #writtenPosition()} is
  * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward
@@ -23,19 +24,16 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class LogState {
     private static final VarHandle SYNC_REQUEST;
-    private static final VarHandle YIELDER;
     private static final VarHandle SYNC_REQUEST_COUNT;
     private static final int WAITER_SLOTS = 1024;
     private static final long PARK_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long OVERFLOW_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
-    private static final long YIELD_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(500);
     private static final int SPIN_COUNT = 200;
     private static final long WAIT_SLICE_MS = 10;
 
     static {
         try {
             SYNC_REQUEST = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestPosition", long.class);
-            YIELDER = MethodHandles.lookup().findVarHandle(LogState.class, "yielder", int.class);
             SYNC_REQUEST_COUNT = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestCount", long.class);
         } catch (final ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -64,8 +62,8 @@ public final class LogState {
     // count at which an appender must wake it (0: always).
     private volatile long cohortWakeCount;
 
-    // 1 while some waiter yields instead of blocking; set with compare-and-set by waiters.
-    private volatile int yielder;
+    // How long a waiter yields before it parks; final.
+    private final long waitYieldNs;
 
     // Durability waiters, woken one by one when their position is reached (no thundering herd).
     // Slots are guarded by registryLock; the count is volatile so the I/O thread can skip the lock.
@@ -73,6 +71,9 @@ public final class LogState {
     private final Thread[] waiterThreads = new Thread[WAITER_SLOTS];
     private final long[] waiterPositions = new long[WAITER_SLOTS];
     private final boolean[] waiterSynced = new boolean[WAITER_SLOTS];
+    // Set when the I/O thread unparked the slot's waiter for its position, so that later publishes
+    // do not unpark it again while it is on its way out (each unpark is a system call).
+    private final boolean[] waiterWoken = new boolean[WAITER_SLOTS];
     private int waiterSlotsUsed;
     private volatile int registeredCount;
 
@@ -89,8 +90,11 @@ public final class LogState {
      *
      * @param startPosition the first position the log holds.
      * @param endPosition where the recovered log ends; written and durable.
+     * @param waitYieldNs how long a waiter yields the processor before it parks; zero parks at once.
      */
-    public LogState(final long startPosition, final long endPosition) {
+    public LogState(final long startPosition, final long endPosition, final long waitYieldNs) {
+        Invariants.check(waitYieldNs >= 0, "negative wait yield time %d", waitYieldNs);
+        this.waitYieldNs = waitYieldNs;
         this.startPosition = startPosition;
         this.writtenPosition = endPosition;
         this.durablePosition = endPosition;
@@ -327,6 +331,7 @@ public final class LogState {
                     waiterThreads[i] = Thread.currentThread();
                     waiterPositions[i] = position;
                     waiterSynced[i] = synced;
+                    waiterWoken[i] = false;
                     waiterSlotsUsed = Math.max(waiterSlotsUsed, i + 1);
                     registeredCount = registeredCount + 1;
                     return i;
@@ -358,7 +363,11 @@ public final class LogState {
             synchronized (registryLock) {
                 for (int i = 0; i < waiterSlotsUsed; i++) {
                     final Thread waiter = waiterThreads[i];
-                    if (waiter != null && (all || (waiterSynced[i] ? durable : written) >= waiterPositions[i])) {
+                    if (waiter != null
+                            && (all
+                                    || (!waiterWoken[i]
+                                            && (waiterSynced[i] ? durable : written) >= waiterPositions[i]))) {
+                        waiterWoken[i] = true;
                         wakeList[count++] = waiter;
                     }
                 }
@@ -371,27 +380,23 @@ public final class LogState {
     }
 
     /**
-     * One waiter at a time yields the processor until the position is reached or {@link
-     * #YIELD_WAIT_NS} passes: a lone appender then sees its sync complete without the wake-up of a
-     * blocked thread. With many waiters the others block at once, so yielding never crowds out the
-     * I/O thread.
+     * Yields the processor until the position is reached or the wait-yield time passes. Every waiter
+     * may yield at once: {@link Thread#yield()} gives way to any runnable thread, the I/O thread
+     * included, and a yielding waiter sees its position without the wake-ups a parked one costs (a
+     * system call on the I/O thread, and the rescheduling of a thread whose processor went idle).
      */
     private boolean yieldUntilReached(final long position, final Durability durability) {
-        if (!YIELDER.compareAndSet(this, 0, 1)) {
+        if (waitYieldNs == 0) {
             return false;
         }
-        try {
-            final long deadlineNs = System.nanoTime() + YIELD_WAIT_NS;
-            do {
-                if (reached(durability) >= position) {
-                    return true;
-                }
-                Thread.yield();
-            } while (System.nanoTime() < deadlineNs && failure == null);
-            return reached(durability) >= position;
-        } finally {
-            yielder = 0;
-        }
+        final long deadlineNs = System.nanoTime() + waitYieldNs;
+        do {
+            if (reached(durability) >= position) {
+                return true;
+            }
+            Thread.yield();
+        } while (System.nanoTime() - deadlineNs < 0 && failure == null && !closed);
+        return reached(durability) >= position;
     }
 
     /**
