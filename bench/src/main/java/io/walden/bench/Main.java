@@ -3,6 +3,7 @@ package io.walden.bench;
 import io.walden.bench.harness.BlowupCommand;
 import io.walden.bench.harness.RunCommand;
 import io.walden.bench.harness.ScenarioCommand;
+import io.walden.bench.harness.WakeFloorCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -19,6 +20,7 @@ import picocli.CommandLine.Unmatched;
  *   java -jar bench/target/walden-bench.jar backpressure [--seconds S] [--threads T] ...
  *   java -jar bench/target/walden-bench.jar recovery     [--size-mib M] [--runs N] ...
  *   java -jar bench/target/walden-bench.jar jmh          [JMH options, e.g. '\.AppendBenchmark' -prof gc]
+ *   java -jar bench/target/walden-bench.jar wakefloor    [--writers N] [--measure-ms M] [--rounds R] [--dir D]
  * </pre>
  *
  * <p><b>Threading:</b> runs on the main thread.
@@ -27,7 +29,7 @@ import picocli.CommandLine.Unmatched;
         name = "walden-bench",
         mixinStandardHelpOptions = true,
         description = "Walden's benchmarks: the comparative harness, the demo, checks and JMH.",
-        subcommands = {RunCommand.class, ScenarioCommand.class, BlowupCommand.class})
+        subcommands = {RunCommand.class, ScenarioCommand.class, BlowupCommand.class, WakeFloorCommand.class})
 public final class Main implements Callable<Integer> {
     /** Creates the top-level command; picocli calls it. */
     public Main() {}

@@ -1,0 +1,32 @@
+package io.walden.bench.harness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.bench.Main;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The wake-floor experiment runs both ways of waiting and leaves no file behind. */
+class WakeFloorCommandTest {
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldCompleteCyclesWithParkedAndWithYieldingWaiters() throws Exception {
+        for (final boolean yield : new boolean[] {false, true}) {
+            final double recordsPerSecond = WakeFloorCommand.run(directory, 3, yield, 100);
+            assertTrue(recordsPerSecond > 0, "records/s " + recordsPerSecond + ", yield " + yield);
+        }
+        try (var files = Files.list(directory)) {
+            assertEquals(0, files.count());
+        }
+    }
+
+    @Test
+    void shouldRefuseZeroWriters() {
+        assertEquals(2, Main.commandLine().execute("wakefloor", "--writers", "0", "--dir", directory.toString()));
+    }
+}
