@@ -343,7 +343,9 @@ public final class WalConfig {
          * halted vCPU). With many writers that each wait for a sync, these wake-ups are most of the
          * cost of a group commit (README, "Measured"). The price is processor time while waiting: a
          * waiter shows as busy for up to this long per wait, although {@code yield} gives way to any
-         * other runnable thread. Zero blocks at once, for the least processor time.
+         * other runnable thread. A {@code SYNCED} waiter does not yield while recent syncs take longer
+         * than this (a slow disk), since the yield would end before the sync. Zero blocks at once,
+         * for the least processor time.
          *
          * @param waitYieldNs the time, zero or positive; default 500 µs.
          * @return this builder.

@@ -694,6 +694,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncInFlight = false;
         final long nowNs = System.nanoTime();
         stats.recordSync(syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
+        state.recordSyncDuration(nowNs - syncStartNs);
         cohortRequests = state.syncRequestCount() - requestsAtPreviousSubmit;
         cohortHoldUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
         lastSyncNs = nowNs;

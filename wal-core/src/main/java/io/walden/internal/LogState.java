@@ -29,6 +29,7 @@ public final class LogState {
     private static final long PARK_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long OVERFLOW_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
     private static final int SPIN_COUNT = 200;
+    private static final int SYNC_DURATION_SMOOTHING = 8;
     private static final long WAIT_SLICE_MS = 10;
 
     static {
@@ -64,6 +65,10 @@ public final class LogState {
 
     // How long a waiter yields before it parks; final.
     private final long waitYieldNs;
+
+    // Smoothed duration of recent syncs (an exponential average over about eight); written by the I/O
+    // thread after each sync, read by waiters to skip a yield that could not outlast the sync.
+    private volatile long syncDurationNs;
 
     // Durability waiters, woken one by one when their position is reached (no thundering herd).
     // Slots are guarded by registryLock; the count is volatile so the I/O thread can skip the lock.
@@ -171,6 +176,21 @@ public final class LogState {
      */
     public void publishDurableQuietly(final long position) {
         durablePosition = position;
+    }
+
+    /**
+     * I/O thread: records how long a sync took, from submission to completion.
+     *
+     * @param durationNs the duration.
+     */
+    public void recordSyncDuration(final long durationNs) {
+        final long average = syncDurationNs;
+        syncDurationNs = average + (durationNs - average) / SYNC_DURATION_SMOOTHING;
+    }
+
+    /** @return the smoothed duration of recent syncs; zero before the first. */
+    public long syncDurationNs() {
+        return syncDurationNs;
     }
 
     /** I/O thread: wakes the blocked waiters whose position is now reached. */
@@ -384,9 +404,11 @@ public final class LogState {
      * may yield at once: {@link Thread#yield()} gives way to any runnable thread, the I/O thread
      * included, and a yielding waiter sees its position without the wake-ups a parked one costs (a
      * system call on the I/O thread, and the rescheduling of a thread whose processor went idle).
+     * A sync waiter does not yield while recent syncs take longer than the wait-yield time (a slow
+     * disk): its yield would end before the sync, and only burn processor time.
      */
     private boolean yieldUntilReached(final long position, final Durability durability) {
-        if (waitYieldNs == 0) {
+        if (waitYieldNs == 0 || (durability == Durability.SYNCED && syncDurationNs > waitYieldNs)) {
             return false;
         }
         final long deadlineNs = System.nanoTime() + waitYieldNs;

@@ -1,0 +1,114 @@
+package io.walden.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.Durability;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Waiting on {@link LogState}: who yields and who blocks. A waiter is counted by {@link
+ * LogState#waiterCount()} only once it blocks, so the count tells the two apart without timing.
+ */
+class LogStateTest {
+    private static final long START = 4096;
+    private static final long LONG_YIELD_NS = TimeUnit.SECONDS.toNanos(30);
+    private static final long DEADLINE_MS = 10_000;
+
+    @Test
+    void shouldYieldRatherThanBlockWhileSyncsAreFasterThanTheYieldTime() throws Exception {
+        final LogState state = new LogState(START, START, LONG_YIELD_NS);
+        state.recordSyncDuration(TimeUnit.MICROSECONDS.toNanos(100));
+        final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED);
+        Thread.sleep(200);
+        assertEquals(0, state.waiterCount(), "a yielding waiter is not blocked");
+        assertTrue(waiter.thread.isAlive());
+        state.publishWritten(START + 64);
+        state.publishDurable(START + 64);
+        waiter.join();
+    }
+
+    @Test
+    void shouldBlockAtOnceWhenRecentSyncsTakeLongerThanTheYieldTime() throws Exception {
+        final LogState state = new LogState(START, START, LONG_YIELD_NS);
+        for (int i = 0; i < 64; i++) {
+            state.recordSyncDuration(2 * LONG_YIELD_NS);
+        }
+        assertTrue(state.syncDurationNs() > LONG_YIELD_NS, "smoothed " + state.syncDurationNs());
+        final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED);
+        awaitBlocked(state, 1);
+        state.publishWritten(START + 64);
+        state.publishDurable(START + 64);
+        waiter.join();
+        assertEquals(0, state.waiterCount());
+    }
+
+    @Test
+    void shouldStillYieldForAWriteWhenSyncsAreSlow() throws Exception {
+        final LogState state = new LogState(START, START, LONG_YIELD_NS);
+        for (int i = 0; i < 64; i++) {
+            state.recordSyncDuration(2 * LONG_YIELD_NS);
+        }
+        final Waiter waiter = Waiter.start(state, START + 64, Durability.WRITTEN);
+        Thread.sleep(200);
+        assertEquals(0, state.waiterCount(), "a write waiter yields whatever syncs take");
+        state.publishWritten(START + 64);
+        waiter.join();
+    }
+
+    @Test
+    void shouldBlockAtOnceWithNoYieldTimeAndBeWokenByThePublish() throws Exception {
+        final LogState state = new LogState(START, START, 0);
+        final Waiter first = Waiter.start(state, START + 64, Durability.SYNCED);
+        final Waiter second = Waiter.start(state, START + 128, Durability.SYNCED);
+        awaitBlocked(state, 2);
+        state.publishWritten(START + 128);
+        state.publishDurable(START + 64);
+        first.join();
+        awaitBlocked(state, 1);
+        assertTrue(second.thread.isAlive(), "the second waiter's position is not reached yet");
+        state.publishDurable(START + 128);
+        second.join();
+    }
+
+    private static void awaitBlocked(final LogState state, final int count) throws InterruptedException {
+        final long deadline = System.currentTimeMillis() + DEADLINE_MS;
+        while (state.waiterCount() != count) {
+            assertTrue(
+                    System.currentTimeMillis() < deadline,
+                    "expected " + count + " blocked waiters, have " + state.waiterCount());
+            Thread.sleep(1);
+        }
+    }
+
+    /** A thread waiting on the state for a position; records what the wait ended with. */
+    private static final class Waiter {
+        final Thread thread;
+        final AtomicReference<Object> outcome = new AtomicReference<>();
+
+        private Waiter(final LogState state, final long position, final Durability durability) {
+            thread = new Thread(() -> {
+                try {
+                    outcome.set(state.await(position, durability, Long.MAX_VALUE, Long.MAX_VALUE));
+                } catch (final RuntimeException ex) {
+                    outcome.set(ex);
+                }
+            });
+            thread.setDaemon(true);
+        }
+
+        static Waiter start(final LogState state, final long position, final Durability durability) {
+            final Waiter waiter = new Waiter(state, position, durability);
+            waiter.thread.start();
+            return waiter;
+        }
+
+        void join() throws InterruptedException {
+            thread.join(DEADLINE_MS);
+            assertTrue(!thread.isAlive(), "the waiter did not return");
+            assertEquals(Boolean.TRUE, outcome.get());
+        }
+    }
+}
