@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,15 +17,15 @@ class LogStateTest {
     private static final long START = 4096;
     private static final long LONG_YIELD_NS = TimeUnit.SECONDS.toNanos(30);
     private static final long DEADLINE_MS = 10_000;
+    private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     @Test
     void shouldYieldRatherThanBlockWhileSyncsAreFasterThanTheYieldTime() throws Exception {
         final LogState state = new LogState(START, START, LONG_YIELD_NS);
         state.recordSyncDuration(TimeUnit.MICROSECONDS.toNanos(100));
         final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED);
-        Thread.sleep(200);
+        awaitYielding(waiter);
         assertEquals(0, state.waiterCount(), "a yielding waiter is not blocked");
-        assertTrue(waiter.thread.isAlive());
         state.publishWritten(START + 64);
         state.publishDurable(START + 64);
         waiter.join();
@@ -52,7 +53,7 @@ class LogStateTest {
             state.recordSyncDuration(2 * LONG_YIELD_NS);
         }
         final Waiter waiter = Waiter.start(state, START + 64, Durability.WRITTEN);
-        Thread.sleep(200);
+        awaitYielding(waiter);
         assertEquals(0, state.waiterCount(), "a write waiter yields whatever syncs take");
         state.publishWritten(START + 64);
         waiter.join();
@@ -73,14 +74,33 @@ class LogStateTest {
         second.join();
     }
 
-    private static void awaitBlocked(final LogState state, final int count) throws InterruptedException {
+    private static void awaitBlocked(final LogState state, final int count) {
         final long deadline = System.currentTimeMillis() + DEADLINE_MS;
         while (state.waiterCount() != count) {
             assertTrue(
                     System.currentTimeMillis() < deadline,
                     "expected " + count + " blocked waiters, have " + state.waiterCount());
-            Thread.sleep(1);
+            LockSupport.parkNanos(POLL_NS);
         }
+    }
+
+    /** Waits until the waiter's thread is in the yield loop (its stack shows it), not yet blocked. */
+    private static void awaitYielding(final Waiter waiter) {
+        final long deadline = System.currentTimeMillis() + DEADLINE_MS;
+        while (!isYielding(waiter.thread)) {
+            assertTrue(waiter.thread.isAlive(), "the waiter returned before its position was reached");
+            assertTrue(System.currentTimeMillis() < deadline, "the waiter never yielded");
+            LockSupport.parkNanos(POLL_NS);
+        }
+    }
+
+    private static boolean isYielding(final Thread thread) {
+        for (final StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getMethodName().equals("yieldUntilReached")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A thread waiting on the state for a position; records what the wait ended with. */
