@@ -44,6 +44,8 @@ public final class WalConfig {
     public static final long APPEND_TIMEOUT_NS_DEFAULT = TimeUnit.SECONDS.toNanos(10);
     /** Default time a thread waiting for a durability level yields the processor before it blocks. */
     public static final long WAIT_YIELD_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(500);
+    /** Longest time a waiting thread may yield before it blocks: 100 ms. */
+    public static final long WAIT_YIELD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(100);
     /** Size of the zero block used to prepare segments, and of each preparation write and sync. */
     public static final int PREPARE_CHUNK_BYTES = 1024 * 1024;
 
@@ -337,17 +339,19 @@ public final class WalConfig {
          * ({@link Thread#yield()}) before it blocks. Every waiter yields, however many there are;
          * one that is still waiting when the time runs out blocks until the I/O thread wakes it.
          *
-         * <p>A yielding waiter sees its sync complete at once and costs the I/O thread nothing; a
-         * blocked one costs the I/O thread a wake-up system call, and itself a wake-up that takes
-         * tens of microseconds where the processor it runs on has gone idle (a virtual machine's
-         * halted vCPU). With many writers that each wait for a sync, these wake-ups are most of the
-         * cost of a group commit (README, "Measured"). The price is processor time while waiting: a
-         * waiter shows as busy for up to this long per wait, although {@code yield} gives way to any
-         * other runnable thread. A {@code SYNCED} waiter does not yield while recent syncs take longer
-         * than this (a slow disk), since the yield would end before the sync. Zero blocks at once,
-         * for the least processor time.
+         * <p>A yielding waiter sees its position as soon as the I/O thread publishes it, and needs
+         * no wake-up; a blocked one costs the I/O thread a wake-up system call, and itself a wake-up
+         * that takes tens of microseconds where the processor it runs on has gone idle (a virtual
+         * machine's halted vCPU). With many writers that each wait for a sync, these wake-ups are
+         * most of the cost of a group commit (README, "Measured"). The price is processor time: a
+         * waiter shows as busy for up to this long per wait, and although {@code yield} lets other
+         * runnable threads on its processor go first, yielding waiters do compete for processors.
+         * The yield ends early at the wait's own timeout, on an interrupt, and when the log fails or
+         * closes. A {@code SYNCED} waiter does not yield while recent syncs take longer than this (a
+         * slow disk), since the yield would end before the sync. Zero: no yield (a {@code WRITTEN}
+         * waiter still spins briefly first), for the least processor time.
          *
-         * @param waitYieldNs the time, zero or positive; default 500 µs.
+         * @param waitYieldNs the time, from 0 to {@link WalConfig#WAIT_YIELD_NS_MAX}; default 500 µs.
          * @return this builder.
          */
         public Builder waitYieldNs(final long waitYieldNs) {
@@ -427,8 +431,12 @@ public final class WalConfig {
             if (groupWindowNs < 0) {
                 throw invalid("groupWindowNs", groupWindowNs, "must be zero or positive");
             }
-            if (waitYieldNs < 0) {
-                throw invalid("waitYieldNs", waitYieldNs, "must be zero (block at once) or positive");
+            if (waitYieldNs < 0 || waitYieldNs > WAIT_YIELD_NS_MAX) {
+                throw invalid(
+                        "waitYieldNs",
+                        waitYieldNs,
+                        "must be from 0 (no yield) to " + WAIT_YIELD_NS_MAX
+                                + " ns; a longer yield only burns processor time that blocking saves");
             }
             if (syncIntervalNs < 0) {
                 throw invalid("syncIntervalNs", syncIntervalNs, "must be zero (no background sync) or positive");

@@ -1155,6 +1155,10 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
                         invalid("groupWindowNs", "negative", b -> b.groupWindowNs(-1)),
                         invalid("syncIntervalNs", "negative", b -> b.syncIntervalNs(-1)),
                         invalid("waitYieldNs", "negative", b -> b.waitYieldNs(-1)),
+                        invalid(
+                                "waitYieldNs",
+                                "above the maximum",
+                                b -> b.waitYieldNs(WalConfig.WAIT_YIELD_NS_MAX + 1)),
                         invalid("appendTimeoutNs", "zero", b -> b.appendTimeoutNs(0)),
                         invalid("appendTimeoutNs", "negative", b -> b.appendTimeoutNs(-5)),
                         invalid("recoveryPolicy", "null", b -> b.recoveryPolicy(null)))

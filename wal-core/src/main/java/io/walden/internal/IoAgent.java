@@ -166,6 +166,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     // recovery must refuse as corruption.
     private boolean truncateDeleteUnsynced;
 
+    // When the write in flight was submitted, with durable writes (O_DSYNC) only. I/O thread.
+    private long writeSubmitNs;
+
     private boolean failed;
     private long finalTailPosition = -1;
     private long idleCount;
@@ -460,6 +463,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 activeBase);
         final long token = KIND_WRITE << KIND_SHIFT;
         writeInFlight = true;
+        if (writesDurable) {
+            writeSubmitNs = System.nanoTime();
+        }
         writeStartPosition = start;
         writeEndPosition = end;
         writeEndRecords = endRecords;
@@ -685,6 +691,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
             if (writesDurable) {
                 durablePosition = writtenPosition;
                 durableRecords = writtenRecords;
+                // A durable write is this mode's sync: its duration tells SYNCED waiters whether to yield.
+                state.recordSyncDuration(System.nanoTime() - writeSubmitNs);
                 state.publishDurable(durablePosition);
             }
         }
@@ -793,7 +801,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
     /** Whether an operation is in flight that acknowledgements wait for, and not for long yet. */
     private boolean expectsCompletionSoon() {
         // With many blocked waiters the processors are better left to them: they must run to
-        // append the next group.
+        // append the next group. Waiters that yield are not counted: they let this thread run
+        // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
         return (syncInFlight || writeInFlight)
                 && state.waiterCount() <= YIELD_WAITERS_MAX
                 && idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT + IDLE_YIELD_IN_FLIGHT_COUNT;

@@ -63,8 +63,10 @@ public final class LogState {
     // count at which an appender must wake it (0: always).
     private volatile long cohortWakeCount;
 
-    // How long a waiter yields before it parks; final.
+    // How long a waiter yields before it parks, and the longest single park of a registered waiter
+    // (a backstop: the I/O thread unparks it when its position is reached); final.
     private final long waitYieldNs;
+    private final long parkSliceNs;
 
     // Smoothed duration of recent syncs (an exponential average over about eight); written by the I/O
     // thread after each sync, read by waiters to skip a yield that could not outlast the sync.
@@ -98,8 +100,18 @@ public final class LogState {
      * @param waitYieldNs how long a waiter yields the processor before it parks; zero parks at once.
      */
     public LogState(final long startPosition, final long endPosition, final long waitYieldNs) {
+        this(startPosition, endPosition, waitYieldNs, PARK_SLICE_NS);
+    }
+
+    /**
+     * Creates the state with a chosen park slice; tests use a long one, so that only an unpark can
+     * end a registered waiter's wait.
+     */
+    LogState(final long startPosition, final long endPosition, final long waitYieldNs, final long parkSliceNs) {
         Invariants.check(waitYieldNs >= 0, "negative wait yield time %d", waitYieldNs);
+        Invariants.check(parkSliceNs > 0, "park slice %d not positive", parkSliceNs);
         this.waitYieldNs = waitYieldNs;
+        this.parkSliceNs = parkSliceNs;
         this.startPosition = startPosition;
         this.writtenPosition = endPosition;
         this.durablePosition = endPosition;
@@ -316,7 +328,7 @@ public final class LogState {
             }
             Thread.onSpinWait();
         }
-        if (yieldUntilReached(position, durability)) {
+        if (yieldUntilReached(position, durability, timeoutNs)) {
             return true;
         }
         final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
@@ -328,7 +340,7 @@ public final class LogState {
                 if (remainingNs <= 0) {
                     return false;
                 }
-                LockSupport.parkNanos(this, Math.min(remainingNs, slot >= 0 ? PARK_SLICE_NS : OVERFLOW_PARK_NS));
+                LockSupport.parkNanos(this, Math.min(remainingNs, slot >= 0 ? parkSliceNs : OVERFLOW_PARK_NS));
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
                     throw new WalException(
@@ -405,19 +417,25 @@ public final class LogState {
      * included, and a yielding waiter sees its position without the wake-ups a parked one costs (a
      * system call on the I/O thread, and the rescheduling of a thread whose processor went idle).
      * A sync waiter does not yield while recent syncs take longer than the wait-yield time (a slow
-     * disk): its yield would end before the sync, and only burn processor time.
+     * disk): its yield would end before the sync, and only burn processor time. The yield ends early
+     * at the caller's timeout, on an interrupt (the caller's park loop then reports it), and when the
+     * log fails or closes.
      */
-    private boolean yieldUntilReached(final long position, final Durability durability) {
-        if (waitYieldNs == 0 || (durability == Durability.SYNCED && syncDurationNs > waitYieldNs)) {
+    private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
+        final long yieldNs = Math.min(waitYieldNs, timeoutNs);
+        if (yieldNs <= 0 || (durability == Durability.SYNCED && syncDurationNs > yieldNs)) {
             return false;
         }
-        final long deadlineNs = System.nanoTime() + waitYieldNs;
+        final long deadlineNs = System.nanoTime() + yieldNs;
         do {
             if (reached(durability) >= position) {
                 return true;
             }
             Thread.yield();
-        } while (System.nanoTime() - deadlineNs < 0 && failure == null && !closed);
+        } while (System.nanoTime() - deadlineNs < 0
+                && failure == null
+                && !closed
+                && !Thread.currentThread().isInterrupted());
         return reached(durability) >= position;
     }
 

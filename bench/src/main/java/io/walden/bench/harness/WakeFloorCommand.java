@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
  * if the only costs were one write, one {@code fdatasync} and the waking of the waiters.
  *
  * <p>A committer thread runs cycles. In each cycle it waits until every one of N waiter threads has
- * "appended" (incremented a counter), writes one block holding their records with {@code pwrite},
+ * "appended" (incremented a counter), writes their records (144 B each, at most one 4 KiB block)
+ * with one {@code pwrite},
  * calls {@code fdatasync} ({@code FileChannel.force(false)}), and releases them all by advancing a
  * generation. Each waiter then appends again and waits for the next generation. Every cycle is one
  * sync covering exactly N records, the best batching there is.
@@ -83,9 +84,10 @@ public final class WakeFloorCommand implements Callable<Integer> {
         final Path directory = dir != null ? dir : BenchFiles.freshDirectory("wakefloor-");
         System.out.printf(
                 Locale.ROOT,
-                "one %d-byte pwrite + fdatasync per cycle, %d B per record, %d ms per run, in %s%n",
-                BLOCK_BYTES,
+                "one pwrite of the cycle's records (%d B each, at most %d B) + fdatasync per cycle, %d ms per run,"
+                        + " in %s%n",
                 FRAME_BYTES,
+                BLOCK_BYTES,
                 measureMs,
                 directory);
         try {
@@ -130,8 +132,9 @@ public final class WakeFloorCommand implements Callable<Integer> {
                 FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             preallocate(channel);
             final Cycle cycle = new Cycle(waiterCount, yield);
-            final Thread[] waiters = cycle.startWaiters();
+            final Thread[] waiters = new Thread[waiterCount];
             try {
+                cycle.startWaiters(waiters);
                 final ByteBuffer block = ByteBuffer.allocateDirect(BLOCK_BYTES);
                 final int batchBytes = Math.min(BLOCK_BYTES, waiterCount * FRAME_BYTES);
                 long position = 0;
@@ -140,8 +143,10 @@ public final class WakeFloorCommand implements Callable<Integer> {
                 final long measureFromNs = startNs + WARMUP_NS;
                 final long endNs = measureFromNs + TimeUnit.MILLISECONDS.toNanos(measureMs);
                 long measuredCycles = -1;
+                long measuredFromNs = 0;
                 long now = startNs;
-                while (now < endNs) {
+                // At least one cycle is measured, however slow the disk.
+                while (now < endNs || measuredCycles < 0 || cycles == measuredCycles) {
                     cycle.awaitArrivals();
                     block.clear().limit(batchBytes);
                     while (block.hasRemaining()) {
@@ -154,10 +159,11 @@ public final class WakeFloorCommand implements Callable<Integer> {
                     now = System.nanoTime();
                     if (measuredCycles < 0 && now >= measureFromNs) {
                         measuredCycles = cycles;
+                        measuredFromNs = now;
                     }
                 }
-                final double seconds = (now - measureFromNs) / 1e9;
-                return (cycles - Math.max(0, measuredCycles)) * (double) waiterCount / seconds;
+                final double seconds = (now - measuredFromNs) / 1e9;
+                return (cycles - measuredCycles) * (double) waiterCount / seconds;
             } finally {
                 cycle.stop(waiters);
             }
@@ -195,14 +201,13 @@ public final class WakeFloorCommand implements Callable<Integer> {
             this.yield = yield;
         }
 
-        Thread[] startWaiters() {
-            final Thread[] waiters = new Thread[waiterCount];
+        void startWaiters(final Thread[] waiters) {
             for (int i = 0; i < waiterCount; i++) {
-                waiters[i] = new Thread(this::waitLoop, "wakefloor-waiter-" + i);
-                waiters[i].setDaemon(true);
-                waiters[i].start();
+                final Thread waiter = new Thread(this::waitLoop, "wakefloor-waiter-" + i);
+                waiter.setDaemon(true);
+                waiter.start();
+                waiters[i] = waiter;
             }
-            return waiters;
         }
 
         private void waitLoop() {
@@ -245,8 +250,10 @@ public final class WakeFloorCommand implements Callable<Integer> {
         void stop(final Thread[] waiters) throws InterruptedException {
             stopped = true;
             for (final Thread waiter : waiters) {
-                LockSupport.unpark(waiter);
-                waiter.join(TimeUnit.SECONDS.toMillis(5));
+                if (waiter != null) {
+                    LockSupport.unpark(waiter);
+                    waiter.join(TimeUnit.SECONDS.toMillis(5));
+                }
             }
         }
     }
