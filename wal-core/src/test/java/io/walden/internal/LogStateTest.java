@@ -34,8 +34,7 @@ class LogStateTest {
         final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED, Long.MAX_VALUE);
         awaitYielding(waiter);
         assertEquals(0, state.waiterCount(), "a yielding waiter is not blocked");
-        state.publishWritten(START + 64);
-        state.publishDurable(START + 64);
+        publishSynced(state, START + 64);
         waiter.assertReturned(Boolean.TRUE);
     }
 
@@ -48,8 +47,7 @@ class LogStateTest {
         assertTrue(state.syncDurationNs() > LONG_YIELD_NS, "smoothed " + state.syncDurationNs());
         final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED, Long.MAX_VALUE);
         awaitBlocked(state, 1);
-        state.publishWritten(START + 64);
-        state.publishDurable(START + 64);
+        publishSynced(state, START + 64);
         waiter.assertReturned(Boolean.TRUE);
         assertEquals(0, state.waiterCount());
     }
@@ -89,14 +87,12 @@ class LogStateTest {
         final LogState state = new LogState(START, START, 0, HOUR_NS);
         final Waiter first = Waiter.start(state, START + 64, Durability.SYNCED, Long.MAX_VALUE);
         awaitBlocked(state, 1);
-        state.publishWritten(START + 64);
-        state.publishDurable(START + 64);
+        publishSynced(state, START + 64);
         first.assertReturned(Boolean.TRUE);
         awaitBlocked(state, 0);
         final Waiter second = Waiter.start(state, START + 128, Durability.SYNCED, Long.MAX_VALUE);
         awaitBlocked(state, 1);
-        state.publishWritten(START + 128);
-        state.publishDurable(START + 128);
+        publishSynced(state, START + 128);
         second.assertReturned(Boolean.TRUE);
     }
 
@@ -117,6 +113,11 @@ class LogStateTest {
         assertFalse(waiter.thread.isAlive(), "the interrupted waiter is still waiting");
         final WalException failure = assertInstanceOf(WalException.class, waiter.outcome.get());
         assertTrue(failure.getMessage().contains("interrupted"), failure.getMessage());
+    }
+
+    private static void publishSynced(final LogState state, final long position) {
+        state.publishWritten(position);
+        state.publishDurable(position);
     }
 
     private static void awaitBlocked(final LogState state, final int count) {
