@@ -162,7 +162,7 @@ public final class WalConfig {
      * How long a thread that waits for its record to be written or synced yields the processor
      * before it blocks (see {@link Builder#waitYieldNs(long)}).
      *
-     * @return the time; zero to block at once.
+     * @return the time; zero for no yield.
      */
     public long waitYieldNs() {
         return waitYieldNs;

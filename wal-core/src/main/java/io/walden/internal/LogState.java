@@ -328,10 +328,11 @@ public final class LogState {
             }
             Thread.onSpinWait();
         }
+        // One deadline for the yield and the park together, so that the wait never exceeds its timeout.
+        final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
         if (yieldUntilReached(position, durability, timeoutNs)) {
             return true;
         }
-        final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
         final int slot = register(position, durability == Durability.SYNCED);
         try {
             while (reached(durability) < position) {
@@ -413,8 +414,8 @@ public final class LogState {
 
     /**
      * Yields the processor until the position is reached or the wait-yield time passes. Every waiter
-     * may yield at once: {@link Thread#yield()} gives way to any runnable thread, the I/O thread
-     * included, and a yielding waiter sees its position without the wake-ups a parked one costs (a
+     * may yield at once: {@link Thread#yield()} lets other runnable threads on the processor go
+     * first, and a yielding waiter sees its position without the wake-ups a parked one costs (a
      * system call on the I/O thread, and the rescheduling of a thread whose processor went idle).
      * A sync waiter does not yield while recent syncs take longer than the wait-yield time (a slow
      * disk): its yield would end before the sync, and only burn processor time. The yield ends early
