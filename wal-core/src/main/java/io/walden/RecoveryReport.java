@@ -6,20 +6,36 @@ import java.util.List;
 /**
  * What opening a log found and did.
  *
+ * <p>Positions after a crash: a log that was not closed cleanly never continues in the segment where
+ * it ended. Recovery covers the rest of that segment with a discard frame and the log continues at
+ * the first frame position of the next segment, so that no position a reader may have seen before
+ * the crash (a record written but lost, or cut as a torn tail) is ever given to another record.
+ * {@link #endPosition()} is that new position; {@link #recoveredEndPosition()} is where the valid
+ * records ended.
+ *
  * @param newLog true if the directory held no log and a new one was created.
  * @param logId identity of the log, stored in every segment header.
  * @param segmentCapacityBytes capacity of the log's segments (the log's, which wins over the
  *     configured value for an existing log).
  * @param segments segment files validated.
- * @param records data records validated.
+ * @param records data records validated and kept.
  * @param bytesScanned bytes of frames read and validated.
  * @param startPosition first position the log holds.
  * @param endPosition where the next record goes.
+ * @param closedCleanly whether the previous session closed the log cleanly: then no write can have
+ *     been torn, and every invalid byte is corruption.
+ * @param recoveredEndPosition where the valid records of the log ended (before any discarded range).
+ * @param provenDurablePosition the highest position that a valid frame of the newest segment proves
+ *     was synced (or the clean end); damage below it is always corruption.
  * @param tornTailFile file whose tail was cut, or null.
  * @param tornTailOffset offset in that file where the cut starts, or -1.
- * @param tornTailBytesCut non-zero bytes zeroed after the cut.
+ * @param tornTailBytesCut bytes of the cut range that held data (up to its last non-zero byte).
+ * @param tornTailRecordsCut valid data frames found in the cut range: records written past everything
+ *     proven durable, which the crash left incomplete before them.
  * @param droppedBytes bytes discarded because of corruption under {@link RecoveryPolicy#TRUNCATE}.
  * @param skippedBytes bytes skipped because of corruption under {@link RecoveryPolicy#SKIP}.
+ * @param evidence files in the log's {@code recovery-evidence} directory where recovery kept what it
+ *     cut or discarded, byte for byte, before changing the log.
  * @param findings what was found, one sentence per finding naming the file and offset.
  * @param durationNs time the recovery took.
  */
@@ -32,11 +48,16 @@ public record RecoveryReport(
         long bytesScanned,
         long startPosition,
         long endPosition,
+        boolean closedCleanly,
+        long recoveredEndPosition,
+        long provenDurablePosition,
         Path tornTailFile,
         long tornTailOffset,
         long tornTailBytesCut,
+        long tornTailRecordsCut,
         long droppedBytes,
         long skippedBytes,
+        List<Path> evidence,
         List<String> findings,
         long durationNs) {
 
@@ -44,7 +65,8 @@ public record RecoveryReport(
     public String summary() {
         return String.format(
                 "%s log %016x: %d segment(s), %d record(s), %d bytes scanned in %.1f ms (%.0f MB/s); positions [%d, %d)"
-                        + "; torn tail cut: %d byte(s)%s; dropped %d, skipped %d byte(s)%s",
+                        + "; %s; records end at %d, proven durable to %d; torn tail cut: %d byte(s), %d record(s)%s"
+                        + "; dropped %d, skipped %d byte(s)%s%s",
                 newLog ? "created" : "recovered",
                 logId,
                 segments,
@@ -54,10 +76,15 @@ public record RecoveryReport(
                 durationNs == 0 ? 0.0 : bytesScanned * 1e3 / durationNs,
                 startPosition,
                 endPosition,
+                closedCleanly ? "closed cleanly" : newLog ? "new" : "not closed cleanly",
+                recoveredEndPosition,
+                provenDurablePosition,
                 tornTailBytesCut,
+                tornTailRecordsCut,
                 tornTailFile == null ? "" : " in " + tornTailFile.getFileName() + " at offset " + tornTailOffset,
                 droppedBytes,
                 skippedBytes,
+                evidence.isEmpty() ? "" : "; evidence kept in " + evidence,
                 findings.isEmpty() ? "" : "; findings: " + String.join(" | ", findings));
     }
 }

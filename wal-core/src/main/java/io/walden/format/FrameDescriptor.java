@@ -15,7 +15,7 @@ import java.nio.ByteOrder;
  *  +-------------------------------+-------------------------------+
  *  |      Frame Type (int16)       |         Flags (int16)         |  8
  *  +-------------------------------+-------------------------------+
- *  |               Position, low 32 bits (int32, LE)               |  12
+ *  |                  Durable Offset (int32, LE)                   |  12
  *  +---------------------------------------------------------------+
  *  |                     Payload ...                              ...  16
  *  +---------------------------------------------------------------+
@@ -35,6 +35,17 @@ import java.nio.ByteOrder;
  *       padding. It exists because a gap of 8 bytes cannot hold a full header.
  *   <li>A frame of type {@link #TYPE_PADDING} is skipped; padding closes every segment and fills
  *       the end of each pass over the in-memory log buffer.
+ *   <li>The durable offset is the offset in this frame's segment below which the log was known
+ *       durable (synced) when the frame was written, from the first frame offset up to the frame's
+ *       own offset. A valid frame therefore proves that everything before that offset reached stable
+ *       storage before the frame was written: recovery treats damage below the highest durable offset
+ *       any valid frame carries as corruption, never as a torn write. The writer's I/O thread fills it
+ *       in just before it computes the checksum.
+ *   <li>A frame of type {@link #TYPE_DISCARD} is written by recovery only: it covers positions that
+ *       the log gave up (a cut torn tail, or data discarded by policy) up to the end of its segment.
+ *       Its checksum covers the binding block and its header only, since the bytes it covers are left
+ *       as they were and never read again; positions under it are never given to another record.
+ *   <li>Flags are reserved and zero.
  *   <li>Types with the high bit ({@link #TYPE_SKIPPABLE_MASK}) set may be skipped by readers that do
  *       not know them; other unknown types are corruption.
  * </ul>
@@ -50,10 +61,13 @@ public final class FrameDescriptor {
     public static final int CHECKSUM_OFFSET = 4;
     /** Offset of the int16 frame type. */
     public static final int TYPE_OFFSET = 8;
-    /** Offset of the int16 flags, reserved and zero in format version 1. */
+    /** Offset of the int16 flags, reserved and zero. */
     public static final int FLAGS_OFFSET = 10;
-    /** Offset of the low 32 bits of the frame's log position, kept for diagnosis. */
-    public static final int POSITION_LOW_OFFSET = 12;
+    /**
+     * Offset of the int32 durable offset: the offset in the frame's segment below which the log was
+     * durable when the frame was written.
+     */
+    public static final int DURABLE_OFFSET_OFFSET = 12;
     /** Length of the full frame header; the payload starts here. */
     public static final int HEADER_LENGTH = 16;
     /** Alignment of every frame's position and of every frame's space in a segment. */
@@ -65,8 +79,13 @@ public final class FrameDescriptor {
 
     /** A frame carrying one record. */
     public static final short TYPE_DATA = 1;
-    /** A frame that fills space and carries nothing. */
+    /** A frame that fills space and carries nothing; its body is zero. */
     public static final short TYPE_PADDING = 2;
+    /**
+     * A frame written by recovery over positions the log gave up, always up to its segment's end; its
+     * checksum covers its header only, and the bytes it covers are never read.
+     */
+    public static final short TYPE_DISCARD = 3;
     /** Frame types with this bit set may be skipped by readers that do not know them. */
     public static final int TYPE_SKIPPABLE_MASK = 0x8000;
 
@@ -103,6 +122,18 @@ public final class FrameDescriptor {
     }
 
     /**
+     * How many bytes of a frame its checksum covers after the binding block: the whole frame, except
+     * for a discard frame, whose checksum covers its header only.
+     *
+     * @param frameLength the frame's length field.
+     * @param frameType the frame's type field, ignored for short padding.
+     * @return the end of the checksummed bytes, relative to the frame's start.
+     */
+    public static int checksummedLength(final int frameLength, final short frameType) {
+        return frameLength >= HEADER_LENGTH && frameType == TYPE_DISCARD ? HEADER_LENGTH : frameLength;
+    }
+
+    /**
      * Whether a frame length and type describe padding.
      *
      * @param frameLength the frame's length field.
@@ -110,6 +141,6 @@ public final class FrameDescriptor {
      * @return true for padding frames.
      */
     public static boolean isPadding(final int frameLength, final short frameType) {
-        return frameLength == SHORT_PADDING_LENGTH || frameType == TYPE_PADDING;
+        return frameLength == SHORT_PADDING_LENGTH || frameType == TYPE_PADDING || frameType == TYPE_DISCARD;
     }
 }

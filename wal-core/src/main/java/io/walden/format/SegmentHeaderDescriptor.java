@@ -25,8 +25,12 @@ package io.walden.format;
  *  +---------------------------------------------------------------+
  *  |                 Frame Alignment (int32, LE) = 8               |  40
  *  +---------------------------------------------------------------+
- *  |                 Reserved, zero (16 bytes)                     |  44
- *  |                              ...                              |
+ *  |                 Flags (int32, LE)                             |  44
+ *  +---------------------------------------------------------------+
+ *  |                 Clean End Position (int64, LE)                |  48
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                 Reserved, zero (int32)                        |  56
  *  +---------------------------------------------------------------+
  *  |                 Header Checksum (CRC32C of bytes 0..59)       |  60
  *  +---------------------------------------------------------------+
@@ -35,14 +39,22 @@ package io.walden.format;
  * </pre>
  *
  * <p>The header fills one 4 KiB block so that O_DIRECT writes of frames never rewrite it. It is
- * written once, when the segment is prepared, and made durable before the segment is renamed into
- * place; a file with a segment name therefore always has a valid header, or it is corrupt.
+ * written when the segment is prepared, and made durable before the segment is renamed into place;
+ * a file with a segment name therefore always has a valid header, or it is corrupt.
+ *
+ * <p><b>Clean close.</b> The flag {@link #FLAG_CLOSED_CLEANLY} with a clean end position says that
+ * the session that wrote this segment closed the log cleanly there: every frame before the clean end
+ * position was synced before the flag was written, and every byte after it is zero. Closing writes
+ * the flag into the header of the segment it was writing, after the last sync, and syncs it; opening
+ * such a log clears the flag again (and syncs) before the first new frame is written. The rewrite
+ * changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during it leaves
+ * the old or the new header, each valid.
  */
 public final class SegmentHeaderDescriptor {
     /** "WALDNSEG" read as a little-endian int64. */
     public static final long MAGIC = 0x4745534E444C4157L;
     /** The format version this code writes and reads. */
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
 
     /** Offset of the int64 magic. */
     public static final int MAGIC_OFFSET = 0;
@@ -58,6 +70,12 @@ public final class SegmentHeaderDescriptor {
     public static final int LOG_ID_OFFSET = 32;
     /** Offset of the int32 frame alignment. */
     public static final int FRAME_ALIGNMENT_OFFSET = 40;
+    /** Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY} or zero. */
+    public static final int FLAGS_OFFSET = 44;
+    /** Offset of the int64 clean end position: where the log ended at a clean close; zero otherwise. */
+    public static final int CLEAN_END_POSITION_OFFSET = 48;
+    /** Offset of the int32 reserved field, zero. */
+    public static final int RESERVED_OFFSET = 56;
     /** Offset of the int32 CRC32C over bytes [0, 60). */
     public static final int HEADER_CHECKSUM_OFFSET = 60;
     /** Bytes covered by the header checksum. */
@@ -65,8 +83,14 @@ public final class SegmentHeaderDescriptor {
     /** Length of the header; the first frame starts here. */
     public static final int HEADER_LENGTH = 4096;
 
+    /** Flag: the log was closed cleanly at the clean end position, which lies in this segment. */
+    public static final int FLAG_CLOSED_CLEANLY = 1;
+
     static {
-        if (HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT != 0 || HEADER_CHECKSUM_OFFSET + 4 > HEADER_LENGTH) {
+        if (HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT != 0
+                || HEADER_CHECKSUM_OFFSET + 4 > HEADER_LENGTH
+                || RESERVED_OFFSET + 4 != HEADER_CHECKSUM_OFFSET
+                || HEADER_CHECKSUM_OFFSET + 4 > 512) {
             throw new ExceptionInInitializerError("segment header layout constants are inconsistent");
         }
     }

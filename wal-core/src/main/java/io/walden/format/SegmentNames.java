@@ -15,6 +15,11 @@ public final class SegmentNames {
     public static final String TEMPORARY_SUFFIX = ".wal.tmp";
     /** The lock file that keeps a second process out of the directory. */
     public static final String LOCK_FILE_NAME = "walden.lock";
+    /**
+     * The subdirectory where recovery keeps, byte for byte, what it cut or discarded from the log,
+     * before it changes the log. Walden never reads or deletes it.
+     */
+    public static final String EVIDENCE_DIRECTORY_NAME = "recovery-evidence";
 
     private static final int DIGIT_COUNT = 20;
 

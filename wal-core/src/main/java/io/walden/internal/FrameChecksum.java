@@ -38,14 +38,34 @@ public final class FrameChecksum {
      * @return the checksum.
      */
     public int compute(final ByteBuffer frames, final int frameOffset, final int frameLength, final long position) {
+        return compute(frames, frameOffset, frameLength, frameLength, position);
+    }
+
+    /**
+     * Checksum of a frame of which only part is covered (a discard frame covers its header only; see
+     * {@link io.walden.format.FrameDescriptor#checksummedLength}). Leaves the buffer cleared.
+     *
+     * @param frames a direct buffer holding the frame's covered bytes.
+     * @param frameOffset index of the frame's first byte in {@code frames}.
+     * @param frameLength the frame's length field.
+     * @param checksummedLength how many of the frame's bytes the checksum covers, from its start.
+     * @param position the log position the frame belongs at.
+     * @return the checksum.
+     */
+    public int compute(
+            final ByteBuffer frames,
+            final int frameOffset,
+            final int frameLength,
+            final int checksummedLength,
+            final long position) {
         crc.reset();
         binding.clear();
         binding.putLong(0, position).putLong(8, logId).putInt(16, frameLength);
         crc.update(binding);
-        if (frameLength > SHORT_PADDING_LENGTH) {
+        if (checksummedLength > SHORT_PADDING_LENGTH) {
             frames.clear();
             frames.position(frameOffset + TYPE_OFFSET);
-            frames.limit(frameOffset + frameLength);
+            frames.limit(frameOffset + checksummedLength);
             crc.update(frames);
             frames.clear();
         }

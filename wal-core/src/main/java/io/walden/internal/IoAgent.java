@@ -1,6 +1,7 @@
 package io.walden.internal;
 
 import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
@@ -94,6 +95,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final long blockMask;
     private final long unsyncedBytesMax;
     private final long hurryDistanceBytes;
+    private final long logId;
     private final FrameChecksum checksum;
     private final ByteBuffer ringView;
     private final ByteBuffer writeView;
@@ -217,7 +219,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         // the roll fence (a sync of the whole segment's tail) never waits for much.
         this.unsyncedBytesMax = segmentCapacityBytes / 4;
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
-        this.checksum = new FrameChecksum(recovered.logId());
+        this.logId = recovered.logId();
+        this.checksum = new FrameChecksum(logId);
         this.ringView = logBuffer.newByteBufferView();
         this.writeView = logBuffer.newByteBufferView();
         this.ring = logBuffer.buffer();
@@ -229,7 +232,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
         this.preparer = new SegmentPreparer(
-                session, directory, (int) segmentCapacityBytes, recovered.logId(), KIND_PREPARE << KIND_SHIFT);
+                session, directory, (int) segmentCapacityBytes, logId, KIND_PREPARE << KIND_SHIFT);
 
         this.firstSegmentBase = recovered.firstSegmentBase();
         this.activeBase = recovered.activeSegmentBase();
@@ -377,6 +380,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 checkPublishedFrame(frameLength, offset);
             }
             final long recordsBefore = scannedRecords;
+            if (frameLength >= HEADER_LENGTH) {
+                // What was durable before this frame is written: a valid frame on disk proves it.
+                ring.putInt(offset + DURABLE_OFFSET_OFFSET, (int) (durablePosition - activeBase));
+            }
             ring.putInt(offset + CHECKSUM_OFFSET, checksum.compute(ringView, offset, frameLength, scannedPosition));
             if (frameLength >= HEADER_LENGTH && ring.getShort(offset + TYPE_OFFSET) == TYPE_DATA) {
                 scannedRecords++;
@@ -881,6 +888,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (failed) {
             awaitProducersAfterFailure();
         } else {
+            markClosedCleanly();
             try {
                 preparer.abandon(new BlockingIo(session));
             } catch (final IOException | RuntimeException ex) {
@@ -908,6 +916,34 @@ public final class IoAgent implements Runnable, CompletionHandler {
                         : new WalException(
                                 WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
         state.markClosed();
+    }
+
+    /**
+     * Records the clean close in the active segment's header: every frame is durable now (the thread
+     * stops only once the final position is), so the log ends exactly at the durable position. The
+     * header is rewritten in place and synced. If that fails, nothing acknowledged is at risk: the
+     * next open recovers the log as after a crash.
+     */
+    private void markClosedCleanly() {
+        Invariants.check(
+                writesDurable || durablePosition == writtenPosition,
+                "closing with written %d durable %d",
+                writtenPosition,
+                durablePosition);
+        try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH)) {
+            final ByteBuffer header = headerMemory.buffer();
+            SegmentHeaders.write(header, (int) segmentCapacityBytes, activeBase, logId);
+            SegmentHeaders.writeCleanEnd(header, durablePosition);
+            final BlockingIo io = new BlockingIo(session);
+            io.write(activeHandle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
+            io.sync(activeHandle);
+        } catch (final IOException | RuntimeException ex) {
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    "could not record the clean close in " + SegmentNames.segmentPath(directory, activeBase)
+                            + "; every record is durable, and the next open recovers the log as after a crash",
+                    ex);
+        }
     }
 
     private static final CompletionHandler DISCARD = (token, result, failure) -> {};

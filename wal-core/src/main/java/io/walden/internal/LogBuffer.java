@@ -1,9 +1,7 @@
 package io.walden.internal;
 
-import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
-import static io.walden.format.FrameDescriptor.POSITION_LOW_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_PADDING;
@@ -159,7 +157,7 @@ public final class LogBuffer implements AutoCloseable {
     public void publish(final long position, final DirectBuffer source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
-        publishHeader(frameOffset, position, length);
+        publishHeader(frameOffset, length);
     }
 
     /**
@@ -173,7 +171,7 @@ public final class LogBuffer implements AutoCloseable {
     public void publish(final long position, final byte[] source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
-        publishHeader(frameOffset, position, length);
+        publishHeader(frameOffset, length);
     }
 
     /**
@@ -186,13 +184,15 @@ public final class LogBuffer implements AutoCloseable {
         final int frameOffset = offset(position);
         final int length = source.remaining();
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, source.position(), length);
-        publishHeader(frameOffset, position, length);
+        publishHeader(frameOffset, length);
     }
 
-    private void publishHeader(final int frameOffset, final long position, final int payloadLength) {
+    /**
+     * Writes the producer's part of a frame header: the type, then the length with release. Flags stay
+     * zero (released space is zeroed); the I/O thread fills in the durable offset and the checksum.
+     */
+    private void publishHeader(final int frameOffset, final int payloadLength) {
         buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_DATA);
-        buffer.putShort(frameOffset + FLAGS_OFFSET, (short) 0);
-        buffer.putInt(frameOffset + POSITION_LOW_OFFSET, (int) position);
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, HEADER_LENGTH + payloadLength);
     }
 
@@ -200,8 +200,6 @@ public final class LogBuffer implements AutoCloseable {
         final int frameOffset = offset(position);
         if (length >= HEADER_LENGTH) {
             buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_PADDING);
-            buffer.putShort(frameOffset + FLAGS_OFFSET, (short) 0);
-            buffer.putInt(frameOffset + POSITION_LOW_OFFSET, (int) position);
         }
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, length);
     }

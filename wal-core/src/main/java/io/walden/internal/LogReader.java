@@ -44,8 +44,10 @@ public final class LogReader implements WalReader {
     private final Durability visibility;
     private final long[] skippedRanges;
     private final FrameChecksum checksum;
-    private final AlignedBuffer memory;
-    private final ByteBuffer byteBuffer;
+    // Grown (rarely, cold) when a frame is larger than the configuration suggested: a log reopened with a
+    // smaller maxRecordBytes still holds its larger records.
+    private AlignedBuffer memory;
+    private ByteBuffer byteBuffer;
     private final UnsafeBuffer buffer;
 
     private long position;
@@ -146,17 +148,49 @@ public final class LogReader implements WalReader {
         return position;
     }
 
-    /** Makes the frame at {@link #position} readable in the buffer and returns its length field. */
+    /**
+     * Makes the checksummed part of the frame at {@link #position} readable in the buffer (all of it,
+     * but for a discard frame, whose header is all its checksum covers) and returns its length field.
+     */
     private int loadFrame(final long visible) {
-        if (position < bufferPosition || position + SHORT_PADDING_LENGTH > validEnd) {
+        if (position < bufferPosition || position + HEADER_LENGTH > validEnd) {
             fill(visible);
         }
-        int frameLength = buffer.getInt((int) (position - bufferPosition) + LENGTH_OFFSET);
-        if (frameLength > 0 && position + frameLength > validEnd) {
+        final int index = (int) (position - bufferPosition);
+        int frameLength = position + SHORT_PADDING_LENGTH <= validEnd ? buffer.getInt(index + LENGTH_OFFSET) : 0;
+        final int needed = checksummedLength(frameLength);
+        if (needed > 0 && position + needed > validEnd) {
+            if (needed > byteBuffer.capacity()) {
+                grow(needed);
+            }
             fill(visible);
             frameLength = buffer.getInt((int) (position - bufferPosition) + LENGTH_OFFSET);
         }
         return frameLength;
+    }
+
+    /** The bytes of a frame its checksum covers, from its start; 0 for a length that is no frame. */
+    private int checksummedLength(final int frameLength) {
+        if (frameLength < SHORT_PADDING_LENGTH) {
+            return 0;
+        }
+        final int index = (int) (position - bufferPosition);
+        final short type = frameLength >= HEADER_LENGTH && position + HEADER_LENGTH <= validEnd
+                ? buffer.getShort(index + TYPE_OFFSET)
+                : 0;
+        return FrameDescriptor.checksummedLength(frameLength, type);
+    }
+
+    private void grow(final int frameBytes) {
+        if ((long) frameBytes > segmentCapacityBytes) {
+            return;
+        }
+        memory.close();
+        memory = new AlignedBuffer(Integer.highestOneBit(frameBytes) * 2);
+        byteBuffer = memory.buffer();
+        buffer.wrap(byteBuffer);
+        bufferPosition = 0;
+        validEnd = 0;
     }
 
     private void fill(final long visible) {
@@ -201,10 +235,13 @@ public final class LogReader implements WalReader {
         if (frameLength != SHORT_PADDING_LENGTH && frameLength < HEADER_LENGTH) {
             return false;
         }
-        if (position + frameLength > validEnd || (position & segmentMask) + frameLength > segmentCapacityBytes) {
+        final int checksummedLength = checksummedLength(frameLength);
+        if (position + checksummedLength > validEnd
+                || (position & segmentMask) + frameLength > segmentCapacityBytes) {
             return false;
         }
-        return buffer.getInt(index + CHECKSUM_OFFSET) == checksum.compute(byteBuffer, index, frameLength, position);
+        return buffer.getInt(index + CHECKSUM_OFFSET)
+                == checksum.compute(byteBuffer, index, frameLength, checksummedLength, position);
     }
 
     private long skipEnd(final long framePosition) {
@@ -222,7 +259,8 @@ public final class LogReader implements WalReader {
             return new WalException(
                     WalException.ErrorCode.POSITION,
                     "position " + position + " is not the start of a record in " + file
-                            + "; start readers at a position returned by append");
+                            + " (it lies inside a record, or in a range that recovery discarded after a crash);"
+                            + " start readers at a position returned by append, or at the log's start position");
         }
         return new WalCorruptionException(
                 file, position & segmentMask, "frame (length field " + frameLength + ") does not validate on read");

@@ -12,19 +12,27 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.agrona.collections.LongArrayList;
 
 /**
- * Opens a log directory: validates every segment header and every frame, cuts a torn tail, and
- * applies the {@link RecoveryPolicy} to anything else.
+ * Opens a log directory: validates every segment header and every frame, decides with {@link
+ * RecoveryRule} what the end of the log is, cuts a torn tail, and applies the {@link RecoveryPolicy}
+ * to corruption.
  *
  * <p>Decisions, in order:
  *
@@ -33,20 +41,33 @@ import java.util.stream.Stream;
  *   <li>No segment: a new log with a new identity and a prepared first segment.
  *   <li>A segment with a bad header, the wrong size, another log's identity, or a gap before it:
  *       structural corruption.
- *   <li>Segments are scanned in order. The first one that does not end complete is the tail
- *       segment. If a later segment holds data, the damage is in the middle: corruption (the roll
- *       fence makes that impossible for a crash). Otherwise a zero length or a torn-looking bad
- *       frame ends the log there, and a bad frame with no sign of a torn write is corruption.
- *   <li>The torn tail is zeroed up to its last non-zero byte and synced, so no stale frame can be
- *       revived later; segments after the tail segment are deleted, except one empty prepared
- *       segment, which is kept as the next one.
+ *   <li>Segments are scanned in order, each to its end, looking past invalid frames for valid ones.
+ *       The first one that valid frames do not fill is the tail segment, and {@link RecoveryRule}
+ *       judges its end from ground truth: the clean close its header records, the durable offsets
+ *       its valid frames carry, and whether a later segment holds data.
+ *   <li>After a clean close the log continues where it ended; the clean-close record is cleared
+ *       (and synced) first, so that a later crash is never mistaken for a clean close.
+ *   <li>Otherwise (a crash) the log never continues in the tail segment: what lies after its valid
+ *       frames is copied into the evidence directory, zeroed and synced, the rest of the segment is
+ *       covered by a discard frame, and the log continues in the next segment. No position a reader
+ *       may have seen before the crash is given to another record.
+ *   <li>Discarding under {@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later
+ *       segments are moved whole into the evidence directory and replaced by segments that hold one
+ *       discard frame, so that positions stay unique and segments contiguous.
  * </ol>
+ *
+ * <p>Evidence is made durable (file, directory) before the log is changed, and every change is synced
+ * before the next one depends on it, so a crash during recovery leaves a state that the same rules
+ * recover again.
  *
  * <p><b>Threading:</b> runs on the opening thread, which owns the session until the I/O thread
  * starts.
  */
 public final class LogRecovery {
     private static final System.Logger LOGGER = System.getLogger(LogRecovery.class.getName());
+    private static final int BLOCK_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
+    private static final DateTimeFormatter EVIDENCE_STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     private final WalConfig config;
     private final Path directory;
@@ -54,6 +75,8 @@ public final class LogRecovery {
     private final BlockingIo io;
     private final RecoveryPolicy policy;
     private final List<String> findings = new ArrayList<>();
+    private final List<Path> evidence = new ArrayList<>();
+    private final String evidenceStamp = EVIDENCE_STAMP.format(Instant.now());
 
     private long logId;
     private int capacityBytes;
@@ -61,7 +84,15 @@ public final class LogRecovery {
     private long bytesScanned;
     private long droppedBytes;
     private long skippedBytes;
-    private final SegmentScanner.LongList skippedRanges = new SegmentScanner.LongList();
+    private final LongArrayList skippedRanges = new LongArrayList();
+    // What the newest segment told about the log's end, for the report.
+    private boolean closedCleanly;
+    private long recoveredEndPosition = -1;
+    private long provenDurablePosition = -1;
+    private Path tornTailFile;
+    private long tornTailOffset = -1;
+    private long tornTailBytesCut;
+    private long tornTailRecordsCut;
 
     /**
      * Creates a recovery.
@@ -88,120 +119,528 @@ public final class LogRecovery {
         final long startNs = System.nanoTime();
         final TreeMap<Long, Path> segments = listSegments();
         if (segments.isEmpty()) {
-            return createNewLog(startNs);
+            logId = newLogId();
+            capacityBytes = config.segmentCapacityBytes();
+            return createLog(startNs, 0, 0, true);
         }
         readIdentity(segments);
-        final List<Long> bases = validateStructure(segments);
+        final Structure structure = validateStructure(segments);
+        final List<Long> bases = structure.bases();
         if (bases.isEmpty()) {
             // Positions are never reused: the log restarts after the highest segment it had.
             final long restart = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
-            findings.add("no valid segment left; the log restarts at position " + restart);
-            return createLog(startNs, restart, false);
+            for (final Path path : segments.values()) {
+                droppedBytes += Files.size(path);
+                moveToEvidence(path);
+            }
+            findings.add("no valid segment left; every segment file was moved into " + evidenceDirectory()
+                    + " and the log restarts at position " + restart);
+            return createLog(startNs, restart, restart, false);
         }
         try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-            return scanSegments(scanner, segments, bases, startNs);
+            return scanSegments(scanner, segments, structure, startNs);
         }
     }
+
+    /**
+     * The segments that passed the structural checks, oldest first, and, under TRUNCATE, the base
+     * from which everything is to be discarded (-1 if none).
+     */
+    private record Structure(List<Long> bases, long discardFromBase) {}
 
     private RecoveredLog scanSegments(
             final SegmentScanner scanner,
             final TreeMap<Long, Path> segments,
-            final List<Long> bases,
+            final Structure structure,
             final long startNs)
             throws IOException {
+        final List<Long> bases = structure.bases();
+        final boolean structuralDamageLater = structure.discardFromBase() >= 0;
         for (int i = 0; i < bases.size(); i++) {
             final long base = bases.get(i);
             final Path path = segments.get(base);
-            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes, policy == RecoveryPolicy.SKIP);
-            records += result.records();
-            bytesScanned += result.endOffset() - SegmentHeaderDescriptor.HEADER_LENGTH;
-            addSkipped(base, result.skippedRanges());
-            if (result.end() == SegmentScanner.End.COMPLETE) {
+            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
+            if (result.complete()) {
+                countKept(result);
                 continue;
             }
-            final int laterWithData = firstLaterSegmentWithData(segments, bases, i);
-            final boolean corrupt =
-                    laterWithData >= 0 || (result.end() == SegmentScanner.End.INVALID && !result.tornCompatible());
-            if (corrupt) {
-                final String reason = laterWithData >= 0
-                        ? (result.problem() == null ? "the segment ends early (zeros)" : result.problem())
-                                + " but the later segment "
-                                + segments.get(bases.get(laterWithData)).getFileName()
-                                + " holds data"
-                        : result.problem() + ", and the damage does not look like a torn write";
-                if (policy == RecoveryPolicy.FAIL) {
-                    throw new WalCorruptionException(path, result.endOffset(), reason);
-                }
-                if (policy == RecoveryPolicy.SKIP && laterWithData >= 0) {
-                    findings.add(
-                            "skipped " + path.getFileName() + " from offset " + result.endOffset() + ": " + reason);
-                    addSkipped(base, new long[] {result.endOffset(), capacityBytes});
-                    continue;
-                }
-                if (policy == RecoveryPolicy.SKIP) {
-                    // Nothing valid follows the bad frame: skipping it leaves the log ending there.
-                    findings.add("skipped the corrupt end of " + path.getFileName() + " from offset "
-                            + result.endOffset() + ": " + reason);
-                    skippedBytes += capacityBytes - result.endOffset();
-                    return finishAtTail(scanner, segments, bases, i, result.endOffset(), startNs);
-                }
-                findings.add("truncated at " + path.getFileName() + " offset " + result.endOffset() + ": " + reason);
-                droppedBytes += (long) (bases.size() - i - 1) * capacityBytes + capacityBytes - result.endOffset();
+            final Path laterData = structuralDamageLater
+                    ? segments.get(structure.discardFromBase())
+                    : laterSegmentWithData(scanner, segments, bases, i);
+            final long cleanEnd = cleanEndOffset(result, segments, bases, i);
+            final Tail tail = judgeTail(scanner, path, base, result, cleanEnd, laterData);
+            if (tail == null) {
+                // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
+                continue;
             }
-            return finishAtTail(scanner, segments, bases, i, result.endOffset(), startNs);
+            return finish(scanner, segments, bases, i, result, tail, startNs);
         }
-        final long nextBase = bases.get(bases.size() - 1) + capacityBytes;
-        return createLog(startNs, nextBase, false);
+        // Every segment is full of valid frames: the log continues in a new segment after them.
+        final long lastBase = bases.get(bases.size() - 1);
+        final long lastEnd = lastBase + capacityBytes;
+        recoveredEndPosition = lastEnd;
+        provenDurablePosition = lastEnd;
+        closedCleanly = clearCleanClose(segments, lastBase, lastEnd);
+        if (structuralDamageLater) {
+            return createLog(startNs, discardSegments(scanner, segments, structure.discardFromBase()), bases.get(0), false);
+        }
+        return createLog(startNs, lastEnd, bases.get(0), false);
     }
 
-    private RecoveredLog finishAtTail(
+    /** What recovery does at the end of the tail segment. */
+    private enum TailKind {
+        /** A clean close: the log continues where it ended. */
+        CLEAN,
+        /** A crash: the rest of the segment is given up (a torn tail in it is cut). */
+        CRASH,
+        /** The policy discards the rest of the segment (SKIP of a corrupt end, TRUNCATE). */
+        DISCARD,
+        /** TRUNCATE: the rest of the segment and every later segment are discarded. */
+        DISCARD_LATER_TOO
+    }
+
+    /**
+     * How the tail segment ends.
+     *
+     * @param endOffset where its kept frames end.
+     * @param kind what to do there.
+     */
+    private record Tail(long endOffset, TailKind kind) {}
+
+    /**
+     * Applies the rule, and the policy to corruption, to a segment that valid frames do not fill.
+     *
+     * @return how it ends, or null if SKIP skips the rest of it and later segments continue the log.
+     */
+    private Tail judgeTail(
+            final SegmentScanner scanner,
+            final Path path,
+            final long base,
+            final SegmentScanner.Result result,
+            final long cleanEnd,
+            final Path laterSegment)
+            throws IOException {
+        final boolean laterData = laterSegment != null;
+        final List<SegmentScanner.Run> runs = result.runs();
+        int runIndex = runs.isEmpty() || runs.get(0).startOffset() != SegmentHeaderDescriptor.HEADER_LENGTH ? 0 : 1;
+        long validEnd = result.prefixEndOffset();
+        if (runIndex == 1) {
+            countRun(runs.get(0));
+        }
+        provenDurablePosition = base + Math.max(result.provenDurableOffset(), Math.max(cleanEnd, 0));
+        while (true) {
+            if (validEnd == capacityBytes) {
+                // SKIP skipped the last damage of a segment that valid frames fill from there on.
+                return null;
+            }
+            final boolean dataAfter = runIndex < runs.size() || gapAt(result, validEnd).holdsData();
+            final RecoveryRule.Verdict verdict = RecoveryRule.judge(
+                    validEnd, capacityBytes, dataAfter, result.provenDurableOffset(), cleanEnd, laterData);
+            if (!verdict.corrupt()) {
+                closedCleanly = cleanEnd >= 0;
+                recoveredEndPosition = base + validEnd;
+                return new Tail(validEnd, cleanEnd >= 0 ? TailKind.CLEAN : TailKind.CRASH);
+            }
+            final long damageOffset = RecoveryRule.damageOffset(verdict, validEnd, cleanEnd);
+            final String reason = reason(verdict, result, validEnd, cleanEnd, laterSegment, base);
+            if (policy == RecoveryPolicy.FAIL) {
+                throw new WalCorruptionException(path, damageOffset, reason);
+            }
+            // Bytes after a recorded clean end are no part of the log: nothing there to skip to.
+            if (policy == RecoveryPolicy.SKIP && damageOffset == validEnd) {
+                if (runIndex < runs.size()) {
+                    final SegmentScanner.Run next = runs.get(runIndex++);
+                    addSkipped(base, validEnd, next.startOffset(), reason);
+                    countRun(next);
+                    validEnd = next.endOffset();
+                    continue;
+                }
+                if (laterData) {
+                    addSkipped(base, validEnd, capacityBytes, reason);
+                    return null;
+                }
+                findings.add("skipped the corrupt end of " + path.getFileName() + " from offset " + validEnd + ": "
+                        + reason);
+                recoveredEndPosition = base + validEnd;
+                return new Tail(validEnd, TailKind.DISCARD);
+            }
+            findings.add("truncated at " + path.getFileName() + " offset " + damageOffset + ": " + reason);
+            if (damageOffset < validEnd) {
+                records -= countRecordsBetween(scanner, runs, damageOffset, validEnd, path, base);
+            }
+            recoveredEndPosition = base + damageOffset;
+            return new Tail(damageOffset, policy == RecoveryPolicy.TRUNCATE ? TailKind.DISCARD_LATER_TOO : TailKind.DISCARD);
+        }
+    }
+
+    private static SegmentScanner.Gap gapAt(final SegmentScanner.Result result, final long offset) {
+        for (final SegmentScanner.Gap gap : result.gaps()) {
+            if (gap.startOffset() == offset) {
+                return gap;
+            }
+        }
+        throw new IllegalStateException("no gap at offset " + offset);
+    }
+
+    private String reason(
+            final RecoveryRule.Verdict verdict,
+            final SegmentScanner.Result result,
+            final long validEnd,
+            final long cleanEnd,
+            final Path laterSegment,
+            final long base) {
+        final String problem = validEnd < capacityBytes ? gapAt(result, validEnd).problem() : "valid frames";
+        return switch (verdict) {
+            case CORRUPT_BELOW_DURABLE -> problem + ", below offset " + result.provenDurableOffset()
+                    + ", which the valid frame at offset " + result.provingFrameOffset()
+                    + " proves was synced before it was written: damage to synced data, not a torn write";
+            case CORRUPT_AFTER_CLEAN_CLOSE -> (validEnd < cleanEnd
+                            ? problem
+                            : validEnd > cleanEnd
+                                    ? "frames after offset " + cleanEnd
+                                    : "non-zero bytes after offset " + cleanEnd)
+                    + ", but the segment header records that the log was closed cleanly at offset " + cleanEnd
+                    + " (position " + (base + cleanEnd) + "): after a clean close no write can be torn";
+            case CORRUPT_BEFORE_LATER_SEGMENT -> problem + " (the segment ends early), but the later segment "
+                    + laterSegment.getFileName() + " holds data, and no byte is written to a segment before the one"
+                    + " before it is complete and synced";
+            default -> throw new IllegalStateException("not corruption: " + verdict);
+        };
+    }
+
+    /** Where the log ended at a clean close, as an offset in the tail segment; -1 if not closed cleanly. */
+    private long cleanEndOffset(
+            final SegmentScanner.Result result,
+            final TreeMap<Long, Path> segments,
+            final List<Long> bases,
+            final int index)
+            throws IOException {
+        final long base = bases.get(index);
+        final long own = SegmentHeaders.cleanEndPosition(readHeader(segments.get(base)));
+        if (own >= 0) {
+            return own - base;
+        }
+        // A session that closed at the end of the previous segment, which the log had not rolled over
+        // yet: this one is then an unused prepared segment.
+        if (index > 0 && !result.holdsData()) {
+            final long previousBase = bases.get(index - 1);
+            final long previous = SegmentHeaders.cleanEndPosition(readHeader(segments.get(previousBase)));
+            if (previous == base) {
+                return SegmentHeaderDescriptor.HEADER_LENGTH;
+            }
+        }
+        return -1;
+    }
+
+    private RecoveredLog finish(
             final SegmentScanner scanner,
             final TreeMap<Long, Path> segments,
             final List<Long> bases,
             final int tailIndex,
-            final long tailOffset,
+            final SegmentScanner.Result result,
+            final Tail tail,
             final long startNs)
             throws IOException {
         final long tailBase = bases.get(tailIndex);
         final Path tailPath = segments.get(tailBase);
-        final long nonZeroEnd = scanner.nonZeroEnd(tailPath, tailOffset, capacityBytes);
-        final int handle = session.openFile(tailPath, false);
-        if (nonZeroEnd > tailOffset) {
-            zeroRange(handle, tailPath, tailOffset, nonZeroEnd);
-            findings.add("cut torn tail of " + tailPath.getFileName() + " at offset " + tailOffset + ": "
-                    + (nonZeroEnd - tailOffset) + " byte(s) zeroed");
+        // Cleared whatever the verdict: the log is about to be written again.
+        clearCleanClose(segments, tailBase, tailBase + tail.endOffset());
+        final int tailHandle = session.openFile(tailPath, false);
+        if (tail.kind() == TailKind.CLEAN) {
+            final int nextHandle = keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
         }
+        cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail.endOffset(), result, tail.kind() == TailKind.CRASH);
+        session.closeFile(tailHandle);
+        if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
+            // Everything after the tail segment goes too; positions stay unique, segments contiguous.
+            return createLog(startNs, discardSegments(scanner, segments, tailBase + capacityBytes), bases.get(0), false);
+        }
+        final long activeBase = tailBase + capacityBytes;
+        final Path activePath = segments.get(activeBase);
+        // An existing next segment is an unused prepared one: had it data, the rule would have judged
+        // corruption.
+        final int activeHandle = activePath != null ? session.openFile(activePath, false) : prepareSegment(activeBase);
+        final int nextHandle = keepNextPrepared(segments, bases, tailIndex + 1, activeBase + capacityBytes);
+        return recovered(
+                startNs,
+                bases.get(0),
+                activeBase,
+                activeHandle,
+                nextHandle,
+                activeBase + SegmentHeaderDescriptor.HEADER_LENGTH);
+    }
+
+    /**
+     * Gives up the rest of the tail segment from an offset: keeps what lies there as evidence, zeroes
+     * it, makes the frames before it durable, and covers the rest of the segment with a discard frame.
+     *
+     * @param torn whether the bytes given up are a torn tail (a crash) rather than damage the policy
+     *     discards.
+     */
+    private void cutAndDiscard(
+            final SegmentScanner scanner,
+            final Path path,
+            final long base,
+            final int handle,
+            final long fromOffset,
+            final SegmentScanner.Result result,
+            final boolean torn)
+            throws IOException {
+        final long nonZeroEnd = nonZeroEnd(result, fromOffset);
+        if (nonZeroEnd > fromOffset) {
+            keepEvidence(scanner, path, base, fromOffset, nonZeroEnd);
+            final long cutRecords = countRecordsBetween(scanner, result.runs(), fromOffset, capacityBytes, path, base);
+            final String kept = " kept in " + evidence.get(evidence.size() - 1).getFileName();
+            if (torn) {
+                tornTailFile = path;
+                tornTailOffset = fromOffset;
+                tornTailBytesCut = nonZeroEnd - fromOffset;
+                tornTailRecordsCut = cutRecords;
+                findings.add("cut the torn tail of " + path.getFileName() + " at offset " + fromOffset + ": "
+                        + tornTailBytesCut + " byte(s) past everything proven durable, holding " + cutRecords
+                        + " valid record(s) that the crash left behind a hole;" + kept);
+            } else {
+                droppedBytes += nonZeroEnd - fromOffset;
+                findings.add("discarded " + path.getFileName() + " from offset " + fromOffset + ": "
+                        + (nonZeroEnd - fromOffset) + " byte(s) holding " + cutRecords + " valid record(s);" + kept);
+            }
+            zeroRange(handle, path, fromOffset, nonZeroEnd);
+        }
+        // The frames before the cut become durable before a frame that says so is written.
+        io.sync(handle);
+        writeDiscardFrame(handle, path, base, fromOffset);
+        io.sync(handle);
+        if (fromOffset < capacityBytes) {
+            findings.add("positions " + (base + fromOffset) + " to " + (base + capacityBytes) + " of "
+                    + path.getFileName() + " given up: the log continues in the next segment, so that no position"
+                    + " a reader may have seen before is given to another record");
+        }
+    }
+
+    private static long nonZeroEnd(final SegmentScanner.Result result, final long fromOffset) {
+        long end = fromOffset;
+        for (final SegmentScanner.Run run : result.runs()) {
+            if (run.endOffset() > fromOffset) {
+                end = Math.max(end, run.endOffset());
+            }
+        }
+        for (final SegmentScanner.Gap gap : result.gaps()) {
+            if (gap.holdsData() && gap.nonZeroEndOffset() > fromOffset) {
+                end = Math.max(end, gap.nonZeroEndOffset());
+            }
+        }
+        return end;
+    }
+
+    /** Data frames of the runs in [from, to); a run that either bound cuts through is walked frame by frame. */
+    private static long countRecordsBetween(
+            final SegmentScanner scanner,
+            final List<SegmentScanner.Run> runs,
+            final long fromOffset,
+            final long toOffset,
+            final Path path,
+            final long base)
+            throws IOException {
+        long count = 0;
+        for (final SegmentScanner.Run run : runs) {
+            if (run.startOffset() >= fromOffset && run.endOffset() <= toOffset) {
+                count += run.records();
+            } else if (run.endOffset() > fromOffset && run.startOffset() < toOffset) {
+                count += scanner.countDataFrames(
+                        path,
+                        base,
+                        run.startOffset(),
+                        Math.max(fromOffset, run.startOffset()),
+                        Math.min(toOffset, run.endOffset()));
+            }
+        }
+        return count;
+    }
+
+    /** Writes a discard frame covering [offset, capacity) with a block-aligned read-modify-write. */
+    private void writeDiscardFrame(final int handle, final Path path, final long base, final long offset)
+            throws IOException {
+        if (offset >= capacityBytes) {
+            return;
+        }
+        final long blockStart = offset & -(long) BLOCK_BYTES;
+        final long blockEnd = (offset + FrameDescriptor.HEADER_LENGTH + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
+        try (AlignedBuffer memory = new AlignedBuffer((int) (blockEnd - blockStart));
+                FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+            final ByteBuffer block = memory.buffer();
+            readFully(reader, block, blockStart);
+            DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, capacityBytes, logId);
+            io.write(handle, blockStart, block, (int) (blockEnd - blockStart));
+        }
+    }
+
+    /**
+     * Discards every segment from a base on (TRUNCATE): each existing file is moved into the evidence
+     * directory, and every base up to the highest one the log had gets a segment that holds only a
+     * discard frame, so that segments stay contiguous and no position is given out twice.
+     *
+     * @return where the log continues: the base after the highest segment it had.
+     */
+    private long discardSegments(
+            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase) throws IOException {
+        final long continueAt = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
+        // Files whose names are not a multiple of the capacity (foreign files) are moved, not replaced.
+        for (final Path path : segments.tailMap(fromBase, true).values()) {
+            if (SegmentNames.parseSegmentName(path.getFileName().toString()) % capacityBytes != 0) {
+                droppedBytes += Files.size(path);
+                moveToEvidence(path);
+            }
+        }
+        // Newest first: a crash part way leaves discarded segments after the kept ones, never a gap
+        // between kept ones.
+        for (long base = continueAt - capacityBytes; base >= fromBase; base -= capacityBytes) {
+            Path existing = segments.get(base);
+            if (existing != null && scanner.holdsData(existing, capacityBytes)) {
+                droppedBytes += Files.size(existing);
+            } else if (existing != null) {
+                // An unused prepared segment: nothing to keep.
+                io.delete(existing);
+                existing = null;
+            }
+            replaceWithDiscarded(base, existing);
+        }
+        findings.add("discarded positions " + fromBase + " to " + continueAt + ": the segments there were moved into "
+                + evidenceDirectory() + " and replaced by segments that hold one discard frame");
+        return continueAt;
+    }
+
+    private void replaceWithDiscarded(final long base, final Path existing) throws IOException {
+        final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        try (AlignedBuffer memory = new AlignedBuffer(2 * BLOCK_BYTES)) {
+            final ByteBuffer blocks = memory.buffer();
+            SegmentHeaders.write(blocks, capacityBytes, base, logId);
+            DiscardFrames.write(
+                    blocks,
+                    SegmentHeaderDescriptor.HEADER_LENGTH,
+                    base + SegmentHeaderDescriptor.HEADER_LENGTH,
+                    SegmentHeaderDescriptor.HEADER_LENGTH,
+                    capacityBytes,
+                    logId);
+            final int handle = session.openFile(temporary, true);
+            io.write(handle, 0, blocks, 2 * BLOCK_BYTES);
+            if (capacityBytes > 2 * BLOCK_BYTES) {
+                // Writing the last block gives the file its full size; the range between is a hole (zeros).
+                blocks.clear();
+                for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {
+                    blocks.putLong(i, 0);
+                }
+                io.write(handle, capacityBytes - BLOCK_BYTES, blocks, BLOCK_BYTES);
+            }
+            io.sync(handle);
+            session.closeFile(handle);
+        }
+        if (existing != null) {
+            moveToEvidence(existing);
+        }
+        io.rename(temporary, SegmentNames.segmentPath(directory, base));
+        io.syncDirectory();
+    }
+
+    /** Keeps the prepared, unused segment at a base as the next one; deletes every other later segment. */
+    private int keepNextPrepared(
+            final TreeMap<Long, Path> segments, final List<Long> bases, final int fromIndex, final long nextBase)
+            throws IOException {
         int nextHandle = -1;
         // Newest first, each delete synced on its own: a crash part way leaves an unbroken run of
         // segments (unsynced directory changes survive in any subset), never a gap.
-        for (int j = bases.size() - 1; j > tailIndex; j--) {
-            final Path path = segments.get(bases.get(j));
-            if (j == tailIndex + 1 && isEmptyPrepared(path)) {
+        for (int j = bases.size() - 1; j > fromIndex; j--) {
+            final long base = bases.get(j);
+            final Path path = segments.get(base);
+            if (base == nextBase) {
                 nextHandle = session.openFile(path, false);
             } else {
                 io.delete(path);
                 io.syncDirectory();
             }
         }
-        final RecoveryReport report = report(
-                startNs,
-                false,
-                bases.get(0),
-                tailBase + tailOffset,
-                tailIndex + 1,
-                nonZeroEnd > tailOffset ? tailPath : null,
-                nonZeroEnd > tailOffset ? tailOffset : -1,
-                nonZeroEnd - tailOffset);
+        return nextHandle;
+    }
+
+    /**
+     * Clears the clean-close record of the segment that holds it, if it holds one, before the log is
+     * written again: a later crash must never look like a clean close.
+     *
+     * @return whether the log was closed cleanly at {@code endPosition}.
+     */
+    private boolean clearCleanClose(final TreeMap<Long, Path> segments, final long base, final long endPosition)
+            throws IOException {
+        boolean clean = false;
+        for (long candidate = base; candidate >= base - capacityBytes && candidate >= 0; candidate -= capacityBytes) {
+            final Path path = segments.get(candidate);
+            if (path == null) {
+                continue;
+            }
+            final ByteBuffer header = readHeader(path);
+            final long cleanEnd = SegmentHeaders.cleanEndPosition(header);
+            if (cleanEnd < 0) {
+                continue;
+            }
+            clean |= cleanEnd == endPosition;
+            try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+                final ByteBuffer block = memory.buffer();
+                block.put(header.clear());
+                SegmentHeaders.writeCleanEnd(block, -1);
+                final int handle = session.openFile(path, false);
+                try {
+                    io.write(handle, 0, block, BLOCK_BYTES);
+                    io.sync(handle);
+                } finally {
+                    session.closeFile(handle);
+                }
+            }
+        }
+        return clean;
+    }
+
+    private RecoveredLog recovered(
+            final long startNs,
+            final long firstBase,
+            final long activeBase,
+            final int activeHandle,
+            final int nextHandle,
+            final long endPosition) {
+        final RecoveryReport report =
+                report(startNs, false, firstBase, endPosition, (int) ((activeBase - firstBase) / capacityBytes) + 1);
         return new RecoveredLog(
                 logId,
                 capacityBytes,
-                bases.get(0),
-                tailBase,
-                handle,
+                firstBase,
+                activeBase,
+                activeHandle,
                 nextHandle,
-                tailBase + tailOffset,
-                skippedRanges.toArray(),
+                endPosition,
+                skippedRanges.toLongArray(),
                 report);
+    }
+
+    /** The first segment after the one at an index that holds any data, or null. */
+    private Path laterSegmentWithData(
+            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
+            throws IOException {
+        for (int j = index + 1; j < bases.size(); j++) {
+            final Path path = segments.get(bases.get(j));
+            if (scanner.holdsData(path, capacityBytes)) {
+                return path;
+            }
+        }
+        return null;
+    }
+
+    private void countKept(final SegmentScanner.Result result) {
+        for (final SegmentScanner.Run run : result.runs()) {
+            countRun(run);
+        }
+    }
+
+    private void countRun(final SegmentScanner.Run run) {
+        records += run.records();
+        bytesScanned += run.endOffset() - run.startOffset();
     }
 
     private TreeMap<Long, Path> listSegments() throws IOException {
@@ -235,8 +674,8 @@ public final class LogRecovery {
     private void readIdentity(final TreeMap<Long, Path> segments) throws IOException {
         // The log's identity is the one most valid headers carry (ties go to the oldest segment),
         // so that a single segment copied in from another log is the one reported.
-        final Map<Long, Integer> votes = new java.util.HashMap<>();
-        final Map<Long, Integer> capacities = new java.util.HashMap<>();
+        final Map<Long, Integer> votes = new HashMap<>();
+        final Map<Long, Integer> capacities = new HashMap<>();
         for (final Map.Entry<Long, Path> entry : segments.entrySet()) {
             final ByteBuffer header = readHeader(entry.getValue());
             if (header != null && SegmentHeaders.validate(header, entry.getKey()) == null) {
@@ -271,8 +710,8 @@ public final class LogRecovery {
         capacityBytes = config.segmentCapacityBytes();
     }
 
-    /** Returns the bases of the segments to scan, oldest first, after applying the policy. */
-    private List<Long> validateStructure(final TreeMap<Long, Path> segments) throws IOException {
+    /** Checks every segment's header, size and place; applies the policy to the first problem. */
+    private Structure validateStructure(final TreeMap<Long, Path> segments) throws IOException {
         final List<Long> bases = new ArrayList<>();
         long expectedBase = -1;
         for (final Map.Entry<Long, Path> entry : segments.entrySet()) {
@@ -281,16 +720,16 @@ public final class LogRecovery {
             final String problem = structuralProblem(path, base, expectedBase);
             if (problem != null) {
                 if (policy != RecoveryPolicy.TRUNCATE) {
-                    throw new WalCorruptionException(path, problem.startsWith("missing") ? -1 : 0, problem);
+                    throw new WalCorruptionException(
+                            path, expectedBase >= 0 && base != expectedBase ? -1 : 0, problem);
                 }
                 findings.add("truncated before " + path.getFileName() + ": " + problem);
-                deleteFrom(segments, base);
-                break;
+                return new Structure(bases, expectedBase >= 0 ? expectedBase : base);
             }
             bases.add(base);
             expectedBase = base + capacityBytes;
         }
-        return bases;
+        return new Structure(bases, -1);
     }
 
     private String structuralProblem(final Path path, final long base, final long expectedBase) throws IOException {
@@ -325,47 +764,10 @@ public final class LogRecovery {
         return null;
     }
 
-    /**
-     * Deletes every segment from a base on, newest first, each delete synced on its own, so that a
-     * crash part way leaves an unbroken run of segments rather than a gap.
-     */
-    private void deleteFrom(final TreeMap<Long, Path> segments, final long fromBase) throws IOException {
-        for (final Path path : segments.tailMap(fromBase, true).descendingMap().values()) {
-            droppedBytes += Files.size(path);
-            io.delete(path);
-            io.syncDirectory();
-        }
-    }
-
-    private int firstLaterSegmentWithData(final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
-            throws IOException {
-        for (int j = index + 1; j < bases.size(); j++) {
-            if (!isEmptyPrepared(segments.get(bases.get(j)))) {
-                return j;
-            }
-        }
-        return -1;
-    }
-
-    /** Whether a segment's first frame slot is unwritten: the segment was prepared and never used. */
-    private static boolean isEmptyPrepared(final Path path) throws IOException {
-        final ByteBuffer slot = ByteBuffer.allocate(SegmentScanner.SECTOR_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel.read(slot, SegmentHeaderDescriptor.HEADER_LENGTH);
-        }
-        for (int i = 0; i < slot.position(); i++) {
-            if (slot.get(i) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset)
             throws IOException {
-        final int blockBytes = 4096;
-        final long alignedStart = fromOffset & ~(blockBytes - 1L);
-        final long alignedEnd = Math.min(capacityBytes, (toOffset + blockBytes - 1) & ~(blockBytes - 1L));
+        final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
+        final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
         final int chunkBytes = WalConfig.PREPARE_CHUNK_BYTES;
         try (AlignedBuffer chunkMemory = new AlignedBuffer(chunkBytes);
                 FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -384,32 +786,75 @@ public final class LogRecovery {
                 io.write(handle, offset, chunk, length);
             }
         }
-        io.sync(handle);
     }
 
-    private RecoveredLog createNewLog(final long startNs) throws IOException {
-        logId = newLogId();
-        capacityBytes = config.segmentCapacityBytes();
-        return createLog(startNs, 0, true);
+    /** Copies [from, to) of a segment into a new evidence file and makes it durable. */
+    private void keepEvidence(
+            final SegmentScanner scanner, final Path path, final long base, final long fromOffset, final long toOffset)
+            throws IOException {
+        final Path file = newEvidenceFile(String.format(
+                "%s-%020d-%020d.cut", path.getFileName().toString().replace(SegmentNames.SEGMENT_SUFFIX, ""),
+                base + fromOffset,
+                base + toOffset));
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            scanner.copyRange(path, fromOffset, toOffset, bytes -> {
+                while (bytes.hasRemaining()) {
+                    out.write(bytes);
+                }
+            });
+            out.force(true);
+        }
+        syncDirectory(evidenceDirectory());
+        evidence.add(file);
     }
 
-    private RecoveredLog createLog(final long startNs, final long base, final boolean newLog) throws IOException {
+    private void moveToEvidence(final Path segment) throws IOException {
+        final Path target = newEvidenceFile(segment.getFileName().toString());
+        Files.move(segment, target, StandardCopyOption.ATOMIC_MOVE);
+        syncDirectory(evidenceDirectory());
+        syncDirectory(directory);
+        evidence.add(target);
+    }
+
+    private Path newEvidenceFile(final String name) throws IOException {
+        final Path evidenceDirectory = evidenceDirectory();
+        if (!Files.isDirectory(evidenceDirectory)) {
+            try {
+                Files.createDirectory(evidenceDirectory);
+            } catch (final FileAlreadyExistsException ex) {
+                // Created meanwhile; fine.
+            }
+            syncDirectory(directory);
+        }
+        Path file = evidenceDirectory.resolve(evidenceStamp + "-" + name);
+        for (int i = 2; Files.exists(file); i++) {
+            file = evidenceDirectory.resolve(evidenceStamp + "-" + i + "-" + name);
+        }
+        return file;
+    }
+
+    private Path evidenceDirectory() {
+        return directory.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME);
+    }
+
+    private static void syncDirectory(final Path path) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    private RecoveredLog createLog(final long startNs, final long base, final long firstBase, final boolean newLog)
+            throws IOException {
         final int handle = prepareSegment(base);
         final long end = base + SegmentHeaderDescriptor.HEADER_LENGTH;
-        final long first = newLog ? base : firstSegment(base);
-        final RecoveryReport report =
-                report(startNs, newLog, first, end, (int) ((base - first) / capacityBytes) + 1, null, -1, 0);
-        return new RecoveredLog(logId, capacityBytes, first, base, handle, -1, end, skippedRanges.toArray(), report);
-    }
-
-    private long firstSegment(final long fallback) throws IOException {
-        try (Stream<Path> entries = Files.list(directory)) {
-            return entries.mapToLong(path ->
-                            SegmentNames.parseSegmentName(path.getFileName().toString()))
-                    .filter(base -> base >= 0)
-                    .min()
-                    .orElse(fallback);
+        if (recoveredEndPosition < 0) {
+            recoveredEndPosition = end;
+            provenDurablePosition = end;
         }
+        final RecoveryReport report =
+                report(startNs, newLog, firstBase, end, (int) ((base - firstBase) / capacityBytes) + 1);
+        return new RecoveredLog(
+                logId, capacityBytes, firstBase, base, handle, -1, end, skippedRanges.toLongArray(), report);
     }
 
     /** Prepares a segment synchronously, as {@link SegmentPreparer} does in the background. */
@@ -438,23 +883,28 @@ public final class LogRecovery {
         final ByteBuffer header =
                 ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            while (header.hasRemaining()) {
-                if (channel.read(header, header.position()) < 0) {
-                    return null;
-                }
-            }
+            return readFully(channel, header, 0) ? header : null;
         }
-        return header;
     }
 
-    private void addSkipped(final long base, final long[] ranges) {
-        for (int k = 0; k < ranges.length; k += 2) {
-            skippedRanges.add(base + ranges[k]);
-            skippedRanges.add(base + ranges[k + 1]);
-            skippedBytes += ranges[k + 1] - ranges[k];
-            findings.add(
-                    "skipped corrupt bytes at positions [" + (base + ranges[k]) + ", " + (base + ranges[k + 1]) + ")");
+    private static boolean readFully(final FileChannel channel, final ByteBuffer buffer, final long position)
+            throws IOException {
+        buffer.clear();
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer, position + buffer.position()) < 0) {
+                return false;
+            }
         }
+        buffer.clear();
+        return true;
+    }
+
+    private void addSkipped(final long base, final long fromOffset, final long toOffset, final String reason) {
+        skippedRanges.addLong(base + fromOffset);
+        skippedRanges.addLong(base + toOffset);
+        skippedBytes += toOffset - fromOffset;
+        findings.add("skipped corrupt bytes at positions [" + (base + fromOffset) + ", " + (base + toOffset) + "): "
+                + reason);
     }
 
     private int maxFrameBytes() {
@@ -466,10 +916,7 @@ public final class LogRecovery {
             final boolean newLog,
             final long startPosition,
             final long endPosition,
-            final int segmentCount,
-            final Path tornFile,
-            final long tornOffset,
-            final long tornBytes) {
+            final int segmentCount) {
         return new RecoveryReport(
                 newLog,
                 logId,
@@ -479,11 +926,16 @@ public final class LogRecovery {
                 bytesScanned,
                 startPosition,
                 endPosition,
-                tornFile,
-                tornOffset,
-                tornBytes,
+                closedCleanly,
+                recoveredEndPosition,
+                provenDurablePosition,
+                tornTailFile,
+                tornTailOffset,
+                tornTailBytesCut,
+                tornTailRecordsCut,
                 droppedBytes,
                 skippedBytes,
+                List.copyOf(evidence),
                 List.copyOf(findings),
                 System.nanoTime() - startNs);
     }

@@ -3,6 +3,9 @@ package io.walden.internal;
 import static io.walden.format.SegmentHeaderDescriptor.BASE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.CAPACITY_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.CHECKSUMMED_LENGTH;
+import static io.walden.format.SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
 import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
 import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
@@ -11,6 +14,7 @@ import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.MAGIC;
 import static io.walden.format.SegmentHeaderDescriptor.MAGIC_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.RESERVED_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
 
 import io.walden.format.FrameDescriptor;
@@ -27,8 +31,11 @@ import java.util.zip.CRC32C;
 final class SegmentHeaders {
     private SegmentHeaders() {}
 
+    /** Format version of the logs that development versions of Walden wrote before format 2. */
+    private static final int FORMAT_VERSION_1 = 1;
+
     /**
-     * Fills a header block.
+     * Fills a header block for a segment with no clean close recorded.
      *
      * @param block a buffer of at least {@code HEADER_LENGTH} bytes; its order is changed to LE.
      * @param segmentCapacityBytes the segment capacity.
@@ -49,6 +56,30 @@ final class SegmentHeaders {
         block.putLong(LOG_ID_OFFSET, logId);
         block.putInt(FRAME_ALIGNMENT_OFFSET, FrameDescriptor.FRAME_ALIGNMENT);
         block.putInt(HEADER_CHECKSUM_OFFSET, checksum(block));
+    }
+
+    /**
+     * Records a clean close in a valid header block, or clears it, and updates the checksum. Only the
+     * flags, the clean end position and the checksum change, all within the first sector.
+     *
+     * @param block a valid header block, little-endian.
+     * @param cleanEndPosition where the log ended at a clean close, inside this segment; or -1 to
+     *     clear the record.
+     */
+    static void writeCleanEnd(final ByteBuffer block, final long cleanEndPosition) {
+        block.putInt(FLAGS_OFFSET, cleanEndPosition < 0 ? 0 : FLAG_CLOSED_CLEANLY);
+        block.putLong(CLEAN_END_POSITION_OFFSET, cleanEndPosition < 0 ? 0 : cleanEndPosition);
+        block.putInt(HEADER_CHECKSUM_OFFSET, checksum(block));
+    }
+
+    /**
+     * The clean end position of a valid header.
+     *
+     * @param block the header.
+     * @return where the log ended at a clean close, or -1 if the header records none.
+     */
+    static long cleanEndPosition(final ByteBuffer block) {
+        return (block.getInt(FLAGS_OFFSET) & FLAG_CLOSED_CLEANLY) != 0 ? block.getLong(CLEAN_END_POSITION_OFFSET) : -1;
     }
 
     /**
@@ -80,9 +111,15 @@ final class SegmentHeaders {
         if (block.getInt(HEADER_CHECKSUM_OFFSET) != checksum(block)) {
             return "segment header checksum mismatch";
         }
+        if (block.getInt(VERSION_OFFSET) == FORMAT_VERSION_1) {
+            return "format version 1, written by a development version of Walden before format 2; this version"
+                    + " reads format " + FORMAT_VERSION + " only (version 1 frames carry no durable offset, so"
+                    + " recovery could not tell a torn write from damage). Read the records with the version that"
+                    + " wrote them and append them to a new log";
+        }
         if (block.getInt(VERSION_OFFSET) != FORMAT_VERSION) {
             return "unsupported format version " + block.getInt(VERSION_OFFSET) + " (this code reads " + FORMAT_VERSION
-                    + ")";
+                    + "); open the log with the Walden version that wrote it";
         }
         if (block.getInt(HEADER_LENGTH_OFFSET) != HEADER_LENGTH
                 || block.getInt(FRAME_ALIGNMENT_OFFSET) != FrameDescriptor.FRAME_ALIGNMENT) {
@@ -103,6 +140,19 @@ final class SegmentHeaders {
         final long capacity = block.getLong(CAPACITY_OFFSET);
         if (capacity < HEADER_LENGTH || Long.bitCount(capacity) != 1 || expectedBasePosition % capacity != 0) {
             return "invalid segment capacity " + capacity;
+        }
+        final int flags = block.getInt(FLAGS_OFFSET);
+        final long cleanEnd = block.getLong(CLEAN_END_POSITION_OFFSET);
+        if ((flags & ~FLAG_CLOSED_CLEANLY) != 0 || block.getInt(RESERVED_OFFSET) != 0) {
+            return "unknown header flags 0x" + Integer.toHexString(flags) + " or a non-zero reserved field";
+        }
+        if (flags == 0
+                ? cleanEnd != 0
+                : cleanEnd < expectedBasePosition + HEADER_LENGTH
+                        || cleanEnd > expectedBasePosition + capacity
+                        || cleanEnd % FrameDescriptor.FRAME_ALIGNMENT != 0) {
+            return "clean end position " + cleanEnd + " is impossible for this segment (flags 0x"
+                    + Integer.toHexString(flags) + ")";
         }
         return null;
     }

@@ -1,10 +1,13 @@
 package io.walden.internal;
 
 import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
+import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
+import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_PADDING;
 import static io.walden.format.FrameDescriptor.TYPE_SKIPPABLE_MASK;
@@ -16,50 +19,84 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Reads a segment file from its first frame and validates every frame, through a window of direct
- * memory filled with large positional reads.
+ * Reads a segment file from its first frame to its end and finds every valid frame in it, through a
+ * window of direct memory filled with large positional reads. It decides nothing: it reports what is
+ * there, and {@link RecoveryRule} judges it.
  *
- * <p>Torn writes: segments are zero-filled and synced before use and a partially filled block is
- * only ever rewritten with identical leading bytes, so a write that a crash cut short leaves whole
- * 512-byte sectors as zeros where the frame had data. A bad frame that has such a zero sector, or a
- * zero length, is consistent with a torn write; a bad frame without one is corruption.
+ * <pre>
+ *   4096                                                              capacity
+ *   | run (valid frames) | gap (invalid) | run | gap ............ (zeros) |
+ * </pre>
+ *
+ * <p>The segment is read as alternating <em>runs</em> of consecutive valid frames and <em>gaps</em>:
+ * where a frame does not validate (including a zero length), the scanner looks past it for the next
+ * valid frame at every 8-byte aligned offset. A frame validates only at the position and in the log
+ * it was written for, so a frame found past a gap is proof that it was written there, and its durable
+ * offset proves what was synced before it. The highest durable offset of any valid frame in the
+ * segment is reported with the frame that carries it.
  *
  * <p><b>Threading:</b> not thread-safe; owned by the recovering thread.
  */
 final class SegmentScanner implements AutoCloseable {
-    /** How a scan of a segment ended. */
-    enum End {
-        /** Valid frames fill the segment up to its capacity. */
-        COMPLETE,
-        /** A zero frame length: nothing was written from here. */
-        ZEROS,
-        /** A frame that does not validate. */
-        INVALID
+    /**
+     * Consecutive valid frames.
+     *
+     * @param startOffset offset of the first frame.
+     * @param endOffset offset after the last frame's aligned end.
+     * @param records data frames.
+     * @param payloadBytes their payload bytes.
+     */
+    record Run(long startOffset, long endOffset, long records, long payloadBytes) {}
+
+    /**
+     * Bytes where no valid frame starts, up to the next run or the segment's end.
+     *
+     * @param startOffset where a frame was expected and none validated.
+     * @param endOffset the next run's start, or the segment's capacity.
+     * @param problem what is wrong at {@code startOffset}.
+     * @param nonZeroEndOffset offset after the last non-zero byte of the gap; {@code startOffset} if the
+     *     gap is all zeros.
+     */
+    record Gap(long startOffset, long endOffset, String problem, long nonZeroEndOffset) {
+        /** @return whether any byte of the gap is non-zero. */
+        boolean holdsData() {
+            return nonZeroEndOffset > startOffset;
+        }
     }
 
     /**
-     * The outcome of scanning one segment.
+     * What a scan found.
      *
-     * @param end how it ended.
-     * @param endOffset offset after the last valid frame.
-     * @param records data frames validated.
-     * @param payloadBytes their payload bytes.
-     * @param problem what is wrong at {@code endOffset} when {@code end} is INVALID.
-     * @param tornCompatible whether the invalid frame looks like a torn write.
-     * @param skippedRanges pairs of [start, end) offsets skipped under the SKIP policy.
+     * @param runs the runs of valid frames, in offset order.
+     * @param gaps the gaps, in offset order; runs and gaps alternate and cover the segment from its
+     *     first frame offset to its capacity.
+     * @param provenDurableOffset the highest durable offset any valid frame carries; the first frame
+     *     offset if none proves more.
+     * @param provingFrameOffset the offset of the frame that carries it, or -1.
      */
-    record Result(
-            End end,
-            long endOffset,
-            long records,
-            long payloadBytes,
-            String problem,
-            boolean tornCompatible,
-            long[] skippedRanges) {}
+    record Result(List<Run> runs, List<Gap> gaps, long provenDurableOffset, long provingFrameOffset) {
+        /** @return whether valid frames fill the segment to its capacity. */
+        boolean complete() {
+            return gaps.isEmpty();
+        }
 
-    static final int SECTOR_BYTES = 512;
+        /** @return whether the segment holds anything after its header: a frame or a non-zero byte. */
+        boolean holdsData() {
+            return !runs.isEmpty() || gaps.stream().anyMatch(Gap::holdsData);
+        }
+
+        /** @return the offset where the first run starting at the first frame offset ends. */
+        long prefixEndOffset() {
+            return runs.isEmpty() || runs.get(0).startOffset() != SegmentHeaderDescriptor.HEADER_LENGTH
+                    ? SegmentHeaderDescriptor.HEADER_LENGTH
+                    : runs.get(0).endOffset();
+        }
+    }
+
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
 
     private final FrameChecksum checksum;
@@ -77,62 +114,149 @@ final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Scans one segment.
+     * Scans one segment from its first frame to its capacity.
      *
      * @param path the segment file.
      * @param basePosition its base position.
      * @param capacityBytes its capacity.
-     * @param skipCorrupt whether to skip invalid frames that are followed by valid ones.
-     * @return the outcome.
+     * @return what it holds.
      * @throws IOException if the file cannot be read.
      */
-    Result scan(final Path path, final long basePosition, final long capacityBytes, final boolean skipCorrupt)
-            throws IOException {
+    Result scan(final Path path, final long basePosition, final long capacityBytes) throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel = file;
-            fileSize = Math.min(file.size(), capacityBytes);
-            windowLength = 0;
-            windowFileOffset = 0;
+            open(file, capacityBytes);
+            final List<Run> runs = new ArrayList<>();
+            final List<Gap> gaps = new ArrayList<>();
+            long provenDurableOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
+            long provingFrameOffset = -1;
             long offset = SegmentHeaderDescriptor.HEADER_LENGTH;
+            long runStart = -1;
             long records = 0;
             long payloadBytes = 0;
-            final LongList skipped = new LongList();
             while (offset < capacityBytes) {
                 final String problem = validate(offset, basePosition, capacityBytes);
                 if (problem == null) {
+                    if (runStart < 0) {
+                        runStart = offset;
+                        records = 0;
+                        payloadBytes = 0;
+                    }
+                    // Validation may have moved the window (a discard frame's zero check reads far ahead).
+                    ensure(offset, SHORT_PADDING_LENGTH);
                     final int frameLength = frameLength(offset);
-                    if (frameLength >= HEADER_LENGTH && frameType(offset) == TYPE_DATA) {
-                        records++;
-                        payloadBytes += frameLength - HEADER_LENGTH;
+                    if (frameLength >= HEADER_LENGTH) {
+                        ensure(offset, HEADER_LENGTH);
+                        if (frameType(offset) == TYPE_DATA) {
+                            records++;
+                            payloadBytes += frameLength - HEADER_LENGTH;
+                        }
+                        final int durableOffset = durableOffset(offset);
+                        if (durableOffset > provenDurableOffset) {
+                            provenDurableOffset = durableOffset;
+                            provingFrameOffset = offset;
+                        }
                     }
                     offset += FrameDescriptor.alignedLength(frameLength);
                     continue;
                 }
-                if (problem.isEmpty()) {
-                    return new Result(End.ZEROS, offset, records, payloadBytes, null, true, skipped.toArray());
+                if (runStart >= 0) {
+                    runs.add(new Run(runStart, offset, records, payloadBytes));
+                    runStart = -1;
                 }
-                final boolean torn = tornCompatible(offset, capacityBytes);
-                if (skipCorrupt && !torn) {
-                    final long next = findNextValid(offset, basePosition, capacityBytes);
-                    if (next > 0) {
-                        skipped.add(offset);
-                        skipped.add(next);
-                        offset = next;
-                        continue;
-                    }
-                }
-                return new Result(End.INVALID, offset, records, payloadBytes, problem, torn, skipped.toArray());
+                final long gapStart = offset;
+                offset = findNextValid(gapStart, basePosition, capacityBytes);
+                gaps.add(new Gap(gapStart, offset, problem, gapNonZeroEnd));
             }
-            return new Result(End.COMPLETE, capacityBytes, records, payloadBytes, null, false, skipped.toArray());
+            if (runStart >= 0) {
+                runs.add(new Run(runStart, offset, records, payloadBytes));
+            }
+            return new Result(List.copyOf(runs), List.copyOf(gaps), provenDurableOffset, provingFrameOffset);
         } finally {
             channel = null;
         }
     }
 
     /**
+     * Whether a segment holds anything after its header: a prepared, never used segment is zeros.
+     *
+     * @param path the segment file.
+     * @param capacityBytes its capacity.
+     * @return true if any byte after the header is non-zero.
+     * @throws IOException if the file cannot be read.
+     */
+    boolean holdsData(final Path path, final long capacityBytes) throws IOException {
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+            open(file, capacityBytes);
+            return nonZeroEnd(SegmentHeaderDescriptor.HEADER_LENGTH, fileSize) > SegmentHeaderDescriptor.HEADER_LENGTH;
+        } finally {
+            channel = null;
+        }
+    }
+
+    private void open(final FileChannel file, final long capacityBytes) throws IOException {
+        channel = file;
+        fileSize = Math.min(file.size(), capacityBytes);
+        windowLength = 0;
+        windowFileOffset = 0;
+    }
+
+    // Offset after the last non-zero byte of the gap findNextValid last searched.
+    private long gapNonZeroEnd;
+
+    /**
+     * Looks for the next valid frame after an invalid one, at every 8-byte aligned offset, and notes
+     * where the gap's non-zero bytes end in {@link #gapNonZeroEnd}. Offsets are tried only where the
+     * header is plausible (length, type, flags and durable offset), so a checksum is computed rarely.
+     *
+     * @return the offset of the next valid frame, or the capacity if there is none.
+     */
+    private long findNextValid(final long gapStart, final long basePosition, final long capacityBytes)
+            throws IOException {
+        long lastNonZeroEnd = gapStart;
+        for (long offset = gapStart; offset < capacityBytes; offset += FrameDescriptor.FRAME_ALIGNMENT) {
+            if (!ensure(offset, FrameDescriptor.FRAME_ALIGNMENT)) {
+                lastNonZeroEnd = Math.max(lastNonZeroEnd, nonZeroEnd(offset, fileSize));
+                break;
+            }
+            final long word = window.getLong(index(offset));
+            if (word == 0) {
+                continue;
+            }
+            if (offset > gapStart
+                    && plausibleHeader(offset, capacityBytes)
+                    && validate(offset, basePosition, capacityBytes) == null) {
+                gapNonZeroEnd = lastNonZeroEnd;
+                return offset;
+            }
+            // Little-endian: the highest non-zero byte of the word is the last in the file.
+            lastNonZeroEnd = offset + Long.BYTES - Long.numberOfLeadingZeros(word) / Byte.SIZE;
+        }
+        gapNonZeroEnd = lastNonZeroEnd;
+        return capacityBytes;
+    }
+
+    private boolean plausibleHeader(final long offset, final long capacityBytes) throws IOException {
+        if (!ensure(offset, HEADER_LENGTH)) {
+            return false;
+        }
+        final int frameLength = frameLength(offset);
+        if (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset) {
+            return false;
+        }
+        final short type = frameType(offset);
+        if (type != TYPE_DATA && type != TYPE_PADDING && type != TYPE_DISCARD && (type & TYPE_SKIPPABLE_MASK) == 0) {
+            return false;
+        }
+        final int durableOffset = durableOffset(offset);
+        return frameFlags(offset) == 0
+                && durableOffset >= SegmentHeaderDescriptor.HEADER_LENGTH
+                && durableOffset <= offset;
+    }
+
+    /**
      * Validates the frame at an offset.
      *
-     * @return null if valid, "" if the length is zero (nothing written), else the problem.
+     * @return null if valid, else what is wrong.
      */
     private String validate(final long offset, final long basePosition, final long capacityBytes) throws IOException {
         if (!ensure(offset, SHORT_PADDING_LENGTH)) {
@@ -140,35 +264,60 @@ final class SegmentScanner implements AutoCloseable {
         }
         final int frameLength = frameLength(offset);
         if (frameLength == 0) {
-            // Unwritten, or a torn write that lost the length's sector: then the rest of that sector
-            // is zero as well. A zero length with data beside it in its sector is damage.
-            final int sectorRemaining = (int) Math.min(SECTOR_BYTES - (offset % SECTOR_BYTES), fileSize - offset);
-            return ensure(offset, sectorRemaining) && isZero(index(offset), sectorRemaining)
-                    ? ""
-                    : "zero frame length with non-zero bytes after it in its sector";
+            return "zero frame length (nothing written)";
         }
         if (frameLength != SHORT_PADDING_LENGTH
                 && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
             return "frame length " + frameLength + " is impossible here";
         }
-        if (!ensure(offset, frameLength)) {
+        final short type = frameLength >= HEADER_LENGTH && ensure(offset, HEADER_LENGTH) ? frameType(offset) : 0;
+        final int checksummedLength = FrameDescriptor.checksummedLength(frameLength, type);
+        if (!ensure(offset, checksummedLength)) {
             return "frame of " + frameLength + " bytes runs past the end of the file";
         }
         final int stored = window.getInt(index(offset) + CHECKSUM_OFFSET);
-        final int computed = checksum.compute(window, index(offset), frameLength, basePosition + offset);
+        final int computed =
+                checksum.compute(window, index(offset), frameLength, checksummedLength, basePosition + offset);
         if (stored != computed) {
             return String.format("checksum mismatch (stored 0x%08x, computed 0x%08x)", stored, computed);
         }
         if (frameLength >= HEADER_LENGTH) {
-            final short type = frameType(offset);
-            if (type != TYPE_DATA && type != TYPE_PADDING && (type & TYPE_SKIPPABLE_MASK) == 0) {
-                return "unknown frame type " + type;
+            final String headerProblem = headerProblem(offset, frameLength, type, capacityBytes);
+            if (headerProblem != null) {
+                return headerProblem;
             }
         }
         final int gapOffset = nonZeroAlignmentGapByte(offset, frameLength);
         if (gapOffset >= 0) {
             return "non-zero byte at offset " + (offset + gapOffset) + " in the alignment gap after the frame,"
                     + " which the writer leaves zero";
+        }
+        return null;
+    }
+
+    /** Checks the fields of a full header whose checksum matched; null if they are sound. */
+    private String headerProblem(final long offset, final int frameLength, final short type, final long capacityBytes)
+            throws IOException {
+        if (type != TYPE_DATA && type != TYPE_PADDING && type != TYPE_DISCARD && (type & TYPE_SKIPPABLE_MASK) == 0) {
+            return "unknown frame type " + type;
+        }
+        if (frameFlags(offset) != 0) {
+            return "non-zero frame flags 0x" + Integer.toHexString(frameFlags(offset) & 0xFFFF);
+        }
+        final int durableOffset = durableOffset(offset);
+        if (durableOffset < SegmentHeaderDescriptor.HEADER_LENGTH || durableOffset > offset) {
+            return "durable offset " + durableOffset + " outside [" + SegmentHeaderDescriptor.HEADER_LENGTH + ", "
+                    + offset + "]: a frame can only prove what was synced before it";
+        }
+        if (type == TYPE_DISCARD) {
+            if (offset + frameLength != capacityBytes) {
+                return "discard frame of " + frameLength + " bytes ends before the segment's end";
+            }
+            final long nonZero = nonZeroEnd(offset + HEADER_LENGTH, capacityBytes);
+            if (nonZero > offset + HEADER_LENGTH) {
+                return "non-zero byte before offset " + nonZero + " in the range the discard frame covers,"
+                        + " which recovery leaves zero";
+            }
         }
         return null;
     }
@@ -192,97 +341,117 @@ final class SegmentScanner implements AutoCloseable {
         return -1;
     }
 
-    private boolean tornCompatible(final long offset, final long capacityBytes) throws IOException {
-        final int frameLength = frameLength(offset);
-        if (frameLength != SHORT_PADDING_LENGTH
-                && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
-            return false;
-        }
-        if (nonZeroAlignmentGapByte(offset, frameLength) >= 0) {
-            // A torn write leaves old (zero) or new (zero) bytes in the gap, never anything else.
-            return false;
-        }
-        final long end = Math.min(offset + frameLength, fileSize);
-        long sectorStart = offset;
-        while (sectorStart < end) {
-            final long sectorEnd = Math.min(end, (sectorStart / SECTOR_BYTES + 1) * SECTOR_BYTES);
-            if (!ensure(sectorStart, (int) (sectorEnd - sectorStart))) {
-                return true;
+    /**
+     * Finds where non-zero bytes end in a range of the open file.
+     *
+     * @return offset after the last non-zero byte, or {@code fromOffset} if all are zero.
+     */
+    private long nonZeroEnd(final long fromOffset, final long toOffset) throws IOException {
+        long lastNonZeroEnd = fromOffset;
+        final long end = Math.min(toOffset, fileSize);
+        long offset = fromOffset;
+        while (offset < end) {
+            final int length = (int) Math.min(window.capacity(), end - offset);
+            if (!ensure(offset, length)) {
+                break;
             }
-            if (isZero(index(sectorStart), (int) (sectorEnd - sectorStart))) {
-                return true;
+            final int start = index(offset);
+            int i = length;
+            while (i >= Long.BYTES && window.getLong(start + i - Long.BYTES) == 0) {
+                i -= Long.BYTES;
             }
-            sectorStart = sectorEnd;
+            while (i > 0 && window.get(start + i - 1) == 0) {
+                i--;
+            }
+            if (i > 0) {
+                lastNonZeroEnd = offset + i;
+            }
+            offset += length;
         }
-        return end < offset + frameLength;
-    }
-
-    private long findNextValid(final long from, final long basePosition, final long capacityBytes) throws IOException {
-        for (long offset = from + FrameDescriptor.FRAME_ALIGNMENT;
-                offset < capacityBytes;
-                offset += FrameDescriptor.FRAME_ALIGNMENT) {
-            if (!ensure(offset, SHORT_PADDING_LENGTH)) {
-                return -1;
-            }
-            final int frameLength = frameLength(offset);
-            if (frameLength >= HEADER_LENGTH && validate(offset, basePosition, capacityBytes) == null) {
-                return offset;
-            }
-        }
-        return -1;
+        return lastNonZeroEnd;
     }
 
     /**
-     * Finds where non-zero bytes end in a range of the file.
+     * Counts the data frames that start in a range of a run of valid frames, walking the run from its
+     * start. Cold path: used when a cut goes through a run.
      *
-     * @param path the file.
-     * @param fromOffset start of the range.
-     * @param toOffset end of the range.
-     * @return offset after the last non-zero byte, or {@code fromOffset} if all are zero.
+     * @param path the segment file.
+     * @param basePosition its base position.
+     * @param runStartOffset the first frame of the run.
+     * @param fromOffset count frames starting at or after this offset.
+     * @param toOffset and before this one.
+     * @return the count.
      * @throws IOException if the file cannot be read.
      */
-    long nonZeroEnd(final Path path, final long fromOffset, final long toOffset) throws IOException {
-        long lastNonZeroEnd = fromOffset;
+    long countDataFrames(
+            final Path path,
+            final long basePosition,
+            final long runStartOffset,
+            final long fromOffset,
+            final long toOffset)
+            throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel = file;
-            fileSize = Math.min(file.size(), toOffset);
-            windowLength = 0;
+            open(file, toOffset + HEADER_LENGTH);
+            long count = 0;
+            long offset = runStartOffset;
+            while (offset < toOffset && ensure(offset, SHORT_PADDING_LENGTH)) {
+                final int frameLength = frameLength(offset);
+                if (frameLength == 0) {
+                    break;
+                }
+                if (offset >= fromOffset
+                        && frameLength >= HEADER_LENGTH
+                        && ensure(offset, HEADER_LENGTH)
+                        && frameType(offset) == TYPE_DATA) {
+                    count++;
+                }
+                offset += FrameDescriptor.alignedLength(frameLength);
+            }
+            return count;
+        } finally {
+            channel = null;
+        }
+    }
+
+    /**
+     * Copies a range of a segment file into a buffer, for evidence of what a cut removes.
+     *
+     * @param path the segment file.
+     * @param fromOffset start of the range.
+     * @param toOffset end of the range.
+     * @param sink receives the bytes, a window at a time; the buffer is valid only during the call.
+     * @throws IOException if the file cannot be read or the sink fails.
+     */
+    void copyRange(final Path path, final long fromOffset, final long toOffset, final RangeSink sink)
+            throws IOException {
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+            open(file, toOffset);
             long offset = fromOffset;
-            while (offset < fileSize) {
-                final int length = (int) Math.min(window.capacity(), fileSize - offset);
-                ensure(offset, length);
-                final int start = index(offset);
-                int i = length;
-                while (i >= 8 && window.getLong(start + i - 8) == 0) {
-                    i -= 8;
+            while (offset < toOffset) {
+                final int length = (int) Math.min(window.capacity(), toOffset - offset);
+                if (!ensure(offset, length)) {
+                    throw new IOException(path + " ends before offset " + toOffset);
                 }
-                while (i > 0 && window.get(start + i - 1) == 0) {
-                    i--;
-                }
-                if (i > 0) {
-                    lastNonZeroEnd = offset + i;
-                }
+                final ByteBuffer slice = window.duplicate();
+                slice.clear().position(index(offset)).limit(index(offset) + length);
+                sink.accept(slice);
                 offset += length;
             }
         } finally {
             channel = null;
         }
-        return lastNonZeroEnd;
     }
 
-    private boolean isZero(final int index, final int length) {
-        int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            if (window.getLong(index + i) != 0) {
-                return false;
-            }
-        }
-        for (; i < length; i++) {
-            if (window.get(index + i) != 0) {
-                return false;
-            }
-        }
-        return true;
+    /** Receives bytes copied by {@link #copyRange}. */
+    @FunctionalInterface
+    interface RangeSink {
+        /**
+         * Takes a chunk.
+         *
+         * @param bytes the chunk, from position to limit.
+         * @throws IOException if it cannot be kept.
+         */
+        void accept(ByteBuffer bytes) throws IOException;
     }
 
     private int frameLength(final long offset) {
@@ -291,6 +460,14 @@ final class SegmentScanner implements AutoCloseable {
 
     private short frameType(final long offset) {
         return window.getShort(index(offset) + TYPE_OFFSET);
+    }
+
+    private short frameFlags(final long offset) {
+        return window.getShort(index(offset) + FLAGS_OFFSET);
+    }
+
+    private int durableOffset(final long offset) {
+        return window.getInt(index(offset) + DURABLE_OFFSET_OFFSET);
     }
 
     private int index(final long offset) {
@@ -329,22 +506,5 @@ final class SegmentScanner implements AutoCloseable {
     @Override
     public void close() {
         windowMemory.close();
-    }
-
-    /** A growable list of longs. Cold path. */
-    static final class LongList {
-        private long[] values = new long[4];
-        private int size;
-
-        void add(final long value) {
-            if (size == values.length) {
-                values = java.util.Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-        }
-
-        long[] toArray() {
-            return java.util.Arrays.copyOf(values, size);
-        }
     }
 }

@@ -14,8 +14,8 @@ class LayoutInvariantsTest {
         assertEquals(FrameDescriptor.LENGTH_OFFSET + 4, FrameDescriptor.CHECKSUM_OFFSET);
         assertEquals(FrameDescriptor.CHECKSUM_OFFSET + 4, FrameDescriptor.TYPE_OFFSET);
         assertEquals(FrameDescriptor.TYPE_OFFSET + 2, FrameDescriptor.FLAGS_OFFSET);
-        assertEquals(FrameDescriptor.FLAGS_OFFSET + 2, FrameDescriptor.POSITION_LOW_OFFSET);
-        assertEquals(FrameDescriptor.POSITION_LOW_OFFSET + 4, FrameDescriptor.HEADER_LENGTH);
+        assertEquals(FrameDescriptor.FLAGS_OFFSET + 2, FrameDescriptor.DURABLE_OFFSET_OFFSET);
+        assertEquals(FrameDescriptor.DURABLE_OFFSET_OFFSET + 4, FrameDescriptor.HEADER_LENGTH);
         assertEquals(0, FrameDescriptor.HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT);
         assertEquals(FrameDescriptor.FRAME_ALIGNMENT, FrameDescriptor.SHORT_PADDING_LENGTH);
         assertEquals(8 + 8 + 4, FrameDescriptor.BINDING_LENGTH);
@@ -30,10 +30,30 @@ class LayoutInvariantsTest {
     void segmentHeaderFillsOneBlockAndItsChecksumCoversEveryFieldBeforeIt() {
         assertEquals(4096, SegmentHeaderDescriptor.HEADER_LENGTH);
         assertEquals(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
-        assertTrue(
-                SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET + 4 <= SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET + 4, SegmentHeaderDescriptor.FLAGS_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.FLAGS_OFFSET + 4, SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET + 8, SegmentHeaderDescriptor.RESERVED_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.RESERVED_OFFSET + 4, SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET);
         assertEquals(0, SegmentHeaderDescriptor.HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT);
         assertEquals(0, WalConfig.SEGMENT_CAPACITY_BYTES_MIN % SegmentHeaderDescriptor.HEADER_LENGTH);
+    }
+
+    @Test
+    void theFieldsAClearOrCleanCloseRewritesLieInTheFirstSectorSoTheRewriteCannotTear() {
+        assertTrue(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4 <= 512);
+        assertEquals(2, SegmentHeaderDescriptor.FORMAT_VERSION);
+    }
+
+    @Test
+    void aDiscardFrameIsChecksummedOverItsHeaderOnlyAndEveryOtherFrameWhole() {
+        assertEquals(
+                FrameDescriptor.HEADER_LENGTH,
+                FrameDescriptor.checksummedLength(1 << 20, FrameDescriptor.TYPE_DISCARD));
+        assertEquals(1 << 20, FrameDescriptor.checksummedLength(1 << 20, FrameDescriptor.TYPE_DATA));
+        assertEquals(4096, FrameDescriptor.checksummedLength(4096, FrameDescriptor.TYPE_PADDING));
+        assertEquals(
+                FrameDescriptor.SHORT_PADDING_LENGTH,
+                FrameDescriptor.checksummedLength(FrameDescriptor.SHORT_PADDING_LENGTH, FrameDescriptor.TYPE_DISCARD));
     }
 
     @Test

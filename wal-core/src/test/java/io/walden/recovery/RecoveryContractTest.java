@@ -21,9 +21,11 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.StorageBackend;
+import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +39,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,17 +48,19 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Recovery and corruption contract, run by every storage backend: logs are written through the
- * backend, closed, damaged directly on disk with a {@link FileChannel}, and reopened. Every test
- * states the exact outcome the {@link RecoveryPolicy} decision table and the torn-write rule of the
- * segment scanner prescribe:
+ * backend, closed (or copied while open, which is what a kill -9 leaves), damaged directly on disk
+ * with a {@link FileChannel}, and reopened. Every test states the exact outcome that {@code
+ * RecoveryRule} and the {@link RecoveryPolicy} decision table prescribe:
  *
  * <ul>
- *   <li>A torn write leaves whole 512-byte sectors of a frame as zeros (segments are zero-filled
- *       before use). A bad last frame with such a sector, or a zero length whose sector rest is
- *       zero, is a torn tail: it is cut under every policy.
- *   <li>A bad frame without a zero sector, a bad frame followed by valid data, a missing middle
- *       segment, a bad, foreign, short or empty segment file is corruption: {@link
- *       RecoveryPolicy#FAIL} throws a {@link WalCorruptionException} naming file and offset.
+ *   <li>After a clean close (recorded in the newest segment's header) every invalid byte is
+ *       corruption: {@link RecoveryPolicy#FAIL} throws a {@link WalCorruptionException} naming file and
+ *       offset.
+ *   <li>After a crash, damage below the highest durable offset any valid frame carries (a frame
+ *       written after its predecessors were synced proves them) is corruption, whatever its shape;
+ *       only data past it is a torn tail, cut under every policy with the cut bytes kept as evidence.
+ *   <li>After a crash the log continues in the next segment, so that no position is given twice.
+ *   <li>A missing middle segment, a bad, foreign, short or empty segment file is corruption.
  * </ul>
  *
  * <p>Segments are small (256 KiB, buffer 64 KiB) so that multi-segment logs are quick to build.
@@ -109,33 +114,251 @@ public abstract class RecoveryContractTest {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Torn tails
+    // Ground truth: the clean close, and what valid frames prove
     // ---------------------------------------------------------------------------------------------
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(RecoveryPolicy.class)
-    void tornTailWithZeroedSectorInsideLastFrameIsCutUnderEveryPolicyAndLogKeepsWorking(final RecoveryPolicy policy)
-            throws IOException {
+    @Test
+    void cleanCloseIsRecordedInTheHeaderAndClearedBeforeTheLogIsWrittenAgain() throws IOException {
+        final List<Rec> written = createLog(dir, 3, 100);
+        final Path segment = SegmentNames.segmentPath(dir, 0);
+        final long end = endOf(written.get(2));
+        assertEquals(end, LogImages.cleanEndPosition(segment), "close records where the log ended");
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertTrue(wal.recoveryReport().closedCleanly(), wal.recoveryReport()::summary);
+            assertEquals(end, wal.recoveryReport().provenDurablePosition(), wal.recoveryReport()::summary);
+            assertEquals(end, wal.recoveryReport().endPosition(), "after a clean close the log continues there");
+            assertEquals(-1, LogImages.cleanEndPosition(segment), "open clears the record before any append");
+            assertRecords(written, readAll(wal));
+        }
+        assertEquals(end, LogImages.cleanEndPosition(segment));
+    }
+
+    @Test
+    void afterACleanCloseAZeroedSectorInTheLastFrameIsCorruptionNotATornTail() throws IOException {
         final List<Rec> written = createLog(dir, 10, 2000);
         final Location last = locate(dir, written.get(written.size() - 1));
         zeroFirstWholeSectorAfterHeader(last);
 
-        assertTornTailCut(written, last, policy);
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
+        assertTrue(ex.getMessage().contains("closed cleanly"), ex.getMessage());
+        assertNoEvidence(dir);
     }
 
     @Test
-    void tornTailInTheFirstFrameOfTheNewestSegmentIsCut() throws IOException {
-        final List<Rec> written = new ArrayList<>();
-        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
-            for (int i = 0; written.isEmpty() || segmentBase(lastLsn(written)) == 0; i++) {
-                written.add(append(wal, i, 3000, Durability.WRITTEN));
+    void afterACleanCloseAFlippedBitInTheLastFrameIsCorruption() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
+        final Rec lastRecord = written.get(written.size() - 1);
+        final Location last = locate(dir, lastRecord);
+        assertEquals(SEGMENT_BYTES, segmentBase(lastRecord.lsn()), "the last frame lies in the last segment");
+        flipBit(last.file(), last.offset() + last.frameLength() - 3, 0);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
+        assertTrue(ex.getMessage().contains("closed cleanly"), ex.getMessage());
+
+        final long highestEnd = lastSegmentBase(dir) + SEGMENT_BYTES;
+        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
+            assertEquals(lastRecord.lsn(), wal.recoveryReport().recoveredEndPosition());
+            assertTrue(wal.recoveryReport().endPosition() >= highestEnd, wal.recoveryReport()::summary);
+            assertRecords(written.subList(0, written.size() - 1), readAll(wal));
+            assertEvidenceHolds(wal.recoveryReport(), last.file(), last.offset());
+        }
+        assertCleanReopen(dir, written.subList(0, written.size() - 1));
+    }
+
+    @Test
+    void afterACleanCloseANonZeroByteAfterTheEndIsCorruption() throws IOException {
+        final List<Rec> written = createLog(dir, 4, 300);
+        final long end = endOf(written.get(3));
+        final Path segment = SegmentNames.segmentPath(dir, 0);
+        flipBit(segment, end + 5000, 3);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, segment, end);
+        assertTrue(ex.getMessage().contains("non-zero bytes after offset " + end), ex.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ProvenDamage.class)
+    void afterACrashDamageBelowTheProvenDurablePositionIsCorruptionWhateverItsShape(final ProvenDamage damage)
+            throws IOException {
+        // Every record is appended SYNCED: each frame carries the end of the one before it as the
+        // durable offset, so the last frame proves every frame but itself.
+        final List<Rec> written = crashedLog(dir, 8, 2000, Durability.SYNCED);
+        final Rec victim = written.get(written.size() - 3);
+        final Location location = locate(dir, victim);
+        damage.apply(location);
+
+        final WalCorruptionException ex =
+                assertOpenFails(dir, RecoveryPolicy.FAIL, location.file(), location.offset());
+        assertTrue(ex.getMessage().contains("proves was synced"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("not a torn write"), ex.getMessage());
+        assertNoEvidence(dir);
+    }
+
+    /** Damage to a synced frame that a crash could not have caused, shaped like a torn write or not. */
+    enum ProvenDamage {
+        /** A whole zero sector inside the frame: what a torn write looks like. */
+        ZERO_SECTOR_INSIDE_FRAME {
+            @Override
+            void apply(final Location frame) throws IOException {
+                zeroFirstWholeSectorAfterHeader(frame);
+            }
+        },
+        /** The frame's part of its first sector zero: the log seems to end there. */
+        ZERO_HEADER_SECTOR {
+            @Override
+            void apply(final Location frame) throws IOException {
+                zero(frame.file(), frame.offset(), roundUp(frame.offset() + 1, SECTOR));
+            }
+        },
+        /** The whole frame zero: a page that never reached the disk. */
+        ZERO_WHOLE_FRAME {
+            @Override
+            void apply(final Location frame) throws IOException {
+                zero(frame.file(), frame.offset(), frame.offset() + frame.frameLength());
+            }
+        },
+        /** One flipped bit in the length field. */
+        FLIPPED_LENGTH_BIT {
+            @Override
+            void apply(final Location frame) throws IOException {
+                flipBit(frame.file(), frame.offset() + FrameDescriptor.LENGTH_OFFSET + 1, 3);
+            }
+        },
+        /** One flipped bit in the payload. */
+        FLIPPED_PAYLOAD_BIT {
+            @Override
+            void apply(final Location frame) throws IOException {
+                flipBit(frame.file(), frame.offset() + FrameDescriptor.HEADER_LENGTH + 77, 6);
+            }
+        };
+
+        abstract void apply(Location frame) throws IOException;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RecoveryPolicy.class)
+    void afterACrashUnsyncedDamageIsATornTailCutUnderEveryPolicyWithEvidence(final RecoveryPolicy policy)
+            throws IOException {
+        // WRITTEN records: nothing was synced during the session, so nothing proves them.
+        final List<Rec> written = crashedLog(dir, 10, 2000, Durability.WRITTEN);
+        final Location last = locate(dir, written.get(written.size() - 1));
+        zeroFirstWholeSectorAfterHeader(last);
+        final byte[] damagedBytes = readRange(last.file(), last.offset(), last.offset() + last.frameLength());
+
+        assertTornTailCut(written, written.size() - 1, last, policy, damagedBytes);
+    }
+
+    @Test
+    void aTornTailAtAnyByteOffsetIsCut() throws IOException {
+        final Random random = new Random(dir.hashCode());
+        for (int trial = 0; trial < 4; trial++) {
+            final Path trialDir = root.resolve("tear-" + trial);
+            final List<Rec> written = crashedLog(trialDir, 6, 3000, Durability.WRITTEN);
+            final Location last = locate(trialDir, written.get(written.size() - 1));
+            // A tear that is not sector-shaped: the frame's bytes from an arbitrary offset on are lost.
+            final long tear = last.offset()
+                    + FrameDescriptor.HEADER_LENGTH
+                    + random.nextInt(last.frameLength() - FrameDescriptor.HEADER_LENGTH);
+            zero(last.file(), tear, last.offset() + last.frameLength());
+            try (Wal wal = open(trialDir, RecoveryPolicy.FAIL)) {
+                final RecoveryReport report = wal.recoveryReport();
+                assertEquals(last.offset(), report.tornTailOffset(), report::summary);
+                assertEquals(tear - last.offset(), report.tornTailBytesCut(), report::summary);
+                assertRecords(written.subList(0, written.size() - 1), readAll(wal));
             }
         }
-        final Location last = locate(dir, written.get(written.size() - 1));
-        assertEquals(HEADER, last.offset(), "the last record is the first frame of the second segment");
-        zeroFirstWholeSectorAfterHeader(last);
+    }
 
-        assertTornTailCut(written, last, RecoveryPolicy.FAIL);
+    @Test
+    void validFramesPastAnUnsyncedHoleAreCutAndNeverComeBack() throws IOException {
+        // Frames of exactly 1024 bytes from the first frame position: A, B, C, all WRITTEN.
+        final int payloadBytes = 1024 - FrameDescriptor.HEADER_LENGTH;
+        final List<Rec> written = crashedLog(dir, 3, payloadBytes, Durability.WRITTEN);
+        final Rec a = written.get(0);
+        final Rec b = written.get(1);
+        final Rec c = written.get(2);
+        assertEquals(HEADER + 1024, b.lsn());
+        final Location bLocation = locate(dir, b);
+        // B's page never reached the disk; C's did (the page cache writes pages back in any order).
+        zero(bLocation.file(), bLocation.offset(), bLocation.offset() + bLocation.frameLength());
+
+        final Rec d;
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(b.lsn(), report.recoveredEndPosition(), report::summary);
+            assertEquals(bLocation.offset(), report.tornTailOffset(), report::summary);
+            assertEquals(1, report.tornTailRecordsCut(), "C is cut with the hole before it: " + report.summary());
+            assertEquals(2048, report.tornTailBytesCut(), report::summary);
+            assertRecords(List.of(a), readAll(wal));
+            d = append(wal, 4242, payloadBytes, Durability.SYNCED);
+            assertEquals(SEGMENT_BYTES + HEADER, d.lsn(), "after a crash the log continues in the next segment");
+        }
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertEquals(2, wal.recoveryReport().records(), "C must not come back");
+            assertRecords(List.of(a, d), readAll(wal));
+        }
+    }
+
+    @Test
+    void aValidFramePastAHoleProvesTheHoleIsCorruption() throws IOException {
+        // A, B, C appended SYNCED one after the other: C was written after B was synced, and says so.
+        final int payloadBytes = 1024 - FrameDescriptor.HEADER_LENGTH;
+        final List<Rec> written = crashedLog(dir, 3, payloadBytes, Durability.SYNCED);
+        final Location bLocation = locate(dir, written.get(1));
+        zero(bLocation.file(), bLocation.offset(), bLocation.offset() + bLocation.frameLength());
+
+        final WalCorruptionException ex =
+                assertOpenFails(dir, RecoveryPolicy.FAIL, bLocation.file(), bLocation.offset());
+        assertTrue(ex.getMessage().contains("offset " + (bLocation.offset() + 1024)), ex.getMessage());
+        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+            assertRecords(List.of(written.get(0), written.get(2)), readAll(wal));
+        }
+    }
+
+    @Test
+    void afterACrashTheLogNeverGivesAPositionOfItsLastSegmentToAnotherRecord() throws IOException {
+        final List<Rec> written = crashedLog(dir, 5, 700, Durability.WRITTEN);
+        final long end = endOf(written.get(4));
+        final Rec next;
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertFalse(report.closedCleanly(), report::summary);
+            assertEquals(end, report.recoveredEndPosition(), report::summary);
+            assertEquals(SEGMENT_BYTES + HEADER, report.endPosition(), report::summary);
+            assertEquals(0, report.tornTailBytesCut(), report::summary);
+            assertTrue(report.evidence().isEmpty(), "nothing was cut: " + report.summary());
+            assertRecords(written, readAll(wal));
+            next = append(wal, 31, 50, Durability.SYNCED);
+            assertEquals(SEGMENT_BYTES + HEADER, next.lsn());
+            // A reader that remembered a position past the crashed session's last record is told.
+            final WalException ex = assertThrows(WalException.class, () -> {
+                try (WalReader reader = wal.reader(end + 64)) {
+                    reader.poll((buffer, offset, length, lsn) -> {}, 10);
+                }
+            });
+            assertEquals(WalException.ErrorCode.POSITION, ex.errorCode(), ex::getMessage);
+        }
+        final List<Rec> expected = new ArrayList<>(written);
+        expected.add(next);
+        assertCleanReopen(dir, expected);
+    }
+
+    @Test
+    void aLogOfFormatVersionOneIsRefusedWithAClearMessage() throws IOException {
+        createLog(dir, 2, 100);
+        final Path segment = SegmentNames.segmentPath(dir, 0);
+        final ByteBuffer header = ByteBuffer.wrap(readRange(segment, 0, 64)).order(ByteOrder.LITTLE_ENDIAN);
+        header.putInt(SegmentHeaderDescriptor.VERSION_OFFSET, 1);
+        header.putInt(SegmentHeaderDescriptor.FLAGS_OFFSET, 0);
+        header.putLong(SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET, 0);
+        final CRC32C crc = new CRC32C();
+        crc.update(header.array(), 0, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
+        header.putInt(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, (int) crc.getValue());
+        writeRange(segment, 0, header.array());
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, segment, 0);
+        assertTrue(ex.getMessage().contains("format version 1"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("append them to a new log"), ex.getMessage());
     }
 
     private static void zeroFirstWholeSectorAfterHeader(final Location frame) throws IOException {
@@ -144,117 +367,43 @@ public abstract class RecoveryContractTest {
         zero(frame.file(), sectorStart, sectorStart + SECTOR);
     }
 
-    @Test
-    void tornTailWithZeroedHeaderSectorOfLastFrameIsCutAndLogKeepsWorking() throws IOException {
-        // A torn write that lost the sector holding the frame header: length zero and the frame's
-        // part of that sector zero, while the frame's later sectors reached the disk.
-        final List<Rec> written = createLog(dir, 10, 2000);
-        final Location last = locate(dir, written.get(written.size() - 1));
-        final long headerSectorEnd = roundUp(last.offset() + 1, SECTOR);
-        assertTrue(headerSectorEnd < last.offset() + last.frameLength(), "the frame must span several sectors");
-        zero(last.file(), last.offset(), headerSectorEnd);
-
-        assertTornTailCut(written, last, RecoveryPolicy.FAIL);
-    }
-
-    @Test
-    void tornTailWithZeroedFinalBytesOfLastFrameIsCutAndLogKeepsWorking() throws IOException {
-        // The last bytes of the frame (its part of its last sector) never reached the disk.
-        final List<Rec> written = createLog(dir, 10, 2000);
-        final Location last = locate(dir, written.get(written.size() - 1));
-        final long frameEnd = last.offset() + last.frameLength();
-        final long lastSectorStart = (frameEnd - 1) & -SECTOR;
-        assertTrue(lastSectorStart > last.offset(), "the frame must span several sectors");
-        zero(last.file(), lastSectorStart, frameEnd);
-
-        assertTornTailCut(written, last, RecoveryPolicy.FAIL);
-    }
-
-    private void assertTornTailCut(final List<Rec> written, final Location last, final RecoveryPolicy policy)
+    private void assertTornTailCut(
+            final List<Rec> written,
+            final int cutIndex,
+            final Location cut,
+            final RecoveryPolicy policy,
+            final byte[] cutBytes)
             throws IOException {
-        final List<Rec> survivors = written.subList(0, written.size() - 1);
+        final List<Rec> survivors = written.subList(0, cutIndex);
         final Rec appended;
+        final long nextSegment = segmentBase(written.get(cutIndex).lsn()) + SEGMENT_BYTES;
         try (Wal wal = open(dir, policy)) {
             final RecoveryReport report = wal.recoveryReport();
             assertFalse(report.newLog());
-            assertTrue(report.tornTailBytesCut() > 0, report::summary);
-            assertEquals(last.file(), report.tornTailFile(), report::summary);
-            assertEquals(last.offset(), report.tornTailOffset(), report::summary);
+            assertFalse(report.closedCleanly());
+            assertEquals(cutBytes.length, report.tornTailBytesCut(), report::summary);
+            assertEquals(cut.file(), report.tornTailFile(), report::summary);
+            assertEquals(cut.offset(), report.tornTailOffset(), report::summary);
             assertTrue(
                     report.findings().stream()
                             .anyMatch(f -> f.contains("torn tail")
-                                    && f.contains(last.file().getFileName().toString())),
+                                    && f.contains(cut.file().getFileName().toString())),
                     () -> "findings must mention the cut: " + report.findings());
             assertEquals(0, report.droppedBytes());
             assertEquals(0, report.skippedBytes());
             assertEquals(survivors.size(), report.records());
-            assertEquals(
-                    written.get(written.size() - 1).lsn(), report.endPosition(), "the log ends where the cut starts");
+            assertEquals(written.get(cutIndex).lsn(), report.recoveredEndPosition(), report::summary);
+            assertEquals(nextSegment + HEADER, report.endPosition(), "the log continues in the next segment");
+            assertEquals(1, report.evidence().size(), report::summary);
+            assertArrayEquals(cutBytes, Files.readAllBytes(report.evidence().get(0)), "the evidence is the cut bytes");
             assertRecords(survivors, readAll(wal));
 
             appended = append(wal, 1000, 700, Durability.SYNCED);
-            assertEquals(written.get(written.size() - 1).lsn(), appended.lsn(), "the cut frame's space is reused");
+            assertEquals(nextSegment + HEADER, appended.lsn(), "no cut position is given to another record");
         }
         final List<Rec> expected = new ArrayList<>(survivors);
         expected.add(appended);
         assertCleanReopen(dir, expected);
-    }
-
-    @Test
-    void zeroedFrameHeaderWithPayloadBesideItInItsSectorIsCorruptionNotATornWrite() throws IOException {
-        // Decision: a torn write leaves each 512-byte sector wholly old (zero) or wholly new. A zero
-        // length field with non-zero payload bytes after it in the same sector cannot come from a
-        // tear, so even in the last frame of the log it is corruption, not a torn tail.
-        final List<Rec> written = createLog(dir, 10, 2000);
-        final Location last = locate(dir, written.get(written.size() - 1));
-        assertTrue(roundUp(last.offset() + 1, SECTOR) - last.offset() > FrameDescriptor.HEADER_LENGTH);
-        zero(last.file(), last.offset(), last.offset() + FrameDescriptor.HEADER_LENGTH);
-
-        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
-        assertTrue(ex.getMessage().contains("zero frame length"), ex.getMessage());
-    }
-
-    @Test
-    void staleFramesAfterAZeroedHoleAreNotResurrected() throws IOException {
-        // Frames of exactly 1024 bytes starting at the sector-aligned first frame position: A, B, C.
-        final int payloadBytes = 1024 - FrameDescriptor.HEADER_LENGTH;
-        final List<Rec> written = createLog(dir, 3, payloadBytes);
-        final Rec a = written.get(0);
-        final Rec b = written.get(1);
-        final Rec c = written.get(2);
-        assertEquals(HEADER, a.lsn());
-        assertEquals(HEADER + 1024, b.lsn());
-        assertEquals(HEADER + 2048, c.lsn());
-        final Location bLocation = locate(dir, b);
-        // B's sectors never reached the disk; C's did (the page cache writes pages back in any order).
-        zero(bLocation.file(), bLocation.offset(), bLocation.offset() + bLocation.frameLength());
-
-        final Rec d;
-        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
-            final RecoveryReport report = wal.recoveryReport();
-            assertEquals(b.lsn(), report.endPosition(), report::summary);
-            assertTrue(report.tornTailBytesCut() > 0, report::summary);
-            assertEquals(bLocation.offset(), report.tornTailOffset());
-            assertRecords(List.of(a), readAll(wal));
-            // D has B's size, so the frame after D starts exactly where the stale C was written: C
-            // still validates there (same position, same log) unless recovery erased it.
-            d = append(wal, 4242, payloadBytes, Durability.SYNCED);
-            assertEquals(b.lsn(), d.lsn());
-        }
-        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
-            assertEquals(c.lsn(), wal.recoveryReport().endPosition(), wal.recoveryReport()::summary);
-            assertEquals(2, wal.recoveryReport().records(), "C must not come back");
-            assertRecords(List.of(a, d), readAll(wal));
-            final Rec e = append(wal, 4343, 100, Durability.SYNCED);
-            assertEquals(c.lsn(), e.lsn());
-            assertRecords(List.of(a, d, e), readAll(wal));
-        }
-        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
-            assertEquals(3, wal.recoveryReport().records());
-            final List<Rec> read = readAll(wal);
-            assertEquals(3, read.size());
-            assertFalse(Arrays.equals(c.payload(), read.get(2).payload()), "C must not come back");
-        }
     }
 
     /** Damage that looks like a torn write when it is found in the newest segment. */
@@ -288,9 +437,12 @@ public abstract class RecoveryContractTest {
         assertTrue(ex.getMessage().contains("later segment"), ex.getMessage());
         assertTrue(ex.getMessage().contains(SegmentNames.segmentName(SEGMENT_BYTES)), ex.getMessage());
 
+        final long highestEnd = lastSegmentBase(dir) + SEGMENT_BYTES;
         try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
             assertRecords(written.subList(0, victimIndex), readAll(wal));
             assertTrue(wal.recoveryReport().droppedBytes() > 0, wal.recoveryReport()::summary);
+            assertEquals(highestEnd + HEADER, wal.recoveryReport().endPosition(), "no position is given twice");
+            assertEvidenceHolds(wal.recoveryReport(), victim.file(), victim.offset());
         }
         assertCleanReopen(dir, written.subList(0, victimIndex));
     }
@@ -362,11 +514,14 @@ public abstract class RecoveryContractTest {
         final Rec damagedRecord = damaged.written().get(damaged.damagedIndex());
 
         final Rec appended;
+        final long highestEnd = lastSegmentBase(dir) + SEGMENT_BYTES;
         try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
             final RecoveryReport report = wal.recoveryReport();
             assertEquals(damaged.before().size(), report.records(), report::summary);
-            assertEquals(damagedRecord.lsn(), report.endPosition(), report::summary);
+            assertEquals(damagedRecord.lsn(), report.recoveredEndPosition(), report::summary);
+            assertEquals(highestEnd + HEADER, report.endPosition(), "no position is given twice");
             assertTrue(report.droppedBytes() > 0, report::summary);
+            assertEvidenceHolds(report, damaged.location().file(), damaged.location().offset());
             assertTrue(
                     report.findings().stream()
                             .anyMatch(f -> f.contains("truncated")
@@ -379,18 +534,11 @@ public abstract class RecoveryContractTest {
                     () -> "findings must name the truncation: " + report.findings());
             assertRecords(damaged.before(), readAll(wal));
             appended = append(wal, 777, 300, Durability.SYNCED);
-            assertEquals(damagedRecord.lsn(), appended.lsn());
+            assertEquals(highestEnd + HEADER, appended.lsn());
         }
         final List<Rec> expected = new ArrayList<>(damaged.before());
         expected.add(appended);
         assertCleanReopen(dir, expected);
-        // Segments after the damaged one were deleted (one empty prepared segment may follow).
-        for (final Path segment : segmentFiles(dir)) {
-            assertTrue(
-                    SegmentNames.parseSegmentName(segment.getFileName().toString())
-                            <= segmentBase(damagedRecord.lsn()) + SEGMENT_BYTES,
-                    () -> "segment after the damage survived: " + segment);
-        }
     }
 
     @ParameterizedTest(name = "{0}")
@@ -448,27 +596,6 @@ public abstract class RecoveryContractTest {
         }
     }
 
-    @Test
-    void flippedBitInLastFrameOfLastSegmentWithoutZeroSectorIsCorruptionNotATornTail() throws IOException {
-        // Decision: the last frame of the log is bad but none of its sectors is zero, so no torn
-        // write can explain it. It is reported as corruption under FAIL rather than silently cut;
-        // TRUNCATE drops it explicitly.
-        final List<Rec> written = createLogWithSegments(dir, 2, 4000);
-        final Rec lastRecord = written.get(written.size() - 1);
-        final Location last = locate(dir, lastRecord);
-        assertEquals(SEGMENT_BYTES, segmentBase(lastRecord.lsn()), "the last frame lies in the last segment");
-        flipBit(last.file(), last.offset() + last.frameLength() - 3, 0);
-
-        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
-        assertTrue(ex.getMessage().contains("does not look like a torn write"), ex.getMessage());
-
-        try (Wal wal = open(dir, RecoveryPolicy.TRUNCATE)) {
-            assertEquals(lastRecord.lsn(), wal.recoveryReport().endPosition());
-            assertRecords(written.subList(0, written.size() - 1), readAll(wal));
-        }
-        assertCleanReopen(dir, written.subList(0, written.size() - 1));
-    }
-
     // ---------------------------------------------------------------------------------------------
     // Segment files: missing, foreign, other log, bad header, empty, short
     // ---------------------------------------------------------------------------------------------
@@ -499,6 +626,7 @@ public abstract class RecoveryContractTest {
     void missingMiddleSegmentUnderTruncateKeepsSegmentsBeforeTheGap() throws IOException {
         final List<Rec> written = createLogWithSegments(dir, 4, 4000);
         Files.delete(SegmentNames.segmentPath(dir, SEGMENT_BYTES));
+        final long highestEnd = lastSegmentBase(dir) + SEGMENT_BYTES;
         final List<Rec> firstSegment =
                 written.stream().filter(r -> r.lsn() < SEGMENT_BYTES).collect(Collectors.toList());
 
@@ -509,12 +637,15 @@ public abstract class RecoveryContractTest {
             assertTrue(report.droppedBytes() >= 2L * SEGMENT_BYTES, report::summary);
             assertTrue(report.findings().stream().anyMatch(f -> f.contains("missing")), report.findings()::toString);
             assertRecords(firstSegment, readAll(wal));
-            // The segments after the gap are gone; the one at 2 * SEGMENT_BYTES may already be back
-            // as the freshly prepared next segment, which holds no frames.
-            assertNoFrames(SegmentNames.segmentPath(dir, 2L * SEGMENT_BYTES));
-            assertFalse(Files.exists(SegmentNames.segmentPath(dir, 3L * SEGMENT_BYTES)));
+            // The segments from the gap on were moved into the evidence directory (an unused prepared
+            // one is deleted) and replaced by segments that hold one discard frame; the log continues
+            // after the highest one.
+            assertEquals(2, report.evidence().size(), report::summary);
+            for (final Path evidence : report.evidence()) {
+                assertEquals(SEGMENT_BYTES, Files.size(evidence), evidence::toString);
+            }
             appended = append(wal, 999, 100, Durability.SYNCED);
-            assertEquals(SEGMENT_BYTES + HEADER, appended.lsn(), "the log continues in a new segment at the gap");
+            assertEquals(highestEnd + HEADER, appended.lsn(), "no position is given twice");
         }
         final List<Rec> expected = new ArrayList<>(firstSegment);
         expected.add(appended);
@@ -758,6 +889,10 @@ public abstract class RecoveryContractTest {
             assertEquals(wal.startPosition(), report.startPosition());
             assertEquals(expectedEnd, report.endPosition(), report::summary);
             assertEquals(report.endPosition(), wal.tailPosition());
+            assertTrue(report.closedCleanly(), report::summary);
+            assertEquals(expectedEnd, report.recoveredEndPosition(), report::summary);
+            assertEquals(expectedEnd, report.provenDurablePosition(), report::summary);
+            assertTrue(report.evidence().isEmpty(), report::summary);
             assertNull(report.tornTailFile());
             assertEquals(-1, report.tornTailOffset());
             assertEquals(0, report.tornTailBytesCut());
@@ -824,16 +959,17 @@ public abstract class RecoveryContractTest {
 
     @Test
     void skipPolicyStillCutsATornTailEvenWhenValidFramesFollowTheHole() throws IOException {
-        // A torn tail is cut under every policy: keeping C after the lost B would leave a record
-        // whose predecessor is missing, which no crash can produce for synced data.
+        // A torn tail is cut under every policy: keeping C after the lost B would keep a record whose
+        // predecessor is missing, which no crash can produce for synced data.
         final int payloadBytes = 1024 - FrameDescriptor.HEADER_LENGTH;
-        final List<Rec> written = createLog(dir, 3, payloadBytes);
+        final List<Rec> written = crashedLog(dir, 3, payloadBytes, Durability.WRITTEN);
         final Location b = locate(dir, written.get(1));
         assertEquals(0, b.offset() % SECTOR);
         zero(b.file(), b.offset() + SECTOR, b.offset() + 2 * SECTOR);
         try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
             final RecoveryReport report = wal.recoveryReport();
-            assertEquals(written.get(1).lsn(), report.endPosition(), report::summary);
+            assertEquals(written.get(1).lsn(), report.recoveredEndPosition(), report::summary);
+            assertEquals(1, report.tornTailRecordsCut(), report::summary);
             assertEquals(0, report.skippedBytes(), report::summary);
             assertRecords(written.subList(0, 1), readAll(wal));
         }
@@ -848,10 +984,11 @@ public abstract class RecoveryContractTest {
         flipBit(last.file(), last.offset() + last.frameLength() - 3, 0);
         try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
             final RecoveryReport report = wal.recoveryReport();
-            assertEquals(lastRecord.lsn(), report.endPosition(), report::summary);
-            assertTrue(report.skippedBytes() > 0, report::summary);
+            assertEquals(lastRecord.lsn(), report.recoveredEndPosition(), report::summary);
+            assertEquals(2L * SEGMENT_BYTES + HEADER, report.endPosition(), report::summary);
             assertTrue(
                     report.findings().stream().anyMatch(f -> f.contains("skipped the corrupt end")), report::summary);
+            assertEvidenceHolds(report, last.file(), last.offset());
             assertRecords(written.subList(0, written.size() - 1), readAll(wal));
         }
         assertCleanReopen(dir, written.subList(0, written.size() - 1));
@@ -870,6 +1007,7 @@ public abstract class RecoveryContractTest {
             // Restarts after every segment it had, a prepared empty one included.
             assertEquals(highestBase + SEGMENT_BYTES, report.startPosition(), report::summary);
             assertTrue(report.droppedBytes() > 0, report::summary);
+            assertEquals(segments.size(), report.evidence().size(), "every segment is kept as evidence");
             assertEquals(report.startPosition() + HEADER, wal.append(new byte[] {1}, Durability.SYNCED));
         }
     }
@@ -902,13 +1040,39 @@ public abstract class RecoveryContractTest {
     }
 
     protected Wal open(final Path directory, final RecoveryPolicy policy) {
-        return Wal.open(WalConfig.builder(directory)
+        return Wal.open(config(directory, policy));
+    }
+
+    private WalConfig config(final Path directory, final RecoveryPolicy policy) {
+        return configBuilder(directory, policy).build();
+    }
+
+    private WalConfig.Builder configBuilder(final Path directory, final RecoveryPolicy policy) {
+        return WalConfig.builder(directory)
                 .backend(newBackend())
                 .segmentCapacityBytes(SEGMENT_BYTES)
                 .bufferCapacityBytes(BUFFER_BYTES)
                 .maxRecordBytes(MAX_RECORD_BYTES)
-                .recoveryPolicy(policy)
-                .build());
+                .recoveryPolicy(policy);
+    }
+
+    /**
+     * Appends records to a live log in a sibling directory, copies its files while it is open (what a
+     * kill -9 leaves) into {@code directory}, and closes the live log. No background sync runs, so
+     * only SYNCED appends make anything durable.
+     */
+    private List<Rec> crashedLog(
+            final Path directory, final int count, final int payloadBytes, final Durability durability)
+            throws IOException {
+        final Path live = directory.resolveSibling(directory.getFileName() + "-live");
+        final List<Rec> written = new ArrayList<>();
+        try (Wal wal = Wal.open(configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
+            for (int i = 0; i < count; i++) {
+                written.add(append(wal, i, payloadBytes, durability));
+            }
+            LogImages.crashImage(live, directory);
+        }
+        return written;
     }
 
     private List<Rec> createLog(final Path directory, final int count, final int payloadBytes) {
@@ -1021,14 +1185,50 @@ public abstract class RecoveryContractTest {
         return ex;
     }
 
-    private static void assertNoFrames(final Path segment) throws IOException {
-        if (Files.exists(segment)) {
-            final byte[] bytes = Files.readAllBytes(segment);
-            for (int i = HEADER; i < bytes.length; i++) {
-                if (bytes[i] != 0) {
-                    fail(segment + " holds data at offset " + i);
+    /** Checks that recovery kept the bytes of a segment from an offset on in an evidence file. */
+    private static void assertEvidenceHolds(final RecoveryReport report, final Path segment, final long offset) {
+        final String from = String.format("%020d", segmentBaseOf(segment) + offset);
+        assertTrue(
+                report.evidence().stream()
+                        .anyMatch(path -> path.getFileName().toString().contains(from)
+                                && path.getParent().getFileName().toString().equals(
+                                        SegmentNames.EVIDENCE_DIRECTORY_NAME)),
+                () -> "no evidence from position " + from + ": " + report.summary());
+    }
+
+    private static void assertNoEvidence(final Path directory) {
+        assertFalse(
+                Files.exists(directory.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME)),
+                "a failed open must not create evidence");
+    }
+
+    private static long segmentBaseOf(final Path segment) {
+        return SegmentNames.parseSegmentName(segment.getFileName().toString());
+    }
+
+    private static long endOf(final Rec rec) {
+        return rec.lsn() + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(rec.payload().length));
+    }
+
+    private static byte[] readRange(final Path file, final long from, final long to) throws IOException {
+        final ByteBuffer bytes = ByteBuffer.allocate((int) (to - from));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (bytes.hasRemaining()) {
+                if (channel.read(bytes, from + bytes.position()) < 0) {
+                    throw new IOException(file + " ends before " + to);
                 }
             }
+        }
+        return bytes.array();
+    }
+
+    private static void writeRange(final Path file, final long from, final byte[] bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            final ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer, from + buffer.position());
+            }
+            channel.force(true);
         }
     }
 

@@ -49,7 +49,8 @@ final class RecoveredPrefixCheck {
         final Map<Long, TestRecords.Tag> found = new HashMap<>();
         final long afterRecoveryLsn;
         try (Wal wal = Wal.open(FaultSetup.config(directory, backend))) {
-            end = wal.recoveryReport().endPosition();
+            // Where the recovered records end; after a crash the log continues later (the next segment).
+            end = wal.recoveryReport().recoveredEndPosition();
             final Map<Integer, Integer> lastSeq = new HashMap<>();
             long lastLsn = -1;
             for (final TestRecords.Read read : TestRecords.replayAll(wal)) {
@@ -79,6 +80,10 @@ final class RecoveredPrefixCheck {
             return this;
         }
         for (final Acks.Ack ack : acks.all()) {
+            if (ack.level() != Durability.BUFFERED && ack.lsn() >= afterRecoveryLsn) {
+                violations.add("the record appended after recovery got position " + afterRecoveryLsn
+                        + ", at or before the acknowledged " + ack + ": a position given twice");
+            }
             final TestRecords.Tag expected = new TestRecords.Tag(ack.writer(), ack.seq());
             final boolean promised = ack.level() != Durability.BUFFERED;
             if ((promised || ack.lsn() < end) && !expected.equals(found.get(ack.lsn()))) {

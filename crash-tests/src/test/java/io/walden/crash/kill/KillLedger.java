@@ -58,10 +58,13 @@ final class KillLedger {
         maxTruncateLsn = Math.max(maxTruncateLsn, report.maxTruncateLsn());
         final long newStart;
         final long newEnd;
+        final long continueAt;
         final List<TestRecords.Read> records;
         try (Wal wal = Wal.open(KillSetup.config(directory, backendName))) {
             newStart = wal.startPosition();
-            newEnd = wal.recoveryReport().endPosition();
+            // Where the recovered records end; after a crash the log continues later (the next segment).
+            newEnd = wal.recoveryReport().recoveredEndPosition();
+            continueAt = wal.recoveryReport().endPosition();
             records = TestRecords.replayAll(wal);
         } catch (final RuntimeException ex) {
             violations.add("reopening the killed log failed: " + ex);
@@ -138,6 +141,10 @@ final class KillLedger {
                     lost++;
                 }
                 continue;
+            }
+            if (ack.promisesSurvival() && ack.lsn() >= continueAt) {
+                violations.add("the reopened log continues at " + continueAt + ", at or before the acknowledged " + ack
+                        + ": a position a reader may have seen would be given to another record");
             }
             final TestRecords.Tag expected = new TestRecords.Tag(KillChild.writerTag(cycle, ack.thread()), ack.seq());
             if (ack.lsn() < newEnd) {
