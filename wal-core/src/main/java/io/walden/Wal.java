@@ -52,6 +52,7 @@ import org.agrona.DirectBuffer;
  * one thread.
  */
 public final class Wal implements AutoCloseable {
+    private static final System.Logger LOGGER = System.getLogger(Wal.class.getName());
     /** {@link #tryAppend} result: the log buffer is full; retry later. */
     public static final long BACK_PRESSURED = LogBuffer.BACK_PRESSURED;
     /** {@link #tryAppend} result: the log is closed. */
@@ -72,6 +73,7 @@ public final class Wal implements AutoCloseable {
     private final long appendTimeoutNs;
     private final Runnable wake;
     private final Object closeLock = new Object();
+    private static final long TRUNCATE_POLL_NS = 50_000;
     private volatile boolean closed;
 
     private Wal(
@@ -222,11 +224,25 @@ public final class Wal implements AutoCloseable {
     /**
      * Appends a record and waits until it reaches a durability level.
      *
+     * <p>Outcomes when this throws, told apart by {@link WalException#lsn()}:
+     *
+     * <ul>
+     *   <li>{@link WalException#NO_LSN}: the record is <em>not</em> in the log. The log was closed or
+     *       had failed ({@link WalException.ErrorCode#CLOSED}), the record is larger than {@link
+     *       WalConfig#maxRecordBytes()} ({@link WalException.ErrorCode#CONFIG}), no buffer space freed up
+     *       within the append timeout ({@link WalException.ErrorCode#BACK_PRESSURE_TIMEOUT}), or the thread
+     *       was interrupted while it waited for space ({@link WalException.ErrorCode#INTERRUPTED}).
+     *   <li>an LSN: the record <em>is</em> in the log at that position and its outcome is unknown. The
+     *       thread was interrupted while it waited for the level ({@link
+     *       WalException.ErrorCode#INTERRUPTED}; the record will be written unless the log fails), or the
+     *       log failed meanwhile ({@link WalException.ErrorCode#IO}, {@link
+     *       WalException.ErrorCode#STORAGE_SPACE}; it may or may not be on disk: reopen and read).
+     * </ul>
+     *
      * @param payload the record.
      * @param durability how far the record must get before this returns.
      * @return the record's LSN.
-     * @throws WalException if the log is closed or failed, the record is too large, or the buffer
-     *     stayed full for longer than the append timeout.
+     * @throws WalException if the record could not be appended, or did not reach the level: see above.
      */
     public long append(final byte[] payload, final Durability durability) {
         return append(payload, 0, payload.length, durability);
@@ -372,7 +388,11 @@ public final class Wal implements AutoCloseable {
             state.requestSync(lsn + 1);
         }
         wake.run();
-        return state.await(lsn + 1, durability, timeoutNs, finalPosition());
+        try {
+            return state.await(lsn + 1, durability, timeoutNs, finalPosition());
+        } catch (final WalException ex) {
+            throw outcomeUnknown(ex, lsn, durability);
+        }
     }
 
     /**
@@ -472,7 +492,18 @@ public final class Wal implements AutoCloseable {
             final IoAgent.TruncateRequest request = new IoAgent.TruncateRequest(lsn);
             agent.submitTruncate(request);
             while (!request.isDone()) {
-                LockSupport.parkNanos(50_000);
+                if (!ioThread.isAlive() && !request.isDone()) {
+                    // The I/O thread completes every request it took, even when the log fails; a thread
+                    // that is gone without doing so never will.
+                    throw new WalException(
+                            WalException.ErrorCode.IO,
+                            "truncating the log in " + config.directory() + " failed: the log's I/O thread stopped"
+                                    + " before it completed the request"
+                                    + (state.failure() != null ? " (" + state.failure().getMessage() + ")" : "")
+                                    + "; nothing was deleted that a reopen would miss. Close and reopen the log.",
+                            state.failure());
+                }
+                LockSupport.parkNanos(TRUNCATE_POLL_NS);
             }
             if (request.failure() != null) {
                 throw new WalException(
@@ -535,7 +566,15 @@ public final class Wal implements AutoCloseable {
                     interrupted = true;
                 }
             }
-            logBuffer.close();
+            if (agent.buffersFreeable()) {
+                logBuffer.close();
+            } else {
+                LOGGER.log(
+                        System.Logger.Level.WARNING,
+                        "the log buffer of " + config.directory() + " may still be read by an unfinished write or"
+                                + " written by an unfinished append; it is left to the garbage collector instead of"
+                                + " being freed now");
+            }
             lock.close();
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -584,7 +623,26 @@ public final class Wal implements AutoCloseable {
         if (durability != Durability.SYNCED || state.wakeNeeded(syncTicket)) {
             wake.run();
         }
-        state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition());
+        try {
+            state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition());
+        } catch (final WalException ex) {
+            throw outcomeUnknown(ex, lsn, durability);
+        }
+    }
+
+    /**
+     * The exception for a wait that failed after its record entered the log: it names the record's
+     * LSN and says what is known of its fate. Allocates, on the failure path only.
+     */
+    private static WalException outcomeUnknown(final WalException cause, final long lsn, final Durability durability) {
+        final String message = cause.errorCode() == WalException.ErrorCode.INTERRUPTED
+                ? "interrupted while waiting for the record at LSN " + lsn + " to be " + durability
+                        + ": the record is in the log and will be written"
+                        + (durability == Durability.SYNCED ? " and synced" : "")
+                        + " unless the log fails; call await(" + lsn + ", " + durability + ") to learn when"
+                : cause.getMessage() + " The record at LSN " + lsn + " was appended before that; whether it"
+                        + " reached the disk is unknown: reopen the log and read it to find out.";
+        return new WalException(cause.errorCode(), message, cause, lsn);
     }
 
     private long finalPosition() {

@@ -1269,6 +1269,67 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     }
 
     @Test
+    void shouldNameTheRecordsLsnWhenAWaitForItIsInterruptedAndStillMakeItDurable() throws IOException {
+        final ControllableBackend backend = controllable();
+        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        wal.append(bytes(0, 10), Durability.SYNCED);
+        backend.holdSyncs();
+        final byte[] payload = bytes(1, 300);
+        final WalException ex;
+        Thread.currentThread().interrupt();
+        try {
+            ex = assertThrows(WalException.class, () -> wal.append(payload, Durability.SYNCED));
+        } finally {
+            assertTrue(Thread.interrupted(), "the interrupt status is kept");
+        }
+        assertEquals(WalException.ErrorCode.INTERRUPTED, ex.errorCode(), ex::getMessage);
+        final long lsn = ex.lsn();
+        assertTrue(lsn > 0, "the exception names the appended record: " + ex.getMessage());
+        assertTrue(ex.getMessage().contains("LSN " + lsn), ex.getMessage());
+        assertTrue(ex.getMessage().contains("is in the log"), ex.getMessage());
+        backend.releaseSyncs();
+        wal.await(lsn, Durability.SYNCED);
+        assertTrue(wal.durablePosition() > lsn);
+        final List<Read> read = replayAll(wal);
+        assertEquals(new Read(lsn, payload), read.get(read.size() - 1), "the interrupted append is in the log");
+    }
+
+    @Test
+    void shouldSayNothingWasAppendedWhenARecordIsRefused() {
+        final Wal wal = open(config(logDirectory()).build());
+        final WalException tooLarge =
+                assertThrows(WalException.class, () -> wal.append(new byte[MAX_RECORD_BYTES + 1], Durability.SYNCED));
+        assertEquals(WalException.NO_LSN, tooLarge.lsn());
+        wal.close();
+        final WalException closed =
+                assertThrows(WalException.class, () -> wal.append(new byte[1], Durability.WRITTEN));
+        assertEquals(WalException.ErrorCode.CLOSED, closed.errorCode());
+        assertEquals(WalException.NO_LSN, closed.lsn());
+    }
+
+    @Test
+    void shouldReadEveryRecordAfterReopeningWithASmallerMaxRecordBytes() {
+        // Records larger than any reader buffer the smaller setting would size (256 KiB at least).
+        final int largeRecordBytes = 600 * 1024;
+        final List<Read> written = new ArrayList<>();
+        try (Wal wal = Wal.open(config(logDirectory())
+                .segmentCapacityBytes(4 * 1024 * 1024)
+                .bufferCapacityBytes(2 * 1024 * 1024)
+                .maxRecordBytes(largeRecordBytes)
+                .build())) {
+            for (int i = 0; i < 4; i++) {
+                final byte[] payload = bytes(i, i % 2 == 0 ? largeRecordBytes : 100);
+                written.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
+            }
+        }
+        final Wal wal = open(config(logDirectory()).maxRecordBytes(1024).build());
+        assertEquals(written, replayAll(wal), "records larger than the new maxRecordBytes are still read");
+        final WalException refused =
+                assertThrows(WalException.class, () -> wal.append(new byte[2048], Durability.WRITTEN));
+        assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
+    }
+
+    @Test
     void shouldWaitForReturningGroupsByDefaultAndTakeTheSettingFromASystemProperty() {
         assertTrue(WalConfig.builder(logDirectory()).build().groupReturnWait());
         try {

@@ -173,6 +173,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private boolean failed;
     private long finalTailPosition = -1;
+    // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
+    private volatile boolean buffersFreeable;
     private long idleCount;
 
     // Shared: set by any thread, read by the I/O thread.
@@ -327,7 +329,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
             }
         } catch (final Throwable ex) {
             fail(ex);
-            awaitProducersAfterFailure();
         } finally {
             shutdown();
         }
@@ -864,29 +865,50 @@ public final class IoAgent implements Runnable, CompletionHandler {
         return 0;
     }
 
-    private void awaitProducersAfterFailure() {
-        // Producers that claimed space before the tail closed are still copying into the buffer; the
-        // buffer is freed only once they published, which they do without blocking.
+    /**
+     * After a failure: waits until every producer that claimed space before the tail closed has
+     * published its frame (they copy and publish without blocking), walking the claimed frames to the
+     * final tail. A producer that does not publish within the wait (a descheduled or dying thread)
+     * keeps the buffer from being freed.
+     *
+     * @return whether every claimed frame was published, so that no producer touches the buffer again.
+     */
+    private boolean awaitProducersAfterFailure() {
         final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;
         final long tailPosition = logBuffer.closeTail();
         long position = scannedPosition;
-        while (position < tailPosition && System.nanoTime() < deadlineNs) {
+        while (position < tailPosition) {
             if ((position & segmentMask) == 0) {
                 position += SegmentHeaderDescriptor.HEADER_LENGTH;
                 continue;
             }
             final int frameLength = logBuffer.frameLengthAcquire(position);
             if (frameLength == 0) {
+                if (System.nanoTime() - deadlineNs > 0) {
+                    return false;
+                }
                 Thread.onSpinWait();
                 continue;
             }
             position += FrameDescriptor.alignedLength(frameLength);
         }
+        return true;
+    }
+
+    /**
+     * Whether the log buffer may be freed: every claimed frame was published and no operation that
+     * reads it is in flight. Valid once the thread has stopped.
+     *
+     * @return true if no thread or device can touch the buffer again.
+     */
+    public boolean buffersFreeable() {
+        return buffersFreeable;
     }
 
     private void shutdown() {
+        boolean producersDone = true;
         if (failed) {
-            awaitProducersAfterFailure();
+            producersDone = awaitProducersAfterFailure();
         } else {
             markClosedCleanly();
             try {
@@ -904,10 +926,21 @@ public final class IoAgent implements Runnable, CompletionHandler {
         } catch (final RuntimeException ex) {
             LOGGER.log(System.Logger.Level.WARNING, "closing the storage session of " + directory + " failed", ex);
         }
-        preparer.close();
-        if (scratchMemory != null) {
-            scratchMemory.close();
+        // Counted, not timed: memory an unfinished operation may still read is never freed; it is left
+        // to the garbage collector, which frees it only once nothing refers to it.
+        final int inFlight = session.inFlight();
+        if (inFlight == 0) {
+            preparer.close();
+            if (scratchMemory != null) {
+                scratchMemory.close();
+            }
+        } else {
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    inFlight + " I/O operation(s) of the log in " + directory + " were still in flight when its"
+                            + " storage session closed; their buffers are left to the garbage collector");
         }
+        buffersFreeable = producersDone && inFlight == 0;
         asyncCompletions.stop(
                 failed ? -1 : writtenPosition,
                 failed ? -1 : durablePosition,

@@ -193,7 +193,9 @@ public final class LogRecovery {
         CLEAN,
         /** A crash: the rest of the segment is given up (a torn tail in it is cut). */
         CRASH,
-        /** The policy discards the rest of the segment (SKIP of a corrupt end, TRUNCATE). */
+        /** SKIP skips the corrupt rest of the segment, which nothing valid follows. */
+        SKIP_END,
+        /** TRUNCATE discards the rest of the segment, or the bytes after a clean end. */
         DISCARD,
         /** TRUNCATE: the rest of the segment and every later segment are discarded. */
         DISCARD_LATER_TOO
@@ -262,7 +264,7 @@ public final class LogRecovery {
                 findings.add("skipped the corrupt end of " + path.getFileName() + " from offset " + validEnd + ": "
                         + reason);
                 recoveredEndPosition = base + validEnd;
-                return new Tail(validEnd, TailKind.DISCARD);
+                return new Tail(validEnd, TailKind.SKIP_END);
             }
             findings.add("truncated at " + path.getFileName() + " offset " + damageOffset + ": " + reason);
             if (damageOffset < validEnd) {
@@ -350,7 +352,7 @@ public final class LogRecovery {
             final int nextHandle = keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
         }
-        cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail.endOffset(), result, tail.kind() == TailKind.CRASH);
+        cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail.endOffset(), result, tail.kind());
         session.closeFile(tailHandle);
         if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
             // Everything after the tail segment goes too; positions stay unique, segments contiguous.
@@ -375,8 +377,7 @@ public final class LogRecovery {
      * Gives up the rest of the tail segment from an offset: keeps what lies there as evidence, zeroes
      * it, makes the frames before it durable, and covers the rest of the segment with a discard frame.
      *
-     * @param torn whether the bytes given up are a torn tail (a crash) rather than damage the policy
-     *     discards.
+     * @param kind why: a crash (the bytes given up are a torn tail), or the policy.
      */
     private void cutAndDiscard(
             final SegmentScanner scanner,
@@ -385,14 +386,14 @@ public final class LogRecovery {
             final int handle,
             final long fromOffset,
             final SegmentScanner.Result result,
-            final boolean torn)
+            final TailKind kind)
             throws IOException {
-        final long nonZeroEnd = nonZeroEnd(result, fromOffset);
+        final long nonZeroEnd = scanner.dataEnd(path, fromOffset, capacityBytes);
         if (nonZeroEnd > fromOffset) {
             keepEvidence(scanner, path, base, fromOffset, nonZeroEnd);
             final long cutRecords = countRecordsBetween(scanner, result.runs(), fromOffset, capacityBytes, path, base);
             final String kept = " kept in " + evidence.get(evidence.size() - 1).getFileName();
-            if (torn) {
+            if (kind == TailKind.CRASH) {
                 tornTailFile = path;
                 tornTailOffset = fromOffset;
                 tornTailBytesCut = nonZeroEnd - fromOffset;
@@ -401,9 +402,14 @@ public final class LogRecovery {
                         + tornTailBytesCut + " byte(s) past everything proven durable, holding " + cutRecords
                         + " valid record(s) that the crash left behind a hole;" + kept);
             } else {
-                droppedBytes += nonZeroEnd - fromOffset;
-                findings.add("discarded " + path.getFileName() + " from offset " + fromOffset + ": "
-                        + (nonZeroEnd - fromOffset) + " byte(s) holding " + cutRecords + " valid record(s);" + kept);
+                if (kind == TailKind.SKIP_END) {
+                    skippedBytes += nonZeroEnd - fromOffset;
+                } else {
+                    droppedBytes += nonZeroEnd - fromOffset;
+                }
+                findings.add((kind == TailKind.SKIP_END ? "skipped " : "discarded ") + path.getFileName()
+                        + " from offset " + fromOffset + ": " + (nonZeroEnd - fromOffset) + " byte(s) holding "
+                        + cutRecords + " valid record(s);" + kept);
             }
             zeroRange(handle, path, fromOffset, nonZeroEnd);
         }
@@ -416,21 +422,6 @@ public final class LogRecovery {
                     + path.getFileName() + " given up: the log continues in the next segment, so that no position"
                     + " a reader may have seen before is given to another record");
         }
-    }
-
-    private static long nonZeroEnd(final SegmentScanner.Result result, final long fromOffset) {
-        long end = fromOffset;
-        for (final SegmentScanner.Run run : result.runs()) {
-            if (run.endOffset() > fromOffset) {
-                end = Math.max(end, run.endOffset());
-            }
-        }
-        for (final SegmentScanner.Gap gap : result.gaps()) {
-            if (gap.holdsData() && gap.nonZeroEndOffset() > fromOffset) {
-                end = Math.max(end, gap.nonZeroEndOffset());
-            }
-        }
-        return end;
     }
 
     /** Data frames of the runs in [from, to); a run that either bound cuts through is walked frame by frame. */

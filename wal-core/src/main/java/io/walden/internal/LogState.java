@@ -345,7 +345,7 @@ public final class LogState {
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
                     throw new WalException(
-                            WalException.ErrorCode.IO, "interrupted while waiting for position " + position);
+                            WalException.ErrorCode.INTERRUPTED, "interrupted while waiting for position " + position);
                 }
             }
             return true;
@@ -477,7 +477,9 @@ public final class LogState {
                 }
             } catch (final InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                throw new WalException(WalException.ErrorCode.IO, "interrupted while waiting for log buffer space");
+                throw new WalException(
+                        WalException.ErrorCode.INTERRUPTED,
+                        "interrupted while waiting for log buffer space; nothing was appended");
             } finally {
                 waiterCount--;
             }

@@ -193,6 +193,24 @@ final class SegmentScanner implements AutoCloseable {
         }
     }
 
+    /**
+     * Where the non-zero bytes of a range of a segment end.
+     *
+     * @param path the segment file.
+     * @param fromOffset start of the range.
+     * @param toOffset end of the range.
+     * @return offset after the last non-zero byte, or {@code fromOffset} if all are zero.
+     * @throws IOException if the file cannot be read.
+     */
+    long dataEnd(final Path path, final long fromOffset, final long toOffset) throws IOException {
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+            open(file, toOffset);
+            return nonZeroEnd(fromOffset, fileSize);
+        } finally {
+            channel = null;
+        }
+    }
+
     private void open(final FileChannel file, final long capacityBytes) throws IOException {
         channel = file;
         fileSize = Math.min(file.size(), capacityBytes);

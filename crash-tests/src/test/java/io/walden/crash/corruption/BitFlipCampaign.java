@@ -34,11 +34,10 @@ import java.util.stream.Stream;
  *       {@link WalCorruptionException} for that file at the offset of the damaged frame (the header,
  *       offset 0, for the segment header), and the message names both. No byte of a sealed segment is
  *       harmless: the format covers every one of them (see {@link #HARMLESS_IN_SEALED_SEGMENT}).
- *   <li>In the never-written space of the newest segment ({@link Area#UNWRITTEN}): either open fails
- *       naming the file and the log's end in it (a non-zero byte where the format promises zeros next
- *       to the end), or the byte is cut as a torn tail and reported (tail file, tail offset at the
- *       log's end, bytes cut up to the flipped byte), every record intact. Both are what the format
- *       prescribes for bytes after the last valid frame of the newest segment.
+ *   <li>In the never-written space of the newest segment ({@link Area#UNWRITTEN}): after a clean
+ *       close, open fails naming the file and the log's end in it (no byte after a clean end may be
+ *       non-zero); after a crash, the byte is cut as a torn tail and reported (tail file, tail offset
+ *       at the log's end, bytes cut up to the flipped byte), every record intact.
  * </ul>
  *
  * <p>Whenever open succeeds, every record must read back byte-identical; altered data is the worst
@@ -202,7 +201,7 @@ final class BitFlipCampaign implements AutoCloseable {
                 && file.equals(report.tornTailFile())
                 && report.tornTailOffset() == end
                 && report.tornTailBytesCut() == offset + 1 - end
-                && report.endPosition() == segmentBase + end
+                && report.recoveredEndPosition() == segmentBase + end
                 && report.records() == pristine.records().size();
         return reported
                 ? Outcome.CUT_AS_TORN_TAIL

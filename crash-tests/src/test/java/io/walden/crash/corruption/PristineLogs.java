@@ -76,6 +76,18 @@ final class PristineLogs implements AutoCloseable {
         return pristine.get(backend).copyTo(workDirectory.resolve(name));
     }
 
+    /**
+     * A copy of a backend's pristine log as a crash left it, in the work directory.
+     *
+     * @param backend the backend that wrote it.
+     * @param name the directory name within the work directory.
+     * @return the copy.
+     * @throws IOException if it cannot be copied.
+     */
+    SampleLog copyCrashed(final CorruptionBackend backend, final String name) throws IOException {
+        return pristine.get(backend).crashed().copyTo(workDirectory.resolve(name));
+    }
+
     /** Deletes the scratch directory. */
     @Override
     public void close() throws IOException {

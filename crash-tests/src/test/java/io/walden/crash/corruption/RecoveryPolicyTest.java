@@ -35,21 +35,25 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The non-default recovery policies do exactly what {@link RecoveryPolicy}'s decision table says, on
  * both backends: which records survive, the report's counts of bytes dropped ({@link
- * RecoveryPolicy#TRUNCATE}) or skipped ({@link RecoveryPolicy#SKIP}), its findings, that the log
- * accepts appends afterwards, and that a reopen keeps them.
+ * RecoveryPolicy#TRUNCATE}) or skipped ({@link RecoveryPolicy#SKIP}), its findings and evidence, that
+ * the log accepts appends afterwards at positions never given before, and that a reopen keeps them.
+ * The sample logs were closed cleanly, so every bad frame is corruption.
  *
  * <table>
  *   <caption>What is checked</caption>
  *   <tr><th>finding</th><th>TRUNCATE</th><th>SKIP</th></tr>
- *   <tr><td>torn tail</td><td>cut</td><td>cut</td></tr>
- *   <tr><td>bad frame in the middle</td><td>cut there: dropped = rest of the segment and every later
- *       segment file</td><td>only that frame is skipped: skipped = its aligned length; the damage
- *       stays on disk</td></tr>
+ *   <tr><td>torn tail (after a crash)</td><td>cut</td><td>cut</td></tr>
+ *   <tr><td>bad frame in the middle</td><td>cut there: dropped = the rest of the segment's data and
+ *       every later segment holding data, kept as evidence; the log continues after the highest
+ *       segment</td><td>only that frame is skipped: skipped = its aligned length; the damage stays on
+ *       disk</td></tr>
  *   <tr><td>bad last frame, nothing valid after it</td><td>cut there</td><td>skipped to the end of the
- *       segment: skipped = the rest of the segment</td></tr>
+ *       data: skipped = the bytes from the frame to the last non-zero byte, kept as evidence; the log
+ *       continues in the next segment</td></tr>
  *   <tr><td>missing middle segment, bad header, foreign file, other log, short file</td><td>cut before
- *       the file: dropped = that file and every later one; the log continues at the damaged file's
- *       base</td><td>throw, naming the file</td></tr>
+ *       the file: dropped = that file and every later one holding data, moved into the evidence
+ *       directory and replaced by segments that hold one discard frame; the log continues after the
+ *       highest segment</td><td>throw, naming the file</td></tr>
  * </table>
  */
 @ExtendWith(ViolationCounter.class)
@@ -145,20 +149,24 @@ class RecoveryPolicyTest {
         final LogRecord victim = damage(log, frame);
         final long base = SampleLog.segmentBase(victim.lsn());
         final Path file = log.segment(base);
-        final long expectedDroppedBytes = (long) log.segmentFilesAbove(base) * C + C - victim.fileOffset();
+        final long expectedDroppedBytes = dataEnd(file, victim.fileOffset()) - victim.fileOffset()
+                + dataSegmentBytesFrom(log, base + C);
+        final long continuePosition = lastSegmentBase(log) + C + HEADER;
         final List<LogRecord> before = log.recordsBefore(victim.lsn());
 
         final LogRecord appended;
         try (Wal wal = open(log, backend, RecoveryPolicy.TRUNCATE)) {
             final RecoveryReport report = wal.recoveryReport();
             assertEquals(before.size(), report.records(), report::summary);
-            assertEquals(victim.lsn(), report.endPosition(), report::summary);
+            assertEquals(victim.lsn(), report.recoveredEndPosition(), report::summary);
+            assertEquals(continuePosition, report.endPosition(), "the log continues after its highest segment");
             assertEquals(expectedDroppedBytes, report.droppedBytes(), report::summary);
             assertEquals(0, report.skippedBytes(), report::summary);
             assertFinding(report, "truncated at " + file.getFileName() + " offset " + victim.fileOffset());
+            assertEvidenceFrom(report, victim.lsn());
             SampleLog.assertRecords(before, SampleLog.readAll(wal));
             appended = SampleLog.appendSynced(wal, 77, 300);
-            assertEquals(victim.lsn(), appended.lsn(), "the log continues where the damage was");
+            assertEquals(continuePosition, appended.lsn(), "no position is given twice");
         }
         assertCleanReopen(log, backend, plus(before, appended));
     }
@@ -182,12 +190,15 @@ class RecoveryPolicyTest {
             assertEquals(kept.size(), report.records(), report::summary);
             assertEquals(0, report.droppedBytes(), report::summary);
             if (last) {
-                // Nothing valid follows: the rest of the segment is skipped and the log ends there.
-                assertEquals(C - victim.fileOffset(), report.skippedBytes(), report::summary);
-                assertEquals(victim.lsn(), report.endPosition(), report::summary);
+                // Nothing valid follows: the rest of the data is skipped (kept as evidence), the log
+                // ends there and continues in the next segment.
+                assertEquals(victim.frameLength(), report.skippedBytes(), report::summary);
+                assertEquals(victim.lsn(), report.recoveredEndPosition(), report::summary);
+                assertEquals(base + C + HEADER, report.endPosition(), report::summary);
                 assertFinding(
                         report,
                         "skipped the corrupt end of " + file.getFileName() + " from offset " + victim.fileOffset());
+                assertEvidenceFrom(report, victim.lsn());
             } else {
                 assertEquals(victim.alignedLength(), report.skippedBytes(), report::summary);
                 assertFinding(
@@ -268,12 +279,13 @@ class RecoveryPolicyTest {
         final SampleLog log = copy(backend);
         damage(log, damage);
         final Path firstBad = log.segment(damage.firstBadBase);
-        final long expectedDroppedBytes = segmentBytesFrom(log, damage.firstBadBase);
-        // The log ends at the last segment before the damage; it continues in a new segment in place
-        // of the first missing or refused one (positions are never reused: nothing was after it).
-        final long resumeBase =
+        // Everything from the first missing or refused segment on is discarded; the segment files
+        // there that hold data are moved into the evidence directory whole.
+        final long discardBase =
                 damage == Structural.MISSING_MIDDLE_SEGMENT ? SampleLog.SEALED_BASE : damage.firstBadBase;
-        final List<LogRecord> kept = log.recordsBefore(resumeBase);
+        final long expectedDroppedBytes = dataSegmentBytesFrom(log, discardBase);
+        final long continuePosition = lastSegmentBase(log) + C + HEADER;
+        final List<LogRecord> kept = log.recordsBefore(discardBase);
 
         final LogRecord appended;
         try (Wal wal = open(log, backend, RecoveryPolicy.TRUNCATE)) {
@@ -281,16 +293,16 @@ class RecoveryPolicyTest {
             assertEquals(kept.size(), report.records(), report::summary);
             assertEquals(expectedDroppedBytes, report.droppedBytes(), report::summary);
             assertEquals(0, report.skippedBytes(), report::summary);
-            assertEquals(resumeBase + HEADER, report.endPosition(), report::summary);
+            assertEquals(continuePosition, report.endPosition(), "no position is given twice");
             assertFinding(report, "truncated before " + firstBad.getFileName());
+            assertTrue(
+                    report.evidence().stream()
+                            .anyMatch(path -> damage == Structural.MISSING_MIDDLE_SEGMENT
+                                    || path.getFileName().toString().endsWith(firstBad.getFileName().toString())),
+                    () -> "the refused file is kept as evidence: " + report.summary());
             SampleLog.assertRecords(kept, SampleLog.readAll(wal));
             appended = SampleLog.appendSynced(wal, 99, 1000);
-            assertEquals(resumeBase + HEADER, appended.lsn(), "the log continues in a new segment");
-        }
-        for (final Path path : log.segmentFiles()) {
-            assertTrue(
-                    SegmentNames.parseSegmentName(path.getFileName().toString()) <= resumeBase + C,
-                    () -> "a segment after the damage survived: " + path);
+            assertEquals(continuePosition, appended.lsn(), "the log continues after its highest segment");
         }
         assertCleanReopen(log, backend, plus(kept, appended));
     }
@@ -306,6 +318,41 @@ class RecoveryPolicyTest {
                 log, backend, RecoveryPolicy.SKIP, firstBad, damage == Structural.MISSING_MIDDLE_SEGMENT ? -1 : 0);
     }
 
+    /** Offset after the last non-zero byte of a file at or after an offset. */
+    private static long dataEnd(final Path file, final long fromOffset) throws IOException {
+        final byte[] bytes = Files.readAllBytes(file);
+        for (int i = bytes.length - 1; i >= fromOffset; i--) {
+            if (bytes[i] != 0) {
+                return i + 1;
+            }
+        }
+        return fromOffset;
+    }
+
+    /** Bytes of the segment files at or above a base that hold anything after their header. */
+    private static long dataSegmentBytesFrom(final SampleLog log, final long fromBase) throws IOException {
+        long bytes = 0;
+        for (final Path path : log.segmentFiles()) {
+            if (SegmentNames.parseSegmentName(path.getFileName().toString()) >= fromBase
+                    && (Files.size(path) <= HEADER || dataEnd(path, HEADER) > HEADER)) {
+                bytes += Files.size(path);
+            }
+        }
+        return bytes;
+    }
+
+    private static long lastSegmentBase(final SampleLog log) throws IOException {
+        final List<Path> files = log.segmentFiles();
+        return SegmentNames.parseSegmentName(files.get(files.size() - 1).getFileName().toString());
+    }
+
+    private static void assertEvidenceFrom(final RecoveryReport report, final long position) {
+        final String from = String.format("-%020d-", position);
+        assertTrue(
+                report.evidence().stream().anyMatch(path -> path.getFileName().toString().contains(from)),
+                () -> "the cut from " + position + " is kept as evidence: " + report.summary());
+    }
+
     // ---------------------------------------------------------------------------------------------
     // Torn tails
     // ---------------------------------------------------------------------------------------------
@@ -314,7 +361,7 @@ class RecoveryPolicyTest {
     @EnumSource(CorruptionBackend.class)
     void tornTailIsCutTheSameWayUnderEveryPolicy(final CorruptionBackend backend) throws IOException {
         for (final RecoveryPolicy policy : RecoveryPolicy.values()) {
-            final SampleLog log = logs.copy(backend, "log-" + policy);
+            final SampleLog log = logs.copyCrashed(backend, "log-" + policy);
             // The hole is followed by an intact frame: SKIP must not keep it (no crash keeps a record
             // whose predecessor was lost), so it is cut with the rest of the tail.
             final long cutPosition = TornTails.tear(log, TornTails.Damage.SECOND_TO_LAST_FRAME_TORN_LAST_FRAME_INTACT);

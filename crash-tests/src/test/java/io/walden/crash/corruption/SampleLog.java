@@ -33,6 +33,12 @@ import java.util.stream.Stream;
  * forced by sizing one record to leave exactly 8 bytes, and the padding frame that closes it. The
  * layout is deterministic for a seed: a single appender thread gets deterministic positions.
  *
+ * <p>Each sample log comes in two states: closed cleanly (the newest segment's header records it),
+ * and {@link #crashed()}, a copy of its files taken after the last sync while the log was still open,
+ * as a kill -9 leaves it. The newest segment's records are appended {@code WRITTEN} with no
+ * background sync, so after the crash no valid frame proves any of them durable: damage to them is a
+ * torn tail to recovery, while after the clean close it is corruption.
+ *
  * <p><b>Threading:</b> immutable once created.
  */
 final class SampleLog {
@@ -86,10 +92,12 @@ final class SampleLog {
 
     private final Path directory;
     private final List<LogRecord> records;
+    private final SampleLog crashed;
 
-    private SampleLog(final Path directory, final List<LogRecord> records) {
+    private SampleLog(final Path directory, final List<LogRecord> records, final SampleLog crashed) {
         this.directory = directory;
         this.records = List.copyOf(records);
+        this.crashed = crashed;
     }
 
     /**
@@ -128,12 +136,16 @@ final class SampleLog {
                     payloadBytes = randomPayloadBytes(random);
                 }
                 final byte[] payload = payload(random, payloadBytes);
-                final Durability durability = random.nextInt(8) == 0 ? Durability.SYNCED : Durability.WRITTEN;
+                final Durability durability = random.nextInt(8) == 0 && segmentBase(next) != NEWEST_BASE
+                        ? Durability.SYNCED
+                        : Durability.WRITTEN;
                 records.add(new LogRecord(wal.append(payload, durability), payload));
             }
             wal.sync();
+            copyCrashImage(directory, crashedDirectory(directory));
         }
-        final SampleLog log = new SampleLog(directory, records);
+        final SampleLog log =
+                new SampleLog(directory, records, new SampleLog(crashedDirectory(directory), records, null));
         assertTrue(shortPaddingForced, "the sample log must hold a short padding frame");
         assertEquals(3, countSegmentsWithRecords(records), "records must span exactly three segments");
         return log;
@@ -148,7 +160,31 @@ final class SampleLog {
      */
     SampleLog copyTo(final Path target) throws IOException {
         ScratchDirectory.copyFiles(directory, target);
-        return new SampleLog(target, records);
+        return new SampleLog(target, records, crashed);
+    }
+
+    /**
+     * The same log as a crash left it: copied while open, after its last sync.
+     *
+     * @return the crashed log (never modified; copy it before damaging it).
+     */
+    SampleLog crashed() {
+        if (crashed == null) {
+            throw new IllegalStateException(directory + " is a crash image already");
+        }
+        return crashed;
+    }
+
+    private static Path crashedDirectory(final Path directory) {
+        return directory.resolveSibling(directory.getFileName() + "-crashed");
+    }
+
+    private static void copyCrashImage(final Path live, final Path target) {
+        try {
+            io.walden.testing.LogImages.crashImage(live, target);
+        } catch (final IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
     }
 
     /**
@@ -165,6 +201,8 @@ final class SampleLog {
                 .segmentCapacityBytes(SEGMENT_BYTES)
                 .bufferCapacityBytes(BUFFER_BYTES)
                 .maxRecordBytes(MAX_RECORD_BYTES)
+                // No background sync: what is durable depends on the appends' levels alone.
+                .syncIntervalNs(0)
                 .recoveryPolicy(policy)
                 .build();
     }

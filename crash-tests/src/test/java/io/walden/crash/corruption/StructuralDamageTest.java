@@ -397,7 +397,7 @@ class StructuralDamageTest {
     @MethodSource("tornTails")
     void tornTailIsCutAndReportedAndTheLogKeepsWorking(final CorruptionBackend backend, final TornTails.Damage torn)
             throws IOException {
-        final SampleLog log = copy(backend);
+        final SampleLog log = logs.copyCrashed(backend, "log");
         final long cutPosition = TornTails.tear(log, torn);
         TornTails.assertCut(log, backend, RecoveryPolicy.FAIL, cutPosition);
     }

@@ -3,7 +3,9 @@ package io.walden.crash.corruption;
 import static io.walden.crash.corruption.RecoveryAssertions.assertCleanReopen;
 import static io.walden.crash.corruption.RecoveryAssertions.assertFinding;
 import static io.walden.crash.corruption.RecoveryAssertions.plus;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,16 +13,20 @@ import io.walden.RecoveryPolicy;
 import io.walden.RecoveryReport;
 import io.walden.Wal;
 import io.walden.crash.corruption.SampleLog.LogRecord;
+import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.FrameDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Torn tails of the newest segment of a {@link SampleLog}, as a crash leaves them (sectors that never
- * reached the disk read as zeros), and what recovery must do with them under any policy: cut the log
- * at the first torn frame, zero and report what it cut, and accept appends that survive a reopen.
+ * Torn tails of the newest segment of a crashed {@link SampleLog} (sectors that never reached the disk
+ * read as zeros), and what recovery must do with them under any policy: nothing in the newest segment
+ * is proven durable, so it cuts the log at the first torn frame, keeps what it cut as evidence,
+ * reports it, gives up the rest of the segment and continues in the next one, where appends survive a
+ * reopen.
  *
  * <p><b>Threading:</b> stateless.
  */
@@ -78,12 +84,13 @@ final class TornTails {
     }
 
     /**
-     * Opens a torn log and checks the cut, the report, appends after it and a clean reopen.
+     * Opens a torn log and checks the cut, the evidence, the report, appends after it and a clean
+     * reopen.
      *
-     * @param log the torn log.
+     * @param log the torn log, a copy of a crashed sample log.
      * @param backend the backend.
      * @param policy the policy: a torn tail is cut under every one.
-     * @param cutPosition where the log must end.
+     * @param cutPosition where the log's records must end.
      * @throws IOException on an I/O failure.
      */
     static void assertCut(
@@ -91,27 +98,39 @@ final class TornTails {
             throws IOException {
         final Path file = log.segment(SampleLog.NEWEST_BASE);
         final long cutOffset = cutPosition - SampleLog.NEWEST_BASE;
-        final long nonZeroEnd = nonZeroEnd(Files.readAllBytes(file), cutOffset);
+        final byte[] bytes = Files.readAllBytes(file);
+        final long nonZeroEnd = nonZeroEnd(bytes, cutOffset);
         final List<LogRecord> survivors = log.recordsBefore(cutPosition);
+        final long cutRecords = log.records().size() - survivors.size();
+        final long continuePosition = SampleLog.NEWEST_BASE + C + SegmentHeaderDescriptor.HEADER_LENGTH;
         final LogRecord appended;
         try (Wal wal = Wal.open(SampleLog.config(log.directory(), backend, policy))) {
             final RecoveryReport report = wal.recoveryReport();
-            assertEquals(cutPosition, report.endPosition(), report::summary);
+            assertFalse(report.closedCleanly(), report::summary);
+            assertEquals(cutPosition, report.recoveredEndPosition(), report::summary);
+            assertEquals(continuePosition, report.endPosition(), "the log continues in the next segment");
             assertEquals(survivors.size(), report.records(), report::summary);
             assertEquals(nonZeroEnd - cutOffset, report.tornTailBytesCut(), report::summary);
             if (nonZeroEnd > cutOffset) {
                 assertEquals(file, report.tornTailFile(), report::summary);
                 assertEquals(cutOffset, report.tornTailOffset(), report::summary);
-                assertFinding(report, "cut torn tail of " + file.getFileName() + " at offset " + cutOffset);
+                assertFinding(report, "cut the torn tail of " + file.getFileName() + " at offset " + cutOffset);
+                assertEquals(1, report.evidence().size(), report::summary);
+                assertArrayEquals(
+                        Arrays.copyOfRange(bytes, (int) cutOffset, (int) nonZeroEnd),
+                        Files.readAllBytes(report.evidence().get(0)),
+                        "the evidence holds the cut bytes");
+                assertTrue(report.tornTailRecordsCut() <= cutRecords, report::summary);
             } else {
                 assertNull(report.tornTailFile(), report::summary);
                 assertEquals(-1, report.tornTailOffset(), report::summary);
+                assertTrue(report.evidence().isEmpty(), report::summary);
             }
             assertEquals(0, report.droppedBytes(), report::summary);
             assertEquals(0, report.skippedBytes(), report::summary);
             SampleLog.assertRecords(survivors, SampleLog.readAll(wal));
             appended = SampleLog.appendSynced(wal, 4242, 777);
-            assertEquals(cutPosition, appended.lsn(), "the next record goes where the cut starts");
+            assertEquals(continuePosition, appended.lsn(), "no cut position is given to another record");
         }
         assertCleanReopen(log, backend, plus(survivors, appended));
     }
