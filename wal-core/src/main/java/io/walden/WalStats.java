@@ -22,6 +22,9 @@ package io.walden;
  * @param segmentsHurried segments made ready before their zero-fill finished, because the appenders
  *     were about to need them (a bandwidth-bound load); syncs into the skipped part may also commit
  *     extent metadata.
+ * @param durabilityMarks 16-byte padding frames the log wrote after going idle, to prove on disk that
+ *     the last records synced before the pause are durable (so that recovery after a crash can tell
+ *     damage to them from a torn write); at most one per pause.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
  */
 public record WalStats(
@@ -40,4 +43,5 @@ public record WalStats(
         long backPressureWaits,
         long segmentsRolled,
         long segmentsHurried,
+        long durabilityMarks,
         int bufferCapacityBytes) {}

@@ -27,7 +27,7 @@ package io.walden.format;
  *  +---------------------------------------------------------------+
  *  |                 Flags (int32, LE)                             |  44
  *  +---------------------------------------------------------------+
- *  |                 Clean End Position (int64, LE)                |  48
+ *  |                 Durable Position (int64, LE)                  |  48
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                 Reserved, zero (int32)                        |  56
@@ -42,13 +42,22 @@ package io.walden.format;
  * written when the segment is prepared, and made durable before the segment is renamed into place;
  * a file with a segment name therefore always has a valid header, or it is corrupt.
  *
- * <p><b>Clean close.</b> The flag {@link #FLAG_CLOSED_CLEANLY} with a clean end position says that
- * the session that wrote this segment closed the log cleanly there: every frame before the clean end
- * position was synced before the flag was written, and every byte after it is zero. Closing writes
- * the flag into the header of the segment it was writing, after the last sync, and syncs it; opening
- * such a log clears the flag again (and syncs) before the first new frame is written. The rewrite
- * changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during it leaves
- * the old or the new header, each valid.
+ * <p><b>Durable position and clean close.</b> The header is rewritten in place while its segment is
+ * the one being written, to record ground truth that recovery cannot learn from the frames alone:
+ *
+ * <ul>
+ *   <li>The <em>durable position</em>: every position of this segment below it had been synced when
+ *       the header was written (zero: nothing recorded). The writer records it when the log goes idle
+ *       after a sync (a durability mark), because the frames synced last are proven by no later
+ *       frame; the periodic sync makes the mark durable.
+ *   <li>{@link #FLAG_CLOSED_CLEANLY}: the session that wrote this segment closed the log cleanly, at
+ *       the durable position: every frame before it was synced before the flag was written, and every
+ *       byte after it is zero. Opening such a log clears the flag (and syncs) before the first new
+ *       frame is written.
+ * </ul>
+ *
+ * <p>A rewrite changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during
+ * it leaves the old or the new header, each valid.
  */
 public final class SegmentHeaderDescriptor {
     /** "WALDNSEG" read as a little-endian int64. */
@@ -72,8 +81,12 @@ public final class SegmentHeaderDescriptor {
     public static final int FRAME_ALIGNMENT_OFFSET = 40;
     /** Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY} or zero. */
     public static final int FLAGS_OFFSET = 44;
-    /** Offset of the int64 clean end position: where the log ended at a clean close; zero otherwise. */
-    public static final int CLEAN_END_POSITION_OFFSET = 48;
+    /**
+     * Offset of the int64 durable position: every position of the segment below it was synced when the
+     * header was written; zero if none is recorded. With {@link #FLAG_CLOSED_CLEANLY}, also where the
+     * log ended.
+     */
+    public static final int DURABLE_POSITION_OFFSET = 48;
     /** Offset of the int32 reserved field, zero. */
     public static final int RESERVED_OFFSET = 56;
     /** Offset of the int32 CRC32C over bytes [0, 60). */
@@ -83,7 +96,7 @@ public final class SegmentHeaderDescriptor {
     /** Length of the header; the first frame starts here. */
     public static final int HEADER_LENGTH = 4096;
 
-    /** Flag: the log was closed cleanly at the clean end position, which lies in this segment. */
+    /** Flag: the log was closed cleanly at the durable position, which lies in this segment. */
     public static final int FLAG_CLOSED_CLEANLY = 1;
 
     static {

@@ -60,6 +60,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final long KIND_SYNC = 2;
     private static final long KIND_PREPARE = 3;
     private static final long KIND_TRUNCATE = 4;
+    private static final long KIND_MARK = 5;
     private static final int POLL_LIMIT = 64;
     private static final int IDLE_SPIN_COUNT = 50;
     private static final int IDLE_YIELD_COUNT = 10;
@@ -69,6 +70,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final long IDLE_PARK_MS_MAX = 20;
     private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS_MAX);
     private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How long the log must be idle, after the durable position moved past everything a frame proves,
+     * before the I/O thread records it in the segment header (see {@link #markDurable}).
+     */
+    private static final long MARK_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Longest a sync waits for a returning group of waiters, whatever the last sync took. */
     private static final long COHORT_HOLD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -120,6 +126,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long blockCutRecords;
     private long writtenRecords;
     private long durableRecords;
+    // The highest durable position written into a frame's durable offset, and when the durable
+    // position last moved: see markDurable.
+    private long provenPosition;
+    private long durableSinceNs;
+    // The durability mark: the header block it writes, whether that write is in flight, the durable
+    // position it records and the one the active segment's header holds, and whether a sync has yet to
+    // cover the header.
+    private final AlignedBuffer headerMemory;
+    private final ByteBuffer headerBlock;
+    private boolean markWriteInFlight;
+    private long markPosition;
+    private long headerDurablePosition;
+    private boolean markUnsynced;
+    private boolean syncCoversMark;
 
     // The write in flight, if any. One write at a time: a write that fails can then never be
     // followed by a later write that lands, so after any failure the file holds a prefix of the
@@ -230,6 +250,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 session.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
                 "block size %d larger than the segment header",
                 session.blockSizeBytes());
+        this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
+        this.headerBlock = headerMemory.buffer();
         this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
@@ -244,6 +266,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.submittedPosition = scannedPosition;
         this.writtenPosition = scannedPosition;
         this.durablePosition = scannedPosition;
+        this.provenPosition = scannedPosition;
         if (recovered.nextSegmentHandle() >= 0) {
             preparer.adoptReady(activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
@@ -357,6 +380,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 workCount += prepare();
             }
             workCount += truncate();
+            workCount += markDurable(nowNs);
         } catch (final IOException ex) {
             fail(ex);
         }
@@ -384,6 +408,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
             if (frameLength >= HEADER_LENGTH) {
                 // What was durable before this frame is written: a valid frame on disk proves it.
                 ring.putInt(offset + DURABLE_OFFSET_OFFSET, (int) (durablePosition - activeBase));
+                provenPosition = durablePosition;
             }
             ring.putInt(offset + CHECKSUM_OFFSET, checksum.compute(ringView, offset, frameLength, scannedPosition));
             if (frameLength >= HEADER_LENGTH && ring.getShort(offset + TYPE_OFFSET) == TYPE_DATA) {
@@ -445,7 +470,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     private int submitWrites() {
-        if (scannedPosition == submittedPosition || writeInFlight) {
+        if (scannedPosition == submittedPosition || writeInFlight || markWriteInFlight) {
             return 0;
         }
         final long start = submittedPosition;
@@ -536,7 +561,12 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private int maybeSync(final long nowNs) {
         cohortHolding = false;
-        if (syncInFlight || writesDurable || writtenPosition <= durablePosition) {
+        // A durability mark waits for the periodic sync when nothing else needs one.
+        final boolean markDue = markUnsynced
+                && !markWriteInFlight
+                && syncIntervalNs > 0
+                && nowNs - lastSyncNs >= syncIntervalNs;
+        if (syncInFlight || writesDurable || (writtenPosition <= durablePosition && !markDue)) {
             return 0;
         }
         final boolean requested = state.syncRequestPosition() > durablePosition;
@@ -587,6 +617,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
         syncWantedSinceNs = -1;
         syncInFlight = true;
+        syncCoversMark = markUnsynced && !markWriteInFlight;
         syncTargetPosition = writtenPosition;
         syncTargetRecords = writtenRecords;
         syncStartNs = nowNs;
@@ -594,6 +625,47 @@ public final class IoAgent implements Runnable, CompletionHandler {
         requestsAtLastSubmit = state.syncRequestCount();
         session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
         return 1;
+    }
+
+    /**
+     * Writes a durability mark when the log has gone idle with records durable that no frame on disk
+     * proves (the last group commit before a pause): the active segment's header is rewritten to
+     * record the durable position. Without it, damage to those records after a crash could not be
+     * told from a torn write, and a lost sector or page at the end of the data could take their proof
+     * with it; the header lies elsewhere. It costs one 4 KiB write per pause; the next periodic sync
+     * makes it durable (a process crash keeps it anyway: it is in the page cache). Data writes wait
+     * for it, as for any write.
+     */
+    private int markDurable(final long nowNs) {
+        if (durablePosition <= provenPosition
+                || durablePosition <= headerDurablePosition
+                || nowNs - durableSinceNs < MARK_IDLE_NS
+                || finalTailPosition >= 0
+                || writeInFlight
+                || markWriteInFlight
+                || scannedPosition != submittedPosition
+                || hasFrameToScan()) {
+            return 0;
+        }
+        SegmentHeaders.write(headerBlock, (int) segmentCapacityBytes, activeBase, logId);
+        SegmentHeaders.writeState(headerBlock, durablePosition, false);
+        markPosition = durablePosition;
+        markWriteInFlight = true;
+        session.submitWrite(activeHandle, 0, headerBlock, 0, SegmentHeaderDescriptor.HEADER_LENGTH, KIND_MARK << KIND_SHIFT);
+        return 1;
+    }
+
+    private void onMarkWritten(final long result) {
+        markWriteInFlight = false;
+        if (result != SegmentHeaderDescriptor.HEADER_LENGTH) {
+            fail(new IOException("short write: the storage backend reported " + result + " bytes written"
+                    + " without an error for the header of " + SegmentNames.segmentPath(directory, activeBase)
+                    + "; a backend must finish a short write or fail it"));
+            return;
+        }
+        headerDurablePosition = markPosition;
+        markUnsynced = !writesDurable;
+        stats.durabilityMarks = stats.durabilityMarks + 1;
     }
 
     /**
@@ -616,7 +688,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private int maybeRoll() throws IOException {
         final long segmentEnd = activeBase + segmentCapacityBytes;
-        if (scannedPosition != segmentEnd || durablePosition != segmentEnd) {
+        if (scannedPosition != segmentEnd || durablePosition != segmentEnd || markWriteInFlight) {
             return 0;
         }
         if (!preparer.isReady(segmentEnd)) {
@@ -631,6 +703,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
         submittedPosition = firstFramePosition;
         writtenPosition = firstFramePosition;
         durablePosition = firstFramePosition;
+        provenPosition = firstFramePosition;
+        headerDurablePosition = 0;
+        markUnsynced = false;
         releasedPosition = firstFramePosition;
         logBuffer.release(releasedPosition);
         state.publishWritten(firstFramePosition);
@@ -664,6 +739,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
             }
         } else if (kind == KIND_TRUNCATE) {
             truncateOperationInFlight = false;
+        } else if (kind == KIND_MARK) {
+            onMarkWritten(result);
         } else {
             throw new AssertionError("unknown completion token " + Long.toHexString(token));
         }
@@ -699,6 +776,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
             if (writesDurable) {
                 durablePosition = writtenPosition;
                 durableRecords = writtenRecords;
+                durableSinceNs = System.nanoTime();
                 // A durable write is this mode's sync: its duration tells SYNCED waiters whether to yield.
                 state.recordSyncDuration(System.nanoTime() - writeSubmitNs);
                 state.publishDurable(durablePosition);
@@ -714,8 +792,14 @@ public final class IoAgent implements Runnable, CompletionHandler {
         cohortRequests = state.syncRequestCount() - requestsAtPreviousSubmit;
         cohortHoldUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
         lastSyncNs = nowNs;
+        if (syncTargetPosition != durablePosition) {
+            durableSinceNs = nowNs;
+        }
         durablePosition = syncTargetPosition;
         durableRecords = syncTargetRecords;
+        if (syncCoversMark) {
+            markUnsynced = false;
+        }
         // Blocked waiters are woken after the next sync is submitted (end of doWork).
         state.publishDurableQuietly(durablePosition);
         durableWakePending = true;
@@ -776,6 +860,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && writtenPosition == end
                 && (writesDurable || durablePosition == end)
                 && !syncInFlight
+                && !markWriteInFlight
                 && truncation == null
                 && !preparer.isOperationInFlight();
     }
@@ -931,6 +1016,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         final int inFlight = session.inFlight();
         if (inFlight == 0) {
             preparer.close();
+            headerMemory.close();
             if (scratchMemory != null) {
                 scratchMemory.close();
             }
@@ -963,12 +1049,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 "closing with written %d durable %d",
                 writtenPosition,
                 durablePosition);
-        try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH)) {
-            final ByteBuffer header = headerMemory.buffer();
-            SegmentHeaders.write(header, (int) segmentCapacityBytes, activeBase, logId);
-            SegmentHeaders.writeCleanEnd(header, durablePosition);
+        try {
+            SegmentHeaders.write(headerBlock, (int) segmentCapacityBytes, activeBase, logId);
+            SegmentHeaders.writeState(headerBlock, durablePosition, true);
             final BlockingIo io = new BlockingIo(session);
-            io.write(activeHandle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
+            io.write(activeHandle, 0, headerBlock, SegmentHeaderDescriptor.HEADER_LENGTH);
             io.sync(activeHandle);
         } catch (final IOException | RuntimeException ex) {
             LOGGER.log(

@@ -168,7 +168,10 @@ public final class LogRecovery {
                     ? segments.get(structure.discardFromBase())
                     : laterSegmentWithData(scanner, segments, bases, i);
             final long cleanEnd = cleanEndOffset(result, segments, bases, i);
-            final Tail tail = judgeTail(scanner, path, base, result, cleanEnd, laterData);
+            final long headerDurable = SegmentHeaders.durablePosition(readHeader(path));
+            final long proven =
+                    Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
+            final Tail tail = judgeTail(scanner, path, base, result, proven, cleanEnd, laterData);
             if (tail == null) {
                 // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
                 continue;
@@ -219,6 +222,7 @@ public final class LogRecovery {
             final Path path,
             final long base,
             final SegmentScanner.Result result,
+            final long provenOffset,
             final long cleanEnd,
             final Path laterSegment)
             throws IOException {
@@ -229,22 +233,22 @@ public final class LogRecovery {
         if (runIndex == 1) {
             countRun(runs.get(0));
         }
-        provenDurablePosition = base + Math.max(result.provenDurableOffset(), Math.max(cleanEnd, 0));
+        provenDurablePosition = base + Math.max(provenOffset, Math.max(cleanEnd, 0));
         while (true) {
             if (validEnd == capacityBytes) {
                 // SKIP skipped the last damage of a segment that valid frames fill from there on.
                 return null;
             }
             final boolean dataAfter = runIndex < runs.size() || gapAt(result, validEnd).holdsData();
-            final RecoveryRule.Verdict verdict = RecoveryRule.judge(
-                    validEnd, capacityBytes, dataAfter, result.provenDurableOffset(), cleanEnd, laterData);
+            final RecoveryRule.Verdict verdict =
+                    RecoveryRule.judge(validEnd, capacityBytes, dataAfter, provenOffset, cleanEnd, laterData);
             if (!verdict.corrupt()) {
                 closedCleanly = cleanEnd >= 0;
                 recoveredEndPosition = base + validEnd;
                 return new Tail(validEnd, cleanEnd >= 0 ? TailKind.CLEAN : TailKind.CRASH);
             }
             final long damageOffset = RecoveryRule.damageOffset(verdict, validEnd, cleanEnd);
-            final String reason = reason(verdict, result, validEnd, cleanEnd, laterSegment, base);
+            final String reason = reason(verdict, result, provenOffset, validEnd, cleanEnd, laterSegment, base);
             if (policy == RecoveryPolicy.FAIL) {
                 throw new WalCorruptionException(path, damageOffset, reason);
             }
@@ -287,15 +291,19 @@ public final class LogRecovery {
     private String reason(
             final RecoveryRule.Verdict verdict,
             final SegmentScanner.Result result,
+            final long provenOffset,
             final long validEnd,
             final long cleanEnd,
             final Path laterSegment,
             final long base) {
         final String problem = validEnd < capacityBytes ? gapAt(result, validEnd).problem() : "valid frames";
         return switch (verdict) {
-            case CORRUPT_BELOW_DURABLE -> problem + ", below offset " + result.provenDurableOffset()
-                    + ", which the valid frame at offset " + result.provingFrameOffset()
-                    + " proves was synced before it was written: damage to synced data, not a torn write";
+            case CORRUPT_BELOW_DURABLE -> problem + ", below offset " + provenOffset + ", which "
+                    + (provenOffset > result.provenDurableOffset()
+                            ? "the segment header recorded as synced when the log went idle"
+                            : "the valid frame at offset " + result.provingFrameOffset()
+                                    + " proves was synced before it was written")
+                    + ": damage to synced data, not a torn write";
             case CORRUPT_AFTER_CLEAN_CLOSE -> (validEnd < cleanEnd
                             ? problem
                             : validEnd > cleanEnd
@@ -576,7 +584,8 @@ public final class LogRecovery {
             try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
                 final ByteBuffer block = memory.buffer();
                 block.put(header.clear());
-                SegmentHeaders.writeCleanEnd(block, -1);
+                // The durable position stays true; only the clean close is withdrawn.
+                SegmentHeaders.writeState(block, SegmentHeaders.durablePosition(header), false);
                 final int handle = session.openFile(path, false);
                 try {
                     io.write(handle, 0, block, BLOCK_BYTES);

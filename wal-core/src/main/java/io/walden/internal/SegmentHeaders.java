@@ -3,7 +3,7 @@ package io.walden.internal;
 import static io.walden.format.SegmentHeaderDescriptor.BASE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.CAPACITY_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.CHECKSUMMED_LENGTH;
-import static io.walden.format.SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
 import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
@@ -59,27 +59,38 @@ final class SegmentHeaders {
     }
 
     /**
-     * Records a clean close in a valid header block, or clears it, and updates the checksum. Only the
-     * flags, the clean end position and the checksum change, all within the first sector.
+     * Records in a valid header block how far the segment is durable, and whether the log closed
+     * cleanly there, and updates the checksum. Only the flags, the durable position and the checksum
+     * change, all within the first sector.
      *
      * @param block a valid header block, little-endian.
-     * @param cleanEndPosition where the log ended at a clean close, inside this segment; or -1 to
-     *     clear the record.
+     * @param durablePosition every position of the segment below it is durable; zero for none.
+     * @param closedCleanly whether the log closed cleanly at {@code durablePosition}.
      */
-    static void writeCleanEnd(final ByteBuffer block, final long cleanEndPosition) {
-        block.putInt(FLAGS_OFFSET, cleanEndPosition < 0 ? 0 : FLAG_CLOSED_CLEANLY);
-        block.putLong(CLEAN_END_POSITION_OFFSET, cleanEndPosition < 0 ? 0 : cleanEndPosition);
+    static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
+        block.putInt(FLAGS_OFFSET, closedCleanly ? FLAG_CLOSED_CLEANLY : 0);
+        block.putLong(DURABLE_POSITION_OFFSET, durablePosition);
         block.putInt(HEADER_CHECKSUM_OFFSET, checksum(block));
     }
 
     /**
-     * The clean end position of a valid header.
+     * The durable position a valid header records.
      *
      * @param block the header.
-     * @return where the log ended at a clean close, or -1 if the header records none.
+     * @return every position of the segment below it was durable; zero if none is recorded.
+     */
+    static long durablePosition(final ByteBuffer block) {
+        return block.getLong(DURABLE_POSITION_OFFSET);
+    }
+
+    /**
+     * Where the log ended at a clean close, if the header records one.
+     *
+     * @param block the header.
+     * @return the clean end position, or -1 if the header records no clean close.
      */
     static long cleanEndPosition(final ByteBuffer block) {
-        return (block.getInt(FLAGS_OFFSET) & FLAG_CLOSED_CLEANLY) != 0 ? block.getLong(CLEAN_END_POSITION_OFFSET) : -1;
+        return (block.getInt(FLAGS_OFFSET) & FLAG_CLOSED_CLEANLY) != 0 ? block.getLong(DURABLE_POSITION_OFFSET) : -1;
     }
 
     /**
@@ -142,16 +153,15 @@ final class SegmentHeaders {
             return "invalid segment capacity " + capacity;
         }
         final int flags = block.getInt(FLAGS_OFFSET);
-        final long cleanEnd = block.getLong(CLEAN_END_POSITION_OFFSET);
+        final long durable = block.getLong(DURABLE_POSITION_OFFSET);
         if ((flags & ~FLAG_CLOSED_CLEANLY) != 0 || block.getInt(RESERVED_OFFSET) != 0) {
             return "unknown header flags 0x" + Integer.toHexString(flags) + " or a non-zero reserved field";
         }
-        if (flags == 0
-                ? cleanEnd != 0
-                : cleanEnd < expectedBasePosition + HEADER_LENGTH
-                        || cleanEnd > expectedBasePosition + capacity
-                        || cleanEnd % FrameDescriptor.FRAME_ALIGNMENT != 0) {
-            return "clean end position " + cleanEnd + " is impossible for this segment (flags 0x"
+        if ((durable != 0 || flags != 0)
+                && (durable < expectedBasePosition + HEADER_LENGTH
+                        || durable > expectedBasePosition + capacity
+                        || durable % FrameDescriptor.FRAME_ALIGNMENT != 0)) {
+            return "durable position " + durable + " is impossible for this segment (flags 0x"
                     + Integer.toHexString(flags) + ")";
         }
         return null;

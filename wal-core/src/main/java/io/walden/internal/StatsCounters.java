@@ -25,6 +25,7 @@ public final class StatsCounters {
     volatile long syncLatencyNsMax;
     volatile long segmentsRolled;
     volatile long segmentsHurried;
+    volatile long durabilityMarks;
 
     // Incremented by producers on the slow path.
     private final AtomicLong backPressureWaits = new AtomicLong();
@@ -76,6 +77,7 @@ public final class StatsCounters {
                 backPressureWaits.get(),
                 segmentsRolled,
                 segmentsHurried,
+                durabilityMarks,
                 bufferCapacityBytes);
     }
 }

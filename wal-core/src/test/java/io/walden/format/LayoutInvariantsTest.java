@@ -31,8 +31,8 @@ class LayoutInvariantsTest {
         assertEquals(4096, SegmentHeaderDescriptor.HEADER_LENGTH);
         assertEquals(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
         assertEquals(SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET + 4, SegmentHeaderDescriptor.FLAGS_OFFSET);
-        assertEquals(SegmentHeaderDescriptor.FLAGS_OFFSET + 4, SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET);
-        assertEquals(SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET + 8, SegmentHeaderDescriptor.RESERVED_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.FLAGS_OFFSET + 4, SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET + 8, SegmentHeaderDescriptor.RESERVED_OFFSET);
         assertEquals(SegmentHeaderDescriptor.RESERVED_OFFSET + 4, SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET);
         assertEquals(0, SegmentHeaderDescriptor.HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT);
         assertEquals(0, WalConfig.SEGMENT_CAPACITY_BYTES_MIN % SegmentHeaderDescriptor.HEADER_LENGTH);

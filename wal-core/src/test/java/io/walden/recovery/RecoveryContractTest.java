@@ -36,6 +36,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -344,13 +346,37 @@ public abstract class RecoveryContractTest {
     }
 
     @Test
+    void aLogThatWentIdleAfterASyncRecordsItsDurablePositionSoDamageToItsLastRecordIsCorruption()
+            throws IOException {
+        final Path live = root.resolve("idle-live");
+        final List<Rec> written = new ArrayList<>();
+        try (Wal wal = Wal.open(configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
+            for (int i = 0; i < 4; i++) {
+                written.add(append(wal, i, 900, Durability.SYNCED));
+            }
+            // No frame proves the last record; after a pause the header does.
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (wal.stats().durabilityMarks() == 0 && System.nanoTime() - deadlineNs < 0) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            assertEquals(1, wal.stats().durabilityMarks(), "one mark per pause");
+            LogImages.crashImage(live, dir);
+        }
+        final Location last = locate(dir, written.get(written.size() - 1));
+        flipBit(last.file(), last.offset() + FrameDescriptor.HEADER_LENGTH + 5, 1);
+
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
+        assertTrue(ex.getMessage().contains("segment header recorded as synced"), ex.getMessage());
+    }
+
+    @Test
     void aLogOfFormatVersionOneIsRefusedWithAClearMessage() throws IOException {
         createLog(dir, 2, 100);
         final Path segment = SegmentNames.segmentPath(dir, 0);
         final ByteBuffer header = ByteBuffer.wrap(readRange(segment, 0, 64)).order(ByteOrder.LITTLE_ENDIAN);
         header.putInt(SegmentHeaderDescriptor.VERSION_OFFSET, 1);
         header.putInt(SegmentHeaderDescriptor.FLAGS_OFFSET, 0);
-        header.putLong(SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET, 0);
+        header.putLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET, 0);
         final CRC32C crc = new CRC32C();
         crc.update(header.array(), 0, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
         header.putInt(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, (int) crc.getValue());

@@ -65,7 +65,7 @@ public final class LogImages {
         }
         return (header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY)
                         != 0
-                ? header.getLong(SegmentHeaderDescriptor.CLEAN_END_POSITION_OFFSET)
+                ? header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET)
                 : -1;
     }
 

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -92,6 +93,8 @@ final class NewestSegmentCampaign implements AutoCloseable {
     private static final int PAGE = 4096;
     private static final int MAX_LISTED_VIOLATIONS = 20;
     private static final int MAX_RECORD_BYTES = 16 * 1024;
+    private static final long MARK_WAIT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    private static final long MARK_POLL_NS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1);
     private static final String[] LOCATIONS = {"below", "past"};
 
     private final Path root;
@@ -164,6 +167,26 @@ final class NewestSegmentCampaign implements AutoCloseable {
                     crashIndex++;
                 }
             }
+            if (levels[levels.length - 1] == Durability.SYNCED) {
+                // Idle after a sync: the log writes a durability mark that proves the last records.
+                final long marks = wal.stats().durabilityMarks();
+                final long deadlineNs = System.nanoTime() + MARK_WAIT_NS;
+                while (wal.stats().durabilityMarks() == marks && System.nanoTime() - deadlineNs < 0) {
+                    LockSupport.parkNanos(MARK_POLL_NS);
+                }
+                if (wal.stats().durabilityMarks() == marks) {
+                    throw new IllegalStateException("no durability mark within " + MARK_WAIT_NS / 1_000_000 + " ms");
+                }
+                final long written = wal.writtenPosition();
+                while (wal.writtenPosition() == written && System.nanoTime() - deadlineNs < 0) {
+                    LockSupport.parkNanos(MARK_POLL_NS);
+                }
+                final Path image = root.resolve("crash-idle");
+                LogImages.crashImage(live, image);
+                campaign.images.add(new Image(
+                        "crash after " + payloadSizes.length + ", idle", image, false, List.copyOf(appended),
+                        wal.durablePosition()));
+            }
         }
         final Path clean = root.resolve("clean");
         ScratchDirectory.copyFiles(live, clean);
@@ -212,7 +235,8 @@ final class NewestSegmentCampaign implements AutoCloseable {
      * @throws IOException on an I/O failure.
      */
     long provenOffset(final Image image) throws IOException {
-        return proven(frames(Files.readAllBytes(newest(image.directory()))), null, null);
+        final byte[] bytes = Files.readAllBytes(newest(image.directory()));
+        return proven(frames(bytes), bytes, bytes);
     }
 
     /**
@@ -283,12 +307,11 @@ final class NewestSegmentCampaign implements AutoCloseable {
         final long writtenEnd = frames.isEmpty() ? HEADER : frames.get(frames.size() - 1).alignedEnd();
         final Frame first = changed < 0 ? null : frameAt(frames, changed);
         final long damageOffset = changed < 0 ? -1 : first == null ? writtenEnd : first.offset();
-        final long provenPristine = proven(frames, null, null);
+        final long provenPristine = proven(frames, pristine, pristine);
         final long provenDamaged = proven(frames, pristine, damaged);
         final boolean refusedExpected = changed >= 0 && (image.clean() || damageOffset < provenDamaged);
         final String location = damageOffset < provenPristine ? LOCATIONS[0] : LOCATIONS[1];
-        final long[] counts = tally.computeIfAbsent(
-                kind + " " + (image.clean() ? "clean" : "crash") + " " + location, key -> new long[4]);
+        final long[] counts = tally.computeIfAbsent(kind + " " + state(image) + " " + location, key -> new long[4]);
         counts[0]++;
         trials++;
         count(kind);
@@ -297,7 +320,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
 
         ScratchDirectory.copyFiles(image.directory(), work);
         Files.write(newest(work), damaged);
-        final List<Appended> expectedRecords = recordsBefore(image, changed < 0 ? Long.MAX_VALUE : damageOffset);
+        final List<Appended> expectedRecords = changed < 0 ? image.records() : recordsBefore(image, damageOffset);
         try (Wal wal = Wal.open(config(work, backend, segmentBytes))) {
             if (refusedExpected) {
                 violation(where + ": open succeeded, expected it refused: " + wal.recoveryReport().summary());
@@ -345,6 +368,17 @@ final class NewestSegmentCampaign implements AutoCloseable {
         } catch (final RuntimeException ex) {
             violation(where + ": open failed with " + ex);
         }
+    }
+
+    /**
+     * The state of an image, for the tally.
+     *
+     * @param image the image.
+     * @return "clean", "crash" (right after an append returned) or "idle" (a crash after the log went
+     *     idle long enough to write its durability mark).
+     */
+    static String state(final Image image) {
+        return image.clean() ? "clean" : image.name().endsWith("idle") ? "idle" : "crash";
     }
 
     private boolean checkCut(
@@ -451,12 +485,18 @@ final class NewestSegmentCampaign implements AutoCloseable {
         return null;
     }
 
-    /** The highest durable offset among the frames the damage did not touch (all, if no damage given). */
-    private static long proven(final List<Frame> frames, final byte[] pristine, final byte[] damaged) {
-        long proven = HEADER;
+    /**
+     * The highest durable offset among the frames the damage did not touch (all, if no damage given),
+     * or the durable position the segment header records, if higher (the damage never reaches the
+     * header).
+     */
+    private long proven(final List<Frame> frames, final byte[] pristine, final byte[] damaged) {
+        final long headerDurable = ByteBuffer.wrap(pristine)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
+        long proven = Math.max(HEADER, headerDurable == 0 ? 0 : headerDurable - newestBase);
         for (final Frame frame : frames) {
-            final boolean untouched = pristine == null
-                    || Arrays.equals(
+            final boolean untouched = Arrays.equals(
                             pristine,
                             (int) frame.offset(),
                             (int) frame.alignedEnd(),

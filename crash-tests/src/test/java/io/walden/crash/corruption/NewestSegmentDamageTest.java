@@ -60,7 +60,7 @@ class NewestSegmentDamageTest {
                 CorruptionBackend.NIO,
                 SEGMENT_BYTES,
                 new int[] {24, 9, 40, 0, 17, 31, 3, 26},
-                new Durability[] {S, S, W, S, W, S, W, W},
+                new Durability[] {S, S, W, S, W, S, W, S},
                 new int[] {3, 6, 8},
                 seed)) {
             for (final Image image : campaign.images()) {
@@ -104,6 +104,7 @@ class NewestSegmentDamageTest {
             sizes[i] = 300 + random.nextInt(2200);
             levels[i] = random.nextInt(3) == 0 ? W : S;
         }
+        levels[count - 1] = S;
         try (NewestSegmentCampaign campaign = NewestSegmentCampaign.write(
                 ScratchDirectory.create("newest-large"),
                 backend,
@@ -165,6 +166,13 @@ class NewestSegmentDamageTest {
         assertTrue(cleanRefused[1] > 0, kind + ": the clean image refused damage");
         assertTrue(crashBelow[1] > 0, kind + ": a crash image refused damage below its proven offset");
         assertTrue(crashPast[2] > 0, kind + ": a crash image cut damage past its proven offset");
+        // After the log went idle, its durability mark (in the segment header) proves every
+        // acknowledged record: damage to any of them is refused, even damage that erases the frames
+        // after them, and nothing acknowledged is ever cut.
+        final long[] idleBelow = TOTAL.getOrDefault(kind + " idle below", new long[4]);
+        final long[] idlePast = TOTAL.getOrDefault(kind + " idle past", new long[4]);
+        assertTrue(idleBelow[1] > 0, kind + ": an idle crash image refused damage");
+        assertEquals(0, idleBelow[3] + idlePast[3], kind + ": an idle crash image lost no acknowledged record");
     }
 
     private static long seed() {

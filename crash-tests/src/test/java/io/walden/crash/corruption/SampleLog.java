@@ -34,8 +34,8 @@ import java.util.stream.Stream;
  * layout is deterministic for a seed: a single appender thread gets deterministic positions.
  *
  * <p>Each sample log comes in two states: closed cleanly (the newest segment's header records it),
- * and {@link #crashed()}, a copy of its files taken after the last sync while the log was still open,
- * as a kill -9 leaves it. The newest segment's records are appended {@code WRITTEN} with no
+ * and {@link #crashed()}, a copy of its files taken after the last append while the log was still
+ * open, as a kill -9 leaves it. The newest segment's records are appended {@code WRITTEN} with no
  * background sync, so after the crash no valid frame proves any of them durable: damage to them is a
  * torn tail to recovery, while after the clean close it is corruption.
  *
@@ -114,10 +114,9 @@ final class SampleLog {
         boolean shortPaddingForced = false;
         try (Wal wal = Wal.open(config(directory, backend, RecoveryPolicy.FAIL))) {
             while (countIn(records, NEWEST_BASE) < NEWEST_RECORD_COUNT) {
-                final long next = records.isEmpty()
-                        ? SegmentHeaderDescriptor.HEADER_LENGTH
-                        : records.get(records.size() - 1).lsn()
-                                + records.get(records.size() - 1).alignedLength();
+                // From the tail, not the last record: a durability mark may follow a pause after a sync.
+                final long tail = wal.tailPosition();
+                final long next = (tail & (SEGMENT_BYTES - 1)) == 0 ? tail + SegmentHeaderDescriptor.HEADER_LENGTH : tail;
                 final long passRemainingBytes = ((next | (BUFFER_BYTES - 1)) + 1) - next;
                 final int payloadBytes;
                 if (!shortPaddingForced
@@ -141,8 +140,9 @@ final class SampleLog {
                         : Durability.WRITTEN;
                 records.add(new LogRecord(wal.append(payload, durability), payload));
             }
-            wal.sync();
+            // Before any sync of the newest segment's WRITTEN records: nothing proves them durable.
             copyCrashImage(directory, crashedDirectory(directory));
+            wal.sync();
         }
         final SampleLog log =
                 new SampleLog(directory, records, new SampleLog(crashedDirectory(directory), records, null));
