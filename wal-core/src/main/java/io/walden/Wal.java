@@ -499,7 +499,9 @@ public final class Wal implements AutoCloseable {
                             WalException.ErrorCode.IO,
                             "truncating the log in " + config.directory() + " failed: the log's I/O thread stopped"
                                     + " before it completed the request"
-                                    + (state.failure() != null ? " (" + state.failure().getMessage() + ")" : "")
+                                    + (state.failure() != null
+                                            ? " (" + state.failure().getMessage() + ")"
+                                            : "")
                                     + "; nothing was deleted that a reopen would miss. Close and reopen the log.",
                             state.failure());
                 }

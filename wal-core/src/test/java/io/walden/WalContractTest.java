@@ -1301,8 +1301,7 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
                 assertThrows(WalException.class, () -> wal.append(new byte[MAX_RECORD_BYTES + 1], Durability.SYNCED));
         assertEquals(WalException.NO_LSN, tooLarge.lsn());
         wal.close();
-        final WalException closed =
-                assertThrows(WalException.class, () -> wal.append(new byte[1], Durability.WRITTEN));
+        final WalException closed = assertThrows(WalException.class, () -> wal.append(new byte[1], Durability.WRITTEN));
         assertEquals(WalException.ErrorCode.CLOSED, closed.errorCode());
         assertEquals(WalException.NO_LSN, closed.lsn());
     }

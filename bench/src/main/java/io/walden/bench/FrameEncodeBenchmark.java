@@ -78,7 +78,7 @@ public class FrameEncodeBenchmark {
         frame.putBytes(FrameDescriptor.HEADER_LENGTH, payload, 0, payloadBytes);
         frame.putShort(FrameDescriptor.TYPE_OFFSET, FrameDescriptor.TYPE_DATA);
         frame.putShort(FrameDescriptor.FLAGS_OFFSET, (short) 0);
-        frame.putInt(FrameDescriptor.POSITION_LOW_OFFSET, (int) position);
+        frame.putInt(FrameDescriptor.DURABLE_OFFSET_OFFSET, 4096);
         final int crc = checksum.compute(frameBytes, 0, frameLength, position);
         frame.putInt(FrameDescriptor.CHECKSUM_OFFSET, crc);
         frame.putIntOrdered(FrameDescriptor.LENGTH_OFFSET, frameLength);

@@ -255,8 +255,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
-        this.preparer = new SegmentPreparer(
-                session, directory, (int) segmentCapacityBytes, logId, KIND_PREPARE << KIND_SHIFT);
+        this.preparer =
+                new SegmentPreparer(session, directory, (int) segmentCapacityBytes, logId, KIND_PREPARE << KIND_SHIFT);
 
         this.firstSegmentBase = recovered.firstSegmentBase();
         this.activeBase = recovered.activeSegmentBase();
@@ -562,10 +562,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private int maybeSync(final long nowNs) {
         cohortHolding = false;
         // A durability mark waits for the periodic sync when nothing else needs one.
-        final boolean markDue = markUnsynced
-                && !markWriteInFlight
-                && syncIntervalNs > 0
-                && nowNs - lastSyncNs >= syncIntervalNs;
+        final boolean markDue =
+                markUnsynced && !markWriteInFlight && syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs;
         if (syncInFlight || writesDurable || (writtenPosition <= durablePosition && !markDue)) {
             return 0;
         }
@@ -651,7 +649,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         SegmentHeaders.writeState(headerBlock, durablePosition, false);
         markPosition = durablePosition;
         markWriteInFlight = true;
-        session.submitWrite(activeHandle, 0, headerBlock, 0, SegmentHeaderDescriptor.HEADER_LENGTH, KIND_MARK << KIND_SHIFT);
+        session.submitWrite(
+                activeHandle, 0, headerBlock, 0, SegmentHeaderDescriptor.HEADER_LENGTH, KIND_MARK << KIND_SHIFT);
         return 1;
     }
 

@@ -236,8 +236,7 @@ public final class LogReader implements WalReader {
             return false;
         }
         final int checksummedLength = checksummedLength(frameLength);
-        if (position + checksummedLength > validEnd
-                || (position & segmentMask) + frameLength > segmentCapacityBytes) {
+        if (position + checksummedLength > validEnd || (position & segmentMask) + frameLength > segmentCapacityBytes) {
             return false;
         }
         return buffer.getInt(index + CHECKSUM_OFFSET)

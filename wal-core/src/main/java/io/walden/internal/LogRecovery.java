@@ -169,8 +169,7 @@ public final class LogRecovery {
                     : laterSegmentWithData(scanner, segments, bases, i);
             final long cleanEnd = cleanEndOffset(result, segments, bases, i);
             final long headerDurable = SegmentHeaders.durablePosition(readHeader(path));
-            final long proven =
-                    Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
+            final long proven = Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
             final Tail tail = judgeTail(scanner, path, base, result, proven, cleanEnd, laterData);
             if (tail == null) {
                 // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
@@ -185,7 +184,8 @@ public final class LogRecovery {
         provenDurablePosition = lastEnd;
         closedCleanly = clearCleanClose(segments, lastBase, lastEnd);
         if (structuralDamageLater) {
-            return createLog(startNs, discardSegments(scanner, segments, structure.discardFromBase()), bases.get(0), false);
+            return createLog(
+                    startNs, discardSegments(scanner, segments, structure.discardFromBase()), bases.get(0), false);
         }
         return createLog(startNs, lastEnd, bases.get(0), false);
     }
@@ -239,7 +239,8 @@ public final class LogRecovery {
                 // SKIP skipped the last damage of a segment that valid frames fill from there on.
                 return null;
             }
-            final boolean dataAfter = runIndex < runs.size() || gapAt(result, validEnd).holdsData();
+            final boolean dataAfter =
+                    runIndex < runs.size() || gapAt(result, validEnd).holdsData();
             final RecoveryRule.Verdict verdict =
                     RecoveryRule.judge(validEnd, capacityBytes, dataAfter, provenOffset, cleanEnd, laterData);
             if (!verdict.corrupt()) {
@@ -275,7 +276,8 @@ public final class LogRecovery {
                 records -= countRecordsBetween(scanner, runs, damageOffset, validEnd, path, base);
             }
             recoveredEndPosition = base + damageOffset;
-            return new Tail(damageOffset, policy == RecoveryPolicy.TRUNCATE ? TailKind.DISCARD_LATER_TOO : TailKind.DISCARD);
+            return new Tail(
+                    damageOffset, policy == RecoveryPolicy.TRUNCATE ? TailKind.DISCARD_LATER_TOO : TailKind.DISCARD);
         }
     }
 
@@ -296,24 +298,28 @@ public final class LogRecovery {
             final long cleanEnd,
             final Path laterSegment,
             final long base) {
-        final String problem = validEnd < capacityBytes ? gapAt(result, validEnd).problem() : "valid frames";
+        final String problem =
+                validEnd < capacityBytes ? gapAt(result, validEnd).problem() : "valid frames";
         return switch (verdict) {
-            case CORRUPT_BELOW_DURABLE -> problem + ", below offset " + provenOffset + ", which "
-                    + (provenOffset > result.provenDurableOffset()
-                            ? "the segment header recorded as synced when the log went idle"
-                            : "the valid frame at offset " + result.provingFrameOffset()
-                                    + " proves was synced before it was written")
-                    + ": damage to synced data, not a torn write";
-            case CORRUPT_AFTER_CLEAN_CLOSE -> (validEnd < cleanEnd
-                            ? problem
-                            : validEnd > cleanEnd
-                                    ? "frames after offset " + cleanEnd
-                                    : "non-zero bytes after offset " + cleanEnd)
-                    + ", but the segment header records that the log was closed cleanly at offset " + cleanEnd
-                    + " (position " + (base + cleanEnd) + "): after a clean close no write can be torn";
-            case CORRUPT_BEFORE_LATER_SEGMENT -> problem + " (the segment ends early), but the later segment "
-                    + laterSegment.getFileName() + " holds data, and no byte is written to a segment before the one"
-                    + " before it is complete and synced";
+            case CORRUPT_BELOW_DURABLE ->
+                problem + ", below offset " + provenOffset + ", which "
+                        + (provenOffset > result.provenDurableOffset()
+                                ? "the segment header recorded as synced when the log went idle"
+                                : "the valid frame at offset " + result.provingFrameOffset()
+                                        + " proves was synced before it was written")
+                        + ": damage to synced data, not a torn write";
+            case CORRUPT_AFTER_CLEAN_CLOSE ->
+                (validEnd < cleanEnd
+                                ? problem
+                                : validEnd > cleanEnd
+                                        ? "frames after offset " + cleanEnd
+                                        : "non-zero bytes after offset " + cleanEnd)
+                        + ", but the segment header records that the log was closed cleanly at offset " + cleanEnd
+                        + " (position " + (base + cleanEnd) + "): after a clean close no write can be torn";
+            case CORRUPT_BEFORE_LATER_SEGMENT ->
+                problem + " (the segment ends early), but the later segment "
+                        + laterSegment.getFileName() + " holds data, and no byte is written to a segment before the one"
+                        + " before it is complete and synced";
             default -> throw new IllegalStateException("not corruption: " + verdict);
         };
     }
@@ -364,7 +370,8 @@ public final class LogRecovery {
         session.closeFile(tailHandle);
         if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
             // Everything after the tail segment goes too; positions stay unique, segments contiguous.
-            return createLog(startNs, discardSegments(scanner, segments, tailBase + capacityBytes), bases.get(0), false);
+            return createLog(
+                    startNs, discardSegments(scanner, segments, tailBase + capacityBytes), bases.get(0), false);
         }
         final long activeBase = tailBase + capacityBytes;
         final Path activePath = segments.get(activeBase);
@@ -481,8 +488,8 @@ public final class LogRecovery {
      *
      * @return where the log continues: the base after the highest segment it had.
      */
-    private long discardSegments(
-            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase) throws IOException {
+    private long discardSegments(final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase)
+            throws IOException {
         final long continueAt = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
         // Files whose names are not a multiple of the capacity (foreign files) are moved, not replaced.
         for (final Path path : segments.tailMap(fromBase, true).values()) {
@@ -720,8 +727,7 @@ public final class LogRecovery {
             final String problem = structuralProblem(path, base, expectedBase);
             if (problem != null) {
                 if (policy != RecoveryPolicy.TRUNCATE) {
-                    throw new WalCorruptionException(
-                            path, expectedBase >= 0 && base != expectedBase ? -1 : 0, problem);
+                    throw new WalCorruptionException(path, expectedBase >= 0 && base != expectedBase ? -1 : 0, problem);
                 }
                 findings.add("truncated before " + path.getFileName() + ": " + problem);
                 return new Structure(bases, expectedBase >= 0 ? expectedBase : base);
@@ -793,7 +799,8 @@ public final class LogRecovery {
             final SegmentScanner scanner, final Path path, final long base, final long fromOffset, final long toOffset)
             throws IOException {
         final Path file = newEvidenceFile(String.format(
-                "%s-%020d-%020d.cut", path.getFileName().toString().replace(SegmentNames.SEGMENT_SUFFIX, ""),
+                "%s-%020d-%020d.cut",
+                path.getFileName().toString().replace(SegmentNames.SEGMENT_SUFFIX, ""),
                 base + fromOffset,
                 base + toOffset));
         try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {

@@ -75,7 +75,9 @@ class RecoveryRuleTest {
         }
         if (cleanEnd >= 0) {
             assertEquals(
-                    validEnd == cleanEnd && !dataAfter ? Verdict.END : Verdict.CORRUPT_AFTER_CLEAN_CLOSE, verdict, where);
+                    validEnd == cleanEnd && !dataAfter ? Verdict.END : Verdict.CORRUPT_AFTER_CLEAN_CLOSE,
+                    verdict,
+                    where);
             return;
         }
         if (validEnd < proven) {

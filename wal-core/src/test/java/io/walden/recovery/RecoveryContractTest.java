@@ -33,12 +33,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -189,8 +188,7 @@ public abstract class RecoveryContractTest {
         final Location location = locate(dir, victim);
         damage.apply(location);
 
-        final WalCorruptionException ex =
-                assertOpenFails(dir, RecoveryPolicy.FAIL, location.file(), location.offset());
+        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, location.file(), location.offset());
         assertTrue(ex.getMessage().contains("proves was synced"), ex.getMessage());
         assertTrue(ex.getMessage().contains("not a torn write"), ex.getMessage());
         assertNoEvidence(dir);
@@ -346,11 +344,11 @@ public abstract class RecoveryContractTest {
     }
 
     @Test
-    void aLogThatWentIdleAfterASyncRecordsItsDurablePositionSoDamageToItsLastRecordIsCorruption()
-            throws IOException {
+    void aLogThatWentIdleAfterASyncRecordsItsDurablePositionSoDamageToItsLastRecordIsCorruption() throws IOException {
         final Path live = root.resolve("idle-live");
         final List<Rec> written = new ArrayList<>();
-        try (Wal wal = Wal.open(configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
+        try (Wal wal = Wal.open(
+                configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
             for (int i = 0; i < 4; i++) {
                 written.add(append(wal, i, 900, Durability.SYNCED));
             }
@@ -547,7 +545,8 @@ public abstract class RecoveryContractTest {
             assertEquals(damagedRecord.lsn(), report.recoveredEndPosition(), report::summary);
             assertEquals(highestEnd + HEADER, report.endPosition(), "no position is given twice");
             assertTrue(report.droppedBytes() > 0, report::summary);
-            assertEvidenceHolds(report, damaged.location().file(), damaged.location().offset());
+            assertEvidenceHolds(
+                    report, damaged.location().file(), damaged.location().offset());
             assertTrue(
                     report.findings().stream()
                             .anyMatch(f -> f.contains("truncated")
@@ -1092,7 +1091,8 @@ public abstract class RecoveryContractTest {
             throws IOException {
         final Path live = directory.resolveSibling(directory.getFileName() + "-live");
         final List<Rec> written = new ArrayList<>();
-        try (Wal wal = Wal.open(configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
+        try (Wal wal = Wal.open(
+                configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
             for (int i = 0; i < count; i++) {
                 written.add(append(wal, i, payloadBytes, durability));
             }
@@ -1217,8 +1217,10 @@ public abstract class RecoveryContractTest {
         assertTrue(
                 report.evidence().stream()
                         .anyMatch(path -> path.getFileName().toString().contains(from)
-                                && path.getParent().getFileName().toString().equals(
-                                        SegmentNames.EVIDENCE_DIRECTORY_NAME)),
+                                && path.getParent()
+                                        .getFileName()
+                                        .toString()
+                                        .equals(SegmentNames.EVIDENCE_DIRECTORY_NAME)),
                 () -> "no evidence from position " + from + ": " + report.summary());
     }
 

@@ -63,8 +63,7 @@ public final class LogImages {
                 // Fill.
             }
         }
-        return (header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY)
-                        != 0
+        return (header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY) != 0
                 ? header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET)
                 : -1;
     }

@@ -71,8 +71,7 @@ class BitFlipDetectionTest {
     }
 
     @Test
-    void bitFlipsInTheUnwrittenTailOfTheNewestSegmentAreDetectedAfterACleanCloseAndCutAfterACrash()
-            throws IOException {
+    void bitFlipsInTheUnwrittenTailOfTheNewestSegmentAreDetectedAfterACleanCloseAndCutAfterACrash() throws IOException {
         final long seed = seed() + 1;
         final SampleLog log = SampleLog.create(root.resolve("pristine"), CorruptionBackend.NIO, seed);
         flipUnwrittenTail(log, "clean", seed, Outcome.DETECTED);

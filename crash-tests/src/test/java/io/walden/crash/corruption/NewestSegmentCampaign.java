@@ -184,7 +184,10 @@ final class NewestSegmentCampaign implements AutoCloseable {
                 final Path image = root.resolve("crash-idle");
                 LogImages.crashImage(live, image);
                 campaign.images.add(new Image(
-                        "crash after " + payloadSizes.length + ", idle", image, false, List.copyOf(appended),
+                        "crash after " + payloadSizes.length + ", idle",
+                        image,
+                        false,
+                        List.copyOf(appended),
                         wal.durablePosition()));
             }
         }
@@ -304,7 +307,8 @@ final class NewestSegmentCampaign implements AutoCloseable {
             throws IOException {
         final int changed = Arrays.mismatch(pristine, damaged);
         final List<Frame> frames = frames(pristine);
-        final long writtenEnd = frames.isEmpty() ? HEADER : frames.get(frames.size() - 1).alignedEnd();
+        final long writtenEnd =
+                frames.isEmpty() ? HEADER : frames.get(frames.size() - 1).alignedEnd();
         final Frame first = changed < 0 ? null : frameAt(frames, changed);
         final long damageOffset = changed < 0 ? -1 : first == null ? writtenEnd : first.offset();
         final long provenPristine = proven(frames, pristine, pristine);
@@ -323,7 +327,8 @@ final class NewestSegmentCampaign implements AutoCloseable {
         final List<Appended> expectedRecords = changed < 0 ? image.records() : recordsBefore(image, damageOffset);
         try (Wal wal = Wal.open(config(work, backend, segmentBytes))) {
             if (refusedExpected) {
-                violation(where + ": open succeeded, expected it refused: " + wal.recoveryReport().summary());
+                violation(where + ": open succeeded, expected it refused: "
+                        + wal.recoveryReport().summary());
                 return;
             }
             final RecoveryReport report = wal.recoveryReport();
@@ -467,8 +472,9 @@ final class NewestSegmentCampaign implements AutoCloseable {
             if (length == 0) {
                 break;
             }
-            final int durable =
-                    length >= FrameDescriptor.HEADER_LENGTH ? bytes.getInt(offset + FrameDescriptor.DURABLE_OFFSET_OFFSET) : 0;
+            final int durable = length >= FrameDescriptor.HEADER_LENGTH
+                    ? bytes.getInt(offset + FrameDescriptor.DURABLE_OFFSET_OFFSET)
+                    : 0;
             frames.add(new Frame(offset, length, durable));
             offset += FrameDescriptor.alignedLength(length);
         }
@@ -497,12 +503,8 @@ final class NewestSegmentCampaign implements AutoCloseable {
         long proven = Math.max(HEADER, headerDurable == 0 ? 0 : headerDurable - newestBase);
         for (final Frame frame : frames) {
             final boolean untouched = Arrays.equals(
-                            pristine,
-                            (int) frame.offset(),
-                            (int) frame.alignedEnd(),
-                            damaged,
-                            (int) frame.offset(),
-                            (int) frame.alignedEnd());
+                    pristine, (int) frame.offset(), (int) frame.alignedEnd(), damaged, (int) frame.offset(), (int)
+                            frame.alignedEnd());
             if (untouched) {
                 proven = Math.max(proven, frame.durableOffset());
             }

@@ -86,7 +86,8 @@ class NewestSegmentDamageTest {
         }
         assertCovered(Kind.SECTOR);
         assertCovered(Kind.PAGE);
-        assertTrue(TOTAL.keySet().stream().anyMatch(key -> key.startsWith("TEAR crash past")), TOTAL.keySet()::toString);
+        assertTrue(
+                TOTAL.keySet().stream().anyMatch(key -> key.startsWith("TEAR crash past")), TOTAL.keySet()::toString);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static io.walden.crash.corruption.RecoveryAssertions.assertCleanReopen;
 import static io.walden.crash.corruption.RecoveryAssertions.assertFinding;
 import static io.walden.crash.corruption.RecoveryAssertions.assertOpenFails;
 import static io.walden.crash.corruption.RecoveryAssertions.plus;
-import static io.walden.crash.corruption.RecoveryAssertions.segmentBytesFrom;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -149,8 +148,8 @@ class RecoveryPolicyTest {
         final LogRecord victim = damage(log, frame);
         final long base = SampleLog.segmentBase(victim.lsn());
         final Path file = log.segment(base);
-        final long expectedDroppedBytes = dataEnd(file, victim.fileOffset()) - victim.fileOffset()
-                + dataSegmentBytesFrom(log, base + C);
+        final long expectedDroppedBytes =
+                dataEnd(file, victim.fileOffset()) - victim.fileOffset() + dataSegmentBytesFrom(log, base + C);
         final long continuePosition = lastSegmentBase(log) + C + HEADER;
         final List<LogRecord> before = log.recordsBefore(victim.lsn());
 
@@ -298,7 +297,9 @@ class RecoveryPolicyTest {
             assertTrue(
                     report.evidence().stream()
                             .anyMatch(path -> damage == Structural.MISSING_MIDDLE_SEGMENT
-                                    || path.getFileName().toString().endsWith(firstBad.getFileName().toString())),
+                                    || path.getFileName()
+                                            .toString()
+                                            .endsWith(firstBad.getFileName().toString())),
                     () -> "the refused file is kept as evidence: " + report.summary());
             SampleLog.assertRecords(kept, SampleLog.readAll(wal));
             appended = SampleLog.appendSynced(wal, 99, 1000);
@@ -343,13 +344,15 @@ class RecoveryPolicyTest {
 
     private static long lastSegmentBase(final SampleLog log) throws IOException {
         final List<Path> files = log.segmentFiles();
-        return SegmentNames.parseSegmentName(files.get(files.size() - 1).getFileName().toString());
+        return SegmentNames.parseSegmentName(
+                files.get(files.size() - 1).getFileName().toString());
     }
 
     private static void assertEvidenceFrom(final RecoveryReport report, final long position) {
         final String from = String.format("-%020d-", position);
         assertTrue(
-                report.evidence().stream().anyMatch(path -> path.getFileName().toString().contains(from)),
+                report.evidence().stream()
+                        .anyMatch(path -> path.getFileName().toString().contains(from)),
                 () -> "the cut from " + position + " is kept as evidence: " + report.summary());
     }
 

@@ -116,7 +116,8 @@ final class SampleLog {
             while (countIn(records, NEWEST_BASE) < NEWEST_RECORD_COUNT) {
                 // From the tail, not the last record: a durability mark may follow a pause after a sync.
                 final long tail = wal.tailPosition();
-                final long next = (tail & (SEGMENT_BYTES - 1)) == 0 ? tail + SegmentHeaderDescriptor.HEADER_LENGTH : tail;
+                final long next =
+                        (tail & (SEGMENT_BYTES - 1)) == 0 ? tail + SegmentHeaderDescriptor.HEADER_LENGTH : tail;
                 final long passRemainingBytes = ((next | (BUFFER_BYTES - 1)) + 1) - next;
                 final int payloadBytes;
                 if (!shortPaddingForced
