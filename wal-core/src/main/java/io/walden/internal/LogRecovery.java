@@ -413,7 +413,8 @@ public final class LogRecovery {
                 tornTailOffset = fromOffset;
                 tornTailBytesCut = nonZeroEnd - fromOffset;
                 tornTailRecordsCut = cutRecords;
-                findings.add("cut the torn tail of " + path.getFileName() + " at offset " + fromOffset + ": "
+                findings.add("cut the torn tail of " + path.getFileName() + " at offset " + fromOffset
+                        + " (positions " + (base + fromOffset) + " to " + (base + nonZeroEnd) + "): "
                         + tornTailBytesCut + " byte(s) past everything proven durable, holding " + cutRecords
                         + " valid record(s) that the crash left behind a hole;" + kept);
             } else {
