@@ -236,9 +236,17 @@ final class SegmentScanner implements AutoCloseable {
                 lastNonZeroEnd = Math.max(lastNonZeroEnd, nonZeroEnd(offset, fileSize));
                 break;
             }
-            final long word = window.getLong(index(offset));
+            long word = window.getLong(index(offset));
             if (word == 0) {
-                continue;
+                // Skip zeros within the window in a tight loop: most of a segment's tail is zeros.
+                final long windowEnd = Math.min(windowFileOffset + windowLength, capacityBytes) - Long.BYTES;
+                while (word == 0 && offset < windowEnd) {
+                    offset += FrameDescriptor.FRAME_ALIGNMENT;
+                    word = window.getLong(index(offset));
+                }
+                if (word == 0) {
+                    continue;
+                }
             }
             if (offset > gapStart
                     && plausibleHeader(offset, capacityBytes)
