@@ -39,7 +39,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -1281,12 +1280,7 @@ public abstract class RecoveryContractTest {
     }
 
     private static List<Path> segmentFiles(final Path directory) throws IOException {
-        try (Stream<Path> entries = Files.list(directory)) {
-            return entries.filter(
-                            p -> SegmentNames.parseSegmentName(p.getFileName().toString()) >= 0)
-                    .sorted()
-                    .collect(Collectors.toList());
-        }
+        return LogImages.segmentFiles(directory);
     }
 
     private static long lastSegmentBase(final Path directory) throws IOException {

@@ -152,11 +152,11 @@ final class NewestSegmentCampaign implements AutoCloseable {
             while (wal.tailPosition() < segmentBytes) {
                 final long remaining = segmentBytes - wal.tailPosition();
                 final int frameBytes = (int) Math.min(remaining, MAX_RECORD_BYTES / 2);
-                wal.append(payload(random, frameBytes - FrameDescriptor.HEADER_LENGTH), Durability.WRITTEN);
+                wal.append(SampleLog.payload(random, frameBytes - FrameDescriptor.HEADER_LENGTH), Durability.WRITTEN);
             }
             int crashIndex = 0;
             for (int i = 0; i < payloadSizes.length; i++) {
-                final byte[] payload = payload(random, payloadSizes[i]);
+                final byte[] payload = SampleLog.payload(random, payloadSizes[i]);
                 final long lsn = wal.append(payload, levels[i]);
                 appended.add(new Appended(lsn, payload, levels[i]));
                 if (crashIndex < crashAfter.length && crashAfter[crashIndex] == i + 1) {
@@ -393,7 +393,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
             final long damageOffset,
             final String where)
             throws IOException {
-        final long dataEnd = dataEnd(damaged, damageOffset);
+        final long dataEnd = SampleLog.dataEnd(damaged, damageOffset);
         final boolean exact = report.recoveredEndPosition() == newestBase + damageOffset
                 && !report.closedCleanly()
                 && report.endPosition() == newestBase + segmentBytes + HEADER
@@ -418,7 +418,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
         if (appendsAfter++ % 8 != 0) {
             return;
         }
-        final byte[] payload = payload(new Random(appendsAfter), 100);
+        final byte[] payload = SampleLog.payload(new Random(appendsAfter), 100);
         final long lsn = wal.append(payload, Durability.SYNCED);
         if (lsn != newestBase + segmentBytes + HEADER) {
             violation(where + ": the first append after the cut went to " + lsn);
@@ -512,15 +512,6 @@ final class NewestSegmentCampaign implements AutoCloseable {
         return proven;
     }
 
-    private static long dataEnd(final byte[] bytes, final long fromOffset) {
-        for (int i = bytes.length - 1; i >= fromOffset; i--) {
-            if (bytes[i] != 0) {
-                return i + 1;
-            }
-        }
-        return fromOffset;
-    }
-
     private Path newest(final Path directory) {
         return SegmentNames.segmentPath(directory, newestBase);
     }
@@ -582,17 +573,6 @@ final class NewestSegmentCampaign implements AutoCloseable {
                 total[i] += counts[i];
             }
         });
-    }
-
-    private static byte[] payload(final Random random, final int length) {
-        final byte[] bytes = new byte[length];
-        random.nextBytes(bytes);
-        for (int i = 0; i < bytes.length; i++) {
-            if (bytes[i] == 0) {
-                bytes[i] = 0x5A;
-            }
-        }
-        return bytes;
     }
 
     @Override

@@ -321,13 +321,7 @@ class RecoveryPolicyTest {
 
     /** Offset after the last non-zero byte of a file at or after an offset. */
     private static long dataEnd(final Path file, final long fromOffset) throws IOException {
-        final byte[] bytes = Files.readAllBytes(file);
-        for (int i = bytes.length - 1; i >= fromOffset; i--) {
-            if (bytes[i] != 0) {
-                return i + 1;
-            }
-        }
-        return fromOffset;
+        return SampleLog.dataEnd(Files.readAllBytes(file), fromOffset);
     }
 
     /** Bytes of the segment files at or above a base that hold anything after their header. */

@@ -366,8 +366,14 @@ final class SampleLog {
         return 3000 + random.nextInt(MAX_RECORD_BYTES - 3000 + 1);
     }
 
-    /** Random bytes without zeros, so that no part of a frame ever looks unwritten. */
-    private static byte[] payload(final Random random, final int length) {
+    /**
+     * Random bytes without zeros, so that no part of a frame ever looks unwritten.
+     *
+     * @param random the source.
+     * @param length how many.
+     * @return the bytes.
+     */
+    static byte[] payload(final Random random, final int length) {
         final byte[] bytes = new byte[length];
         random.nextBytes(bytes);
         for (int i = 0; i < bytes.length; i++) {
@@ -376,6 +382,23 @@ final class SampleLog {
             }
         }
         return bytes;
+    }
+
+    /**
+     * Where the non-zero bytes of a file's content end.
+     *
+     * @param bytes the content.
+     * @param fromOffset where to start looking.
+     * @return the offset after the last non-zero byte at or after {@code fromOffset}, or {@code
+     *     fromOffset} if there is none.
+     */
+    static long dataEnd(final byte[] bytes, final long fromOffset) {
+        for (int i = bytes.length - 1; i >= fromOffset; i--) {
+            if (bytes[i] != 0) {
+                return i + 1;
+            }
+        }
+        return fromOffset;
     }
 
     private static int countIn(final List<LogRecord> records, final long base) {

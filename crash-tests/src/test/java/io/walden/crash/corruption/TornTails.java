@@ -99,7 +99,7 @@ final class TornTails {
         final Path file = log.segment(SampleLog.NEWEST_BASE);
         final long cutOffset = cutPosition - SampleLog.NEWEST_BASE;
         final byte[] bytes = Files.readAllBytes(file);
-        final long nonZeroEnd = nonZeroEnd(bytes, cutOffset);
+        final long nonZeroEnd = SampleLog.dataEnd(bytes, cutOffset);
         final List<LogRecord> survivors = log.recordsBefore(cutPosition);
         final long cutRecords = log.records().size() - survivors.size();
         final long continuePosition = SampleLog.NEWEST_BASE + C + SegmentHeaderDescriptor.HEADER_LENGTH;
@@ -133,14 +133,5 @@ final class TornTails {
             assertEquals(continuePosition, appended.lsn(), "no cut position is given to another record");
         }
         assertCleanReopen(log, backend, plus(survivors, appended));
-    }
-
-    private static long nonZeroEnd(final byte[] bytes, final long fromOffset) {
-        for (int i = bytes.length - 1; i >= fromOffset; i--) {
-            if (bytes[i] != 0) {
-                return i + 1;
-            }
-        }
-        return fromOffset;
     }
 }
