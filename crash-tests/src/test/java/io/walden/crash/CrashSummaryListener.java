@@ -15,7 +15,7 @@ public final class CrashSummaryListener implements TestExecutionListener {
 
     @Override
     public void testPlanExecutionFinished(TestPlan testPlan) {
-        // A line of its own: other output (jqwik's banner) may not end with a newline.
+        // A line of its own: other output may not end with a newline.
         System.out.println();
         System.out.println(CrashTally.summaryLine());
         System.out.flush();

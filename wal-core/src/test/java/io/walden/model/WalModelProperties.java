@@ -15,6 +15,10 @@ import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.StorageBackend;
 import io.walden.testing.TestFiles;
+import io.walden.testing.property.Gen;
+import io.walden.testing.property.PropertyRunner;
+import io.walden.testing.property.Shrink;
+import io.walden.testing.property.Statistics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -24,39 +28,29 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AfterTry;
-import net.jqwik.api.state.Action;
-import net.jqwik.api.state.ActionChain;
-import net.jqwik.api.state.Transformer;
-import net.jqwik.api.statistics.Statistics;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
 
 /**
- * Model-based properties: random action chains run against a real {@link Wal} and against a
+ * Model-based properties: random chains of operations run against a real {@link Wal} and against a
  * trivial model (the list of appended payloads with their LSNs, and the start position), and the
  * two must agree.
  *
- * <p>Actions: appends of random sizes (0 B to the profile's maximum, skewed toward small), random
+ * <p>Operations: appends of random sizes (0 B to the profile's maximum, skewed toward small), random
  * {@link Durability} and random append API; bursts that roll segments; {@code sync()}; {@code
  * truncateBefore} an earlier record's LSN; close and reopen; and checkpoints that read the whole
- * log. After every action a tailing reader (visibility WRITTEN) must have delivered exactly the
+ * log. After every operation a tailing reader (visibility WRITTEN) must have delivered exactly the
  * model's next records, intact and in order. At checkpoints, after every reopen and at the end of
  * every chain, reading from {@link Wal#startPosition()} must return exactly the model's retained
  * records. Every close is clean, so a reopen loses nothing and cuts nothing.
  *
  * <p>Payloads are slices of one random pool, so the model stores only (LSN, pool offset, length).
- * jqwik prints the seed and the shrunk action chain of a failure; rerun a failure with {@code
- * @Property(seed = "...")}.
+ * Chains are drawn and shrunk by Walden's {@link PropertyRunner}: a failure prints the case seed and
+ * the chain shrunk by deleting operations; {@code -Dwalden.property.case=<seed>} replays it.
  */
 public abstract class WalModelProperties {
     private static final int HEADER = SegmentHeaderDescriptor.HEADER_LENGTH;
@@ -66,9 +60,6 @@ public abstract class WalModelProperties {
     static {
         new Random(20240917L).nextBytes(POOL);
     }
-
-    /** Every system created in the current try; disposed after the try, even if it fails. */
-    private static final List<WalSystem> LIVE = new ArrayList<>();
 
     /**
      * The backend under test; a new instance per call.
@@ -95,23 +86,19 @@ public abstract class WalModelProperties {
         }
 
         /** Payload sizes from 0 to the maximum, most of them small. */
-        Arbitrary<Integer> sizes() {
-            return Arbitraries.frequencyOf(
-                    Tuple.of(50, Arbitraries.integers().between(0, 256)),
-                    Tuple.of(25, Arbitraries.integers().between(0, Math.min(16 * 1024, maxRecordBytes))),
-                    Tuple.of(15, Arbitraries.integers().between(0, maxRecordBytes / 4)),
-                    Tuple.of(10, Arbitraries.integers().between(0, maxRecordBytes)));
+        Gen<Integer> sizes() {
+            return Gen.frequency(List.of(
+                    Gen.weighted(50, Gen.between(0, 256)),
+                    Gen.weighted(25, Gen.between(0, Math.min(16 * 1024, maxRecordBytes))),
+                    Gen.weighted(15, Gen.between(0, maxRecordBytes / 4)),
+                    Gen.weighted(10, Gen.between(0, maxRecordBytes))));
         }
 
         /** Sizes of the records of a burst: large enough that a burst tends to roll a segment. */
-        Arbitrary<List<Integer>> burst() {
+        Gen<List<Integer>> burst() {
             final int minSize = maxRecordBytes / 8;
             final int count = Math.max(4, 2 * segmentBytes / (maxRecordBytes / 2 + minSize));
-            return Arbitraries.integers()
-                    .between(minSize, maxRecordBytes)
-                    .list()
-                    .ofMinSize(1)
-                    .ofMaxSize(count);
+            return Gen.between(minSize, maxRecordBytes).listOf(1, count);
         }
     }
 
@@ -123,147 +110,152 @@ public abstract class WalModelProperties {
         ASYNC
     }
 
-    @AfterTry
-    void disposeSystems() {
-        disposeAll();
+    /**
+     * One operation of a chain, its parameters drawn.
+     *
+     * @param description what it does, for reports.
+     * @param action what it does.
+     */
+    record Operation(String description, Consumer<WalSystem> action) {
+        @Override
+        public String toString() {
+            return description;
+        }
     }
 
     /**
      * Records up to 1 MiB: reading from the start position returns exactly the model's records,
      * LSNs strictly increase, and every reopen restores the model.
-     *
-     * @param chain the actions.
      */
-    @Property(tries = 30)
-    void largeRecordLogEqualsModel(@ForAll("largeRecordChains") final ActionChain<WalSystem> chain) {
-        runAndCheck(chain);
+    @Test
+    void largeRecordLogEqualsModel() {
+        property(Profile.LARGE_RECORDS, 40, 30);
     }
 
-    /**
-     * Small records in small segments: many rolls and truncations.
-     *
-     * @param chain the actions.
-     */
-    @Property(tries = 50)
-    void smallSegmentLogEqualsModel(@ForAll("smallSegmentChains") final ActionChain<WalSystem> chain) {
-        runAndCheck(chain);
+    /** Small records in small segments: many rolls and truncations. */
+    @Test
+    void smallSegmentLogEqualsModel() {
+        property(Profile.SMALL_SEGMENTS, 50, 50);
     }
 
-    @Provide
-    Arbitrary<ActionChain<WalSystem>> largeRecordChains() {
-        return chains(Profile.LARGE_RECORDS, 40);
+    private void property(final Profile profile, final int maxOperations, final int tries) {
+        final Statistics statistics = PropertyRunner.forAll(
+                        getClass().getSimpleName() + " " + profile, chains(profile, maxOperations))
+                .tries(tries)
+                .shrinkWith(Shrink::deletions)
+                .describeWith(WalModelProperties::describe)
+                .check((chain, stats) -> run(profile, chain, stats));
+        // A property whose chains never reached a state proves nothing about it.
+        assertTrue(statistics.count("segments truncated", "some") > 0, statistics::toString);
+        assertTrue(statistics.count("reopens, the final one included", 3) > 0, statistics::toString);
     }
 
-    @Provide
-    Arbitrary<ActionChain<WalSystem>> smallSegmentChains() {
-        return chains(Profile.SMALL_SEGMENTS, 50);
-    }
-
-    private void runAndCheck(final ActionChain<WalSystem> chain) {
-        final WalSystem system = chain.withInvariant(
-                        "tail reader and positions agree with the model", WalSystem::checkInvariants)
-                .run();
-        system.reopen();
-        system.checkpoint();
-        Statistics.label("segments spanned").collect(Math.min(system.segmentsSpanned(), 6));
-        Statistics.label("segments truncated").collect(system.truncatedSegments > 0 ? "some" : "none");
-        Statistics.label("reopens, the final one included").collect(Math.min(system.reopens, 3));
-    }
-
-    private Arbitrary<ActionChain<WalSystem>> chains(final Profile profile, final int maxActions) {
-        return ActionChain.<WalSystem>startWith(() -> newSystem(profile))
-                .withAction(12, append(profile))
-                .withAction(profile == Profile.LARGE_RECORDS ? 3 : 2, burst(profile))
-                .withAction(profile == Profile.LARGE_RECORDS ? 1 : 2, fillSegment())
-                .withAction(2, sync())
-                .withAction(2, truncate())
-                .withAction(2, reopen())
-                .withAction(1, checkpoint())
-                .withMaxTransformations(maxActions);
-    }
-
-    private WalSystem newSystem(final Profile profile) {
-        disposeAll();
+    private void run(final Profile profile, final List<Operation> chain, final Statistics statistics) {
         final WalSystem system = new WalSystem(profile, newBackend());
-        synchronized (LIVE) {
-            LIVE.add(system);
-        }
-        return system;
-    }
-
-    private static void disposeAll() {
-        synchronized (LIVE) {
-            for (final WalSystem system : LIVE) {
-                system.dispose();
+        try {
+            for (int i = 0; i < chain.size(); i++) {
+                final Operation operation = chain.get(i);
+                try {
+                    operation.action().accept(system);
+                    system.checkInvariants();
+                } catch (final AssertionError | RuntimeException ex) {
+                    throw new AssertionError(
+                            "operation #" + i + " (" + operation + ") of " + system + ": " + ex.getMessage(), ex);
+                }
             }
-            LIVE.clear();
+            system.reopen();
+            system.checkpoint();
+            statistics.collect("segments spanned", Math.min(system.segmentsSpanned(), 6));
+            statistics.collect("segments truncated", system.truncatedSegments > 0 ? "some" : "none");
+            statistics.collect("reopens, the final one included", Math.min(system.reopens, 3));
+        } finally {
+            system.dispose();
         }
     }
 
+    private static String describe(final List<Operation> chain) {
+        final StringBuilder text = new StringBuilder().append(chain.size()).append(" operation(s):");
+        for (int i = 0; i < chain.size(); i++) {
+            text.append("\n    #").append(i).append(' ').append(chain.get(i));
+        }
+        return text.toString();
+    }
+
+    private static Gen<List<Operation>> chains(final Profile profile, final int maxOperations) {
+        final Gen<Operation> operation = Gen.frequency(List.of(
+                Gen.weighted(12, append(profile)),
+                Gen.weighted(profile == Profile.LARGE_RECORDS ? 3 : 2, burst(profile)),
+                Gen.weighted(profile == Profile.LARGE_RECORDS ? 1 : 2, fillSegment()),
+                Gen.weighted(2, Gen.just(new Operation("sync", WalSystem::sync))),
+                Gen.weighted(2, truncate()),
+                Gen.weighted(2, Gen.just(new Operation("close and reopen", WalSystem::reopen))),
+                Gen.weighted(
+                        1, Gen.just(new Operation("sync and read everything from the start", WalSystem::checkpoint)))));
+        return operation.listOf(1, maxOperations);
+    }
+
     // ---------------------------------------------------------------------------------------------
-    // Actions
+    // Operations
     // ---------------------------------------------------------------------------------------------
 
-    private static Action.Independent<WalSystem> append(final Profile profile) {
-        return () -> Combinators.combine(
-                        profile.sizes(),
-                        Arbitraries.of(Durability.class),
-                        Arbitraries.of(Api.class),
-                        Arbitraries.integers().greaterOrEqual(0))
-                .as((size, durability, api, seed) -> Transformer.mutate(
-                        "append " + size + " B " + durability + " via " + api + " (pool seed " + seed + ")",
-                        system -> system.append(size, durability, api, seed)));
+    private static Gen<Operation> append(final Profile profile) {
+        final Gen<Integer> sizes = profile.sizes();
+        final Gen<Durability> levels = Gen.oneOf(List.of(Durability.values()));
+        final Gen<Api> apis = Gen.oneOf(List.of(Api.values()));
+        return random -> {
+            final int size = sizes.draw(random);
+            final Durability durability = levels.draw(random);
+            final Api api = apis.draw(random);
+            final int seed = random.nextInt(Integer.MAX_VALUE);
+            return new Operation(
+                    "append " + size + " B " + durability + " via " + api + " (pool seed " + seed + ")",
+                    system -> system.append(size, durability, api, seed));
+        };
     }
 
-    private static Action.Independent<WalSystem> burst(final Profile profile) {
-        return () -> Combinators.combine(
-                        profile.burst(),
-                        Arbitraries.of(Durability.class),
-                        Arbitraries.integers().greaterOrEqual(0))
-                .as((sizes, durability, seed) -> Transformer.mutate(
-                        "burst of " + sizes.size() + " " + durability + " appends " + sizes + " (pool seed " + seed
-                                + ")",
-                        system -> {
-                            for (int i = 0; i < sizes.size(); i++) {
-                                system.append(sizes.get(i), durability, Api.BYTES, seed + 7919 * i);
-                            }
-                        }));
+    private static Gen<Operation> burst(final Profile profile) {
+        final Gen<List<Integer>> bursts = profile.burst();
+        final Gen<Durability> levels = Gen.oneOf(List.of(Durability.values()));
+        return random -> {
+            final List<Integer> sizes = bursts.draw(random);
+            final Durability durability = levels.draw(random);
+            final int seed = random.nextInt(Integer.MAX_VALUE);
+            return new Operation(
+                    "burst of " + sizes.size() + " " + durability + " appends " + sizes + " (pool seed " + seed + ")",
+                    system -> {
+                        for (int i = 0; i < sizes.size(); i++) {
+                            system.append(sizes.get(i), durability, Api.BYTES, seed + 7919 * i);
+                        }
+                    });
+        };
     }
 
-    private static Action.Independent<WalSystem> fillSegment() {
-        return () -> Combinators.combine(
-                        Arbitraries.frequencyOf(
-                                Tuple.of(4, Arbitraries.just(0)),
-                                Tuple.of(3, Arbitraries.of(8, 16, 24)),
-                                Tuple.of(
-                                        1, Arbitraries.integers().between(4, 64).map(i -> i * 8))),
-                        Arbitraries.of(Durability.class),
-                        Arbitraries.integers().greaterOrEqual(0))
-                .as((leave, durability, seed) -> Transformer.mutate(
-                        "fill the segment up to " + leave + " B before its end with " + durability
-                                + " appends (pool seed " + seed + ")",
-                        system -> system.fillSegment(leave, durability, seed)));
+    private static Gen<Operation> fillSegment() {
+        final Gen<Integer> leaves = Gen.frequency(List.of(
+                Gen.weighted(4, Gen.just(0)),
+                Gen.weighted(3, Gen.oneOf(List.of(8, 16, 24))),
+                Gen.weighted(1, Gen.between(4, 64).map(i -> i * 8))));
+        final Gen<Durability> levels = Gen.oneOf(List.of(Durability.values()));
+        return random -> {
+            final int leave = leaves.draw(random);
+            final Durability durability = levels.draw(random);
+            final int seed = random.nextInt(Integer.MAX_VALUE);
+            return new Operation(
+                    "fill the segment up to " + leave + " B before its end with " + durability + " appends (pool seed "
+                            + seed + ")",
+                    system -> system.fillSegment(leave, durability, seed));
+        };
     }
 
-    private static Action.Independent<WalSystem> sync() {
-        return Action.just("sync", Transformer.mutate("sync", WalSystem::sync));
-    }
-
-    private static Action.Independent<WalSystem> truncate() {
-        return () -> Combinators.combine(Arbitraries.doubles().between(0, 1), Arbitraries.of(true, false))
-                .as((fraction, syncFirst) -> Transformer.mutate(
-                        "truncateBefore record at " + Math.round(fraction * 100) + "% of the retained records"
-                                + (syncFirst ? " after sync" : ""),
-                        system -> system.truncate(fraction, syncFirst)));
-    }
-
-    private static Action.Independent<WalSystem> reopen() {
-        return Action.just("close and reopen", Transformer.mutate("close and reopen", WalSystem::reopen));
-    }
-
-    private static Action.Independent<WalSystem> checkpoint() {
-        return Action.just(
-                "checkpoint", Transformer.mutate("sync and read everything from the start", WalSystem::checkpoint));
+    private static Gen<Operation> truncate() {
+        return random -> {
+            final double fraction = random.nextDouble();
+            final boolean syncFirst = random.nextBoolean();
+            return new Operation(
+                    "truncateBefore record at " + Math.round(fraction * 100) + "% of the retained records"
+                            + (syncFirst ? " after sync" : ""),
+                    system -> system.truncate(fraction, syncFirst));
+        };
     }
 
     // ---------------------------------------------------------------------------------------------

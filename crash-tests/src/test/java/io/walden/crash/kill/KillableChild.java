@@ -138,7 +138,6 @@ final class KillableChild {
             final String name = Path.of(entry).getFileName().toString();
             if (!name.equals("test-classes")
                     && !name.startsWith("junit-")
-                    && !name.startsWith("jqwik")
                     && !name.startsWith("opentest4j")
                     && !name.startsWith("apiguardian")
                     && !name.startsWith("surefire")

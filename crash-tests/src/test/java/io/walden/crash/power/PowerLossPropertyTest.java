@@ -3,6 +3,8 @@ package io.walden.crash.power;
 import io.walden.crash.CrashBudget;
 import io.walden.crash.CrashTally;
 import io.walden.testing.TestFiles;
+import io.walden.testing.property.PropertyRunner;
+import io.walden.testing.property.Statistics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,14 +13,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Simulated power loss: a random workload runs on a {@link SimulatedBackend} (several appender threads,
@@ -33,17 +31,21 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * during that recovery or after those appends is survived too.
  *
  * <p>A failure message names the workload, the crash seed, the crash point with the last events
- * before it, and every survival choice; jqwik prints the seed that replays the try. Thread
- * interleavings are not replayed exactly, so a replay may need a few runs.
+ * before it, and every survival choice; Walden's {@link PropertyRunner} draws the workloads, shrinks
+ * a failing one by deleting sessions, threads and steps, and prints the case seed that replays it
+ * ({@code -Dwalden.property.case=<seed>}). Thread interleavings are not replayed exactly, so a replay
+ * may need a few runs.
  *
  * <p>Each try checks about {@code 3 * }{@value #CRASH_POINTS_PER_RUN} states; {@value #TRIES} tries
- * check more than {@value #STATES_PER_RUN_MIN}, which the container checks at the end. Under {@code
- * -Pcrash-soak} the property runs again and again for {@value SoakHook#SOAK_SHARE} of the soak time.
+ * check more than {@value #STATES_PER_RUN_MIN}, which the test checks at the end. Under {@code
+ * -Pcrash-soak} it keeps drawing workloads for {@value #SOAK_SHARE} of the soak time.
  */
 class PowerLossPropertyTest {
     private static final int TRIES = 150;
     private static final int CRASH_POINTS_PER_RUN = 45;
     private static final long STATES_PER_RUN_MIN = 20_000;
+    /** This suite's share of the soak time. */
+    static final double SOAK_SHARE = 0.4;
 
     private static final AtomicLong STATES_CHECKED = new AtomicLong();
     private static final AtomicLong WORKLOADS_RUN = new AtomicLong();
@@ -52,40 +54,69 @@ class PowerLossPropertyTest {
     private static ScratchSpace scratch;
     private static long startNs;
 
-    @BeforeContainer
+    /**
+     * One case: a workload and the seed of its crash points and survival choices.
+     *
+     * @param spec the workload.
+     * @param crashSeed the crash seed.
+     */
+    record PowerLossCase(WorkloadSpec spec, long crashSeed) {
+        @Override
+        public String toString() {
+            return spec + ", crash seed " + crashSeed;
+        }
+    }
+
+    @BeforeAll
     static void start() throws Exception {
         SILENCER.silence();
         scratch = ScratchSpace.create();
         startNs = System.nanoTime();
     }
 
-    @AfterContainer
+    @AfterAll
     static void finish() throws Exception {
         SILENCER.restore();
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs);
         System.out.println("power-loss: " + STATES_CHECKED.get() + " crash states checked from " + WORKLOADS_RUN.get()
                 + " workloads (" + POWER_FAILED_RUNS.get() + " froze mid-session) in " + seconds + " s; "
                 + PowerLossStatistics.summary());
-        final boolean clean = CrashTally.VIOLATIONS.get() == 0;
-        if (clean) {
+        if (CrashTally.VIOLATIONS.get() == 0) {
             scratch.close();
-        }
-        if (clean && !CrashBudget.soak() && STATES_CHECKED.get() < STATES_PER_RUN_MIN) {
-            throw new AssertionError("only " + STATES_CHECKED.get() + " power-loss crash states were checked, fewer"
-                    + " than the " + STATES_PER_RUN_MIN + " a run must check");
         }
     }
 
-    @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
-    @AddLifecycleHook(SoakHook.class)
-    void everyCrashStateKeepsEveryPromise(@ForAll("workloads") final WorkloadSpec spec, @ForAll final long crashSeed)
+    @Test
+    void everyCrashStateKeepsEveryPromise() {
+        final long statesBefore = STATES_CHECKED.get();
+        PropertyRunner.forAll(
+                        "power loss",
+                        random -> new PowerLossCase(WorkloadGen.workloads().draw(random), random.nextLong()))
+                .tries(TRIES)
+                .until(CrashBudget.soakDeadlineNanos(SOAK_SHARE))
+                .shrinkWith(failing -> WorkloadGen.shrink(failing.spec()).stream()
+                        .map(spec -> new PowerLossCase(spec, failing.crashSeed()))
+                        .collect(Collectors.toList()))
+                .check(PowerLossPropertyTest::checkEveryCrashState);
+        final long states = STATES_CHECKED.get() - statesBefore;
+        if (!CrashBudget.soak() && states < STATES_PER_RUN_MIN) {
+            throw new AssertionError("only " + states + " power-loss crash states were checked, fewer than the "
+                    + STATES_PER_RUN_MIN + " a run must check");
+        }
+    }
+
+    private static void checkEveryCrashState(final PowerLossCase powerLossCase, final Statistics statistics)
             throws Exception {
+        final WorkloadSpec spec = powerLossCase.spec();
+        final long crashSeed = powerLossCase.crashSeed();
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
         WORKLOADS_RUN.incrementAndGet();
         if (run.powerFailed()) {
             POWER_FAILED_RUNS.incrementAndGet();
         }
+        statistics.collect("froze mid-session", run.powerFailed());
+        statistics.collect("sessions", spec.phases().size());
         final List<DiskEvent> events = run.disk().events();
         final SplittableRandom random = new SplittableRandom(crashSeed);
         final int[] crashPoints = crashPoints(events, random);
@@ -109,11 +140,6 @@ class PowerLossPropertyTest {
             STATES_CHECKED.addAndGet(checker.checkedCount());
         }
         TestFiles.deleteRecursively(tryDirectory);
-    }
-
-    @Provide
-    Arbitrary<WorkloadSpec> workloads() {
-        return WorkloadArbitraries.workloads();
     }
 
     /**

@@ -4,6 +4,7 @@
  * {@link io.walden.crash.power.DiskEvent}; {@link io.walden.crash.power.DiskModel} replays a prefix of
  * those events to know what a completed sync or directory sync made durable, and builds a post-crash
  * directory that keeps a random choice of what was not. {@link io.walden.crash.power.PowerLossPropertyTest}
- * drives random workloads with jqwik and checks every crash state after reopening.
+ * drives random workloads (drawn and shrunk by {@link io.walden.testing.property.PropertyRunner}) and
+ * checks every crash state after reopening.
  */
 package io.walden.crash.power;
