@@ -4,6 +4,7 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.BackendSelector;
 import io.walden.internal.DirectoryLock;
+import io.walden.internal.FileSystemCheck;
 import io.walden.internal.IoAgent;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.LogReader;
@@ -18,10 +19,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import org.agrona.DirectBuffer;
 
 /**
@@ -69,6 +72,8 @@ public final class Wal implements AutoCloseable {
     private final Thread ioThread;
     private final RecoveredLog recovered;
     private final String backendName;
+    private final String fileSystemType;
+    private final String durabilityNote;
     private final int maxRecordBytes;
     private final long appendTimeoutNs;
     private final Runnable wake;
@@ -82,11 +87,14 @@ public final class Wal implements AutoCloseable {
             final StorageSession session,
             final RecoveredLog recovered,
             final String backendName,
+            final String fileSystemType,
             final WakeTarget wakeTarget) {
         this.config = config;
         this.lock = lock;
         this.recovered = recovered;
         this.backendName = backendName;
+        this.fileSystemType = fileSystemType;
+        this.durabilityNote = session.durabilityNote();
         this.maxRecordBytes = config.maxRecordBytes();
         this.appendTimeoutNs = config.appendTimeoutNs();
         final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
@@ -115,6 +123,14 @@ public final class Wal implements AutoCloseable {
      *     policy allows, the backend cannot start, or an I/O error occurs.
      */
     public static Wal open(final WalConfig config) {
+        return open(config, FileSystemCheck::type);
+    }
+
+    /**
+     * Opens a log, with the file system type read by a given function (tests stand in for the mount
+     * table with it).
+     */
+    static Wal open(final WalConfig config, final Function<Path, String> fileSystemTypes) {
         try {
             createDirectoryDurably(config.directory());
         } catch (final IOException ex) {
@@ -130,9 +146,11 @@ public final class Wal implements AutoCloseable {
                     config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
             final WakeTarget wakeTarget = new WakeTarget();
             session = backend.open(config.directory(), wakeTarget);
+            final String fileSystemType = fileSystemTypes.apply(config.directory());
+            warnAboutDurability(config, fileSystemType, session);
             final RecoveredLog recovered = new LogRecovery(config, session).recover();
             checkRecordFits(config, recovered);
-            return new Wal(config, lock, session, recovered, backend.name(), wakeTarget);
+            return new Wal(config, lock, session, recovered, backend.name(), fileSystemType, wakeTarget);
         } catch (final IOException ex) {
             closeAfterFailedOpen(lock, session, ex);
             throw new WalException(
@@ -142,6 +160,21 @@ public final class Wal implements AutoCloseable {
         } catch (final RuntimeException | Error ex) {
             closeAfterFailedOpen(lock, session, ex);
             throw ex;
+        }
+    }
+
+    private static void warnAboutDurability(
+            final WalConfig config, final String fileSystemType, final StorageSession session) {
+        if (!FileSystemCheck.survivesPowerLoss(fileSystemType)) {
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    "the log in " + config.directory() + " is on " + fileSystemType + ", a file system in memory:"
+                            + " SYNCED records survive a process crash there, but no power loss or reboot."
+                            + " Put the log on a disk file system (ext4, xfs) for durability.");
+        }
+        final String note = session.durabilityNote();
+        if (note != null) {
+            LOGGER.log(System.Logger.Level.WARNING, "the log in " + config.directory() + ": " + note);
         }
     }
 
@@ -524,7 +557,7 @@ public final class Wal implements AutoCloseable {
      * @return the statistics.
      */
     public WalStats stats() {
-        return stats.snapshot(backendName, logBuffer.capacityBytes());
+        return stats.snapshot(backendName, logBuffer.capacityBytes(), fileSystemType, durabilityNote);
     }
 
     /**

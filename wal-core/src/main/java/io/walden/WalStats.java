@@ -26,6 +26,12 @@ package io.walden;
  *     the last records synced before the pause are durable (so that recovery after a crash can tell
  *     damage to them from a torn write); at most one per pause.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
+ * @param fileSystemType the type of the file system holding the log, as the mount table names it
+ *     ({@code ext4}, {@code xfs}, {@code tmpfs}, {@code fuse.sshfs}, ...), or {@code unknown}.
+ * @param survivesPowerLoss false when that file system lives in memory (tmpfs, ramfs): then {@code
+ *     SYNCED} records survive a process crash but no power loss or reboot.
+ * @param durabilityNote what the storage backend does differently from its options to keep their
+ *     promise on this file system (for example fdatasync instead of O_DSYNC), or null.
  */
 public record WalStats(
         String backend,
@@ -44,4 +50,7 @@ public record WalStats(
         long segmentsRolled,
         long segmentsHurried,
         long durabilityMarks,
-        int bufferCapacityBytes) {}
+        int bufferCapacityBytes,
+        String fileSystemType,
+        boolean survivesPowerLoss,
+        String durabilityNote) {}

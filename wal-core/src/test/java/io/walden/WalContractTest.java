@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.FileSystemCheck;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import io.walden.testing.ControllableBackend;
@@ -1326,6 +1327,21 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         final WalException refused =
                 assertThrows(WalException.class, () -> wal.append(new byte[2048], Durability.WRITTEN));
         assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
+    }
+
+    @Test
+    void shouldReportTheFileSystemAndThatALogInMemorySurvivesNoPowerLoss() {
+        final Wal onDisk = open(config(logDirectory()).build());
+        assertEquals(FileSystemCheck.type(logDirectory()), onDisk.stats().fileSystemType());
+        onDisk.close();
+        final Wal inMemory = Wal.open(config(logDirectory()).build(), directory -> "tmpfs");
+        openLogs.add(inMemory);
+        assertEquals("tmpfs", inMemory.stats().fileSystemType());
+        assertFalse(inMemory.stats().survivesPowerLoss(), "SYNCED survives no power loss on tmpfs");
+        inMemory.close();
+        final Wal onExt4 = Wal.open(config(logDirectory()).build(), directory -> "ext4");
+        openLogs.add(onExt4);
+        assertTrue(onExt4.stats().survivesPowerLoss());
     }
 
     @Test

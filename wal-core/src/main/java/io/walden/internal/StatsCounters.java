@@ -56,9 +56,15 @@ public final class StatsCounters {
      *
      * @param backend backend name.
      * @param bufferCapacityBytes buffer size.
+     * @param fileSystemType the type of the log's file system.
+     * @param durabilityNote what the backend does differently to stay durable there, or null.
      * @return the snapshot.
      */
-    public WalStats snapshot(final String backend, final int bufferCapacityBytes) {
+    public WalStats snapshot(
+            final String backend,
+            final int bufferCapacityBytes,
+            final String fileSystemType,
+            final String durabilityNote) {
         final long syncCount = syncs;
         final double divisor = Math.max(1, syncCount);
         return new WalStats(
@@ -78,6 +84,9 @@ public final class StatsCounters {
                 segmentsRolled,
                 segmentsHurried,
                 durabilityMarks,
-                bufferCapacityBytes);
+                bufferCapacityBytes,
+                fileSystemType,
+                FileSystemCheck.survivesPowerLoss(fileSystemType),
+                durabilityNote);
     }
 }

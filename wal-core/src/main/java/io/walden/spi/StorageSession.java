@@ -38,6 +38,17 @@ public interface StorageSession extends AutoCloseable {
     boolean writesDurable();
 
     /**
+     * What this session does differently from the options it was created with, so as to keep the
+     * durability they promise on this file system; for example, syncing with fdatasync where O_DSYNC
+     * writes are known not to be durable. The core reports it in its statistics and logs.
+     *
+     * @return the note, naming the file system, the mode and what is done instead; null if nothing.
+     */
+    default String durabilityNote() {
+        return null;
+    }
+
+    /**
      * Alignment required for direct I/O, a power of two; 1 when {@link #directIo()} is false.
      *
      * @return the block size.

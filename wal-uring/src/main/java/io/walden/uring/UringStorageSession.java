@@ -94,6 +94,7 @@ final class UringStorageSession implements StorageSession {
 
     private final Path directory;
     private final StorageOptions options;
+    private final String durabilityNote;
     private final Runnable completionSignal;
     private final EventExecutor executor;
     private final FileChannel directoryChannel;
@@ -105,7 +106,11 @@ final class UringStorageSession implements StorageSession {
     private int inFlight;
     private boolean closed;
 
-    UringStorageSession(final Path directory, final StorageOptions options, final Runnable completionSignal)
+    UringStorageSession(
+            final Path directory,
+            final StorageOptions options,
+            final Runnable completionSignal,
+            final String durabilityNote)
             throws IOException {
         final String reason = UringSupport.unavailableReason();
         if (reason != null) {
@@ -114,6 +119,7 @@ final class UringStorageSession implements StorageSession {
         this.directory = directory;
         this.options = options;
         this.completionSignal = completionSignal;
+        this.durabilityNote = durabilityNote;
         try {
             this.executor = UringExecutors.shared();
         } catch (final Throwable ex) {
@@ -133,6 +139,11 @@ final class UringStorageSession implements StorageSession {
     @Override
     public boolean writesDurable() {
         return options.dsync();
+    }
+
+    @Override
+    public String durabilityNote() {
+        return durabilityNote;
     }
 
     @Override
