@@ -22,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.agrona.DirectBuffer;
@@ -56,6 +58,7 @@ import org.agrona.DirectBuffer;
  */
 public final class Wal implements AutoCloseable {
     private static final System.Logger LOGGER = System.getLogger(Wal.class.getName());
+    private static final Set<String> WARNED_FILE_SYSTEM_TYPES = ConcurrentHashMap.newKeySet();
     /** {@link #tryAppend} result: the log buffer is full; retry later. */
     public static final long BACK_PRESSURED = LogBuffer.BACK_PRESSURED;
     /** {@link #tryAppend} result: the log is closed. */
@@ -166,8 +169,12 @@ public final class Wal implements AutoCloseable {
     private static void warnAboutDurability(
             final WalConfig config, final String fileSystemType, final StorageSession session) {
         if (!FileSystemCheck.survivesPowerLoss(fileSystemType)) {
+            // Once per file system type and JVM at WARNING (a test suite may open thousands of logs
+            // there); every log's statistics say it anyway.
             LOGGER.log(
-                    System.Logger.Level.WARNING,
+                    WARNED_FILE_SYSTEM_TYPES.add(fileSystemType)
+                            ? System.Logger.Level.WARNING
+                            : System.Logger.Level.DEBUG,
                     "the log in " + config.directory() + " is on " + fileSystemType + ", a file system in memory:"
                             + " SYNCED records survive a process crash there, but no power loss or reboot."
                             + " Put the log on a disk file system (ext4, xfs) for durability.");
