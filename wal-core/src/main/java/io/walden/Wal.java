@@ -130,6 +130,26 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Inspects a log directory without changing anything and without taking its lock, so the log may
+     * be open in another process: every header and frame is validated and the end of the log judged
+     * as opening it would ({@link RecoveryPolicy#FAIL}), but nothing is cut, zeroed, deleted or
+     * created. A log being written shows its write in progress, if any, as a torn tail.
+     *
+     * @param directory the log directory.
+     * @return what opening the log would find and do.
+     * @throws WalException ({@link WalException.ErrorCode#CONFIG}) if the directory holds no log, or
+     *     ({@link WalException.ErrorCode#IO}) if it cannot be read.
+     */
+    public static LogInspection inspect(final Path directory) {
+        try {
+            return LogRecovery.inspect(directory);
+        } catch (final IOException ex) {
+            throw new WalException(
+                    WalException.ErrorCode.IO, "cannot inspect the log in " + directory + ": " + ex, ex);
+        }
+    }
+
+    /**
      * Opens a log, with the file system type read by a given function (tests stand in for the mount
      * table with it).
      */

@@ -1,9 +1,11 @@
 package io.walden.internal;
 
+import io.walden.LogInspection;
 import io.walden.RecoveryPolicy;
 import io.walden.RecoveryReport;
 import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
+import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
@@ -98,13 +100,13 @@ public final class LogRecovery {
      * Creates a recovery.
      *
      * @param config the configuration.
-     * @param session the storage session.
+     * @param session the storage session; null only for a read-only inspection.
      */
     public LogRecovery(final WalConfig config, final StorageSession session) {
         this.config = config;
         this.directory = config.directory();
         this.session = session;
-        this.io = new BlockingIo(session);
+        this.io = session == null ? null : new BlockingIo(session);
         this.policy = config.recoveryPolicy();
     }
 
@@ -138,7 +140,95 @@ public final class LogRecovery {
             return createLog(startNs, restart, restart, false);
         }
         try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-            return scanSegments(scanner, segments, structure, startNs);
+            final Decision decision = scanSegments(scanner, segments, structure);
+            if (decision.tailIndex() >= 0) {
+                return finish(
+                        scanner, segments, bases, decision.tailIndex(), decision.result(), decision.tail(), startNs);
+            }
+            // Every segment is full of valid frames: the log continues in a new segment after them.
+            final long lastBase = bases.get(bases.size() - 1);
+            final long lastEnd = lastBase + capacityBytes;
+            closedCleanly = clearCleanClose(segments, lastBase, lastEnd);
+            if (structure.discardFromBase() >= 0) {
+                return createLog(
+                        startNs, discardSegments(scanner, segments, structure.discardFromBase()), bases.get(0), false);
+            }
+            return createLog(startNs, lastEnd, bases.get(0), false);
+        }
+    }
+
+    /**
+     * Inspects a log directory without changing anything: the same validation and the same rule as
+     * recovery under {@link RecoveryPolicy#FAIL}, reporting what recovery would find, and cut or
+     * refuse, without doing it. No lock is taken, so the log may be open in another process; its
+     * newest segment may then end in a write in progress, which shows as a torn tail.
+     *
+     * @param directory the log directory.
+     * @return the inspection.
+     * @throws IOException if the directory or a file cannot be read.
+     * @throws WalException if the directory holds no segment file.
+     */
+    public static LogInspection inspect(final Path directory) throws IOException {
+        return new LogRecovery(
+                        WalConfig.builder(directory)
+                                .recoveryPolicy(RecoveryPolicy.FAIL)
+                                .build(),
+                        null)
+                .inspect();
+    }
+
+    private LogInspection inspect() throws IOException {
+        final long startNs = System.nanoTime();
+        if (!Files.isDirectory(directory)) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG, directory + " is not a directory: no Walden log there");
+        }
+        final TreeMap<Long, Path> segments = listSegments();
+        if (segments.isEmpty()) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
+        }
+        long start = segments.firstKey();
+        try {
+            readIdentity(segments);
+            final Structure structure = validateStructure(segments);
+            final List<Long> bases = structure.bases();
+            start = bases.get(0);
+            try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
+                final Decision decision = scanSegments(scanner, segments, structure);
+                if (decision.tailIndex() < 0) {
+                    final long lastBase = bases.get(bases.size() - 1);
+                    final long lastEnd = lastBase + capacityBytes;
+                    final ByteBuffer header = readHeader(segments.get(lastBase));
+                    closedCleanly = SegmentHeaders.cleanEndPosition(header) == lastEnd;
+                    return new LogInspection(
+                            LogInspection.Verdict.CLEAN,
+                            report(startNs, false, start, lastEnd, bases.size()),
+                            null);
+                }
+                final long tailBase = bases.get(decision.tailIndex());
+                final Path tailPath = segments.get(tailBase);
+                final long endOffset = decision.tail().endOffset();
+                final long dataEnd = scanner.dataEnd(tailPath, endOffset, capacityBytes);
+                if (dataEnd > endOffset) {
+                    tornTailFile = tailPath;
+                    tornTailOffset = endOffset;
+                    tornTailBytesCut = dataEnd - endOffset;
+                    tornTailRecordsCut = countRecordsBetween(
+                            scanner, decision.result().runs(), endOffset, capacityBytes, tailPath, tailBase);
+                    findings.add("torn tail in " + tailPath.getFileName() + " at offset " + endOffset + ": "
+                            + tornTailBytesCut + " byte(s) past everything proven durable, holding "
+                            + tornTailRecordsCut + " valid record(s); an open keeps them as evidence and cuts them");
+                }
+                return new LogInspection(
+                        dataEnd > endOffset ? LogInspection.Verdict.TORN_TAIL : LogInspection.Verdict.CLEAN,
+                        report(startNs, false, start, tailBase + endOffset, decision.tailIndex() + 1),
+                        null);
+            }
+        } catch (final WalCorruptionException ex) {
+            return new LogInspection(
+                    LogInspection.Verdict.CORRUPTION, report(startNs, false, start, -1, segments.size()), ex);
         }
     }
 
@@ -148,11 +238,14 @@ public final class LogRecovery {
      */
     private record Structure(List<Long> bases, long discardFromBase) {}
 
-    private RecoveredLog scanSegments(
-            final SegmentScanner scanner,
-            final TreeMap<Long, Path> segments,
-            final Structure structure,
-            final long startNs)
+    /**
+     * Where the scan ended: the tail segment's index in the bases, its scan and how it ends; or a tail
+     * index of -1 when valid frames fill every segment.
+     */
+    private record Decision(int tailIndex, SegmentScanner.Result result, Tail tail) {}
+
+    private Decision scanSegments(
+            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final Structure structure)
             throws IOException {
         final List<Long> bases = structure.bases();
         final boolean structuralDamageLater = structure.discardFromBase() >= 0;
@@ -175,19 +268,12 @@ public final class LogRecovery {
                 // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
                 continue;
             }
-            return finish(scanner, segments, bases, i, result, tail, startNs);
+            return new Decision(i, result, tail);
         }
-        // Every segment is full of valid frames: the log continues in a new segment after them.
-        final long lastBase = bases.get(bases.size() - 1);
-        final long lastEnd = lastBase + capacityBytes;
+        final long lastEnd = bases.get(bases.size() - 1) + capacityBytes;
         recoveredEndPosition = lastEnd;
         provenDurablePosition = lastEnd;
-        closedCleanly = clearCleanClose(segments, lastBase, lastEnd);
-        if (structuralDamageLater) {
-            return createLog(
-                    startNs, discardSegments(scanner, segments, structure.discardFromBase()), bases.get(0), false);
-        }
-        return createLog(startNs, lastEnd, bases.get(0), false);
+        return new Decision(-1, null, null);
     }
 
     /** What recovery does at the end of the tail segment. */
@@ -666,6 +752,12 @@ public final class LogRecovery {
                     }
                 }
             });
+        }
+        if (session == null) {
+            for (final Path temporary : temporaries) {
+                findings.add("unfinished segment preparation " + temporary.getFileName() + " (an open deletes it)");
+            }
+            return segments;
         }
         for (final Path temporary : temporaries) {
             io.delete(temporary);

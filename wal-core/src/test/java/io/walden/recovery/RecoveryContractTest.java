@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.walden.Durability;
+import io.walden.LogInspection;
 import io.walden.RecoveryPolicy;
 import io.walden.RecoveryReport;
 import io.walden.Wal;
@@ -39,6 +40,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -364,6 +366,102 @@ public abstract class RecoveryContractTest {
 
         final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, last.file(), last.offset());
         assertTrue(ex.getMessage().contains("segment header recorded as synced"), ex.getMessage());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Read-only inspection: what opening would do, without changing anything
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void inspectionOfACleanLogIsCleanAndChangesNothing() throws IOException {
+        final List<Rec> written = createLogWithSegments(dir, 2, 3000);
+        final Path leftover = dir.resolve(SegmentNames.temporaryName(40L * SEGMENT_BYTES));
+        writeRandomFile(leftover, 5000, 3);
+        final LogInspection inspection = inspectUnchanged(dir);
+        assertEquals(LogInspection.Verdict.CLEAN, inspection.verdict(), inspection.report()::summary);
+        assertTrue(inspection.report().closedCleanly(), inspection.report()::summary);
+        assertEquals(written.size(), inspection.report().records());
+        assertEquals(endOf(written.get(written.size() - 1)), inspection.report().recoveredEndPosition());
+        assertTrue(
+                inspection.report().findings().stream().anyMatch(f -> f.contains(leftover.getFileName().toString())),
+                inspection.report()::summary);
+        assertTrue(Files.exists(leftover), "an inspection deletes nothing");
+    }
+
+    @Test
+    void inspectionReportsTheTornTailAnOpenCutsAndProvenDamageAnOpenRefuses() throws IOException {
+        final List<Rec> torn = crashedLog(dir, 10, 2000, Durability.WRITTEN);
+        final Location last = locate(dir, torn.get(torn.size() - 1));
+        zeroFirstWholeSectorAfterHeader(last);
+        final LogInspection tornInspection = inspectUnchanged(dir);
+        assertEquals(LogInspection.Verdict.TORN_TAIL, tornInspection.verdict(), tornInspection.report()::summary);
+        assertEquals(last.offset(), tornInspection.report().tornTailOffset());
+        assertEquals(last.frameLength(), tornInspection.report().tornTailBytesCut());
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertEquals(tornInspection.report().tornTailOffset(), wal.recoveryReport().tornTailOffset());
+            assertEquals(tornInspection.report().tornTailBytesCut(), wal.recoveryReport().tornTailBytesCut());
+            assertEquals(torn.size() - 1, wal.recoveryReport().records());
+        }
+
+        final Path provenDir = root.resolve("proven");
+        final List<Rec> synced = crashedLog(provenDir, 8, 2000, Durability.SYNCED);
+        final Location victim = locate(provenDir, synced.get(3));
+        zeroFirstWholeSectorAfterHeader(victim);
+        final LogInspection corrupt = inspectUnchanged(provenDir);
+        assertEquals(LogInspection.Verdict.CORRUPTION, corrupt.verdict());
+        assertEquals(victim.file(), corrupt.corruption().file());
+        assertEquals(victim.offset(), corrupt.corruption().fileOffset());
+        final WalCorruptionException refused =
+                assertOpenFails(provenDir, RecoveryPolicy.FAIL, victim.file(), victim.offset());
+        assertEquals(refused.getMessage(), corrupt.corruption().getMessage());
+    }
+
+    @Test
+    void inspectionWorksOnALogThatIsOpenAndRefusesWhatIsNoLog() throws IOException {
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            final long lsn = append(wal, 1, 500, Durability.SYNCED).lsn();
+            final LogInspection live = inspectUnchanged(dir);
+            assertTrue(live.verdict() != LogInspection.Verdict.CORRUPTION, live.report()::summary);
+            assertEquals(1, live.report().records(), live.report()::summary);
+            assertFalse(live.report().closedCleanly(), "an open log is not closed");
+            assertTrue(live.report().recoveredEndPosition() > lsn);
+        }
+        final WalException missing = assertThrows(WalException.class, () -> Wal.inspect(root.resolve("absent")));
+        assertEquals(WalException.ErrorCode.CONFIG, missing.errorCode());
+        assertTrue(missing.getMessage().contains("absent"), missing.getMessage());
+        final Path empty = Files.createDirectories(root.resolve("empty"));
+        Files.writeString(empty.resolve("notes.txt"), "not a log");
+        final WalException noLog = assertThrows(WalException.class, () -> Wal.inspect(empty));
+        assertTrue(noLog.getMessage().contains("no Walden log"), noLog.getMessage());
+        final Path foreign = Files.createDirectories(root.resolve("foreign"));
+        writeRandomFile(SegmentNames.segmentPath(foreign, 0), SEGMENT_BYTES, 5);
+        final LogInspection notASegment = inspectUnchanged(foreign);
+        assertEquals(LogInspection.Verdict.CORRUPTION, notASegment.verdict());
+        assertTrue(notASegment.corruption().getMessage().contains("not a Walden segment"), notASegment::toString);
+    }
+
+    /** Inspects a directory and checks that its listing and every byte of every file are unchanged. */
+    private static LogInspection inspectUnchanged(final Path directory) throws IOException {
+        final TreeMap<String, byte[]> before = snapshot(directory);
+        final LogInspection inspection = Wal.inspect(directory);
+        final TreeMap<String, byte[]> after = snapshot(directory);
+        assertEquals(before.keySet(), after.keySet(), "an inspection adds or removes no file");
+        for (final String name : before.keySet()) {
+            assertArrayEquals(before.get(name), after.get(name), "an inspection changes no byte of " + name);
+        }
+        return inspection;
+    }
+
+    private static TreeMap<String, byte[]> snapshot(final Path directory) throws IOException {
+        final TreeMap<String, byte[]> files = new TreeMap<>();
+        try (Stream<Path> entries = Files.walk(directory)) {
+            for (final Path path : (Iterable<Path>) entries::iterator) {
+                if (Files.isRegularFile(path) && !path.getFileName().toString().equals(SegmentNames.LOCK_FILE_NAME)) {
+                    files.put(directory.relativize(path).toString(), Files.readAllBytes(path));
+                }
+            }
+        }
+        return files;
     }
 
     @Test
