@@ -130,6 +130,19 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Opens a read-only view of a log, which another process may be writing: readers follow it as it
+     * grows, and nothing in the directory is ever changed; no lock is taken. See {@link WalView}.
+     *
+     * @param directory the log directory.
+     * @return the view; close it when done.
+     * @throws WalException ({@link WalException.ErrorCode#CONFIG}) if the directory holds no log, or a
+     *     {@link WalCorruptionException} if its oldest segment's header is damaged.
+     */
+    public static WalView openReadOnly(final Path directory) {
+        return WalView.open(directory);
+    }
+
+    /**
      * Inspects a log directory without changing anything and without taking its lock, so the log may
      * be open in another process: every header and frame is validated and the end of the log judged
      * as opening it would ({@link RecoveryPolicy#FAIL}), but nothing is cut, zeroed, deleted or
@@ -535,7 +548,15 @@ public final class Wal implements AutoCloseable {
                     WalException.ErrorCode.POSITION,
                     "position " + fromLsn + " is beyond the end of the log at " + logBuffer.tailPosition());
         }
-        return new LogReader(config.directory(), state, recovered, maxRecordBytes, fromLsn, visibility);
+        return new LogReader(
+                config.directory(),
+                state,
+                recovered.segmentCapacityBytes(),
+                recovered.logId(),
+                recovered.skippedRanges(),
+                maxRecordBytes,
+                fromLsn,
+                visibility);
     }
 
     /**

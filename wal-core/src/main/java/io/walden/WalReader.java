@@ -24,6 +24,38 @@ public interface WalReader extends AutoCloseable {
     int poll(RecordHandler handler, int limit);
 
     /**
+     * Delivers up to {@code limit} records, waiting up to a timeout for the first one to become
+     * visible: a consumer follows a live log without spinning. Allocates nothing.
+     *
+     * @param handler receives the records.
+     * @param limit the most records to deliver.
+     * @param timeoutNs the longest wait for a first record; zero does not wait.
+     * @return how many were delivered; zero when none became visible in time.
+     * @throws WalException if the records were truncated away or are corrupt, or the log failed.
+     */
+    int poll(RecordHandler handler, int limit, long timeoutNs);
+
+    /**
+     * Delivers up to {@code limit} records that are visible now, letting the handler end the poll
+     * after a record ({@link ControlledRecordHandler.Action#BREAK}) or before it ({@link
+     * ControlledRecordHandler.Action#ABORT}, which leaves the record for the next poll).
+     *
+     * @param handler receives the records and steers the poll.
+     * @param limit the most records to deliver.
+     * @return how many were taken (an aborted record is not counted).
+     * @throws WalException if the records were truncated away or are corrupt.
+     */
+    int controlledPoll(ControlledRecordHandler handler, int limit);
+
+    /**
+     * Moves the reader to another record, keeping its buffer and files: cheaper than a new reader.
+     *
+     * @param lsn the record to read next, as an append returned it, or the log's start position.
+     * @throws WalException if the position was truncated away or lies beyond the log's end.
+     */
+    void seek(long lsn);
+
+    /**
      * Delivers every record visible at the time of the call, blocking on reads as needed.
      *
      * @param handler receives the records.

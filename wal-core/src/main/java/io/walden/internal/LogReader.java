@@ -7,6 +7,7 @@ import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
+import io.walden.ControlledRecordHandler;
 import io.walden.Durability;
 import io.walden.RecordHandler;
 import io.walden.WalCorruptionException;
@@ -38,7 +39,7 @@ public final class LogReader implements WalReader {
     private static final int BUFFER_BYTES_MIN = 256 * 1024;
 
     private final Path directory;
-    private final LogState state;
+    private final LogPositions positions;
     private final long segmentCapacityBytes;
     private final long segmentMask;
     private final Durability visibility;
@@ -62,16 +63,20 @@ public final class LogReader implements WalReader {
      * Creates a reader.
      *
      * @param directory the log directory.
-     * @param state the log's shared state.
-     * @param recovered the recovered log (capacity, identity, skipped ranges).
+     * @param positions where records are visible, and the wait for more.
+     * @param segmentCapacityBytes the log's segment capacity.
+     * @param logId the log's identity.
+     * @param skippedRanges pairs of [start, end) positions to skip (SKIP policy).
      * @param maxRecordBytes the largest payload, to size the buffer.
      * @param fromPosition the first record's position.
      * @param visibility SYNCED to see durable records only, WRITTEN to see written ones.
      */
     public LogReader(
             final Path directory,
-            final LogState state,
-            final RecoveredLog recovered,
+            final LogPositions positions,
+            final long segmentCapacityBytes,
+            final long logId,
+            final long[] skippedRanges,
             final int maxRecordBytes,
             final long fromPosition,
             final Durability visibility) {
@@ -80,16 +85,16 @@ public final class LogReader implements WalReader {
                     WalException.ErrorCode.CONFIG,
                     "readers see WRITTEN or SYNCED records; BUFFERED ones are not in files yet");
         }
-        if (fromPosition < state.startPosition()) {
-            throw truncated(fromPosition, state.startPosition());
+        if (fromPosition < positions.startPosition()) {
+            throw truncated(fromPosition, positions.startPosition());
         }
         this.directory = directory;
-        this.state = state;
-        this.segmentCapacityBytes = recovered.segmentCapacityBytes();
+        this.positions = positions;
+        this.segmentCapacityBytes = segmentCapacityBytes;
         this.segmentMask = segmentCapacityBytes - 1;
         this.visibility = visibility;
-        this.skippedRanges = recovered.skippedRanges();
-        this.checksum = new FrameChecksum(recovered.logId());
+        this.skippedRanges = skippedRanges;
+        this.checksum = new FrameChecksum(logId);
         final int bufferBytes =
                 Math.max(BUFFER_BYTES_MIN, Integer.highestOneBit(FrameDescriptor.frameLength(maxRecordBytes)) * 4);
         this.memory = new AlignedBuffer(bufferBytes);
@@ -100,8 +105,36 @@ public final class LogReader implements WalReader {
 
     @Override
     public int poll(final RecordHandler handler, final int limit) {
+        return poll(handler, null, limit);
+    }
+
+    @Override
+    public int controlledPoll(final ControlledRecordHandler handler, final int limit) {
+        return poll(null, handler, limit);
+    }
+
+    @Override
+    public int poll(final RecordHandler handler, final int limit, final long timeoutNs) {
+        int count = poll(handler, null, limit);
+        if (count > 0 || timeoutNs <= 0) {
+            return count;
+        }
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        long remainingNs = timeoutNs;
+        while (count == 0 && remainingNs > 0) {
+            if (!positions.awaitVisible(position, visibility, remainingNs)) {
+                return 0;
+            }
+            count = poll(handler, null, limit);
+            remainingNs = deadlineNs - System.nanoTime();
+        }
+        return count;
+    }
+
+    /** Delivers records to one of the two handlers; the other is null. */
+    private int poll(final RecordHandler handler, final ControlledRecordHandler controlled, final int limit) {
         checkOpen();
-        final long visible = visibility == Durability.SYNCED ? state.durablePosition() : state.writtenPosition();
+        final long visible = positions.visiblePosition(visibility);
         int count = 0;
         while (count < limit && position < visible) {
             final long offsetInSegment = position & segmentMask;
@@ -121,22 +154,52 @@ public final class LogReader implements WalReader {
             }
             verifiedStart = true;
             if (frameLength >= HEADER_LENGTH && buffer.getShort(index + TYPE_OFFSET) == TYPE_DATA) {
-                handler.onRecord(buffer, index + HEADER_LENGTH, frameLength - HEADER_LENGTH, position);
+                final int payloadLength = frameLength - HEADER_LENGTH;
+                if (controlled == null) {
+                    handler.onRecord(buffer, index + HEADER_LENGTH, payloadLength, position);
+                } else {
+                    final ControlledRecordHandler.Action action =
+                            controlled.onRecord(buffer, index + HEADER_LENGTH, payloadLength, position);
+                    if (action == ControlledRecordHandler.Action.ABORT) {
+                        break;
+                    }
+                    if (action == ControlledRecordHandler.Action.BREAK) {
+                        position += FrameDescriptor.alignedLength(frameLength);
+                        count++;
+                        break;
+                    }
+                }
                 count++;
             }
             position += FrameDescriptor.alignedLength(frameLength);
+        }
+        if (count == 0 && position >= visible) {
+            final WalException damage = positions.damageAt(position);
+            if (damage != null) {
+                throw damage;
+            }
         }
         return count;
     }
 
     @Override
+    public void seek(final long lsn) {
+        checkOpen();
+        if (lsn < positions.startPosition()) {
+            throw truncated(lsn, positions.startPosition());
+        }
+        position = lsn;
+        verifiedStart = false;
+    }
+
+    @Override
     public long replay(final RecordHandler handler) {
-        final long visible = visibility == Durability.SYNCED ? state.durablePosition() : state.writtenPosition();
+        final long visible = positions.visiblePosition(visibility);
         long total = 0;
         while (position < visible) {
-            final int count = poll(handler, Integer.MAX_VALUE);
-            total += count;
-            if (count == 0 && position < visible && state.failure() != null) {
+            final long before = position;
+            total += poll(handler, Integer.MAX_VALUE);
+            if (position == before) {
                 break;
             }
         }
@@ -195,8 +258,8 @@ public final class LogReader implements WalReader {
 
     private void fill(final long visible) {
         final long base = position & ~segmentMask;
-        if (position < state.startPosition()) {
-            throw truncated(position, state.startPosition());
+        if (position < positions.startPosition()) {
+            throw truncated(position, positions.startPosition());
         }
         try {
             if (channelBase != base) {
@@ -218,8 +281,8 @@ public final class LogReader implements WalReader {
             bufferPosition = position;
             validEnd = position + byteBuffer.position();
         } catch (final NoSuchFileException ex) {
-            if (position < state.startPosition()) {
-                throw truncated(position, state.startPosition());
+            if (position < positions.startPosition()) {
+                throw truncated(position, positions.startPosition());
             }
             throw new WalCorruptionException(
                     SegmentNames.segmentPath(directory, base), -1, "segment file is missing while the log holds it");

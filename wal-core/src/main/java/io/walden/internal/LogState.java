@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threading:</b> positions are written by the I/O thread only (and by the opening thread
  * before the I/O thread starts); {@link #requestSync} and the waits are called by any thread.
  */
-public final class LogState {
+public final class LogState implements LogPositions {
     private static final VarHandle SYNC_REQUEST;
     private static final VarHandle SYNC_REQUEST_COUNT;
     private static final int WAITER_SLOTS = 1024;
@@ -129,8 +129,19 @@ public final class LogState {
     }
 
     /** @return the first position the log still holds. */
+    @Override
     public long startPosition() {
         return startPosition;
+    }
+
+    @Override
+    public long visiblePosition(final Durability visibility) {
+        return visibility == Durability.SYNCED ? durablePosition : writtenPosition;
+    }
+
+    @Override
+    public boolean awaitVisible(final long position, final Durability visibility, final long timeoutNs) {
+        return reached(visibility) > position || await(position + 1, visibility, timeoutNs, Long.MAX_VALUE);
     }
 
     /** @return the highest position some thread asked to be made durable. */

@@ -1,0 +1,343 @@
+package io.walden.internal;
+
+import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
+import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
+import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+
+import io.walden.Durability;
+import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * Follows, read-only, the files of a log that another process may be writing, and tells its readers
+ * how far records are visible: the end of the valid frames written so far ({@code WRITTEN}), and the
+ * highest position those frames or the segment header prove durable ({@code SYNCED}). It takes no
+ * lock and changes nothing.
+ *
+ * <pre>
+ *   oldest ... sealed segments ... | active segment: valid frames | (in progress) zeros  | prepared next
+ *                                  ^activeBase        scanOffset ^
+ * </pre>
+ *
+ * <p>The active segment is the first one that valid frames do not fill. Each refresh validates the
+ * frames written since the last one, from where it stopped; a frame that does not validate there is a
+ * write in progress (it is tried again next time), unless the next segment already holds a valid
+ * frame: by the roll fence that is damage, reported to readers that reach it. The writer rolls to the
+ * next segment only once the active one is complete and synced, so a valid frame in the next segment
+ * also proves the whole active segment durable. Segments deleted by the writer's retention are
+ * skipped; a reader that needs one learns it was truncated away.
+ *
+ * <p><b>Threading:</b> thread-safe; refreshes are serialized.
+ */
+public final class DirectoryTracker implements LogPositions, AutoCloseable {
+    private static final int WINDOW_BYTES = 1024 * 1024;
+    private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final Path directory;
+    private final long logId;
+    private final int capacityBytes;
+    private final FrameChecksum checksum;
+    // Owned by the refreshing thread (refresh is synchronized); grown for frames larger than it.
+    private AlignedBuffer windowMemory;
+    private ByteBuffer window;
+    private final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4)
+            .order(ByteOrder.LITTLE_ENDIAN);
+
+    // Guarded by this.
+    private long activeBase;
+    private long scanOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
+    private long provenOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
+    private long writtenPosition;
+    private long durablePosition;
+    private WalCorruptionException damage;
+    private boolean closed;
+
+    private DirectoryTracker(final Path directory, final long logId, final int capacityBytes, final long firstBase) {
+        this.directory = directory;
+        this.logId = logId;
+        this.capacityBytes = capacityBytes;
+        this.checksum = new FrameChecksum(logId);
+        this.windowMemory = new AlignedBuffer(WINDOW_BYTES);
+        this.window = windowMemory.buffer();
+        this.activeBase = firstBase;
+        this.writtenPosition = firstBase + SegmentHeaderDescriptor.HEADER_LENGTH;
+        this.durablePosition = writtenPosition;
+    }
+
+    /**
+     * Starts following a log directory.
+     *
+     * @param directory the log directory.
+     * @return the tracker, refreshed once.
+     * @throws WalException if the directory holds no log, its oldest segment's header is not valid,
+     *     or it cannot be read.
+     */
+    public static DirectoryTracker open(final Path directory) {
+        final long oldest = oldestBase(directory);
+        if (oldest < 0) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
+        }
+        final Path path = SegmentNames.segmentPath(directory, oldest);
+        final ByteBuffer block =
+                ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
+                // Fill.
+            }
+        } catch (final IOException ex) {
+            throw new WalException(WalException.ErrorCode.IO, "cannot read " + path + ": " + ex, ex);
+        }
+        final String problem = block.hasRemaining()
+                ? "the file is shorter than a segment header"
+                : SegmentHeaders.validate(block.clear(), oldest);
+        if (problem != null) {
+            throw new WalCorruptionException(path, 0, problem);
+        }
+        final DirectoryTracker tracker =
+                new DirectoryTracker(directory, SegmentHeaders.logId(block), SegmentHeaders.capacity(block), oldest);
+        tracker.refresh();
+        return tracker;
+    }
+
+    /** @return the log's identity. */
+    public long logId() {
+        return logId;
+    }
+
+    /** @return the log's segment capacity. */
+    public int capacityBytes() {
+        return capacityBytes;
+    }
+
+    @Override
+    public long startPosition() {
+        final long oldest = oldestBase(directory);
+        return oldest < 0 ? Long.MAX_VALUE : oldest;
+    }
+
+    @Override
+    public long visiblePosition(final Durability visibility) {
+        refresh();
+        synchronized (this) {
+            return visibility == Durability.SYNCED ? durablePosition : writtenPosition;
+        }
+    }
+
+    @Override
+    public boolean awaitVisible(final long position, final Durability visibility, final long timeoutNs) {
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 10, 1_000, IDLE_PARK_NS_MAX);
+        while (true) {
+            if (visiblePosition(visibility) > position || damageAt(position) != null) {
+                return true;
+            }
+            if (System.nanoTime() - deadlineNs >= 0) {
+                return false;
+            }
+            idle.idle();
+        }
+    }
+
+    @Override
+    public synchronized WalException damageAt(final long position) {
+        return damage != null && position >= writtenPosition ? damage : null;
+    }
+
+    /**
+     * Validates what was written since the last refresh and moves the visible positions.
+     *
+     * @throws WalException if a file cannot be read.
+     */
+    public synchronized void refresh() {
+        if (closed || damage != null) {
+            return;
+        }
+        try {
+            while (true) {
+                final Path path = SegmentNames.segmentPath(directory, activeBase);
+                try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+                    scan(channel);
+                    readHeader(channel);
+                } catch (final NoSuchFileException ex) {
+                    // Deleted by the writer's retention: follow from the oldest segment left.
+                    final long oldest = oldestBase(directory);
+                    if (oldest > activeBase) {
+                        moveTo(oldest);
+                        continue;
+                    }
+                    return;
+                }
+                if (!(scanOffset == capacityBytes && nextHoldsAFrame())) {
+                    if (scanOffset < capacityBytes && nextHoldsAFrame() && frameLengthAt(path, scanOffset) != 0) {
+                        damage = new WalCorruptionException(
+                                path,
+                                scanOffset,
+                                "a frame that does not validate, but the later segment "
+                                        + SegmentNames.segmentName(activeBase + capacityBytes) + " holds data, and no"
+                                        + " byte is written to a segment before the one before it is complete and"
+                                        + " synced");
+                    }
+                    break;
+                }
+                // The next segment holds a frame: this one is complete and, by the roll fence, durable.
+                moveTo(activeBase + capacityBytes);
+            }
+        } catch (final IOException ex) {
+            throw new WalException(WalException.ErrorCode.IO, "cannot read the log in " + directory + ": " + ex, ex);
+        }
+        writtenPosition = activeBase + scanOffset;
+        durablePosition = Math.min(writtenPosition, Math.max(durablePosition, activeBase + provenOffset));
+    }
+
+    private void moveTo(final long base) {
+        activeBase = base;
+        scanOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
+        provenOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
+        durablePosition = Math.max(durablePosition, base + SegmentHeaderDescriptor.HEADER_LENGTH);
+    }
+
+    /** Validates frames from the scan offset on, as far as they validate. */
+    private void scan(final FileChannel channel) throws IOException {
+        long windowOffset = -1;
+        int windowLength = 0;
+        while (scanOffset < capacityBytes) {
+            if (windowOffset < 0 || scanOffset + HEADER_LENGTH > windowOffset + windowLength) {
+                windowOffset = scanOffset;
+                windowLength = read(channel, scanOffset);
+            }
+            int index = (int) (scanOffset - windowOffset);
+            if (index + SHORT_PADDING_LENGTH > windowLength) {
+                return;
+            }
+            final int frameLength = window.getInt(index + LENGTH_OFFSET);
+            if (frameLength != SHORT_PADDING_LENGTH
+                    && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - scanOffset)) {
+                return;
+            }
+            final short type = frameLength >= HEADER_LENGTH && index + HEADER_LENGTH <= windowLength
+                    ? window.getShort(index + TYPE_OFFSET)
+                    : 0;
+            final int covered = FrameDescriptor.checksummedLength(frameLength, type);
+            if (index + covered > windowLength) {
+                if (covered > window.capacity()) {
+                    // A padding frame longer than the window (up to a buffer lap): grow, rarely.
+                    windowMemory.close();
+                    windowMemory = new AlignedBuffer(Integer.highestOneBit(covered) * 2);
+                    window = windowMemory.buffer();
+                }
+                windowOffset = scanOffset;
+                windowLength = read(channel, scanOffset);
+                index = 0;
+                if (covered > windowLength) {
+                    return;
+                }
+            }
+            final int stored = window.getInt(index + CHECKSUM_OFFSET);
+            if (stored != checksum.compute(window, index, frameLength, covered, activeBase + scanOffset)) {
+                return;
+            }
+            if (frameLength >= HEADER_LENGTH) {
+                provenOffset = Math.max(provenOffset, window.getInt(index + DURABLE_OFFSET_OFFSET));
+            }
+            scanOffset += FrameDescriptor.alignedLength(frameLength);
+        }
+    }
+
+    /** The durable position and clean close the active segment's header records. */
+    private void readHeader(final FileChannel channel) throws IOException {
+        header.clear();
+        while (header.hasRemaining() && channel.read(header, header.position()) >= 0) {
+            // Fill.
+        }
+        if (header.hasRemaining()) {
+            return;
+        }
+        header.clear();
+        if (header.getInt(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET) != SegmentHeaders.checksum(header)) {
+            // Read while the writer rewrote it: try again at the next refresh.
+            return;
+        }
+        final long durable = header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
+        if (durable > activeBase && durable <= activeBase + capacityBytes) {
+            provenOffset = Math.max(provenOffset, durable - activeBase);
+        }
+    }
+
+    /** Whether the segment after the active one exists and its first frame slot holds a frame. */
+    private boolean nextHoldsAFrame() throws IOException {
+        final Path next = SegmentNames.segmentPath(directory, activeBase + capacityBytes);
+        if (!Files.exists(next)) {
+            return false;
+        }
+        try {
+            return frameLengthAt(next, SegmentHeaderDescriptor.HEADER_LENGTH) != 0;
+        } catch (final NoSuchFileException ex) {
+            return false;
+        }
+    }
+
+    private static int frameLengthAt(final Path path, final long offset) throws IOException {
+        final ByteBuffer length = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.read(length, offset);
+        }
+        return length.hasRemaining() ? 0 : length.getInt(0);
+    }
+
+    private int read(final FileChannel channel, final long offset) throws IOException {
+        window.clear().limit((int) Math.min(window.capacity(), capacityBytes - offset));
+        long position = offset;
+        while (window.hasRemaining()) {
+            final int read = channel.read(window, position);
+            if (read < 0) {
+                break;
+            }
+            position += read;
+        }
+        final int filled = window.position();
+        window.clear();
+        return filled;
+    }
+
+    private static long oldestBase(final Path directory) {
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.mapToLong(path -> SegmentNames.parseSegmentName(path.getFileName().toString()))
+                    .filter(base -> base >= 0)
+                    .min()
+                    .orElse(-1);
+        } catch (final NoSuchFileException ex) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG, directory + " does not exist: no Walden log there", ex);
+        } catch (final IOException ex) {
+            throw new WalException(WalException.ErrorCode.IO, "cannot list " + directory + ": " + ex, ex);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            windowMemory.close();
+        }
+    }
+}
