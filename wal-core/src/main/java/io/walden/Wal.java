@@ -13,6 +13,8 @@ import io.walden.internal.LogState;
 import io.walden.internal.NoSpace;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.StatsCounters;
+import io.walden.internal.events.BackPressureEvent;
+import io.walden.internal.events.RecoveryEvent;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -157,8 +159,7 @@ public final class Wal implements AutoCloseable {
         try {
             return LogRecovery.inspect(directory);
         } catch (final IOException ex) {
-            throw new WalException(
-                    WalException.ErrorCode.IO, "cannot inspect the log in " + directory + ": " + ex, ex);
+            throw new WalException(WalException.ErrorCode.IO, "cannot inspect the log in " + directory + ": " + ex, ex);
         }
     }
 
@@ -184,7 +185,7 @@ public final class Wal implements AutoCloseable {
             session = backend.open(config.directory(), wakeTarget);
             final String fileSystemType = fileSystemTypes.apply(config.directory());
             warnAboutDurability(config, fileSystemType, session);
-            final RecoveredLog recovered = new LogRecovery(config, session).recover();
+            final RecoveredLog recovered = recover(config, session);
             checkRecordFits(config, recovered);
             return new Wal(config, lock, session, recovered, backend.name(), fileSystemType, wakeTarget);
         } catch (final IOException ex) {
@@ -196,6 +197,36 @@ public final class Wal implements AutoCloseable {
         } catch (final RuntimeException | Error ex) {
             closeAfterFailedOpen(lock, session, ex);
             throw ex;
+        }
+    }
+
+    /** Runs recovery, as a Flight Recorder event when a recording has it enabled. */
+    private static RecoveredLog recover(final WalConfig config, final StorageSession session) throws IOException {
+        final RecoveryEvent event = RecoveryEvent.beginIfEnabled();
+        if (event == null) {
+            return new LogRecovery(config, session).recover();
+        }
+        event.directory = config.directory().toString();
+        try {
+            final RecoveredLog recovered = new LogRecovery(config, session).recover();
+            final RecoveryReport report = recovered.report();
+            event.newLog = report.newLog();
+            event.closedCleanly = report.closedCleanly();
+            event.segments = report.segments();
+            event.records = report.records();
+            event.bytesScanned = report.bytesScanned();
+            event.startPosition = report.startPosition();
+            event.endPosition = report.endPosition();
+            event.tornTailBytesCut = report.tornTailBytesCut();
+            event.tornTailRecordsCut = report.tornTailRecordsCut();
+            event.corruptBytes = report.droppedBytes() + report.skippedBytes();
+            event.findings = String.join("\n", report.findings());
+            return recovered;
+        } catch (final IOException | RuntimeException ex) {
+            event.refusal = ex.getMessage();
+            throw ex;
+        } finally {
+            event.commit();
         }
     }
 
@@ -605,7 +636,7 @@ public final class Wal implements AutoCloseable {
      * @return the statistics.
      */
     public WalStats stats() {
-        return stats.snapshot(backendName, logBuffer.capacityBytes(), fileSystemType, durabilityNote);
+        return stats.snapshot(backendName, state, logBuffer, fileSystemType, durabilityNote);
     }
 
     /**
@@ -671,7 +702,18 @@ public final class Wal implements AutoCloseable {
         long lsn = logBuffer.claim(alignedLength);
         if (lsn == BACK_PRESSURED) {
             stats.recordBackPressureWait();
+            final BackPressureEvent event = BackPressureEvent.beginIfEnabled();
             lsn = state.awaitClaim(logBuffer, alignedLength, System.nanoTime() + appendTimeoutNs, wake);
+            if (event != null) {
+                event.end();
+                if (event.shouldCommit()) {
+                    event.directory = config.directory().toString();
+                    event.frameBytes = alignedLength;
+                    event.bufferCapacityBytes = logBuffer.capacityBytes();
+                    event.gotSpace = lsn != BACK_PRESSURED;
+                    event.commit();
+                }
+            }
         }
         if (lsn == BACK_PRESSURED) {
             throw new WalException(

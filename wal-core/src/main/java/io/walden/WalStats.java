@@ -17,6 +17,9 @@ package io.walden;
  * @param bytesPerSyncMax bytes newly covered per sync, max.
  * @param syncLatencyNsMean time from submitting a sync to its completion, mean.
  * @param syncLatencyNsMax time from submitting a sync to its completion, max.
+ * @param syncLatency the distribution of the time each operation that made records durable took,
+ *     from submission to completion: each data sync, or, where every write is durable (O_DSYNC, see
+ *     {@code syncs}), each write. Percentiles with {@link LatencyHistogram#percentileNs(double)}.
  * @param backPressureWaits appends that found the buffer full and had to wait.
  * @param segmentsRolled segments the log moved past.
  * @param segmentsHurried segments made ready before their zero-fill finished, because the appenders
@@ -26,6 +29,12 @@ package io.walden;
  *     the last records synced before the pause are durable (so that recovery after a crash can tell
  *     damage to them from a torn write); at most one per pause.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
+ * @param startPosition the first position the log holds (retention moves it).
+ * @param tailPosition where the next record goes: everything appended so far lies below it.
+ * @param writtenPosition records below it are written to the file (visible to {@code WRITTEN}).
+ * @param durablePosition records below it are durable (visible to {@code SYNCED}).
+ * @param failed whether the log failed: it acknowledges nothing more and must be reopened.
+ * @param failure what failed, or null.
  * @param fileSystemType the type of the file system holding the log, as the mount table names it
  *     ({@code ext4}, {@code xfs}, {@code tmpfs}, {@code fuse.sshfs}, ...), or {@code unknown}.
  * @param survivesPowerLoss false when that file system lives in memory (tmpfs, ramfs): then {@code
@@ -46,11 +55,29 @@ public record WalStats(
         long bytesPerSyncMax,
         double syncLatencyNsMean,
         long syncLatencyNsMax,
+        LatencyHistogram syncLatency,
         long backPressureWaits,
         long segmentsRolled,
         long segmentsHurried,
         long durabilityMarks,
         int bufferCapacityBytes,
+        long startPosition,
+        long tailPosition,
+        long writtenPosition,
+        long durablePosition,
+        boolean failed,
+        String failure,
         String fileSystemType,
         boolean survivesPowerLoss,
-        String durabilityNote) {}
+        String durabilityNote) {
+
+    /** @return bytes appended but not yet written: how far the disk is behind the appenders. */
+    public long unwrittenBytes() {
+        return Math.max(0, tailPosition - writtenPosition);
+    }
+
+    /** @return bytes written but not yet durable: what a crash of the machine now could lose. */
+    public long unsyncedBytes() {
+        return Math.max(0, writtenPosition - durablePosition);
+    }
+}

@@ -16,6 +16,12 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.FileSystemCheck;
+import io.walden.internal.events.BackPressureEvent;
+import io.walden.internal.events.FailStopEvent;
+import io.walden.internal.events.RecoveryEvent;
+import io.walden.internal.events.SegmentPreparationEvent;
+import io.walden.internal.events.SegmentRollEvent;
+import io.walden.internal.events.SyncEvent;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import io.walden.testing.ControllableBackend;
@@ -24,6 +30,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,6 +45,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -562,6 +572,163 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         expected.add(new Read(wal.append(last, Durability.SYNCED), last));
         assertWellFormed(expected);
         assertEquals(expected, replayAll(wal));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Observability: positions, failure and latency in stats; Flight Recorder events
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldReportPositionsLagFailureAndSyncLatencyInStats() throws IOException {
+        final ControllableBackend backend = controllable();
+        final Wal wal =
+                open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        for (int i = 0; i < 50; i++) {
+            wal.append(bytes(i, 200), Durability.SYNCED);
+        }
+        final WalStats settled = wal.stats();
+        assertEquals(wal.startPosition(), settled.startPosition());
+        assertEquals(wal.tailPosition(), settled.tailPosition());
+        assertEquals(wal.writtenPosition(), settled.writtenPosition());
+        assertEquals(wal.durablePosition(), settled.durablePosition());
+        assertEquals(0, settled.unwrittenBytes(), settled.toString());
+        assertEquals(0, settled.unsyncedBytes(), settled.toString());
+        assertFalse(settled.failed());
+        assertNull(settled.failure());
+        final LatencyHistogram latency = settled.syncLatency();
+        if (writesDurable()) {
+            assertTrue(latency.count() >= 1 && latency.count() <= settled.writes(), latency + " / " + settled);
+        } else {
+            assertEquals(settled.syncs(), latency.count(), settled.toString());
+            assertEquals(settled.syncLatencyNsMax(), latency.maxNs(), settled.toString());
+        }
+        assertTrue(latency.percentileNs(50) > 0, latency.toString());
+        assertTrue(latency.percentileNs(50) <= latency.percentileNs(99), latency.toString());
+        assertTrue(latency.percentileNs(99) <= latency.maxNs(), latency.toString());
+
+        // Lag: appended but not written while the device holds writes, written but not synced after.
+        backend.holdWrites();
+        final long held = wal.append(bytes(100, 300), Durability.BUFFERED);
+        assertTrue(wal.stats().unwrittenBytes() >= frameSpace(300), wal.stats().toString());
+        backend.releaseWrites();
+        assertTrue(wal.await(held, Durability.WRITTEN, WAIT_NS));
+        if (!writesDurable()) {
+            assertTrue(
+                    wal.stats().unsyncedBytes() >= frameSpace(300), wal.stats().toString());
+        }
+
+        final IOException injected = new IOException("injected failure (stats contract test)");
+        if (writesDurable()) {
+            backend.failNextDataWrite(injected);
+        } else {
+            backend.failNextDataSync(injected);
+        }
+        assertThrows(WalException.class, () -> wal.append(bytes(101, 100), Durability.SYNCED));
+        final WalStats failed = wal.stats();
+        assertTrue(failed.failed(), failed.toString());
+        assertTrue(failed.failure().contains("injected failure"), failed.failure());
+    }
+
+    @Test
+    void shouldEmitFlightRecorderEventsForSyncsRollsPreparationBackPressureRecoveryAndFailStop() throws IOException {
+        final Path directory = logDirectory();
+        final Path refused = tempDir.resolve("refused");
+        final Path recordingFile = tempDir.resolve("walden.jfr");
+        final List<Read> appended;
+        final String expectedMethod = writesDurable() ? "O_DSYNC write" : "fdatasync";
+        try (Recording recording = new Recording()) {
+            for (final String name : List.of(
+                    SyncEvent.NAME,
+                    SegmentRollEvent.NAME,
+                    SegmentPreparationEvent.NAME,
+                    BackPressureEvent.NAME,
+                    RecoveryEvent.NAME,
+                    FailStopEvent.NAME)) {
+                recording.enable(name).withThreshold(Duration.ZERO);
+            }
+            recording.start();
+            final ControllableBackend backend = controllable();
+            final Wal wal = open(config(directory)
+                    .backend(backend)
+                    .syncIntervalNs(0)
+                    .appendTimeoutNs(TimeUnit.MILLISECONDS.toNanos(50))
+                    .build());
+            appended = appendSegments(wal, 2.5);
+
+            backend.holdWrites();
+            final byte[] payload = bytes(7, 1000);
+            fillBuffer(wal, payload);
+            final WalException timedOut =
+                    assertThrows(WalException.class, () -> wal.append(payload, Durability.BUFFERED));
+            assertEquals(WalException.ErrorCode.BACK_PRESSURE_TIMEOUT, timedOut.errorCode());
+            backend.releaseWrites();
+
+            final IOException injected = new IOException("injected failure (flight recorder contract test)");
+            if (writesDurable()) {
+                backend.failNextDataWrite(injected);
+            } else {
+                backend.failNextDataSync(injected);
+            }
+            assertThrows(WalException.class, () -> wal.append(bytes(8, 100), Durability.SYNCED));
+
+            Files.createDirectories(refused);
+            Files.write(SegmentNames.segmentPath(refused, 0), new byte[2 * SegmentHeaderDescriptor.HEADER_LENGTH]);
+            assertThrows(WalException.class, () -> open(config(refused).build()));
+            recording.stop();
+            recording.dump(recordingFile);
+        }
+        final java.util.Map<String, List<RecordedEvent>> events = RecordingFile.readAllEvents(recordingFile).stream()
+                .filter(e -> e.getEventType().getName().startsWith("io.walden."))
+                .filter(e -> e.getString("directory").equals(directory.toString())
+                        || e.getString("directory").equals(refused.toString()))
+                .collect(Collectors.groupingBy(e -> e.getEventType().getName()));
+
+        final List<RecordedEvent> recoveries = events.getOrDefault(RecoveryEvent.NAME, List.of());
+        assertEquals(2, recoveries.size(), recoveries.toString());
+        final RecordedEvent created = recoveries.get(0);
+        assertEquals(directory.toString(), created.getString("directory"));
+        assertTrue(created.getBoolean("newLog"));
+        assertNull(created.getString("refusal"));
+        final RecordedEvent refusal = recoveries.get(1);
+        assertEquals(refused.toString(), refusal.getString("directory"));
+        assertNotNull(refusal.getString("refusal"), refusal.toString());
+
+        final List<RecordedEvent> syncs = events.getOrDefault(SyncEvent.NAME, List.of());
+        assertFalse(syncs.isEmpty(), "no sync events");
+        long syncedRecords = 0;
+        for (final RecordedEvent sync : syncs) {
+            assertEquals(expectedMethod, sync.getString("method"));
+            assertTrue(sync.getLong("bytes") >= 0 && sync.getLong("durablePosition") > 0, sync.toString());
+            assertFalse(sync.getDuration().isNegative(), sync.toString());
+            syncedRecords += sync.getLong("records");
+        }
+        // appendSegments syncs at its end: every record it appended was made durable by some event.
+        assertTrue(syncedRecords >= appended.size(), syncedRecords + " records in sync events, " + appended.size());
+
+        final List<RecordedEvent> rolls = events.getOrDefault(SegmentRollEvent.NAME, List.of());
+        assertTrue(rolls.size() >= 2, rolls.toString());
+        for (final RecordedEvent roll : rolls) {
+            assertEquals(roll.getLong("fromBasePosition") + SEGMENT_BYTES, roll.getLong("toBasePosition"));
+        }
+        final List<RecordedEvent> preparations = events.getOrDefault(SegmentPreparationEvent.NAME, List.of());
+        assertTrue(preparations.size() >= 2, preparations.toString());
+        for (final RecordedEvent preparation : preparations) {
+            assertEquals(0, preparation.getLong("basePosition") % SEGMENT_BYTES, preparation.toString());
+            assertTrue(preparation.getLong("basePosition") > 0, preparation.toString());
+        }
+
+        final List<RecordedEvent> waits = events.getOrDefault(BackPressureEvent.NAME, List.of());
+        assertTrue(
+                waits.stream()
+                        .anyMatch(w -> !w.getBoolean("gotSpace")
+                                && w.getDuration().toMillis() >= 40
+                                && w.getLong("frameBytes") == frameSpace(1000)
+                                && w.getLong("bufferCapacityBytes") == BUFFER_BYTES),
+                waits.toString());
+
+        final List<RecordedEvent> failures = events.getOrDefault(FailStopEvent.NAME, List.of());
+        assertEquals(1, failures.size(), failures.toString());
+        assertTrue(failures.get(0).getString("cause").contains("injected failure"), failures.toString());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1375,23 +1542,38 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         try (WalReader reader = wal.reader(wal.startPosition())) {
             final List<Long> seen = new ArrayList<>();
             // Takes two records, then stops after the second.
-            assertEquals(2, reader.controlledPoll((buffer, offset, length, lsn) -> {
-                seen.add(lsn);
-                return seen.size() == 2 ? ControlledRecordHandler.Action.BREAK : ControlledRecordHandler.Action.CONTINUE;
-            }, 10));
+            assertEquals(
+                    2,
+                    reader.controlledPoll(
+                            (buffer, offset, length, lsn) -> {
+                                seen.add(lsn);
+                                return seen.size() == 2
+                                        ? ControlledRecordHandler.Action.BREAK
+                                        : ControlledRecordHandler.Action.CONTINUE;
+                            },
+                            10));
             assertEquals(lsns.get(2), reader.position());
             // Refuses the third: it comes again.
-            assertEquals(0, reader.controlledPoll((buffer, offset, length, lsn) -> {
-                seen.add(lsn);
-                return ControlledRecordHandler.Action.ABORT;
-            }, 10));
+            assertEquals(
+                    0,
+                    reader.controlledPoll(
+                            (buffer, offset, length, lsn) -> {
+                                seen.add(lsn);
+                                return ControlledRecordHandler.Action.ABORT;
+                            },
+                            10));
             assertEquals(lsns.get(2), reader.position());
-            assertEquals(4, reader.controlledPoll((buffer, offset, length, lsn) -> {
-                seen.add(lsn);
-                return ControlledRecordHandler.Action.CONTINUE;
-            }, 10));
-            assertEquals(List.of(lsns.get(0), lsns.get(1), lsns.get(2), lsns.get(2), lsns.get(3), lsns.get(4),
-                    lsns.get(5)), seen);
+            assertEquals(
+                    4,
+                    reader.controlledPoll(
+                            (buffer, offset, length, lsn) -> {
+                                seen.add(lsn);
+                                return ControlledRecordHandler.Action.CONTINUE;
+                            },
+                            10));
+            assertEquals(
+                    List.of(lsns.get(0), lsns.get(1), lsns.get(2), lsns.get(2), lsns.get(3), lsns.get(4), lsns.get(5)),
+                    seen);
             reader.seek(lsns.get(1));
             final List<Read> again = new ArrayList<>();
             assertEquals(5, reader.poll(collect(again), 10));
@@ -1423,7 +1605,8 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
                 drain(durable, seenDurable, expected.size());
                 if (round == 1) {
                     // Retention below what both readers have read: they go on without noticing.
-                    assertTrue(wal.truncateBefore(expected.get(expected.size() - 1).lsn()) > 0);
+                    assertTrue(
+                            wal.truncateBefore(expected.get(expected.size() - 1).lsn()) > 0);
                 }
             }
             assertTrue(segmentBases(logDirectory()).get(0) > 0, "segments were deleted under the view");

@@ -321,7 +321,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
 
     private static long oldestBase(final Path directory) {
         try (Stream<Path> entries = Files.list(directory)) {
-            return entries.mapToLong(path -> SegmentNames.parseSegmentName(path.getFileName().toString()))
+            return entries.mapToLong(path ->
+                            SegmentNames.parseSegmentName(path.getFileName().toString()))
                     .filter(base -> base >= 0)
                     .min()
                     .orElse(-1);

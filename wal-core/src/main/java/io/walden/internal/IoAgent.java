@@ -12,6 +12,9 @@ import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.events.FailStopEvent;
+import io.walden.internal.events.SegmentRollEvent;
+import io.walden.internal.events.SyncEvent;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -190,6 +193,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     // When the write in flight was submitted, with durable writes (O_DSYNC) only. I/O thread.
     private long writeSubmitNs;
+
+    // Flight Recorder events in progress, null unless a recording has them enabled; sync requests
+    // since the previous sync's submission (the event's waiters); since when the full active segment
+    // has waited for the next one, or -1. I/O thread.
+    private SyncEvent syncEvent;
+    private long syncEventWaiters;
+    private long rollWantedSinceNs = -1;
 
     private boolean failed;
     private long finalTailPosition = -1;
@@ -498,6 +508,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         writeInFlight = true;
         if (writesDurable) {
             writeSubmitNs = System.nanoTime();
+            syncEvent = SyncEvent.beginIfEnabled();
         }
         writeStartPosition = start;
         writeEndPosition = end;
@@ -619,6 +630,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncTargetPosition = writtenPosition;
         syncTargetRecords = writtenRecords;
         syncStartNs = nowNs;
+        syncEventWaiters = state.syncRequestCount() - requestsAtLastSubmit;
+        syncEvent = SyncEvent.beginIfEnabled();
         requestsAtPreviousSubmit = requestsAtLastSubmit;
         requestsAtLastSubmit = state.syncRequestCount();
         session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
@@ -691,9 +704,21 @@ public final class IoAgent implements Runnable, CompletionHandler {
             return 0;
         }
         if (!preparer.isReady(segmentEnd)) {
+            if (rollWantedSinceNs < 0) {
+                rollWantedSinceNs = System.nanoTime();
+            }
             preparer.start(segmentEnd);
             return 0;
         }
+        if (SegmentRollEvent.enabled()) {
+            final SegmentRollEvent event = new SegmentRollEvent();
+            event.directory = directory.toString();
+            event.fromBasePosition = activeBase;
+            event.toBasePosition = segmentEnd;
+            event.waitedNs = rollWantedSinceNs < 0 ? 0 : System.nanoTime() - rollWantedSinceNs;
+            event.commit();
+        }
+        rollWantedSinceNs = -1;
         session.closeFile(activeHandle);
         activeHandle = preparer.take();
         activeBase = segmentEnd;
@@ -773,11 +798,16 @@ public final class IoAgent implements Runnable, CompletionHandler {
             // Written first, so that no observer ever sees durable ahead of written.
             state.publishWritten(writtenPosition);
             if (writesDurable) {
+                final long newlyDurableBytes = writtenPosition - durablePosition;
+                final long newlyDurableRecords = writtenRecords - durableRecords;
                 durablePosition = writtenPosition;
                 durableRecords = writtenRecords;
                 durableSinceNs = System.nanoTime();
                 // A durable write is this mode's sync: its duration tells SYNCED waiters whether to yield.
-                state.recordSyncDuration(System.nanoTime() - writeSubmitNs);
+                final long latencyNs = durableSinceNs - writeSubmitNs;
+                state.recordSyncDuration(latencyNs);
+                stats.recordDurableWrite(latencyNs);
+                commitSyncEvent("O_DSYNC write", newlyDurableBytes, newlyDurableRecords, 0);
                 state.publishDurable(durablePosition);
             }
         }
@@ -787,6 +817,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncInFlight = false;
         final long nowNs = System.nanoTime();
         stats.recordSync(syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
+        commitSyncEvent(
+                "fdatasync",
+                syncTargetPosition - durablePosition,
+                syncTargetRecords - durableRecords,
+                syncEventWaiters);
         state.recordSyncDuration(nowNs - syncStartNs);
         cohortRequests = state.syncRequestCount() - requestsAtPreviousSubmit;
         cohortHoldUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
@@ -802,6 +837,24 @@ public final class IoAgent implements Runnable, CompletionHandler {
         // Blocked waiters are woken after the next sync is submitted (end of doWork).
         state.publishDurableQuietly(durablePosition);
         durableWakePending = true;
+    }
+
+    private void commitSyncEvent(final String method, final long bytes, final long records, final long waiters) {
+        final SyncEvent event = syncEvent;
+        if (event == null) {
+            return;
+        }
+        syncEvent = null;
+        event.end();
+        if (event.shouldCommit()) {
+            event.directory = directory.toString();
+            event.method = method;
+            event.bytes = bytes;
+            event.records = records;
+            event.waiters = waiters;
+            event.durablePosition = durablePosition;
+            event.commit();
+        }
     }
 
     private int truncate() {
@@ -921,6 +974,14 @@ public final class IoAgent implements Runnable, CompletionHandler {
         failed = true;
         LOGGER.log(
                 System.Logger.Level.ERROR, "Walden log in " + directory + " failed; it accepts no more appends", cause);
+        final FailStopEvent event = new FailStopEvent();
+        if (event.isEnabled()) {
+            event.directory = directory.toString();
+            event.cause = String.valueOf(cause);
+            event.writtenPosition = writtenPosition;
+            event.durablePosition = durablePosition;
+            event.commit();
+        }
         // Refuse appends before anyone can learn of the failure: a thread that saw an append fail
         // must never get a later append acknowledged.
         logBuffer.closeTail();

@@ -203,9 +203,7 @@ public final class LogRecovery {
                     final ByteBuffer header = readHeader(segments.get(lastBase));
                     closedCleanly = SegmentHeaders.cleanEndPosition(header) == lastEnd;
                     return new LogInspection(
-                            LogInspection.Verdict.CLEAN,
-                            report(startNs, false, start, lastEnd, bases.size()),
-                            null);
+                            LogInspection.Verdict.CLEAN, report(startNs, false, start, lastEnd, bases.size()), null);
                 }
                 final long tailBase = bases.get(decision.tailIndex());
                 final Path tailPath = segments.get(tailBase);

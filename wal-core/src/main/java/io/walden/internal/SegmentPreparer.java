@@ -3,6 +3,7 @@ package io.walden.internal;
 import io.walden.WalConfig;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.events.SegmentPreparationEvent;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -77,6 +78,8 @@ final class SegmentPreparer implements AutoCloseable {
     // rest of its zero-fill is to be skipped.
     private boolean allocated;
     private boolean hurried;
+    // The Flight Recorder event of the preparation in progress, null unless a recording has it enabled.
+    private SegmentPreparationEvent event;
 
     SegmentPreparer(
             final StorageSession session,
@@ -114,6 +117,7 @@ final class SegmentPreparer implements AutoCloseable {
         syncedOffset = 0;
         allocated = false;
         hurried = false;
+        event = SegmentPreparationEvent.beginIfEnabled();
         state = State.ALLOCATING;
     }
 
@@ -203,8 +207,27 @@ final class SegmentPreparer implements AutoCloseable {
                 state = syncedOffset == segmentCapacityBytes ? State.RENAMING : State.WRITING;
             }
             case RENAMING -> state = State.SYNCING_DIRECTORY;
-            case SYNCING_DIRECTORY -> state = State.READY;
+            case SYNCING_DIRECTORY -> {
+                state = State.READY;
+                commitEvent();
+            }
             default -> throw new AssertionError("completion in preparer state " + state);
+        }
+    }
+
+    private void commitEvent() {
+        final SegmentPreparationEvent finished = event;
+        if (finished == null) {
+            return;
+        }
+        event = null;
+        finished.end();
+        if (finished.shouldCommit()) {
+            finished.directory = directory.toString();
+            finished.basePosition = basePosition;
+            finished.allocated = allocated;
+            finished.hurried = hurried;
+            finished.commit();
         }
     }
 

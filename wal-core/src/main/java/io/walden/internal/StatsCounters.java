@@ -27,6 +27,9 @@ public final class StatsCounters {
     volatile long segmentsHurried;
     volatile long durabilityMarks;
 
+    // Recorded by the I/O thread, read by any thread.
+    private final LatencyRecorder syncLatency = new LatencyRecorder();
+
     // Incremented by producers on the slow path.
     private final AtomicLong backPressureWaits = new AtomicLong();
 
@@ -49,23 +52,36 @@ public final class StatsCounters {
         if (latencyNs > syncLatencyNsMax) {
             syncLatencyNsMax = latencyNs;
         }
+        syncLatency.record(latencyNs);
+    }
+
+    /** Records the latency of a write that was durable itself (O_DSYNC): that mode's sync. I/O thread. */
+    void recordDurableWrite(final long latencyNs) {
+        syncLatency.record(latencyNs);
     }
 
     /**
      * Takes a snapshot.
      *
      * @param backend backend name.
-     * @param bufferCapacityBytes buffer size.
+     * @param positions the log's positions, read after the counters.
+     * @param logBuffer the log's buffer, whose tail is read last.
      * @param fileSystemType the type of the log's file system.
      * @param durabilityNote what the backend does differently to stay durable there, or null.
      * @return the snapshot.
      */
     public WalStats snapshot(
             final String backend,
-            final int bufferCapacityBytes,
+            final LogState positions,
+            final LogBuffer logBuffer,
             final String fileSystemType,
             final String durabilityNote) {
         final long syncCount = syncs;
+        final Throwable failure = positions.failure();
+        // Durable, then written, then tail: each read no earlier than the one it must not pass.
+        final long durablePosition = positions.durablePosition();
+        final long writtenPosition = positions.writtenPosition();
+        final long tailPosition = logBuffer.tailPosition();
         final double divisor = Math.max(1, syncCount);
         return new WalStats(
                 backend,
@@ -80,11 +96,18 @@ public final class StatsCounters {
                 syncBytesMax,
                 syncLatencyNsTotal / divisor,
                 syncLatencyNsMax,
+                syncLatency.snapshot(),
                 backPressureWaits.get(),
                 segmentsRolled,
                 segmentsHurried,
                 durabilityMarks,
-                bufferCapacityBytes,
+                logBuffer.capacityBytes(),
+                positions.startPosition(),
+                tailPosition,
+                writtenPosition,
+                durablePosition,
+                failure != null,
+                failure == null ? null : failure.toString(),
                 fileSystemType,
                 FileSystemCheck.survivesPowerLoss(fileSystemType),
                 durabilityNote);

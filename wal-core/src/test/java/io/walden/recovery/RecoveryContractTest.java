@@ -383,7 +383,8 @@ public abstract class RecoveryContractTest {
         assertEquals(written.size(), inspection.report().records());
         assertEquals(endOf(written.get(written.size() - 1)), inspection.report().recoveredEndPosition());
         assertTrue(
-                inspection.report().findings().stream().anyMatch(f -> f.contains(leftover.getFileName().toString())),
+                inspection.report().findings().stream()
+                        .anyMatch(f -> f.contains(leftover.getFileName().toString())),
                 inspection.report()::summary);
         assertTrue(Files.exists(leftover), "an inspection deletes nothing");
     }
@@ -398,8 +399,12 @@ public abstract class RecoveryContractTest {
         assertEquals(last.offset(), tornInspection.report().tornTailOffset());
         assertEquals(last.frameLength(), tornInspection.report().tornTailBytesCut());
         try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
-            assertEquals(tornInspection.report().tornTailOffset(), wal.recoveryReport().tornTailOffset());
-            assertEquals(tornInspection.report().tornTailBytesCut(), wal.recoveryReport().tornTailBytesCut());
+            assertEquals(
+                    tornInspection.report().tornTailOffset(),
+                    wal.recoveryReport().tornTailOffset());
+            assertEquals(
+                    tornInspection.report().tornTailBytesCut(),
+                    wal.recoveryReport().tornTailBytesCut());
             assertEquals(torn.size() - 1, wal.recoveryReport().records());
         }
 

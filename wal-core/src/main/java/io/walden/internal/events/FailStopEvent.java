@@ -1,0 +1,40 @@
+package io.walden.internal.events;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/**
+ * The log failed: an I/O operation failed, and the log acknowledges nothing more until it is
+ * reopened. Instant.
+ *
+ * <p><b>Threading:</b> created and committed by the log's I/O thread.
+ */
+@Name(FailStopEvent.NAME)
+@Label("Walden Fail-Stop")
+@Category("Walden")
+@Description("The log failed and accepts nothing more until it is reopened")
+@StackTrace(false)
+public final class FailStopEvent extends Event {
+    /** The event's name in recordings. */
+    public static final String NAME = "io.walden.FailStop";
+
+    /** The log directory. */
+    @Label("Directory")
+    public String directory;
+
+    /** The failure. */
+    @Label("Cause")
+    public String cause;
+
+    /** Records up to this position were written when the log failed. */
+    @Label("Written Position")
+    public long writtenPosition;
+
+    /** Records up to this position were durable when the log failed. */
+    @Label("Durable Position")
+    public long durablePosition;
+}

@@ -1,0 +1,56 @@
+package io.walden.internal.events;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/**
+ * The preparation of a segment ahead of need: creation, allocation, header, zero-fill, syncs, rename
+ * and directory sync, from start to ready.
+ *
+ * <p><b>Threading:</b> created, ended and committed by the log's I/O thread.
+ */
+@Name(SegmentPreparationEvent.NAME)
+@Label("Walden Segment Preparation")
+@Category("Walden")
+@Description("A segment prepared ahead of need, from the creation of its temporary file to ready")
+@StackTrace(false)
+public final class SegmentPreparationEvent extends Event {
+    /** The event's name in recordings. */
+    public static final String NAME = "io.walden.SegmentPreparation";
+
+    private static final SegmentPreparationEvent PROBE = new SegmentPreparationEvent();
+
+    /** The log directory. */
+    @Label("Directory")
+    public String directory;
+
+    /** Base position of the segment. */
+    @Label("Base Position")
+    public long basePosition;
+
+    /** Whether the file system allocated the whole segment up front (fallocate). */
+    @Label("Allocated")
+    public boolean allocated;
+
+    /** Whether the appenders caught up with the preparation, so the rest of its zero-fill was skipped. */
+    @Label("Hurried")
+    public boolean hurried;
+
+    /**
+     * Begins an event if a recording has this event enabled.
+     *
+     * @return the begun event, or null (nothing allocated) when disabled.
+     */
+    public static SegmentPreparationEvent beginIfEnabled() {
+        if (!PROBE.isEnabled()) {
+            return null;
+        }
+        final SegmentPreparationEvent event = new SegmentPreparationEvent();
+        event.begin();
+        return event;
+    }
+}

@@ -1,0 +1,69 @@
+package io.walden.internal.events;
+
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/**
+ * One operation that made written records durable: a data sync, or, where the storage opens its
+ * files with O_DSYNC, a durable write. Its duration is from submission to completion.
+ *
+ * <p><b>Threading:</b> created, ended and committed by the log's I/O thread.
+ */
+@Name(SyncEvent.NAME)
+@Label("Walden Sync")
+@Category("Walden")
+@Description("An operation that made written records durable: fdatasync, or a write with O_DSYNC")
+@StackTrace(false)
+public final class SyncEvent extends Event {
+    /** The event's name in recordings. */
+    public static final String NAME = "io.walden.Sync";
+
+    private static final SyncEvent PROBE = new SyncEvent();
+
+    /** The log directory. */
+    @Label("Directory")
+    public String directory;
+
+    /** {@code fdatasync} or {@code O_DSYNC write}. */
+    @Label("Method")
+    public String method;
+
+    /** Bytes of the log newly made durable. */
+    @Label("Bytes")
+    @DataAmount
+    public long bytes;
+
+    /** Records newly made durable. */
+    @Label("Records")
+    public long records;
+
+    /**
+     * Appends waiting for {@code SYNCED} that asked for a sync since the previous one was submitted;
+     * 0 for a durable write.
+     */
+    @Label("Waiters")
+    public long waiters;
+
+    /** The log's durable position once the operation completed. */
+    @Label("Durable Position")
+    public long durablePosition;
+
+    /**
+     * Begins an event if a recording has this event enabled.
+     *
+     * @return the begun event, or null (nothing allocated) when disabled.
+     */
+    public static SyncEvent beginIfEnabled() {
+        if (!PROBE.isEnabled()) {
+            return null;
+        }
+        final SyncEvent event = new SyncEvent();
+        event.begin();
+        return event;
+    }
+}
