@@ -12,6 +12,7 @@ import io.walden.internal.LogRecovery;
 import io.walden.internal.LogState;
 import io.walden.internal.NoSpace;
 import io.walden.internal.RecoveredLog;
+import io.walden.internal.RetentionRule;
 import io.walden.internal.StatsCounters;
 import io.walden.internal.events.BackPressureEvent;
 import io.walden.internal.events.RecoveryEvent;
@@ -23,6 +24,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -627,6 +629,96 @@ public final class Wal implements AutoCloseable {
                         request.failure());
             }
             return request.deletedCount();
+        }
+    }
+
+    /**
+     * Retention by size: deletes, durably and oldest first, whole segments until the log's segments
+     * take at most a total size, but never a segment holding a record at or after a protected
+     * position (the slowest consumer's, say), and never the segment being written. As {@link
+     * #truncateBefore(long)}, which does the deleting: each delete is made durable (directory sync)
+     * before the next.
+     *
+     * <p>The size counts the log's segments from the oldest to the one being written, each at its
+     * full capacity (segments are allocated whole); the next segment, prepared ahead of need, is one
+     * more.
+     *
+     * @param maxTotalBytes the size the log's segments may take together; at least the segment
+     *     being written is kept.
+     * @param protectedLsn records at or after this position are kept; {@link Long#MAX_VALUE} to
+     *     protect nothing beyond the size limit.
+     * @return how many segments were deleted.
+     * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), the
+     *     log is closed or failed, or a delete fails.
+     */
+    public long truncateToSize(final long maxTotalBytes, final long protectedLsn) {
+        checkRetentionArgument("maxTotalBytes", maxTotalBytes);
+        checkRetentionArgument("protectedLsn", protectedLsn);
+        synchronized (closeLock) {
+            checkOpen();
+            final int capacity = recovered.segmentCapacityBytes();
+            final long startBase = state.startPosition() & -(long) capacity;
+            final long activeBase = (state.writtenPosition() - 1) & -(long) capacity;
+            return truncateBefore(RetentionRule.bySize(startBase, activeBase, capacity, maxTotalBytes, protectedLsn));
+        }
+    }
+
+    /**
+     * Retention by age: deletes, durably and oldest first, every whole segment last written longer
+     * ago than a duration (by the file's modification time), but never a segment holding a record at
+     * or after a protected position, and never the segment being written. Stops at the first segment
+     * that is young enough. As {@link #truncateBefore(long)}, which does the deleting.
+     *
+     * @param maxAge how long after its last write a segment may be kept.
+     * @param protectedLsn records at or after this position are kept; {@link Long#MAX_VALUE} to
+     *     protect nothing beyond the age limit.
+     * @return how many segments were deleted.
+     * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), a
+     *     segment's modification time cannot be read, the log is closed or failed, or a delete fails.
+     */
+    public long truncateOlderThan(final Duration maxAge, final long protectedLsn) {
+        Objects.requireNonNull(maxAge, "maxAge");
+        if (maxAge.isNegative()) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "retention maxAge=" + maxAge + " is negative; pass how long segments may be kept");
+        }
+        checkRetentionArgument("protectedLsn", protectedLsn);
+        synchronized (closeLock) {
+            checkOpen();
+            final int capacity = recovered.segmentCapacityBytes();
+            final long startBase = state.startPosition() & -(long) capacity;
+            final long activeBase = (state.writtenPosition() - 1) & -(long) capacity;
+            final long[] lastModifiedMs = new long[(int) ((activeBase - startBase) / capacity + 1)];
+            for (int i = 0; i < lastModifiedMs.length; i++) {
+                lastModifiedMs[i] =
+                        lastModifiedMs(SegmentNames.segmentPath(config.directory(), startBase + (long) i * capacity));
+            }
+            final long cutoffMs = System.currentTimeMillis() - maxAge.toMillis();
+            return truncateBefore(
+                    RetentionRule.byAge(startBase, activeBase, capacity, lastModifiedMs, cutoffMs, protectedLsn));
+        }
+    }
+
+    private static long lastModifiedMs(final Path segment) {
+        try {
+            return Files.getLastModifiedTime(segment).toMillis();
+        } catch (final java.nio.file.NoSuchFileException ex) {
+            return -1;
+        } catch (final IOException ex) {
+            throw new WalException(
+                    WalException.ErrorCode.IO,
+                    "retention cannot read the modification time of " + segment + ": " + ex.getMessage()
+                            + "; nothing was deleted",
+                    ex);
+        }
+    }
+
+    private static void checkRetentionArgument(final String name, final long value) {
+        if (value < 0) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "retention " + name + "=" + value + " is negative; nothing was deleted");
         }
     }
 
