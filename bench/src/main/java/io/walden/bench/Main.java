@@ -19,6 +19,7 @@ import picocli.CommandLine.Unmatched;
  *   java -jar bench/target/walden-bench.jar demo         [--dir D] [--keep] [--records N] [--threads T]
  *   java -jar bench/target/walden-bench.jar backpressure [--seconds S] [--threads T] ...
  *   java -jar bench/target/walden-bench.jar recovery     [--size-mib M] [--runs N] ...
+ *   java -jar bench/target/walden-bench.jar follow       [--writers N] [--seconds S] [--visibility V] ...
  *   java -jar bench/target/walden-bench.jar jmh          [JMH options, e.g. '\.AppendBenchmark' -prof gc]
  *   java -jar bench/target/walden-bench.jar wakefloor    [--writers N] [--measure-ms M] [--rounds R] [--dir D]
  * </pre>
@@ -69,6 +70,13 @@ public final class Main implements Callable<Integer> {
                 RecoveryScan::run,
                 "Builds a 1 GiB log once, then times reopening it (the recovery scan) N times.",
                 "Options: [--dir D] [--keep] [--reuse] [--size-mib M] [--record-bytes B] [--runs N]");
+        addPassThrough(
+                commandLine,
+                "follow",
+                FollowerLag::run,
+                "16 writers append WRITTEN while a child JVM follows the log read-only: its lag per record.",
+                "Options: [--dir D] [--keep] [--writers N] [--record-bytes B] [--seconds S] [--durability L]"
+                        + " [--backend nio|uring|...] [--visibility WRITTEN|SYNCED]");
         addPassThrough(
                 commandLine,
                 "jmh",
