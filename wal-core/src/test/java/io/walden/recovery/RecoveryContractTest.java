@@ -34,6 +34,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
@@ -425,6 +426,7 @@ public abstract class RecoveryContractTest {
     void inspectionWorksOnALogThatIsOpenAndRefusesWhatIsNoLog() throws IOException {
         try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
             final long lsn = append(wal, 1, 500, Durability.SYNCED).lsn();
+            awaitQuiet(dir, SegmentNames.segmentPath(dir, SEGMENT_BYTES));
             final LogInspection live = inspectUnchanged(dir);
             assertTrue(live.verdict() != LogInspection.Verdict.CORRUPTION, live.report()::summary);
             assertEquals(1, live.report().records(), live.report()::summary);
@@ -443,6 +445,39 @@ public abstract class RecoveryContractTest {
         final LogInspection notASegment = inspectUnchanged(foreign);
         assertEquals(LogInspection.Verdict.CORRUPTION, notASegment.verdict());
         assertTrue(notASegment.corruption().getMessage().contains("not a Walden segment"), notASegment::toString);
+    }
+
+    /**
+     * Waits until an open, idle log stops changing its directory by itself: the background preparation of the next
+     * segment ({@code .wal.tmp} renamed to {@code .wal}) and the durability mark written after a pause. Only then can a
+     * before/after comparison blame the inspection for a change. {@code preparedSegment} is the next segment the log
+     * prepares ahead, which must exist before the directory counts as settled.
+     */
+    private static void awaitQuiet(final Path directory, final Path preparedSegment) throws IOException {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        TreeMap<String, byte[]> previous = snapshot(directory);
+        while (System.nanoTime() < deadlineNs) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            final TreeMap<String, byte[]> current = snapshot(directory);
+            final boolean preparing = current.keySet().stream().anyMatch(name -> name.endsWith(".tmp"));
+            if (!preparing && Files.exists(preparedSegment) && sameFiles(previous, current)) {
+                return;
+            }
+            previous = current;
+        }
+        fail("the idle log in " + directory + " kept changing its files for 10 s");
+    }
+
+    private static boolean sameFiles(final TreeMap<String, byte[]> a, final TreeMap<String, byte[]> b) {
+        if (!a.keySet().equals(b.keySet())) {
+            return false;
+        }
+        for (final String name : a.keySet()) {
+            if (!Arrays.equals(a.get(name), b.get(name))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Inspects a directory and checks that its listing and every byte of every file are unchanged. */
