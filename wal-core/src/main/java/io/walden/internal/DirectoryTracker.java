@@ -40,10 +40,12 @@ import org.agrona.concurrent.IdleStrategy;
  * <p>The active segment is the first one that valid frames do not fill. Each refresh validates the
  * frames written since the last one, from where it stopped; a frame that does not validate there is a
  * write in progress (it is tried again next time), unless the next segment already holds a valid
- * frame: by the roll fence that is damage, reported to readers that reach it. The writer rolls to the
- * next segment only once the active one is complete and synced, so a valid frame in the next segment
- * also proves the whole active segment durable. Segments deleted by the writer's retention are
- * skipped; a reader that needs one learns it was truncated away.
+ * frame: by the roll fence that is damage, reported to readers that reach it. That is judged by a
+ * second scan made after the next segment's frame was seen, since the writer may have completed the
+ * segment, synced and rolled while the first scan ran. The writer rolls to the next segment only once
+ * the active one is complete and synced, so a valid frame in the next segment also proves the whole
+ * active segment durable. Segments deleted by the writer's retention are skipped (also the oldest one,
+ * if it goes while a tracker opens); a reader that needs one learns it was truncated away.
  *
  * <p><b>Threading:</b> thread-safe; refreshes are serialized.
  */
@@ -91,32 +93,42 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
      *     or it cannot be read.
      */
     public static DirectoryTracker open(final Path directory) {
-        final long oldest = oldestBase(directory);
-        if (oldest < 0) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
-        }
-        final Path path = SegmentNames.segmentPath(directory, oldest);
-        final ByteBuffer block =
-                ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
-                // Fill.
+        long oldest = oldestBase(directory);
+        while (true) {
+            if (oldest < 0) {
+                throw new WalException(
+                        WalException.ErrorCode.CONFIG,
+                        "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
             }
-        } catch (final IOException ex) {
-            throw new WalException(WalException.ErrorCode.IO, "cannot read " + path + ": " + ex, ex);
+            final Path path = SegmentNames.segmentPath(directory, oldest);
+            final ByteBuffer block =
+                    ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+                while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
+                    // Fill.
+                }
+            } catch (final NoSuchFileException ex) {
+                // Deleted by the writer's retention since the listing: start from the oldest segment left.
+                final long listed = oldest;
+                oldest = oldestBase(directory);
+                if (oldest > listed || oldest < 0) {
+                    continue;
+                }
+                throw new WalException(WalException.ErrorCode.IO, "cannot read " + path + ": " + ex, ex);
+            } catch (final IOException ex) {
+                throw new WalException(WalException.ErrorCode.IO, "cannot read " + path + ": " + ex, ex);
+            }
+            final String problem = block.hasRemaining()
+                    ? "the file is shorter than a segment header"
+                    : SegmentHeaders.validate(block.clear(), oldest);
+            if (problem != null) {
+                throw new WalCorruptionException(path, 0, problem);
+            }
+            final DirectoryTracker tracker = new DirectoryTracker(
+                    directory, SegmentHeaders.logId(block), SegmentHeaders.capacity(block), oldest);
+            tracker.refresh();
+            return tracker;
         }
-        final String problem = block.hasRemaining()
-                ? "the file is shorter than a segment header"
-                : SegmentHeaders.validate(block.clear(), oldest);
-        if (problem != null) {
-            throw new WalCorruptionException(path, 0, problem);
-        }
-        final DirectoryTracker tracker =
-                new DirectoryTracker(directory, SegmentHeaders.logId(block), SegmentHeaders.capacity(block), oldest);
-        tracker.refresh();
-        return tracker;
     }
 
     /** @return the log's identity. */
@@ -178,6 +190,27 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                 try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
                     scan(channel);
                     readHeader(channel);
+                    if (!nextHoldsAFrame()) {
+                        break;
+                    }
+                    if (scanOffset < capacityBytes) {
+                        // The writer writes to the next segment only once this one is complete and synced,
+                        // so all of this one was in the file before that frame was seen, but the scan above
+                        // may have run before the writer finished it: scan again before judging.
+                        scan(channel);
+                    }
+                    if (scanOffset < capacityBytes) {
+                        if (frameLengthAt(channel, scanOffset) != 0) {
+                            damage = new WalCorruptionException(
+                                    path,
+                                    scanOffset,
+                                    "a frame that does not validate, but the later segment "
+                                            + SegmentNames.segmentName(activeBase + capacityBytes) + " holds data,"
+                                            + " and no byte is written to a segment before the one before it is"
+                                            + " complete and synced");
+                        }
+                        break;
+                    }
                 } catch (final NoSuchFileException ex) {
                     // Deleted by the writer's retention: follow from the oldest segment left.
                     final long oldest = oldestBase(directory);
@@ -186,18 +219,6 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                         continue;
                     }
                     return;
-                }
-                if (!(scanOffset == capacityBytes && nextHoldsAFrame())) {
-                    if (scanOffset < capacityBytes && nextHoldsAFrame() && frameLengthAt(path, scanOffset) != 0) {
-                        damage = new WalCorruptionException(
-                                path,
-                                scanOffset,
-                                "a frame that does not validate, but the later segment "
-                                        + SegmentNames.segmentName(activeBase + capacityBytes) + " holds data, and no"
-                                        + " byte is written to a segment before the one before it is complete and"
-                                        + " synced");
-                    }
-                    break;
                 }
                 // The next segment holds a frame: this one is complete and, by the roll fence, durable.
                 moveTo(activeBase + capacityBytes);
@@ -297,10 +318,14 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     }
 
     private static int frameLengthAt(final Path path, final long offset) throws IOException {
-        final ByteBuffer length = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel.read(length, offset);
+            return frameLengthAt(channel, offset);
         }
+    }
+
+    private static int frameLengthAt(final FileChannel channel, final long offset) throws IOException {
+        final ByteBuffer length = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        channel.read(length, offset);
         return length.hasRemaining() ? 0 : length.getInt(0);
     }
 

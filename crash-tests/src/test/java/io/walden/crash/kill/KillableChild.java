@@ -1,26 +1,22 @@
 package io.walden.crash.kill;
 
+import io.walden.crash.ChildJvm;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A {@link KillChild} in its own JVM, with the thread that reads its reports and kills it with SIGKILL
  * ({@link ProcessHandle#destroyForcibly()}) when its {@link KillTrigger} fires.
  *
- * <p>The child runs the test JVM's {@code java} with the test class path minus the test frameworks, a
- * small heap, the serial collector and the C1 compiler only, which keeps its start near 0.3 s.
+ * <p>The child is started by {@link ChildJvm}: the test JVM's {@code java} with the test class path
+ * minus the test frameworks, a small heap, the serial collector and the C1 compiler only, which keeps
+ * its start near 0.3 s.
  *
  * <p><b>Threading:</b> created and driven by the test thread; the reader thread owns the report until
  * it ends, and {@link #awaitExit} joins it before the report is handed out.
@@ -70,29 +66,16 @@ final class KillableChild {
             final Path stderrFile,
             final Path childClasses)
             throws IOException {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx48m");
-        command.add("-Xss512k");
-        command.add("-XX:+UseSerialGC");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-XX:-UsePerfData");
-        command.add("-Xshare:auto");
-        command.add("-ea");
-        command.add("-Dwalden.checks=true");
-        command.add("-cp");
-        command.add(childClassPath(childClasses));
-        command.add(KillChild.class.getName());
-        command.add(directory.toString());
-        command.add(backendName);
-        command.add(Integer.toString(cycle));
-        command.add(Integer.toString(threadCount));
-        command.add(Long.toString(seed));
-        final Process process = new ProcessBuilder(command)
-                .redirectInput(ProcessBuilder.Redirect.PIPE)
-                .redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile()))
-                .start();
-        process.getOutputStream().close();
+        final Process process = ChildJvm.start(
+                KillChild.class,
+                childClasses,
+                stderrFile,
+                List.of(
+                        directory.toString(),
+                        backendName,
+                        Integer.toString(cycle),
+                        Integer.toString(threadCount),
+                        Long.toString(seed)));
         return new KillableChild(process, trigger);
     }
 
@@ -104,54 +87,7 @@ final class KillableChild {
      * @throws IOException if they cannot be copied.
      */
     static void copyChildClasses(final Path target) throws IOException {
-        final Path source;
-        try {
-            source = Path.of(KillChild.class
-                    .getProtectionDomain()
-                    .getCodeSource()
-                    .getLocation()
-                    .toURI());
-        } catch (final URISyntaxException ex) {
-            throw new IOException("cannot locate the classes of " + KillChild.class.getName(), ex);
-        }
-        final String packagePath = KillChild.class.getPackageName().replace('.', File.separatorChar);
-        final Path targetPackage = Files.createDirectories(target.resolve(packagePath));
-        try (Stream<Path> classes = Files.list(source.resolve(packagePath))) {
-            for (final Path file : (Iterable<Path>) classes::iterator) {
-                Files.copy(file, targetPackage.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-    }
-
-    /**
-     * The class path of the test JVM without the test frameworks (which the child does not load) and
-     * with the child's classes from their private copy. Under surefire {@code java.class.path} is the
-     * real test class path (surefire restores it in the forked JVM even when it starts that JVM from a
-     * manifest-only jar); a class path without Walden's core means that is no longer true, and the test
-     * says so.
-     */
-    private static String childClassPath(final Path childClasses) {
-        final String classPath = System.getProperty("java.class.path");
-        final List<String> kept = new ArrayList<>();
-        kept.add(childClasses.toString());
-        for (final String entry : classPath.split(File.pathSeparator)) {
-            final String name = Path.of(entry).getFileName().toString();
-            if (!name.equals("test-classes")
-                    && !name.startsWith("junit-")
-                    && !name.startsWith("opentest4j")
-                    && !name.startsWith("apiguardian")
-                    && !name.startsWith("surefire")
-                    && !name.startsWith("common-java5")
-                    && !name.startsWith("common-junit")) {
-                kept.add(entry);
-            }
-        }
-        if (kept.stream()
-                .noneMatch(entry -> Path.of(entry).getFileName().toString().startsWith("wal-core"))) {
-            throw new IllegalStateException("java.class.path does not hold wal-core, so the child JVM cannot run "
-                    + KillChild.class.getName() + ": " + classPath + " (surefire useManifestOnlyJar hiding it?)");
-        }
-        return String.join(File.pathSeparator, kept);
+        ChildJvm.copyChildClasses(KillChild.class, target);
     }
 
     private void readReports() {

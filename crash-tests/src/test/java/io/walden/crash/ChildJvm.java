@@ -1,0 +1,119 @@
+package io.walden.crash;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Starts a test program in a child JVM: the test JVM's {@code java} with the test class path minus the
+ * test frameworks, a small heap, the serial collector and the C1 compiler only, which keeps its start
+ * near 0.3 s. Its standard output is a pipe to the parent; its standard error is appended to a file.
+ * Used by the kill tests ({@code kill}) and the live-follower test ({@code follow}).
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+public final class ChildJvm {
+    private ChildJvm() {}
+
+    /**
+     * Starts a child JVM.
+     *
+     * @param mainClass the child's main class; its package is in {@code childClasses}.
+     * @param childClasses the copy of the child's classes ({@link #copyChildClasses}).
+     * @param stderrFile where the child's standard error is appended.
+     * @param arguments the arguments of its main method.
+     * @return the running process, its standard input closed.
+     * @throws IOException if the JVM cannot be started.
+     */
+    public static Process start(
+            final Class<?> mainClass, final Path childClasses, final Path stderrFile, final List<String> arguments)
+            throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx48m");
+        command.add("-Xss512k");
+        command.add("-XX:+UseSerialGC");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:-UsePerfData");
+        command.add("-Xshare:auto");
+        command.add("-ea");
+        command.add("-Dwalden.checks=true");
+        command.add("-cp");
+        command.add(childClassPath(mainClass, childClasses));
+        command.add(mainClass.getName());
+        command.addAll(arguments);
+        final Process process = new ProcessBuilder(command)
+                .redirectInput(ProcessBuilder.Redirect.PIPE)
+                .redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile()))
+                .start();
+        process.getOutputStream().close();
+        return process;
+    }
+
+    /**
+     * Copies the classes of a child's package out of the test class directory, so that a child never
+     * misses them while a concurrent build recompiles the module.
+     *
+     * @param mainClass the child's main class: its whole package is copied.
+     * @param target the directory to copy them to; it becomes a class path entry.
+     * @throws IOException if they cannot be copied.
+     */
+    public static void copyChildClasses(final Class<?> mainClass, final Path target) throws IOException {
+        final Path source;
+        try {
+            source = Path.of(mainClass
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+        } catch (final URISyntaxException ex) {
+            throw new IOException("cannot locate the classes of " + mainClass.getName(), ex);
+        }
+        final String packagePath = mainClass.getPackageName().replace('.', File.separatorChar);
+        final Path targetPackage = Files.createDirectories(target.resolve(packagePath));
+        try (Stream<Path> classes = Files.list(source.resolve(packagePath))) {
+            for (final Path file : (Iterable<Path>) classes::iterator) {
+                if (Files.isRegularFile(file)) {
+                    Files.copy(file, targetPackage.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    /**
+     * The class path of the test JVM without the test frameworks (which the child does not load) and
+     * with the child's classes from their private copy. Under surefire {@code java.class.path} is the
+     * real test class path (surefire restores it in the forked JVM even when it starts that JVM from a
+     * manifest-only jar); a class path without Walden's core means that is no longer true, and the test
+     * says so.
+     */
+    private static String childClassPath(final Class<?> mainClass, final Path childClasses) {
+        final String classPath = System.getProperty("java.class.path");
+        final List<String> kept = new ArrayList<>();
+        kept.add(childClasses.toString());
+        for (final String entry : classPath.split(File.pathSeparator)) {
+            final String name = Path.of(entry).getFileName().toString();
+            if (!name.equals("test-classes")
+                    && !name.startsWith("junit-")
+                    && !name.startsWith("opentest4j")
+                    && !name.startsWith("apiguardian")
+                    && !name.startsWith("surefire")
+                    && !name.startsWith("common-java5")
+                    && !name.startsWith("common-junit")) {
+                kept.add(entry);
+            }
+        }
+        if (kept.stream()
+                .noneMatch(entry -> Path.of(entry).getFileName().toString().startsWith("wal-core"))) {
+            throw new IllegalStateException("java.class.path does not hold wal-core, so the child JVM cannot run "
+                    + mainClass.getName() + ": " + classPath + " (surefire useManifestOnlyJar hiding it?)");
+        }
+        return String.join(File.pathSeparator, kept);
+    }
+}
