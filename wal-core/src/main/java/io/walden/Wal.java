@@ -6,6 +6,7 @@ import io.walden.internal.BackendSelector;
 import io.walden.internal.DirectoryLock;
 import io.walden.internal.FileSystemCheck;
 import io.walden.internal.IoAgent;
+import io.walden.internal.LiveInspection;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.LogReader;
 import io.walden.internal.LogRecovery;
@@ -150,7 +151,10 @@ public final class Wal implements AutoCloseable {
      * Inspects a log directory without changing anything and without taking its lock, so the log may
      * be open in another process: every header and frame is validated and the end of the log judged
      * as opening it would ({@link RecoveryPolicy#FAIL}), but nothing is cut, zeroed, deleted or
-     * created. A log being written shows its write in progress, if any, as a torn tail.
+     * created. A log being written shows its write in progress, if any, as a torn tail. Where a
+     * writer's progress meets the inspection half-way (a segment deleted by retention, or a segment
+     * completed and the next one begun while it was read), the directory is inspected again, and
+     * corruption is reported only once two inspections in a row find it at the same place.
      *
      * @param directory the log directory.
      * @return what opening the log would find and do.
@@ -158,11 +162,7 @@ public final class Wal implements AutoCloseable {
      *     ({@link WalException.ErrorCode#IO}) if it cannot be read.
      */
     public static LogInspection inspect(final Path directory) {
-        try {
-            return LogRecovery.inspect(directory);
-        } catch (final IOException ex) {
-            throw new WalException(WalException.ErrorCode.IO, "cannot inspect the log in " + directory + ": " + ex, ex);
-        }
+        return LiveInspection.inspect(directory);
     }
 
     /**

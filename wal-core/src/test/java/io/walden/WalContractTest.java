@@ -28,8 +28,10 @@ import io.walden.testing.ControllableBackend;
 import io.walden.testing.TestRecords.Read;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -1696,6 +1698,44 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             wal.append(bytes(2, 300), Durability.SYNCED);
             // Both are synced now; a later frame or the durability mark of an idle log proves them.
             drain(durable, seen, 2);
+        }
+    }
+
+    @Test
+    void shouldReportDamageToAViewReaderThatReachesItAndDeliverNoDamagedRecord() throws IOException {
+        final List<Read> expected = new ArrayList<>();
+        try (Wal wal = open(config(logDirectory()).build())) {
+            for (int i = 0; wal.writtenPosition() < SEGMENT_BYTES + SEGMENT_BYTES / 2; i++) {
+                final byte[] payload = bytes(i, 200 + (i * 131) % 3000);
+                expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
+            }
+            wal.sync();
+        }
+        // One flipped bit in the payload of a record in the middle of the first, sealed, segment.
+        int victim = 0;
+        while (expected.get(victim + 1).lsn() < SEGMENT_BYTES / 2) {
+            victim++;
+        }
+        final long victimLsn = expected.get(victim).lsn();
+        final Path firstSegment = SegmentNames.segmentPath(logDirectory(), 0);
+        final long damagedOffset = victimLsn + FrameDescriptor.HEADER_LENGTH + 7;
+        try (FileChannel channel = FileChannel.open(firstSegment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, damagedOffset);
+            one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
+            channel.write(one, damagedOffset);
+        }
+        try (WalView view = Wal.openReadOnly(logDirectory());
+                WalReader reader = view.reader(view.startPosition(), Durability.WRITTEN)) {
+            final List<Read> seen = new ArrayList<>();
+            final WalCorruptionException damage = assertThrows(WalCorruptionException.class, () -> {
+                for (int polls = 0; polls < 1000; polls++) {
+                    reader.poll(collect(seen), 1000);
+                }
+            });
+            assertEquals(expected.subList(0, victim), seen, "every record before the damage, intact; none after");
+            assertEquals(firstSegment, damage.file());
+            assertEquals(victimLsn, damage.fileOffset());
         }
     }
 
