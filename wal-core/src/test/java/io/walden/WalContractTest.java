@@ -28,6 +28,7 @@ import io.walden.testing.ControllableBackend;
 import io.walden.testing.TestRecords.Read;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -1736,6 +1737,37 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
             assertEquals(expected.subList(0, victim), seen, "every record before the damage, intact; none after");
             assertEquals(firstSegment, damage.file());
             assertEquals(victimLsn, damage.fileOffset());
+        }
+    }
+
+    @Test
+    void shouldNotShowAViewReaderAFrameThatIsStillBeingWritten() throws IOException {
+        final List<Read> expected = new ArrayList<>();
+        final long end;
+        try (Wal wal = open(config(logDirectory()).build())) {
+            for (int i = 0; i < 5; i++) {
+                final byte[] payload = bytes(i, 700);
+                expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
+            }
+            end = wal.writtenPosition();
+        }
+        try (WalView view = Wal.openReadOnly(logDirectory());
+                WalReader reader = view.reader(view.startPosition(), Durability.WRITTEN)) {
+            assertEquals(end, view.writtenPosition());
+            // What a write in progress can look like to a reader of the file: the frame's length is
+            // there, its checksum and body are not yet.
+            final ByteBuffer partial =
+                    ByteBuffer.allocate(FrameDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            partial.putInt(FrameDescriptor.LENGTH_OFFSET, FrameDescriptor.frameLength(700));
+            try (FileChannel channel =
+                    FileChannel.open(SegmentNames.segmentPath(logDirectory(), 0), StandardOpenOption.WRITE)) {
+                channel.write(partial, end);
+            }
+            assertEquals(end, view.writtenPosition(), "a frame that does not validate is not visible");
+            final List<Read> seen = new ArrayList<>();
+            drain(reader, seen, expected.size());
+            assertEquals(expected, seen);
+            assertEquals(0, reader.poll(collect(seen), 10), "nothing more, and no error");
         }
     }
 

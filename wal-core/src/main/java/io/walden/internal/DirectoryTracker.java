@@ -71,9 +71,17 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     private long durablePosition;
     private WalCorruptionException damage;
     private boolean closed;
+    // Run by the refreshing thread after the first scan of each refresh; a no-op but in tests.
+    private final Runnable afterFirstScan;
 
-    private DirectoryTracker(final Path directory, final long logId, final int capacityBytes, final long firstBase) {
+    private DirectoryTracker(
+            final Path directory,
+            final long logId,
+            final int capacityBytes,
+            final long firstBase,
+            final Runnable afterFirstScan) {
         this.directory = directory;
+        this.afterFirstScan = afterFirstScan;
         this.logId = logId;
         this.capacityBytes = capacityBytes;
         this.checksum = new FrameChecksum(logId);
@@ -93,6 +101,19 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
      *     or it cannot be read.
      */
     public static DirectoryTracker open(final Path directory) {
+        return open(directory, () -> {});
+    }
+
+    /**
+     * As {@link #open(Path)}, with a hook that every refresh runs right after its first scan of the
+     * active segment: a test makes the writer move on at exactly that moment, which a live writer does
+     * only by chance.
+     *
+     * @param directory the log directory.
+     * @param afterFirstScan runs on the refreshing thread.
+     * @return the tracker, refreshed once.
+     */
+    static DirectoryTracker open(final Path directory, final Runnable afterFirstScan) {
         long oldest = oldestBase(directory);
         while (true) {
             if (oldest < 0) {
@@ -125,7 +146,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                 throw new WalCorruptionException(path, 0, problem);
             }
             final DirectoryTracker tracker = new DirectoryTracker(
-                    directory, SegmentHeaders.logId(block), SegmentHeaders.capacity(block), oldest);
+                    directory, SegmentHeaders.logId(block), SegmentHeaders.capacity(block), oldest, afterFirstScan);
             tracker.refresh();
             return tracker;
         }
@@ -190,6 +211,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                 try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
                     scan(channel);
                     readHeader(channel);
+                    afterFirstScan.run();
                     if (!nextHoldsAFrame()) {
                         break;
                     }
