@@ -1,0 +1,115 @@
+package io.walden.tools;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code walden dump DIR}: one line per frame of every segment, in position order, with a line per
+ * segment header and a line for each run of invalid bytes (what is wrong, at which file and offset;
+ * the dump then continues with the next segment). See {@link FrameDump}.
+ *
+ * <p>Exit code: 0 every frame shown is valid; 1 invalid bytes only at the end of the newest segment
+ * holding data (a torn tail, or a write in progress on a live log: {@code walden verify} judges); 2
+ * invalid bytes elsewhere (corruption); 3 no readable log.
+ */
+@Command(
+        name = "dump",
+        mixinStandardHelpOptions = true,
+        versionProvider = Walden.Version.class,
+        exitCodeOnInvalidInput = Walden.EXIT_USAGE,
+        exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
+        description = {
+            "Prints one line per frame, in position order: position, length, type, flags, durable offset,"
+                    + " checksum status (ok/BAD) and optionally the payload; a line per segment header; and an"
+                    + " INVALID line, naming file and offset, where bytes are not a valid frame (the dump then"
+                    + " continues with the next segment).",
+            "Exit code: 0 all valid, 1 invalid bytes only at the end of the newest segment (a torn tail or a write"
+                    + " in progress), 2 corruption, 3 no readable log."
+        })
+public final class DumpCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @ParentCommand
+    private Walden parent;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "The log directory.")
+    private Path directory;
+
+    @Option(
+            names = "--from",
+            paramLabel = "LSN",
+            description = "Show frames from the first one at or after this position (default: the log's start).")
+    private long fromPosition;
+
+    @Option(names = "--limit", paramLabel = "N", description = "Show at most N frames (default: all).")
+    private long limit = Long.MAX_VALUE;
+
+    @Option(
+            names = "--payload",
+            paramLabel = "FORMAT",
+            converter = PayloadFormat.Converter.class,
+            description = "How to show data payloads: none (default, fastest), hex or utf8.")
+    private PayloadFormat payloadFormat = PayloadFormat.NONE;
+
+    @Option(
+            names = "--max-payload-bytes",
+            paramLabel = "N",
+            description = "Show at most N bytes of each payload, then '...' (default: ${DEFAULT-VALUE}).")
+    private int maxPayloadBytes = 64;
+
+    /** Creates the command; picocli fills its options. */
+    public DumpCommand() {
+        // Options only.
+    }
+
+    @Override
+    public Integer call() {
+        return Failures.run(spec, parent != null && parent.verbose(), directory, this::dump);
+    }
+
+    private int dump() throws Exception {
+        if (fromPosition < 0) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--from must be a position >= 0, not " + fromPosition);
+        }
+        if (limit < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0, not " + limit);
+        }
+        if (maxPayloadBytes < 0 || maxPayloadBytes > FrameDump.MAX_PAYLOAD_BYTES_LIMIT) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--max-payload-bytes must be between 0 and " + FrameDump.MAX_PAYLOAD_BYTES_LIMIT + ", not "
+                            + maxPayloadBytes);
+        }
+        final LogDirectory log = LogDirectory.open(directory);
+        final LineWriter out = new LineWriter(spec.commandLine().getOut());
+        final FrameDump dump = new FrameDump(out, payloadFormat, maxPayloadBytes, fromPosition, limit);
+        try {
+            dump.dump(log);
+        } finally {
+            out.flush();
+        }
+        final int invalid = dump.damaged() + dump.newestSegmentAnomalies();
+        if (invalid == 0) {
+            return Walden.EXIT_OK;
+        }
+        spec.commandLine()
+                .getErr()
+                .println("walden dump: " + invalid + " invalid region(s) in " + directory + "; the first: "
+                        + dump.firstProblem() + ". "
+                        + (dump.damaged() > 0
+                                ? "The log is corrupt there; run `walden verify " + directory + "` for the verdict"
+                                : "Only at the end of the newest segment: a torn tail, or a write in progress on a"
+                                        + " live log; run `walden verify " + directory + "` for the verdict"));
+        spec.commandLine().getErr().flush();
+        return dump.damaged() > 0 ? Walden.EXIT_CORRUPTION : Walden.EXIT_TORN_TAIL;
+    }
+}

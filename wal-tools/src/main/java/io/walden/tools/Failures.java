@@ -1,0 +1,133 @@
+package io.walden.tools;
+
+import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * Turns every failure of a command into one clear line on standard error and an exit code: what is
+ * wrong, the path, what to do. A stack trace is printed only with {@code --verbose}. Both the commands
+ * (which run their work through {@link #run}) and {@link Walden#commandLine()}'s execution exception
+ * handler use it, so no stack trace reaches a user whichever way the tool is started.
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+final class Failures implements CommandLine.IExecutionExceptionHandler {
+    private static final String ACCESS = "check the path and that it is readable (the tool needs read access only)";
+
+    /** The work of a command, returning its exit code. */
+    @FunctionalInterface
+    interface Work {
+        /**
+         * Runs the command.
+         *
+         * @return the exit code.
+         * @throws Exception any failure, reported by {@link Failures}.
+         */
+        int run() throws Exception;
+    }
+
+    /**
+     * Runs a command's work, reporting a failure in one line.
+     *
+     * @param spec the command, for its name and streams.
+     * @param verbose whether to print the stack trace too.
+     * @param directory the log directory the command works on, named in messages.
+     * @param work the work.
+     * @return its exit code, or the failure's.
+     */
+    static int run(final CommandSpec spec, final boolean verbose, final Path directory, final Work work) {
+        try {
+            return work.run();
+        } catch (final CommandLine.ParameterException ex) {
+            throw ex; // picocli reports it as a usage error
+        } catch (final Exception ex) {
+            return report(spec.commandLine(), ex, verbose, directory);
+        }
+    }
+
+    @Override
+    public int handleExecutionException(
+            final Exception ex, final CommandLine commandLine, final CommandLine.ParseResult parseResult) {
+        final Object command = commandLine.getCommand();
+        final boolean verbose = parseResult.hasMatchedOption("--verbose")
+                || (command instanceof Walden && ((Walden) command).verbose());
+        return report(commandLine, ex, verbose, null);
+    }
+
+    private static int report(
+            final CommandLine commandLine, final Throwable failure, final boolean verbose, final Path directory) {
+        final Throwable ex = failure instanceof UncheckedIOException ? failure.getCause() : failure;
+        final int exitCode;
+        final String message;
+        if (ex instanceof ToolException) {
+            exitCode = ((ToolException) ex).exitCode();
+            message = ex.getMessage();
+        } else if (ex instanceof WalCorruptionException) {
+            exitCode = Walden.EXIT_CORRUPTION;
+            message = ex.getMessage() + " (`walden dump` shows the frames there)";
+        } else if (ex instanceof WalException && ex.getCause() instanceof IOException) {
+            exitCode = Walden.EXIT_UNREADABLE;
+            message = "cannot read the log" + (directory == null ? "" : " in " + directory) + ": "
+                    + describe((IOException) ex.getCause()) + "; " + ACCESS
+                    + ", and if a writer's retention deleted old segments meanwhile, run the command again";
+        } else if (ex instanceof WalException) {
+            exitCode = Walden.EXIT_UNREADABLE;
+            message = ex.getMessage();
+        } else if (ex instanceof IOException) {
+            exitCode = Walden.EXIT_UNREADABLE;
+            message = "cannot read the log" + (directory == null ? "" : " in " + directory) + ": "
+                    + describe((IOException) ex) + "; " + ACCESS;
+        } else {
+            exitCode = Walden.EXIT_SOFTWARE;
+            message = "internal error" + (directory == null ? "" : " reading " + directory) + ": " + ex
+                    + "; rerun with --verbose for the stack trace and report it";
+        }
+        commandLine.getOut().flush();
+        final PrintWriter err = commandLine.getErr();
+        err.println("walden " + commandLine.getCommandName() + ": " + oneLine(message));
+        if (verbose) {
+            failure.printStackTrace(err);
+        }
+        err.flush();
+        return exitCode;
+    }
+
+    /**
+     * Describes a file-system failure for a person: the file and what happened, without exception
+     * class names.
+     *
+     * @param ex the failure.
+     * @return e.g. {@code /var/log/wal/x.wal: permission denied}.
+     */
+    static String describe(final IOException ex) {
+        if (ex instanceof FileSystemException) {
+            final FileSystemException fs = (FileSystemException) ex;
+            final String file = fs.getFile() == null ? "" : fs.getFile() + ": ";
+            if (ex instanceof NoSuchFileException) {
+                return file + "no such file or directory";
+            }
+            if (ex instanceof AccessDeniedException) {
+                return file + "permission denied";
+            }
+            if (ex instanceof NotDirectoryException) {
+                return file + "not a directory";
+            }
+            return file + (fs.getReason() == null ? "file system error" : fs.getReason());
+        }
+        return ex.getMessage() == null ? "I/O error" : ex.getMessage();
+    }
+
+    private static String oneLine(final String message) {
+        return String.valueOf(message).replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ');
+    }
+}

@@ -1,0 +1,180 @@
+package io.walden.tools;
+
+import io.walden.LogInspection;
+import io.walden.RecoveryReport;
+import io.walden.Wal;
+import io.walden.WalException;
+import io.walden.WalView;
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code walden stat DIR}: the state of a log at a glance. Its segments (name, base position, size on
+ * disk, header), its positions as a reader sees them ({@link WalView}: start, written, durable), its
+ * records and clean-close state (from {@link Wal#inspect}), whether a process has it open (the lock,
+ * looked up without touching it), other files in the directory and the evidence recovery kept.
+ *
+ * <p>Exit code: 0, also for a torn tail (what a crash or a write in progress leaves); 2 if the log is
+ * corrupt; 3 no readable log.
+ */
+@Command(
+        name = "stat",
+        mixinStandardHelpOptions = true,
+        versionProvider = Walden.Version.class,
+        exitCodeOnInvalidInput = Walden.EXIT_USAGE,
+        exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
+        description = {
+            "Prints the log's segments (name, base, size, header), positions (start, written, durable), records,"
+                    + " total bytes, clean-close state, whether a process has it open, and the recovery evidence"
+                    + " kept in its directory.",
+            "Exit code: 0 (also with a torn tail), 2 corruption, 3 no readable log."
+        })
+public final class StatCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @ParentCommand
+    private Walden parent;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "The log directory.")
+    private Path directory;
+
+    /** Creates the command; picocli fills its options. */
+    public StatCommand() {
+        // Options only.
+    }
+
+    @Override
+    public Integer call() {
+        return Failures.run(spec, parent != null && parent.verbose(), directory, this::stat);
+    }
+
+    private int stat() throws IOException {
+        final LogDirectory log = LogDirectory.open(directory);
+        final PrintWriter out = spec.commandLine().getOut();
+        final LockProbe.Holder holder = LockProbe.holder(directory);
+        String positions;
+        try (WalView view = Wal.openReadOnly(directory)) {
+            positions = "start " + view.startPosition() + ", written " + view.writtenPosition() + ", durable "
+                    + view.durablePosition();
+        } catch (final WalException ex) {
+            positions = "unavailable: " + ex.getMessage();
+        }
+        final Inspection result = Inspection.of(directory);
+        final LogInspection inspection = result.inspection();
+        final RecoveryReport report = inspection.report();
+
+        out.println("directory:        " + directory.toAbsolutePath());
+        out.println("log identity:     " + String.format("%016x", report.logId()));
+        out.println("segment capacity: " + report.segmentCapacityBytes() + " bytes ("
+                + human(report.segmentCapacityBytes()) + ")");
+        final long total =
+                log.segments().stream().mapToLong(LogDirectory.Segment::size).sum();
+        out.println(
+                "segments:         " + log.segments().size() + ", " + total + " bytes on disk (" + human(total) + ")");
+        for (final LogDirectory.Segment segment : log.segments()) {
+            out.println("  " + segment.name() + "  base " + segment.base() + "  size " + segment.size() + "  "
+                    + headerSummary(segment));
+        }
+        out.println("positions:        " + positions);
+        out.println("records:          " + report.records() + " valid data record(s), " + report.bytesScanned()
+                + " bytes of frames"
+                + (inspection.verdict() == LogInspection.Verdict.CORRUPTION ? " (before the damage)" : ""));
+        out.println("records end at:   " + report.recoveredEndPosition() + ", proven durable to "
+                + report.provenDurablePosition());
+        out.println("closed cleanly:   " + (report.closedCleanly() ? "yes" : "no"));
+        out.println("lock:             " + holder.describe());
+        out.println("verdict:          " + inspection.verdict() + verdictNote(inspection, holder));
+        if (inspection.corruption() != null) {
+            out.println("corruption:       " + inspection.corruption().getMessage());
+        }
+        boolean evidence = false;
+        for (final LogDirectory.Entry entry : log.others()) {
+            if (entry.directory() && entry.name().equals(SegmentNames.EVIDENCE_DIRECTORY_NAME)) {
+                evidence = true;
+                out.println("evidence:         " + entry.name() + "/ holds "
+                        + entry.files().size() + " file(s), " + entry.size() + " bytes");
+                for (final LogDirectory.Segment file : entry.files()) {
+                    out.println("  " + file.name() + "  " + file.size() + " bytes");
+                }
+            }
+        }
+        if (!evidence) {
+            out.println("evidence:         none (no " + SegmentNames.EVIDENCE_DIRECTORY_NAME + "/)");
+        }
+        for (final LogDirectory.Entry entry : log.others()) {
+            if (!(entry.directory() && entry.name().equals(SegmentNames.EVIDENCE_DIRECTORY_NAME))) {
+                out.println("other entry:      " + entry.name() + (entry.directory() ? "/" : "") + "  "
+                        + (entry.size() < 0 ? "unreadable" : entry.size() + " bytes") + describe(entry));
+            }
+        }
+        out.flush();
+        if (inspection.verdict() == LogInspection.Verdict.CORRUPTION) {
+            spec.commandLine()
+                    .getErr()
+                    .println("walden stat: " + inspection.corruption().getMessage());
+            spec.commandLine().getErr().flush();
+            return Walden.EXIT_CORRUPTION;
+        }
+        return Walden.EXIT_OK;
+    }
+
+    private static String headerSummary(final LogDirectory.Segment segment) throws IOException {
+        final SegmentHeader header;
+        try {
+            header = SegmentHeader.read(segment.path(), segment.base());
+        } catch (final NoSuchFileException ex) {
+            return "deleted since the listing";
+        }
+        if (header.problem() != null) {
+            return "header BAD: " + header.problem();
+        }
+        return "header ok  closed-cleanly " + (header.closedCleanly() ? "yes" : "no") + "  durable-position "
+                + header.durablePosition();
+    }
+
+    private static String verdictNote(final LogInspection inspection, final LockProbe.Holder holder) {
+        switch (inspection.verdict()) {
+            case CLEAN:
+                return " (opening the log changes nothing)";
+            case TORN_TAIL:
+                return holder.state() == LockProbe.State.HELD
+                        ? " (a write in progress on the open log, or a torn tail; `walden verify` has the details)"
+                        : " (opening the log cuts " + inspection.report().tornTailBytesCut() + " byte(s) at the end;"
+                                + " `walden verify` has the details)";
+            default:
+                return " (opening the log fails under the default policy)";
+        }
+    }
+
+    private static String describe(final LogDirectory.Entry entry) {
+        final String name = entry.name();
+        if (name.equals(SegmentNames.LOCK_FILE_NAME)) {
+            return "  (the lock file)";
+        }
+        if (name.endsWith(SegmentNames.TEMPORARY_SUFFIX)) {
+            return "  (a segment being prepared, or an interrupted preparation that opening deletes)";
+        }
+        return "  (not Walden's; ignored)";
+    }
+
+    private static String human(final long bytes) {
+        if (bytes >= 1L << 30) {
+            return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
+        }
+        if (bytes >= 1L << 20) {
+            return String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1L << 20));
+        }
+        return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+    }
+}
