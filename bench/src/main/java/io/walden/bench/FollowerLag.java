@@ -185,7 +185,7 @@ final class FollowerLag {
         end.putLong(STAMP_OFFSET, END_STAMP, ByteOrder.LITTLE_ENDIAN);
         wal.append(end, 0, HEADER_BYTES, Durability.SYNCED);
         System.out.printf(
-                "writers: %,d records in %.1f s = %,.0f appends/s; %s%n",
+                "writers: %,d records in %.1f s = %,.0f appends/s; the writer's syncs (the periodic sync and segment rolls; no append asked for one): %s%n",
                 appended.sum(),
                 elapsedSeconds,
                 appended.sum() / elapsedSeconds,
