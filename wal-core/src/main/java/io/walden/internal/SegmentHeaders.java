@@ -26,9 +26,12 @@ import java.util.zip.CRC32C;
  * Writes and checks segment headers as {@link io.walden.format.SegmentHeaderDescriptor} lays them
  * out.
  *
+ * <p>Public for the {@code walden} tool ({@code wal-tools}), which must judge headers exactly as
+ * recovery does; not an API.
+ *
  * <p><b>Threading:</b> stateless; safe from any thread.
  */
-final class SegmentHeaders {
+public final class SegmentHeaders {
     private SegmentHeaders() {}
 
     /** Format version of the logs that development versions of Walden wrote before format 2. */
@@ -99,7 +102,7 @@ final class SegmentHeaders {
      * @param block the header block, little-endian.
      * @return the checksum.
      */
-    static int checksum(final ByteBuffer block) {
+    public static int checksum(final ByteBuffer block) {
         final CRC32C crc = new CRC32C();
         final ByteBuffer view = block.duplicate();
         view.clear().limit(CHECKSUMMED_LENGTH);
@@ -115,7 +118,7 @@ final class SegmentHeaders {
      * @param expectedBasePosition the base position the file name gives.
      * @return null if valid, else what is wrong.
      */
-    static String validate(final ByteBuffer block, final long expectedBasePosition) {
+    public static String validate(final ByteBuffer block, final long expectedBasePosition) {
         if (block.getLong(MAGIC_OFFSET) != MAGIC) {
             return "not a Walden segment (bad magic 0x" + Long.toHexString(block.getLong(MAGIC_OFFSET)) + ")";
         }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -52,18 +53,8 @@ public final class DumpCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "Show at most N frames (default: all).")
     private long limit = Long.MAX_VALUE;
 
-    @Option(
-            names = "--payload",
-            paramLabel = "FORMAT",
-            converter = PayloadFormat.Converter.class,
-            description = "How to show data payloads: none (default, fastest), hex or utf8.")
-    private PayloadFormat payloadFormat = PayloadFormat.NONE;
-
-    @Option(
-            names = "--max-payload-bytes",
-            paramLabel = "N",
-            description = "Show at most N bytes of each payload, then '...' (default: ${DEFAULT-VALUE}).")
-    private int maxPayloadBytes = 64;
+    @Mixin
+    private PayloadOptions payload = new PayloadOptions();
 
     /** Creates the command; picocli fills its options. */
     public DumpCommand() {
@@ -83,15 +74,10 @@ public final class DumpCommand implements Callable<Integer> {
         if (limit < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be >= 0, not " + limit);
         }
-        if (maxPayloadBytes < 0 || maxPayloadBytes > FrameDump.MAX_PAYLOAD_BYTES_LIMIT) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(),
-                    "--max-payload-bytes must be between 0 and " + FrameDump.MAX_PAYLOAD_BYTES_LIMIT + ", not "
-                            + maxPayloadBytes);
-        }
+        payload.validate(spec);
         final LogDirectory log = LogDirectory.open(directory);
         final LineWriter out = new LineWriter(spec.commandLine().getOut());
-        final FrameDump dump = new FrameDump(out, payloadFormat, maxPayloadBytes, fromPosition, limit);
+        final FrameDump dump = new FrameDump(out, payload.printer(), fromPosition, limit);
         try {
             dump.dump(log);
         } finally {

@@ -18,9 +18,7 @@ import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.CharsetDecoder;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
@@ -44,12 +42,9 @@ import java.util.zip.CRC32C;
  */
 final class FrameDump {
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
-    /** Largest payload prefix a line may show. */
-    static final int MAX_PAYLOAD_BYTES_LIMIT = 1024 * 1024;
 
     private final LineWriter out;
-    private final PayloadFormat payloadFormat;
-    private final int maxPayloadBytes;
+    private final PayloadOptions.Printer printer;
     private final long fromPosition;
     private final long limit;
 
@@ -59,9 +54,6 @@ final class FrameDump {
     private final CRC32C crc = new CRC32C();
     private final byte[] binding = new byte[FrameDescriptor.BINDING_LENGTH];
     private final ByteBuffer bindingView = ByteBuffer.wrap(binding).order(ByteOrder.LITTLE_ENDIAN);
-    private final byte[] payload;
-    private final CharsetDecoder decoder = PayloadFormat.newDecoder();
-    private final CharBuffer chars;
 
     private List<LogDirectory.Segment> segments;
     private boolean identityKnown;
@@ -80,24 +72,15 @@ final class FrameDump {
      * Creates a dump.
      *
      * @param out where lines go.
-     * @param payloadFormat how payloads show.
-     * @param maxPayloadBytes the most payload bytes a line shows.
+     * @param printer how payloads show.
      * @param fromPosition frames before this position are validated but not shown.
      * @param limit the most frames to show.
      */
-    FrameDump(
-            final LineWriter out,
-            final PayloadFormat payloadFormat,
-            final int maxPayloadBytes,
-            final long fromPosition,
-            final long limit) {
+    FrameDump(final LineWriter out, final PayloadOptions.Printer printer, final long fromPosition, final long limit) {
         this.out = out;
-        this.payloadFormat = payloadFormat;
-        this.maxPayloadBytes = maxPayloadBytes;
+        this.printer = printer;
         this.fromPosition = fromPosition;
         this.limit = limit;
-        this.payload = new byte[payloadFormat == PayloadFormat.NONE ? 0 : maxPayloadBytes];
-        this.chars = CharBuffer.allocate(payloadFormat == PayloadFormat.UTF8 ? maxPayloadBytes : 0);
     }
 
     /**
@@ -428,14 +411,14 @@ final class FrameDump {
             out.text(" flags=").number(flags).text(" durable-offset=").number(durableOffset);
         }
         out.text(" checksum=").text(checksumOk ? "ok" : "BAD");
-        if (payloadFormat != PayloadFormat.NONE && length >= HEADER_LENGTH && type == TYPE_DATA) {
+        if (printer.showsPayloads() && length >= HEADER_LENGTH && type == TYPE_DATA) {
             final int total = length - HEADER_LENGTH;
-            final int shown = Math.min(total, maxPayloadBytes);
+            final int shown = printer.shownBytes(total);
             if (shown > 0) {
                 load(channel, offset + HEADER_LENGTH, shown);
-                window.get((int) (offset + HEADER_LENGTH - windowStart), payload, 0, shown);
+                window.get((int) (offset + HEADER_LENGTH - windowStart), printer.scratch(), 0, shown);
             }
-            payloadFormat.append(out, payload, shown, total, decoder, chars);
+            printer.append(out, total);
         }
         out.newline();
     }

@@ -2,34 +2,25 @@ package io.walden.tools;
 
 import static io.walden.format.SegmentHeaderDescriptor.BASE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.CAPACITY_OFFSET;
-import static io.walden.format.SegmentHeaderDescriptor.CHECKSUMMED_LENGTH;
 import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
-import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
-import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH;
-import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
-import static io.walden.format.SegmentHeaderDescriptor.MAGIC;
-import static io.walden.format.SegmentHeaderDescriptor.MAGIC_OFFSET;
-import static io.walden.format.SegmentHeaderDescriptor.RESERVED_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
 
-import io.walden.format.FrameDescriptor;
+import io.walden.internal.SegmentHeaders;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.zip.CRC32C;
 
 /**
- * A segment header as read from a file, with what is wrong with it, checked as FORMAT.md and {@link
- * io.walden.format.SegmentHeaderDescriptor} define it (the checks recovery makes, written again here
- * from the public layout).
+ * A segment header as read from a file, with what is wrong with it: the fields {@link
+ * io.walden.format.SegmentHeaderDescriptor} lays out, judged by the same checks recovery makes.
  *
  * @param capacity the segment capacity field.
  * @param base the base position field.
@@ -98,9 +89,7 @@ record SegmentHeader(
                     "the file (" + length + " bytes) is shorter than a segment header (" + HEADER_LENGTH
                             + " bytes): not a Walden segment");
         }
-        final CRC32C crc = new CRC32C();
-        crc.update(block.array(), 0, CHECKSUMMED_LENGTH);
-        final boolean checksumOk = block.getInt(HEADER_CHECKSUM_OFFSET) == (int) crc.getValue();
+        final boolean checksumOk = block.getInt(HEADER_CHECKSUM_OFFSET) == SegmentHeaders.checksum(block);
         final SegmentHeader unchecked = new SegmentHeader(
                 block.getLong(CAPACITY_OFFSET),
                 block.getLong(BASE_POSITION_OFFSET),
@@ -112,50 +101,11 @@ record SegmentHeader(
                 null);
         final String problem = length < HEADER_LENGTH
                 ? "the file (" + length + " bytes) is shorter than a segment header (" + HEADER_LENGTH + " bytes)"
-                : unchecked.validate(block, expectedBase);
+                : SegmentHeaders.validate(block, expectedBase);
         return problem == null ? unchecked : unchecked.withProblem(problem);
     }
 
     private SegmentHeader withProblem(final String problem) {
         return new SegmentHeader(capacity, base, logId, version, flags, durablePosition, checksumOk, problem);
-    }
-
-    private String validate(final ByteBuffer block, final long expectedBase) {
-        if (block.getLong(MAGIC_OFFSET) != MAGIC) {
-            return "not a Walden segment (bad magic 0x" + Long.toHexString(block.getLong(MAGIC_OFFSET)) + ")";
-        }
-        if (!checksumOk) {
-            return "segment header checksum mismatch";
-        }
-        if (version != FORMAT_VERSION) {
-            return "format version " + version + ", this tool reads version " + FORMAT_VERSION
-                    + "; use the Walden version that wrote the log";
-        }
-        if (block.getInt(HEADER_LENGTH_OFFSET) != HEADER_LENGTH
-                || block.getInt(FRAME_ALIGNMENT_OFFSET) != FrameDescriptor.FRAME_ALIGNMENT) {
-            return "unsupported header length or frame alignment";
-        }
-        for (int offset = HEADER_CHECKSUM_OFFSET + 4; offset < HEADER_LENGTH; offset++) {
-            if (block.get(offset) != 0) {
-                return "non-zero byte 0x" + Integer.toHexString(block.get(offset) & 0xFF) + " at offset " + offset
-                        + " of the segment header, which the format keeps zero";
-            }
-        }
-        if (base != expectedBase) {
-            return "header says base position " + base + " but the file name says " + expectedBase;
-        }
-        if (capacity < HEADER_LENGTH || Long.bitCount(capacity) != 1 || expectedBase % capacity != 0) {
-            return "invalid segment capacity " + capacity;
-        }
-        if ((flags & ~FLAG_CLOSED_CLEANLY) != 0 || block.getInt(RESERVED_OFFSET) != 0) {
-            return "unknown header flags 0x" + Integer.toHexString(flags) + " or a non-zero reserved field";
-        }
-        if ((durablePosition != 0 || flags != 0)
-                && (durablePosition < expectedBase + HEADER_LENGTH
-                        || durablePosition > expectedBase + capacity
-                        || durablePosition % FrameDescriptor.FRAME_ALIGNMENT != 0)) {
-            return "durable position " + durablePosition + " is impossible for this segment";
-        }
-        return null;
     }
 }

@@ -6,8 +6,6 @@ import io.walden.Wal;
 import io.walden.WalException;
 import io.walden.WalReader;
 import io.walden.WalView;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -17,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.DirectBuffer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -71,18 +70,8 @@ public final class TailCommand implements Callable<Integer> {
                     + " proves durable.")
     private Durability visibility = Durability.WRITTEN;
 
-    @Option(
-            names = "--payload",
-            paramLabel = "FORMAT",
-            converter = PayloadFormat.Converter.class,
-            description = "How to show payloads: none (default), hex or utf8.")
-    private PayloadFormat payloadFormat = PayloadFormat.NONE;
-
-    @Option(
-            names = "--max-payload-bytes",
-            paramLabel = "N",
-            description = "Show at most N bytes of each payload, then '...' (default: ${DEFAULT-VALUE}).")
-    private int maxPayloadBytes = 64;
+    @Mixin
+    private PayloadOptions payload = new PayloadOptions();
 
     @Option(names = "--count", paramLabel = "N", description = "Stop after N records (default: follow until stopped).")
     private long count;
@@ -111,17 +100,12 @@ public final class TailCommand implements Callable<Integer> {
         if (count < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--count must be >= 0, not " + count);
         }
-        if (maxPayloadBytes < 0 || maxPayloadBytes > FrameDump.MAX_PAYLOAD_BYTES_LIMIT) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(),
-                    "--max-payload-bytes must be between 0 and " + FrameDump.MAX_PAYLOAD_BYTES_LIMIT + ", not "
-                            + maxPayloadBytes);
-        }
+        payload.validate(spec);
         LogDirectory.open(directory);
         final Thread hook = new Thread(this::stopFromSignal, "walden-tail-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         final LineWriter out = new LineWriter(spec.commandLine().getOut());
-        final Lines lines = new Lines(out, payloadFormat, maxPayloadBytes);
+        final Lines lines = new Lines(out, payload.printer());
         try (WalView view = Wal.openReadOnly(directory)) {
             final long start = startPosition(view);
             try (WalReader reader = view.reader(start, visibility)) {
@@ -207,28 +191,20 @@ public final class TailCommand implements Callable<Integer> {
     /** Prints one line per record. */
     private static final class Lines implements RecordHandler {
         private final LineWriter out;
-        private final PayloadFormat payloadFormat;
-        private final int maxPayloadBytes;
-        private final byte[] payload;
-        private final CharsetDecoder decoder = PayloadFormat.newDecoder();
-        private final CharBuffer chars;
+        private final PayloadOptions.Printer printer;
         private long records;
 
-        Lines(final LineWriter out, final PayloadFormat payloadFormat, final int maxPayloadBytes) {
+        Lines(final LineWriter out, final PayloadOptions.Printer printer) {
             this.out = out;
-            this.payloadFormat = payloadFormat;
-            this.maxPayloadBytes = maxPayloadBytes;
-            this.payload = new byte[payloadFormat == PayloadFormat.NONE ? 0 : maxPayloadBytes];
-            this.chars = CharBuffer.allocate(payloadFormat == PayloadFormat.UTF8 ? maxPayloadBytes : 0);
+            this.printer = printer;
         }
 
         @Override
         public void onRecord(final DirectBuffer buffer, final int offset, final int length, final long lsn) {
             out.text("position=").number(lsn).text(" record-bytes=").number(length);
-            if (payloadFormat != PayloadFormat.NONE) {
-                final int shown = Math.min(length, maxPayloadBytes);
-                buffer.getBytes(offset, payload, 0, shown);
-                payloadFormat.append(out, payload, shown, length, decoder, chars);
+            if (printer.showsPayloads()) {
+                buffer.getBytes(offset, printer.scratch(), 0, printer.shownBytes(length));
+                printer.append(out, length);
             }
             out.newline();
             records++;
