@@ -1,13 +1,18 @@
 package io.walden.crash;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -20,6 +25,37 @@ import java.util.stream.Stream;
  */
 public final class ChildJvm {
     private ChildJvm() {}
+
+    /**
+     * Reads a child's standard output line by line ({@code '\n'}-terminated ASCII) until the pipe closes
+     * or breaks with the child; every line completed before that is handed over, in order, on the
+     * calling thread.
+     *
+     * @param child the child.
+     * @param onLine receives each line, without its terminator.
+     * @return how many bytes of an unfinished last line were read (what a kill cut).
+     */
+    public static int readLines(final Process child, final Consumer<String> onLine) {
+        final ByteArrayOutputStream line = new ByteArrayOutputStream(64);
+        try (InputStream in = child.getInputStream()) {
+            final byte[] chunk = new byte[8192];
+            int count;
+            while ((count = in.read(chunk)) >= 0) {
+                for (int i = 0; i < count; i++) {
+                    if (chunk[i] != '\n') {
+                        line.write(chunk[i]);
+                        continue;
+                    }
+                    final String text = line.toString(StandardCharsets.US_ASCII);
+                    line.reset();
+                    onLine.accept(text);
+                }
+            }
+        } catch (final IOException ex) {
+            // The pipe broke with the child; everything it wrote before was read.
+        }
+        return line.size();
+    }
 
     /**
      * Starts a child JVM.
@@ -60,7 +96,7 @@ public final class ChildJvm {
      * Copies the classes of a child's package out of the test class directory, so that a child never
      * misses them while a concurrent build recompiles the module.
      *
-     * @param mainClass the child's main class: its whole package is copied.
+     * @param mainClass the child's main class: its whole package is copied, and {@link MixedAppend}.
      * @param target the directory to copy them to; it becomes a class path entry.
      * @throws IOException if they cannot be copied.
      */
@@ -75,11 +111,21 @@ public final class ChildJvm {
         } catch (final URISyntaxException ex) {
             throw new IOException("cannot locate the classes of " + mainClass.getName(), ex);
         }
-        final String packagePath = mainClass.getPackageName().replace('.', File.separatorChar);
+        copyClasses(source, mainClass.getPackageName(), target, name -> true);
+        // Child-side code the children share, kept in this package.
+        final String shared = MixedAppend.class.getSimpleName();
+        copyClasses(source, MixedAppend.class.getPackageName(), target, name -> name.startsWith(shared + "."));
+    }
+
+    private static void copyClasses(
+            final Path source, final String packageName, final Path target, final Predicate<String> fileNames)
+            throws IOException {
+        final String packagePath = packageName.replace('.', File.separatorChar);
         final Path targetPackage = Files.createDirectories(target.resolve(packagePath));
         try (Stream<Path> classes = Files.list(source.resolve(packagePath))) {
             for (final Path file : (Iterable<Path>) classes::iterator) {
-                if (Files.isRegularFile(file)) {
+                if (Files.isRegularFile(file)
+                        && fileNames.test(file.getFileName().toString())) {
                     Files.copy(file, targetPackage.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
                 }
             }

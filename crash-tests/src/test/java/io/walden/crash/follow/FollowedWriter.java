@@ -3,6 +3,7 @@ package io.walden.crash.follow;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.crash.MixedAppend;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.nio.NioStorageBackend;
@@ -197,30 +198,14 @@ public final class FollowedWriter {
             for (int seq = 0; System.nanoTime() - deadlineNs < 0; seq++) {
                 final byte[] payload = TestRecords.tagged(writer, seq, recordLength(random));
                 final int choice = random.nextInt(100);
-                final long lsn;
-                final char level;
+                final MixedAppend appended;
                 quiet.readLock().lock();
                 try {
-                    if (choice < 30) {
-                        lsn = wal.append(payload, Durability.SYNCED);
-                        level = 'S';
-                    } else if (choice < 65) {
-                        lsn = wal.append(payload, Durability.WRITTEN);
-                        level = 'W';
-                    } else if (choice < 90) {
-                        lsn = wal.append(payload, Durability.BUFFERED);
-                        level = 'B';
-                    } else {
-                        // A BUFFERED append acknowledged later through await.
-                        lsn = wal.append(payload, Durability.BUFFERED);
-                        final boolean synced = random.nextBoolean();
-                        wal.await(lsn, synced ? Durability.SYNCED : Durability.WRITTEN);
-                        level = synced ? 'S' : 'W';
-                    }
+                    appended = MixedAppend.append(wal, payload, choice, 30, 65, 90, random);
                 } finally {
                     quiet.readLock().unlock();
                 }
-                write("A " + writer + " " + seq + " " + lsn + " " + level);
+                write("A " + writer + " " + seq + " " + appended.lsn() + " " + appended.level());
                 LockSupport.parkNanos(random.nextInt(APPEND_PAUSE_NS_MAX));
             }
         } catch (final Throwable ex) {

@@ -16,10 +16,7 @@ import io.walden.crash.CrashBudget;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import io.walden.uring.UringSupport;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -125,7 +122,7 @@ final class LiveFollowerTest {
                         Integer.toString(WRITER_THREADS),
                         Long.toString(RUN_MS),
                         Long.toString(seed)));
-        final Thread pipe = new Thread(() -> readLines(child, ledger), "followed-writer-output");
+        final Thread pipe = new Thread(() -> ChildJvm.readLines(child, ledger::accept), "followed-writer-output");
         pipe.setDaemon(true);
         pipe.start();
         final List<Thread> threads = new ArrayList<>();
@@ -400,26 +397,5 @@ final class LiveFollowerTest {
                     .append(' ');
         }
         return text.toString().trim();
-    }
-
-    /** Reads the writer's output lines into the ledger until the pipe closes. */
-    private static void readLines(final Process child, final WriterLedger ledger) {
-        final ByteArrayOutputStream line = new ByteArrayOutputStream(64);
-        try (InputStream in = child.getInputStream()) {
-            final byte[] chunk = new byte[8192];
-            int count;
-            while ((count = in.read(chunk)) >= 0) {
-                for (int i = 0; i < count; i++) {
-                    if (chunk[i] != '\n') {
-                        line.write(chunk[i]);
-                        continue;
-                    }
-                    ledger.accept(line.toString(StandardCharsets.US_ASCII));
-                    line.reset();
-                }
-            }
-        } catch (final IOException ex) {
-            // The pipe broke with the child; everything it wrote before was read.
-        }
     }
 }

@@ -1,7 +1,7 @@
 package io.walden.crash.kill;
 
-import io.walden.Durability;
 import io.walden.Wal;
+import io.walden.crash.MixedAppend;
 import io.walden.testing.TestRecords;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -115,24 +115,9 @@ public final class KillChild {
             for (int seq = 0; System.nanoTime() < deadlineNs; seq++) {
                 final byte[] payload = TestRecords.tagged(writer, seq, recordLength(random));
                 final int choice = random.nextInt(100);
-                final long lsn;
-                final char level;
-                if (choice < 35) {
-                    lsn = wal.append(payload, Durability.SYNCED);
-                    level = 'S';
-                } else if (choice < 70) {
-                    lsn = wal.append(payload, Durability.WRITTEN);
-                    level = 'W';
-                } else if (choice < 90) {
-                    lsn = wal.append(payload, Durability.BUFFERED);
-                    level = 'B';
-                } else {
-                    // A BUFFERED append acknowledged later through await.
-                    lsn = wal.append(payload, Durability.BUFFERED);
-                    final boolean synced = random.nextBoolean();
-                    wal.await(lsn, synced ? Durability.SYNCED : Durability.WRITTEN);
-                    level = synced ? 'S' : 'W';
-                }
+                final MixedAppend appended = MixedAppend.append(wal, payload, choice, 35, 70, 90, random);
+                final long lsn = appended.lsn();
+                final char level = appended.level();
                 write("A " + thread + " " + seq + " " + lsn + " " + level);
                 if (thread == 0) {
                     maybeTruncate(lsn);

@@ -1,10 +1,7 @@
 package io.walden.crash.kill;
 
 import io.walden.crash.ChildJvm;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -91,31 +88,18 @@ final class KillableChild {
     }
 
     private void readReports() {
-        final ByteArrayOutputStream line = new ByteArrayOutputStream(64);
-        try (InputStream in = process.getInputStream()) {
-            final byte[] chunk = new byte[8192];
-            int count;
-            while ((count = in.read(chunk)) >= 0) {
-                for (int i = 0; i < count; i++) {
-                    if (chunk[i] != '\n') {
-                        line.write(chunk[i]);
-                        continue;
-                    }
-                    final ChildReport.Event event = report.accept(line.toString(StandardCharsets.US_ASCII));
-                    line.reset();
-                    if (event == ChildReport.Event.READY || event == ChildReport.Event.ERROR) {
-                        readyOrDead.countDown();
-                    }
-                    if (!killed && trigger.onEvent(event, report)) {
-                        spin(trigger.delayNs());
-                        kill();
-                    }
+        try {
+            partialTrailingBytes = ChildJvm.readLines(process, text -> {
+                final ChildReport.Event event = report.accept(text);
+                if (event == ChildReport.Event.READY || event == ChildReport.Event.ERROR) {
+                    readyOrDead.countDown();
                 }
-            }
-        } catch (final IOException ex) {
-            // The pipe broke with the child; everything it wrote before dying was read.
+                if (!killed && trigger.onEvent(event, report)) {
+                    spin(trigger.delayNs());
+                    kill();
+                }
+            });
         } finally {
-            partialTrailingBytes = line.size();
             readyOrDead.countDown();
         }
     }
