@@ -1,15 +1,9 @@
 package io.walden.tools;
 
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code walden dump DIR}: one line per frame of every segment, in position order, with a line per
@@ -22,10 +16,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "dump",
-        mixinStandardHelpOptions = true,
-        versionProvider = Walden.Version.class,
-        exitCodeOnInvalidInput = Walden.EXIT_USAGE,
-        exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
         description = {
             "Prints one line per frame, in position order: position, length, type, flags, durable offset,"
                     + " checksum status (ok/BAD) and optionally the payload; a line per segment header; and an"
@@ -34,16 +24,7 @@ import picocli.CommandLine.Spec;
             "Exit code: 0 all valid, 1 invalid bytes only at the end of the newest segment (a torn tail or a write"
                     + " in progress), 2 corruption, 3 no readable log."
         })
-public final class DumpCommand implements Callable<Integer> {
-    @Spec
-    private CommandSpec spec;
-
-    @ParentCommand
-    private Walden parent;
-
-    @Parameters(index = "0", paramLabel = "DIR", description = "The log directory.")
-    private Path directory;
-
+public final class DumpCommand extends LogCommand {
     @Option(
             names = "--from",
             paramLabel = "LSN",
@@ -62,11 +43,7 @@ public final class DumpCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
-        return Failures.run(spec, parent != null && parent.verbose(), directory, this::dump);
-    }
-
-    private int dump() throws Exception {
+    int run() throws Exception {
         if (fromPosition < 0) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--from must be a position >= 0, not " + fromPosition);

@@ -9,14 +9,8 @@ import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code walden stat DIR}: the state of a log at a glance. Its segments (name, base position, size on
@@ -29,37 +23,20 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "stat",
-        mixinStandardHelpOptions = true,
-        versionProvider = Walden.Version.class,
-        exitCodeOnInvalidInput = Walden.EXIT_USAGE,
-        exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
         description = {
             "Prints the log's segments (name, base, size, header), positions (start, written, durable), records,"
                     + " total bytes, clean-close state, whether a process has it open, and the recovery evidence"
                     + " kept in its directory.",
             "Exit code: 0 (also with a torn tail), 2 corruption, 3 no readable log."
         })
-public final class StatCommand implements Callable<Integer> {
-    @Spec
-    private CommandSpec spec;
-
-    @ParentCommand
-    private Walden parent;
-
-    @Parameters(index = "0", paramLabel = "DIR", description = "The log directory.")
-    private Path directory;
-
+public final class StatCommand extends LogCommand {
     /** Creates the command; picocli fills its options. */
     public StatCommand() {
         // Options only.
     }
 
     @Override
-    public Integer call() {
-        return Failures.run(spec, parent != null && parent.verbose(), directory, this::stat);
-    }
-
-    private int stat() throws IOException {
+    int run() throws IOException {
         final LogDirectory log = LogDirectory.open(directory);
         final PrintWriter out = spec.commandLine().getOut();
         final LockProbe.Holder holder = LockProbe.holder(directory);

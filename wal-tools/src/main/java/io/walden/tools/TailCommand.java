@@ -6,21 +6,15 @@ import io.walden.Wal;
 import io.walden.WalException;
 import io.walden.WalReader;
 import io.walden.WalView;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.agrona.DirectBuffer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code walden tail DIR}: follows a log that another process writes, one line per record as it
@@ -33,27 +27,14 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "tail",
-        mixinStandardHelpOptions = true,
-        versionProvider = Walden.Version.class,
-        exitCodeOnInvalidInput = Walden.EXIT_USAGE,
-        exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
         description = {
             "Follows a live log read-only, printing one line per record (position, length, payload) as records"
                     + " become visible. Stops after --count records, after --timeout, or on Ctrl-C.",
             "Exit code: 0 when it stops, 2 corruption reached, 3 no readable log, 64 bad --from."
         })
-public final class TailCommand implements Callable<Integer> {
+public final class TailCommand extends LogCommand {
     private static final long POLL_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int BATCH = 1024;
-
-    @Spec
-    private CommandSpec spec;
-
-    @ParentCommand
-    private Walden parent;
-
-    @Parameters(index = "0", paramLabel = "DIR", description = "The log directory.")
-    private Path directory;
 
     @Option(
             names = "--from",
@@ -92,11 +73,7 @@ public final class TailCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
-        return Failures.run(spec, parent != null && parent.verbose(), directory, this::tail);
-    }
-
-    private int tail() {
+    int run() {
         if (count < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--count must be >= 0, not " + count);
         }

@@ -8,13 +8,8 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code walden verify DIR}: what opening the log would find, without opening it. Runs the same
@@ -26,25 +21,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "verify",
-        mixinStandardHelpOptions = true,
-        versionProvider = Walden.Version.class,
-        exitCodeOnInvalidInput = Walden.EXIT_USAGE,
-        exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
         description = {
             "Checks every header and frame of the log as opening it would, read-only and without the lock,"
                     + " and prints the verdict and the recovery report.",
             "Exit code: 0 clean, 1 torn tail only, 2 corruption, 3 no readable log."
         })
-public final class VerifyCommand implements Callable<Integer> {
-    @Spec
-    private CommandSpec spec;
-
-    @ParentCommand
-    private Walden parent;
-
-    @Parameters(index = "0", paramLabel = "DIR", description = "The log directory.")
-    private Path directory;
-
+public final class VerifyCommand extends LogCommand {
     @Option(names = "--json", description = "Print the result as one JSON object.")
     private boolean json;
 
@@ -54,11 +36,7 @@ public final class VerifyCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
-        return Failures.run(spec, parent != null && parent.verbose(), directory, this::verify);
-    }
-
-    private int verify() {
+    int run() {
         LogDirectory.open(directory);
         final LockProbe.Holder holder = LockProbe.holder(directory);
         final Inspection result = Inspection.of(directory);
