@@ -29,6 +29,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -505,13 +506,20 @@ public abstract class RecoveryContractTest {
      * prepares ahead, which must exist before the directory counts as settled.
      */
     private static void awaitQuiet(final Path directory, final Path preparedSegment) throws IOException {
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        TreeMap<String, byte[]> previous = snapshot(directory);
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        TreeMap<String, byte[]> previous = null;
         while (System.nanoTime() < deadlineNs) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-            final TreeMap<String, byte[]> current = snapshot(directory);
+            final TreeMap<String, byte[]> current;
+            try {
+                current = snapshot(directory);
+            } catch (final NoSuchFileException ex) {
+                // Renamed between the listing and the read: still changing.
+                previous = null;
+                continue;
+            }
             final boolean preparing = current.keySet().stream().anyMatch(name -> name.endsWith(".tmp"));
-            if (!preparing && Files.exists(preparedSegment) && sameFiles(previous, current)) {
+            if (previous != null && !preparing && Files.exists(preparedSegment) && sameFiles(previous, current)) {
                 return;
             }
             previous = current;
