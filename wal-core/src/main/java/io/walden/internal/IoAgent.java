@@ -78,12 +78,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
      * before the I/O thread records it in the segment header (see {@link #markDurable}).
      */
     private static final long MARK_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Longest a sync waits for a returning group of waiters, whatever the last sync took. */
-    private static final long COHORT_HOLD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
-
-    private static final int HOLD_CREDIT_MAX = 8;
-    private static final int HOLD_MISS_COST = 4;
-    private static final int HOLD_RETRY_SYNCS = 64;
 
     private final StorageSession session;
     private final LogBuffer logBuffer;
@@ -96,13 +90,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final long segmentMask;
     private final long bufferMask;
     private final int maxBatchBytes;
-    private final long groupWindowNs;
-    private final boolean groupReturnWait;
-    private final long syncIntervalNs;
     private final boolean directIo;
     private final boolean writesDurable;
     private final long blockMask;
-    private final long unsyncedBytesMax;
     private final long hurryDistanceBytes;
     private final long logId;
     private final FrameChecksum checksum;
@@ -164,22 +154,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long syncTargetPosition;
     private long syncTargetRecords;
     private long syncStartNs;
-    private long lastSyncNs;
-    private long syncWantedSinceNs = -1;
-    // Cohort hold (see maybeSync): sync requests counted when the last two syncs were submitted, the
-    // requests the next sync waits for, and until when it may wait.
-    private long requestsAtLastSubmit;
-    private long requestsAtPreviousSubmit;
-    private long cohortRequests;
-    private long cohortHoldUntilNs;
+    // When to sync (group commit); whether its last decision was to hold for a returning group.
+    private final GroupCommitPolicy commitPolicy;
     private boolean cohortHolding;
-    // Whether the sync being decided on has been held, and the hold's credit: a group that came back
-    // in time earns one, a hold that ran out costs HOLD_MISS_COST; without credit the log batches
-    // naturally and tries holding again after HOLD_RETRY_SYNCS syncs (many writers on few
-    // processors come back more slowly than a sync takes, and waiting for them then only costs).
-    private boolean cohortHeld;
-    private int holdCredit = HOLD_CREDIT_MAX;
-    private int holdRetryCountdown;
 
     private TruncateRequest truncation;
     private long truncateNextBase;
@@ -241,15 +218,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.segmentMask = segmentCapacityBytes - 1;
         this.bufferMask = logBuffer.capacityBytes() - 1L;
         this.maxBatchBytes = config.maxBatchBytes();
-        this.groupWindowNs = config.groupWindowNs();
-        this.groupReturnWait = config.groupReturnWait();
-        this.syncIntervalNs = config.syncIntervalNs();
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
         this.blockMask = session.blockSizeBytes() - 1L;
         // Written data is synced in the background once a quarter segment is unsynced, so that
         // the roll fence (a sync of the whole segment's tail) never waits for much.
-        this.unsyncedBytesMax = segmentCapacityBytes / 4;
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
         this.logId = recovered.logId();
         this.checksum = new FrameChecksum(logId);
@@ -280,7 +253,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (recovered.nextSegmentHandle() >= 0) {
             preparer.adoptReady(activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
-        this.lastSyncNs = System.nanoTime();
+        this.commitPolicy = new GroupCommitPolicy(
+                config.syncIntervalNs(),
+                segmentCapacityBytes / 4,
+                config.groupWindowNs(),
+                maxBatchBytes,
+                config.groupReturnWait(),
+                System.nanoTime());
     }
 
     /**
@@ -572,68 +551,35 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private int maybeSync(final long nowNs) {
         cohortHolding = false;
-        // A durability mark waits for the periodic sync when nothing else needs one.
-        final boolean markDue =
-                markUnsynced && !markWriteInFlight && syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs;
-        if (syncInFlight || writesDurable || (writtenPosition <= durablePosition && !markDue)) {
+        if (syncInFlight || writesDurable) {
             return 0;
         }
-        final boolean requested = state.syncRequestPosition() > durablePosition;
-        final boolean fence = writtenPosition == activeBase + segmentCapacityBytes;
-        final boolean closing = finalTailPosition >= 0;
-        final boolean periodic = (syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs)
-                || writtenPosition - durablePosition >= unsyncedBytesMax;
-        if (!requested && !fence && !closing && !periodic) {
+        final int decision = commitPolicy.decide(
+                nowNs,
+                writtenPosition,
+                durablePosition,
+                state.syncRequestPosition(),
+                state.syncRequestCount(),
+                writtenPosition == activeBase + segmentCapacityBytes,
+                finalTailPosition >= 0,
+                markUnsynced && !markWriteInFlight);
+        if (decision == GroupCommitPolicy.HOLD) {
+            // The writers the last sync woke are coming back: they wake this thread when all are.
+            cohortHolding = true;
+            state.cohortWakeCount(commitPolicy.groupBackAtRequestCount());
             return 0;
         }
-        if (requested
-                && !fence
-                && !closing
-                && groupReturnWait
-                && groupWindowNs == 0
-                && cohortRequests > 1
-                && holdCredit > 0) {
-            // The writers the last sync woke are coming back: wait for as many requests as came in
-            // over the last two syncs, at most about one sync's time, so that one sync covers them all
-            // instead of the group splitting in two that alternate.
-            final long arrived = state.syncRequestCount() - requestsAtLastSubmit;
-            final boolean groupBack = arrived >= cohortRequests;
-            if (nowNs < cohortHoldUntilNs
-                    && writtenPosition - durablePosition < maxBatchBytes
-                    && (!groupBack || state.syncRequestPosition() > writtenPosition)) {
-                cohortHolding = true;
-                cohortHeld = true;
-                state.cohortWakeCount(requestsAtLastSubmit + cohortRequests);
-                return 0;
-            }
-            if (cohortHeld) {
-                holdCredit = groupBack ? Math.min(HOLD_CREDIT_MAX, holdCredit + 1) : holdCredit - HOLD_MISS_COST;
-                if (holdCredit <= 0) {
-                    holdRetryCountdown = HOLD_RETRY_SYNCS;
-                }
-            }
-        } else if (holdCredit <= 0 && --holdRetryCountdown <= 0) {
-            holdCredit = HOLD_MISS_COST;
+        if (decision != GroupCommitPolicy.SYNC) {
+            return 0;
         }
-        cohortHeld = false;
-        if (requested && !fence && !closing && groupWindowNs > 0) {
-            if (syncWantedSinceNs < 0) {
-                syncWantedSinceNs = nowNs;
-            }
-            if (nowNs - syncWantedSinceNs < groupWindowNs && writtenPosition - durablePosition < maxBatchBytes) {
-                return 0;
-            }
-        }
-        syncWantedSinceNs = -1;
         syncInFlight = true;
         syncCoversMark = markUnsynced && !markWriteInFlight;
         syncTargetPosition = writtenPosition;
         syncTargetRecords = writtenRecords;
         syncStartNs = nowNs;
-        syncEventWaiters = state.syncRequestCount() - requestsAtLastSubmit;
+        syncEventWaiters = commitPolicy.requestsSinceLastSubmit(state.syncRequestCount());
         syncEvent = SyncEvent.beginIfEnabled();
-        requestsAtPreviousSubmit = requestsAtLastSubmit;
-        requestsAtLastSubmit = state.syncRequestCount();
+        commitPolicy.onSyncSubmitted(state.syncRequestCount());
         session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
         return 1;
     }
@@ -823,9 +769,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 syncTargetRecords - durableRecords,
                 syncEventWaiters);
         state.recordSyncDuration(nowNs - syncStartNs);
-        cohortRequests = state.syncRequestCount() - requestsAtPreviousSubmit;
-        cohortHoldUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
-        lastSyncNs = nowNs;
+        commitPolicy.onSyncCompleted(nowNs, syncStartNs, state.syncRequestCount());
         if (syncTargetPosition != durablePosition) {
             durableSinceNs = nowNs;
         }
@@ -937,7 +881,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
             if (!signalled && !hasWorkHint()) {
                 LockSupport.parkNanos(
                         this,
-                        cohortHolding ? Math.max(1, Math.min(parkNs, cohortHoldUntilNs - System.nanoTime())) : parkNs);
+                        cohortHolding
+                                ? Math.max(1, Math.min(parkNs, commitPolicy.holdUntilNs() - System.nanoTime()))
+                                : parkNs);
             }
             parked = false;
         }

@@ -1,0 +1,213 @@
+package io.walden.internal;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decides when the I/O thread syncs: the group commit rules, apart from any I/O, clock or thread.
+ * The I/O thread asks {@link #decide} whenever no sync is in flight and writes are not durable by
+ * themselves, and reports each sync it submits and completes.
+ *
+ * <p>The rules, in order:
+ *
+ * <pre>
+ *   nothing written past the durable position (and no mark due)  -> NONE
+ *   a fence (the active segment is full and written)             -> SYNC  (the roll waits for it)
+ *   closing                                                      -> SYNC
+ *   no request, not periodic (interval or unsynced bytes)        -> NONE
+ *   requested, the last sync woke a group (cohort > 1) that is
+ *     coming back, hold credit left, no group window:
+ *       before the hold's deadline, batch below maxBatchBytes, and
+ *       not all of the group back (or one asks past the written) -> HOLD  (until holdUntilNs)
+ *   requested, group window set: within the window and the batch
+ *     below maxBatchBytes                                        -> NONE  (wait for more)
+ *   otherwise                                                    -> SYNC
+ * </pre>
+ *
+ * <p>The hold's deadline is the last sync's completion plus the last sync's duration, at most
+ * {@link #COHORT_HOLD_NS_MAX}. A hold that ends with the whole group back earns one credit (up to
+ * {@link #HOLD_CREDIT_MAX}); one that runs out costs {@link #HOLD_MISS_COST}; without credit the log
+ * syncs at once (the writers on few processors come back more slowly than a sync takes, and waiting
+ * for them then only costs) and tries holding again after {@link #HOLD_RETRY_SYNCS} decisions.
+ *
+ * <p>Consequences the unit tests pin: a lone writer never waits; a hold never lasts past its
+ * deadline; a fence or a close always syncs; nothing syncs without a reason.
+ *
+ * <p><b>Threading:</b> owned by the I/O thread.
+ */
+final class GroupCommitPolicy {
+    /** Do not sync now. */
+    static final int NONE = 0;
+    /** Do not sync now: a group is coming back; wake the I/O thread when it is, or at the deadline. */
+    static final int HOLD = 1;
+    /** Sync now. */
+    static final int SYNC = 2;
+
+    /** Longest a sync waits for a returning group of waiters, whatever the last sync took. */
+    static final long COHORT_HOLD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Most credit holds can earn. */
+    static final int HOLD_CREDIT_MAX = 8;
+    /** What a hold that ran out costs. */
+    static final int HOLD_MISS_COST = 4;
+    /** Decisions without holding, once credit ran out, before holding is tried again. */
+    static final int HOLD_RETRY_SYNCS = 64;
+
+    private final long syncIntervalNs;
+    private final long unsyncedBytesMax;
+    private final long groupWindowNs;
+    private final long maxBatchBytes;
+    private final boolean groupReturnWait;
+
+    // Sync requests counted when the last two syncs were submitted; the requests the next sync waits
+    // for; until when it may wait; when the last sync completed.
+    private long requestsAtLastSubmit;
+    private long requestsAtPreviousSubmit;
+    private long cohortRequests;
+    private long holdUntilNs;
+    private long lastSyncNs;
+    // Whether the sync being decided on has been held; the hold credit; decisions until holding is
+    // tried again; since when a requested sync has waited for the group window (-1: not waiting).
+    private boolean held;
+    private int holdCredit = HOLD_CREDIT_MAX;
+    private int holdRetryCountdown;
+    private long syncWantedSinceNs = -1;
+
+    /**
+     * Creates the policy.
+     *
+     * @param syncIntervalNs the periodic sync interval, 0 for none.
+     * @param unsyncedBytesMax written but unsynced bytes that make a sync due.
+     * @param groupWindowNs how long a requested sync waits for more requests, 0 for no window.
+     * @param maxBatchBytes unsynced bytes that end any wait.
+     * @param groupReturnWait whether to hold a sync for a returning group.
+     * @param nowNs the time now: the periodic interval counts from it.
+     */
+    GroupCommitPolicy(
+            final long syncIntervalNs,
+            final long unsyncedBytesMax,
+            final long groupWindowNs,
+            final long maxBatchBytes,
+            final boolean groupReturnWait,
+            final long nowNs) {
+        this.syncIntervalNs = syncIntervalNs;
+        this.unsyncedBytesMax = unsyncedBytesMax;
+        this.groupWindowNs = groupWindowNs;
+        this.maxBatchBytes = maxBatchBytes;
+        this.groupReturnWait = groupReturnWait;
+        this.lastSyncNs = nowNs;
+    }
+
+    /**
+     * Decides whether to sync now. Called only while no sync is in flight.
+     *
+     * @param nowNs the time now.
+     * @param writtenPosition the end of the completed writes.
+     * @param durablePosition the end of what is durable.
+     * @param syncRequestPosition the highest position an appender asked to be durable.
+     * @param syncRequestCount how many sync requests appenders have made, ever.
+     * @param fence whether the active segment is full and all written: the roll waits for a sync.
+     * @param closing whether the log is closing.
+     * @param markPending whether a durability mark was written and no sync covers it yet.
+     * @return {@link #NONE}, {@link #HOLD} or {@link #SYNC}.
+     */
+    int decide(
+            final long nowNs,
+            final long writtenPosition,
+            final long durablePosition,
+            final long syncRequestPosition,
+            final long syncRequestCount,
+            final boolean fence,
+            final boolean closing,
+            final boolean markPending) {
+        final boolean intervalDue = syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs;
+        // A durability mark waits for the periodic sync when nothing else needs one.
+        if (writtenPosition <= durablePosition && !(markPending && intervalDue)) {
+            return NONE;
+        }
+        final boolean requested = syncRequestPosition > durablePosition;
+        final boolean periodic = intervalDue || writtenPosition - durablePosition >= unsyncedBytesMax;
+        if (!requested && !fence && !closing && !periodic) {
+            return NONE;
+        }
+        if (requested
+                && !fence
+                && !closing
+                && groupReturnWait
+                && groupWindowNs == 0
+                && cohortRequests > 1
+                && holdCredit > 0) {
+            final boolean groupBack = syncRequestCount - requestsAtLastSubmit >= cohortRequests;
+            if (nowNs < holdUntilNs
+                    && writtenPosition - durablePosition < maxBatchBytes
+                    && (!groupBack || syncRequestPosition > writtenPosition)) {
+                held = true;
+                return HOLD;
+            }
+            if (held) {
+                holdCredit = groupBack ? Math.min(HOLD_CREDIT_MAX, holdCredit + 1) : holdCredit - HOLD_MISS_COST;
+                if (holdCredit <= 0) {
+                    holdRetryCountdown = HOLD_RETRY_SYNCS;
+                }
+            }
+        } else if (holdCredit <= 0 && --holdRetryCountdown <= 0) {
+            holdCredit = HOLD_MISS_COST;
+        }
+        held = false;
+        if (requested && !fence && !closing && groupWindowNs > 0) {
+            if (syncWantedSinceNs < 0) {
+                syncWantedSinceNs = nowNs;
+            }
+            if (nowNs - syncWantedSinceNs < groupWindowNs && writtenPosition - durablePosition < maxBatchBytes) {
+                return NONE;
+            }
+        }
+        syncWantedSinceNs = -1;
+        return SYNC;
+    }
+
+    /**
+     * Records that a sync was submitted.
+     *
+     * @param syncRequestCount the sync requests made so far.
+     */
+    void onSyncSubmitted(final long syncRequestCount) {
+        requestsAtPreviousSubmit = requestsAtLastSubmit;
+        requestsAtLastSubmit = syncRequestCount;
+    }
+
+    /**
+     * Records that the sync in flight completed: the requests made while the one before it was
+     * submitted and this one ran are the group its completion wakes.
+     *
+     * @param nowNs the time now.
+     * @param syncStartNs when the sync was submitted.
+     * @param syncRequestCount the sync requests made so far.
+     */
+    void onSyncCompleted(final long nowNs, final long syncStartNs, final long syncRequestCount) {
+        cohortRequests = syncRequestCount - requestsAtPreviousSubmit;
+        holdUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
+        lastSyncNs = nowNs;
+    }
+
+    /**
+     * @param syncRequestCount the sync requests made so far.
+     * @return the requests made since the last sync was submitted.
+     */
+    long requestsSinceLastSubmit(final long syncRequestCount) {
+        return syncRequestCount - requestsAtLastSubmit;
+    }
+
+    /** @return the request count at which the group a {@link #HOLD} waits for is all back. */
+    long groupBackAtRequestCount() {
+        return requestsAtLastSubmit + cohortRequests;
+    }
+
+    /** @return until when a {@link #HOLD} may last. */
+    long holdUntilNs() {
+        return holdUntilNs;
+    }
+
+    /** @return the hold credit (for tests). */
+    int holdCredit() {
+        return holdCredit;
+    }
+}
