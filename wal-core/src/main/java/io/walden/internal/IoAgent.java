@@ -34,15 +34,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   durable  <= written
  * </pre>
  *
- * <p>Group commit: a sync is started when some waiter or {@code sync()} asked for a position that
- * is not durable yet, when the background interval elapsed, when closing, or when rolling. With no
- * group window it starts as soon as the previous sync completed, covering everything written by
- * then: the sync's durable position is the written position at submission, so it never covers a
- * write that completed after it was issued. Writes continue while a sync is in flight. With {@link
- * WalConfig#groupReturnWait()} (the default), a sync that follows one which served several waiters
- * first waits, at most as long as the last sync took, until as many sync requests arrived as over
- * the last two syncs: the waiters it woke come back, and one sync covers the whole group instead of
- * two halves alternating. A lone writer is a group of one and never waits.
+ * <p>Group commit: {@link GroupCommitPolicy} decides when a sync starts (a request for a position not
+ * durable yet, the background interval, closing, a roll; the hold for a returning group with {@link
+ * WalConfig#groupReturnWait()}). This thread carries it out: a sync's durable position is the written
+ * position at submission, so it never covers a write that completed after it was issued, and writes
+ * continue while a sync is in flight.
  *
  * <p>Segment roll fence: no byte is written to segment n+1 before segment n is completely written
  * and synced. After a crash, damage in any segment but the newest is therefore corruption, never a
