@@ -576,8 +576,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncEventWaiters = commitPolicy.requestsSinceLastSubmit(state.syncRequestCount());
         syncEvent = SyncEvent.beginIfEnabled();
         final long requestCount = state.syncRequestCount();
-        final boolean alone = commitPolicy.requestsSinceLastSubmit(requestCount) == 1
-                && state.syncRequestPosition() > durablePosition
+        final boolean alone = commitPolicy.requestsSinceLastSubmit(requestCount) <= 1
                 && !writeInFlight
                 && !markWriteInFlight
                 && scannedPosition == writtenPosition
@@ -585,9 +584,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         commitPolicy.onSyncSubmitted(requestCount);
         if (alone) {
             // One waiter and nothing else to write: this thread would only wait for the sync, so
-            // the backend may run it here rather than hand it to a thread of its own and back. Not
-            // for syncs nobody waits for (periodic, fences), which may cover much more data: writes
-            // go on beside those.
+            // the backend may run it here rather than hand it to a thread of its own and back.
             session.submitSyncOnCaller(activeHandle, KIND_SYNC << KIND_SHIFT);
         } else {
             session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
