@@ -51,6 +51,38 @@ final class Bar {
                 2.0,
                 "walden nio SYNCED 64 writers vs rocksdb sync=true 64 threads",
                 "rocksdb not run or a scenario failed"));
+        // One writer against hand-written code (issue 15): what most embedders run.
+        items.add(ratio(
+                "1 writer, SYNCED, 128 B >= 1.2x FileChannel write + force(false) per record",
+                synced1,
+                results.find(Systems.FILECHANNEL_FORCE, "buffered", Scenario.NONE, "SYNCED", 1, 128),
+                1.2,
+                "filechannel-force 1 writer, growing file",
+                "filechannel-force not run or a scenario failed"));
+        final Optional<ResultRow> synced1Page = results.walden(nio, "SYNCED", 1, 4096);
+        items.add(ratio(
+                "1 writer, SYNCED, 4 KiB >= 1.2x FileChannel write + force(false) per record",
+                synced1Page,
+                results.find(Systems.FILECHANNEL_FORCE, "buffered", Scenario.NONE, "SYNCED", 1, 4096),
+                1.2,
+                "filechannel-force 1 writer, growing file",
+                "not in this run (4 KiB is in the full run) or a scenario failed"));
+        items.add(ratio(
+                "1 writer, SYNCED, 4 KiB >= 1.0x fio append+fdatasync (psync, 4 KiB)",
+                synced1Page,
+                results.find(Systems.FIO, "psync", "append", "SYNCED", 1, 4096),
+                1.0,
+                "walden nio SYNCED 1 writer vs fio psync append bs=4096",
+                results.fioVersion() == null
+                        ? "fio is not installed (apt-get install -y fio)"
+                        : "not in this run (4 KiB is in the full run) or a scenario failed"));
+        items.add(ratio(
+                "1 writer, WRITTEN (blocking), 128 B >= 1.0x a plain FileChannel write loop",
+                results.walden(nio, "WRITTEN", 1, 128),
+                results.find(Systems.FILECHANNEL_FORCE_EVERY, "buffered", "every-1000", "WRITTEN", 1, 128),
+                1.0,
+                "filechannel-force-every every-1000, 1 writer",
+                "filechannel-force-every not run or a scenario failed"));
         final Optional<ResultRow> asyncAck =
                 results.find(Systems.WALDEN, nio, Systems.VARIANT_ASYNC_ACK, "WRITTEN", 1, 128);
         final Optional<ResultRow> chronicle =
