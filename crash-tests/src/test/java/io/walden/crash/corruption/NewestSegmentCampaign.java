@@ -14,6 +14,7 @@ import io.walden.testing.LogImages;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -168,14 +169,19 @@ final class NewestSegmentCampaign implements AutoCloseable {
                 }
             }
             if (levels[levels.length - 1] == Durability.SYNCED) {
-                // Idle after a sync: the log writes a durability mark that proves the last records.
-                final long marks = wal.stats().durabilityMarks();
+                // Idle after a sync: the log writes a durability mark that proves the last records. It
+                // may already be written when this thread gets here (a loaded machine), and a slow
+                // appender may have left an earlier pause with a mark of its own: wait for the mark in
+                // the newest segment's header that covers the last record.
+                final long end = wal.durablePosition();
+                final Path newest = SegmentNames.segmentPath(live, end - 1 - ((end - 1) % segmentBytes));
                 final long deadlineNs = System.nanoTime() + MARK_WAIT_NS;
-                while (wal.stats().durabilityMarks() == marks && System.nanoTime() - deadlineNs < 0) {
+                while (headerDurablePosition(newest) != end && System.nanoTime() - deadlineNs < 0) {
                     LockSupport.parkNanos(MARK_POLL_NS);
                 }
-                if (wal.stats().durabilityMarks() == marks) {
-                    throw new IllegalStateException("no durability mark within " + MARK_WAIT_NS / 1_000_000 + " ms");
+                if (headerDurablePosition(newest) != end) {
+                    throw new IllegalStateException("no durability mark for position " + end + " in " + newest
+                            + " within " + MARK_WAIT_NS / 1_000_000 + " ms");
                 }
                 final long written = wal.writtenPosition();
                 while (wal.writtenPosition() == written && System.nanoTime() - deadlineNs < 0) {
@@ -596,5 +602,17 @@ final class NewestSegmentCampaign implements AutoCloseable {
         try (Stream<Path> files = Files.list(image.directory())) {
             return files.map(path -> path.getFileName().toString()).sorted().toList();
         }
+    }
+
+    /** The durable position a segment's header records (0: none). */
+    private static long headerDurablePosition(final Path segment) throws IOException {
+        final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(segment)) {
+            while (header.hasRemaining() && channel.read(header, header.position()) >= 0) {
+                // Fill.
+            }
+        }
+        return header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
     }
 }
