@@ -5,6 +5,7 @@ import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
 import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
@@ -14,7 +15,8 @@ import java.nio.ByteOrder;
 /**
  * Encodes the discard frame that recovery writes over positions the log gives up: from its offset to
  * the end of its segment, checksummed over its header only (see {@link
- * io.walden.format.FrameDescriptor#TYPE_DISCARD}). The bytes it covers must already be zero.
+ * io.walden.format.FrameDescriptor#TYPE_DISCARD}). The bytes it covers must already be zero. Where
+ * only eight bytes are left, it is a short padding frame instead, which holds no header.
  *
  * <p><b>Threading:</b> stateless.
  */
@@ -41,6 +43,15 @@ final class DiscardFrames {
             final long logId) {
         buffer.order(ByteOrder.LITTLE_ENDIAN);
         final int frameLength = (int) (capacityBytes - offset);
+        if (frameLength == SHORT_PADDING_LENGTH) {
+            // Eight bytes left hold no header: a short padding frame (length and checksum only) covers
+            // them, as the writer closes a segment that ends so.
+            buffer.putInt(index + LENGTH_OFFSET, frameLength);
+            buffer.putInt(
+                    index + CHECKSUM_OFFSET,
+                    new FrameChecksum(logId).compute(buffer, index, frameLength, frameLength, position));
+            return;
+        }
         buffer.putInt(index + LENGTH_OFFSET, frameLength);
         buffer.putShort(index + TYPE_OFFSET, TYPE_DISCARD);
         buffer.putShort(index + FLAGS_OFFSET, (short) 0);

@@ -556,7 +556,10 @@ public final class LogRecovery {
             return;
         }
         final long blockStart = offset & -(long) BLOCK_BYTES;
-        final long blockEnd = (offset + FrameDescriptor.HEADER_LENGTH + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
+        // The frame's header (or, with 8 bytes left, its short padding) ends within the segment, whose
+        // capacity is a multiple of the block: the write never runs past the segment's end.
+        final long frameEnd = Math.min(offset + FrameDescriptor.HEADER_LENGTH, capacityBytes);
+        final long blockEnd = (frameEnd + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
         try (AlignedBuffer memory = new AlignedBuffer((int) (blockEnd - blockStart));
                 FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer block = memory.buffer();

@@ -321,6 +321,40 @@ public abstract class RecoveryContractTest {
     }
 
     @Test
+    void aCrashThatLeftEightBytesAtASegmentsEndIsClosedWithAShortPaddingFrame() throws IOException {
+        // The log ends 8 bytes before its segment's end, where no frame header fits: recovery must close
+        // the segment with the one frame that fits there, within the segment. (It wrote a 16-byte
+        // discard header instead, 8 bytes past the end, which no reader could validate: the nio kill
+        // campaign found it.)
+        final Path live = root.resolve("eight-live");
+        final List<Rec> written = new ArrayList<>();
+        try (Wal wal = Wal.open(
+                configBuilder(live, RecoveryPolicy.FAIL).syncIntervalNs(0).build())) {
+            int seed = 0;
+            while (SEGMENT_BYTES - wal.tailPosition() >= 8000) {
+                written.add(append(wal, seed++, 4000, Durability.WRITTEN));
+            }
+            final int lastPayload = (int) (SEGMENT_BYTES
+                    - wal.tailPosition()
+                    - FrameDescriptor.SHORT_PADDING_LENGTH
+                    - FrameDescriptor.HEADER_LENGTH);
+            written.add(append(wal, seed, lastPayload, Durability.SYNCED));
+            assertEquals(SEGMENT_BYTES - FrameDescriptor.SHORT_PADDING_LENGTH, wal.tailPosition());
+            LogImages.crashImage(live, dir);
+        }
+        final Rec next;
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertRecords(written, readAll(wal));
+            next = append(wal, 77, 300, Durability.SYNCED);
+            assertEquals(SEGMENT_BYTES + HEADER, next.lsn(), "the log continues in the next segment");
+        }
+        assertEquals(SEGMENT_BYTES, Files.size(SegmentNames.segmentPath(dir, 0)), "nothing written past the end");
+        final List<Rec> expected = new ArrayList<>(written);
+        expected.add(next);
+        assertCleanReopen(dir, expected);
+    }
+
+    @Test
     void afterACrashTheLogNeverGivesAPositionOfItsLastSegmentToAnotherRecord() throws IOException {
         final List<Rec> written = crashedLog(dir, 5, 700, Durability.WRITTEN);
         final long end = endOf(written.get(4));
