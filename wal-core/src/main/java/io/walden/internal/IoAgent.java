@@ -575,8 +575,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncStartNs = nowNs;
         syncEventWaiters = commitPolicy.requestsSinceLastSubmit(state.syncRequestCount());
         syncEvent = SyncEvent.beginIfEnabled();
-        commitPolicy.onSyncSubmitted(state.syncRequestCount());
-        session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
+        final long requestCount = state.syncRequestCount();
+        final boolean alone = commitPolicy.requestsSinceLastSubmit(requestCount) <= 1
+                && !writeInFlight
+                && !markWriteInFlight
+                && scannedPosition == writtenPosition
+                && logBuffer.tailPosition() == scannedPosition;
+        commitPolicy.onSyncSubmitted(requestCount);
+        if (alone) {
+            // One waiter and nothing else to write: this thread would only wait for the sync, so
+            // the backend may run it here rather than hand it to a thread of its own and back.
+            session.submitSyncOnCaller(activeHandle, KIND_SYNC << KIND_SHIFT);
+        } else {
+            session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
+        }
         return 1;
     }
 

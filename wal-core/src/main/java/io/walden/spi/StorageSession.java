@@ -122,6 +122,20 @@ public interface StorageSession extends AutoCloseable {
     void submitSync(int fileHandle, long token);
 
     /**
+     * Submits fdatasync (or its equivalent) of a file that the backend may carry out on the calling
+     * thread before returning, its completion then waiting for the next {@link #poll} like any other.
+     * The owning thread asks for it when it has nothing else to do until the sync completes (a lone
+     * writer waits for it): a backend that otherwise hands syncs to a thread of its own saves the two
+     * thread hand-offs. The default submits as {@link #submitSync} does.
+     *
+     * @param fileHandle the file.
+     * @param token returned with the completion.
+     */
+    default void submitSyncOnCaller(final int fileHandle, final long token) {
+        submitSync(fileHandle, token);
+    }
+
+    /**
      * Submits an fsync of the log directory, making creates, renames and deletes durable.
      *
      * @param token returned with the completion.

@@ -188,6 +188,16 @@ final class NioStorageSession implements StorageSession {
         handOff(operation);
     }
 
+    /** Runs the fdatasync on the calling thread: no hand-off to the sync thread and back. */
+    @Override
+    public void submitSyncOnCaller(final int fileHandle, final long token) {
+        final Operation operation = take(Kind.SYNC, token);
+        operation.channel = files.file(fileHandle);
+        operation.source = files.path(fileHandle);
+        execute(operation);
+        localCompletions.add(operation);
+    }
+
     @Override
     public void submitSyncDirectory(final long token) {
         handOff(take(Kind.SYNC_DIRECTORY, token));
