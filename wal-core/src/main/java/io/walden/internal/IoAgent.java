@@ -576,7 +576,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncEventWaiters = commitPolicy.requestsSinceLastSubmit(state.syncRequestCount());
         syncEvent = SyncEvent.beginIfEnabled();
         final long requestCount = state.syncRequestCount();
-        final boolean alone = commitPolicy.requestsSinceLastSubmit(requestCount) <= 1
+        final boolean alone = commitPolicy.requestsSinceLastSubmit(requestCount) == 1
+                && state.syncRequestPosition() > durablePosition
                 && !writeInFlight
                 && !markWriteInFlight
                 && scannedPosition == writtenPosition
@@ -584,7 +585,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
         commitPolicy.onSyncSubmitted(requestCount);
         if (alone) {
             // One waiter and nothing else to write: this thread would only wait for the sync, so
-            // the backend may run it here rather than hand it to a thread of its own and back.
+            // the backend may run it here rather than hand it to a thread of its own and back. Not
+            // for syncs nobody waits for (periodic, fences), which may cover much more data: writes
+            // go on beside those.
             session.submitSyncOnCaller(activeHandle, KIND_SYNC << KIND_SHIFT);
         } else {
             session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);

@@ -9,7 +9,8 @@ import java.nio.file.Path;
 /**
  * The FileChannel storage backend. Writes run on Walden's I/O thread (a buffered write is a copy
  * into the page cache); fdatasync and file-system metadata operations run on one sync thread per
- * log, so that writes continue while a sync is in flight.
+ * log, so that writes continue while a sync is in flight, except the fdatasync the I/O thread asks to
+ * run itself when it has nothing else to do (a lone writer), which saves two thread hand-offs.
  *
  * <p>Modes: buffered (the default), O_DIRECT through {@code ExtendedOpenOption.DIRECT} (every write
  * block-aligned; the core rewrites the partial last block), and either with O_DSYNC, where a

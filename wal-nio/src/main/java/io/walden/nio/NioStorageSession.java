@@ -21,12 +21,13 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 
 /**
- * A FileChannel session: writes run inline on the calling (I/O) thread; syncs, renames, deletes and
- * directory syncs run on the session's one sync thread, in submission order. Operations travel in
+ * A FileChannel session: writes run inline on the calling (I/O) thread, and so do syncs submitted
+ * with {@link #submitSyncOnCaller}; other syncs, renames, deletes and directory syncs run on the
+ * session's one sync thread, in submission order. Operations travel in
  * a fixed pool of {@link Operation} objects, so the steady state allocates nothing.
  *
  * <pre>
- *   I/O thread --submit--> [write: inline] ------------------------> local completions --poll-->
+ *   I/O thread --submit--> [write, sync on caller: inline] --------> local completions --poll-->
  *              --submit--> syncQueue --> sync thread --> completionQueue --signal--> poll
  * </pre>
  *

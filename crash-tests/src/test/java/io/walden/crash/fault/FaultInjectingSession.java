@@ -173,6 +173,16 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
+        sync(fileHandle, token, false);
+    }
+
+    /** Injects faults as {@link #submitSync} does; otherwise lets the backend sync on the caller. */
+    @Override
+    public void submitSyncOnCaller(final int fileHandle, final long token) {
+        sync(fileHandle, token, true);
+    }
+
+    private void sync(final int fileHandle, final long token, final boolean onCaller) {
         inFlight++;
         final Path path = paths.get(fileHandle);
         final FaultKind kind = isSegment(path) ? control.take(FaultKind.Target.DATA_SYNC) : null;
@@ -182,7 +192,11 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             completeFault(new Pending(token, Role.FAULT_PART, kind, description, 0), 0);
             return;
         }
-        delegate.submitSync(fileHandle, plain(token));
+        if (onCaller) {
+            delegate.submitSyncOnCaller(fileHandle, plain(token));
+        } else {
+            delegate.submitSync(fileHandle, plain(token));
+        }
     }
 
     @Override
