@@ -259,18 +259,13 @@ final class FrameDump {
                             true);
                     return;
                 }
-                out.text("end ")
-                        .text(segment.name())
-                        .text(" offset=")
-                        .number(offset)
-                        .text(" position=")
-                        .number(base + offset)
-                        .text(" frames=")
-                        .number(segmentFrames)
-                        .text(" records=")
-                        .number(segmentRecords)
-                        .text(": nothing written after this (zero length)")
-                        .newline();
+                endLine(
+                        segment,
+                        base,
+                        offset,
+                        segmentFrames,
+                        segmentRecords,
+                        ": nothing written after this (zero length)");
                 return;
             }
             final boolean impossible =
@@ -325,6 +320,17 @@ final class FrameDump {
             offset += FrameDescriptor.alignedLength(length);
             reread = false;
         }
+        endLine(segment, base, offset, segmentFrames, segmentRecords, ": the segment is full");
+    }
+
+    /** The line that ends a segment's frames: where, how many, and why there. */
+    private void endLine(
+            final LogDirectory.Segment segment,
+            final long base,
+            final long offset,
+            final long segmentFrames,
+            final long segmentRecords,
+            final String why) {
         out.text("end ")
                 .text(segment.name())
                 .text(" offset=")
@@ -335,7 +341,7 @@ final class FrameDump {
                 .number(segmentFrames)
                 .text(" records=")
                 .number(segmentRecords)
-                .text(": the segment is full")
+                .text(why)
                 .newline();
     }
 
