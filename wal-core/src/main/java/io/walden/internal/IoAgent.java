@@ -550,11 +550,12 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (syncInFlight || writesDurable) {
             return 0;
         }
+        final long requestPosition = state.syncRequestPosition();
         final int decision = commitPolicy.decide(
                 nowNs,
                 writtenPosition,
                 durablePosition,
-                state.syncRequestPosition(),
+                requestPosition,
                 state.syncRequestCount(),
                 writtenPosition == activeBase + segmentCapacityBytes,
                 finalTailPosition >= 0,
@@ -573,11 +574,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
         syncTargetPosition = writtenPosition;
         syncTargetRecords = writtenRecords;
         syncStartNs = nowNs;
-        syncEventWaiters = commitPolicy.requestsSinceLastSubmit(state.syncRequestCount());
-        syncEvent = SyncEvent.beginIfEnabled();
         final long requestCount = state.syncRequestCount();
-        final boolean alone = commitPolicy.requestsSinceLastSubmit(requestCount) == 1
-                && state.syncRequestPosition() > durablePosition
+        syncEventWaiters = commitPolicy.requestsSinceLastSubmit(requestCount);
+        syncEvent = SyncEvent.beginIfEnabled();
+        final boolean alone = syncEventWaiters == 1
+                && requestPosition > durablePosition
                 && !writeInFlight
                 && !markWriteInFlight
                 && scannedPosition == writtenPosition
