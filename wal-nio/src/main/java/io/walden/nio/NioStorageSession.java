@@ -183,20 +183,22 @@ final class NioStorageSession implements StorageSession {
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        final Operation operation = take(Kind.SYNC, token);
-        operation.channel = files.file(fileHandle);
-        operation.source = files.path(fileHandle);
-        handOff(operation);
+        handOff(syncOperation(fileHandle, token));
     }
 
     /** Runs the fdatasync on the calling thread: no hand-off to the sync thread and back. */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
+        final Operation operation = syncOperation(fileHandle, token);
+        execute(operation);
+        localCompletions.add(operation);
+    }
+
+    private Operation syncOperation(final int fileHandle, final long token) {
         final Operation operation = take(Kind.SYNC, token);
         operation.channel = files.file(fileHandle);
         operation.source = files.path(fileHandle);
-        execute(operation);
-        localCompletions.add(operation);
+        return operation;
     }
 
     @Override
