@@ -96,7 +96,7 @@ public final class ChildJvm {
      * Copies the classes of a child's package out of the test class directory, so that a child never
      * misses them while a concurrent build recompiles the module.
      *
-     * @param mainClass the child's main class: its whole package is copied, and {@link MixedAppend}.
+     * @param mainClass the child's main class: its whole package is copied, and {@link MixedAppend} and {@link ChildBackends}.
      * @param target the directory to copy them to; it becomes a class path entry.
      * @throws IOException if they cannot be copied.
      */
@@ -113,8 +113,9 @@ public final class ChildJvm {
         }
         copyClasses(source, mainClass.getPackageName(), target, name -> true);
         // Child-side code the children share, kept in this package.
-        final String shared = MixedAppend.class.getSimpleName();
-        copyClasses(source, MixedAppend.class.getPackageName(), target, name -> name.startsWith(shared + "."));
+        final List<String> shared = List.of(MixedAppend.class.getSimpleName(), ChildBackends.class.getSimpleName());
+        copyClasses(source, ChildJvm.class.getPackageName(), target, name -> shared.stream()
+                .anyMatch(simple -> name.startsWith(simple + ".") || name.startsWith(simple + "$")));
     }
 
     private static void copyClasses(

@@ -3,14 +3,11 @@ package io.walden.crash.follow;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.crash.ChildBackends;
 import io.walden.crash.MixedAppend;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.nio.NioStorageBackend;
-import io.walden.spi.StorageBackend;
-import io.walden.spi.StorageOptions;
 import io.walden.testing.TestRecords;
-import io.walden.uring.UringStorageBackend;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -144,27 +141,12 @@ public final class FollowedWriter {
      */
     static WalConfig config(final Path directory, final String backendName) {
         return WalConfig.builder(directory)
-                .backend(backend(backendName))
+                .backend(ChildBackends.named(backendName))
                 .segmentCapacityBytes(SEGMENT_CAPACITY_BYTES)
                 .bufferCapacityBytes(BUFFER_CAPACITY_BYTES)
                 .maxRecordBytes(MAX_RECORD_BYTES)
                 .syncIntervalNs(0)
                 .build();
-    }
-
-    /**
-     * A buffered backend (no O_DSYNC: a write is not durable until a sync, which is what gives the
-     * durable follower something to wait for).
-     *
-     * @param name {@code nio} or {@code uring}.
-     * @return a new backend.
-     */
-    static StorageBackend backend(final String name) {
-        return switch (name) {
-            case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
-            case "uring" -> new UringStorageBackend(StorageOptions.BUFFERED);
-            default -> throw new IllegalArgumentException("unknown backend " + name);
-        };
     }
 
     /**

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  *   E text                         unexpected failure; the child exits with status 2
  * </pre>
  *
- * <p>Arguments: log directory, backend name ({@link KillSetup#backend}), cycle number, appender thread
+ * <p>Arguments: log directory, backend name ({@link io.walden.crash.ChildBackends#named}), cycle number, appender thread
  * count, random seed. The cycle number goes into every record's writer tag ({@link #writerTag}), so a
  * record identifies the run that appended it.
  *

@@ -1,10 +1,7 @@
 package io.walden.crash.kill;
 
 import io.walden.WalConfig;
-import io.walden.nio.NioStorageBackend;
-import io.walden.spi.StorageBackend;
-import io.walden.spi.StorageOptions;
-import io.walden.uring.UringStorageBackend;
+import io.walden.crash.ChildBackends;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -26,31 +23,15 @@ final class KillSetup {
     private KillSetup() {}
 
     /**
-     * The backend of a name.
-     *
-     * @param name {@code nio}, {@code nio-direct}, {@code uring} or {@code uring-direct}.
-     * @return a new backend.
-     */
-    static StorageBackend backend(final String name) {
-        return switch (name) {
-            case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
-            case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
-            case "uring" -> new UringStorageBackend(StorageOptions.BUFFERED);
-            case "uring-direct" -> new UringStorageBackend(StorageOptions.DIRECT);
-            default -> throw new IllegalArgumentException("unknown backend " + name);
-        };
-    }
-
-    /**
      * The configuration of the log in a directory.
      *
      * @param directory the log directory.
-     * @param backendName the backend, as for {@link #backend}.
+     * @param backendName the backend, as for {@link ChildBackends#named}.
      * @return the configuration.
      */
     static WalConfig config(final Path directory, final String backendName) {
         return WalConfig.builder(directory)
-                .backend(backend(backendName))
+                .backend(ChildBackends.named(backendName))
                 .segmentCapacityBytes(SEGMENT_CAPACITY_BYTES)
                 .bufferCapacityBytes(BUFFER_CAPACITY_BYTES)
                 .maxRecordBytes(MAX_RECORD_BYTES)
