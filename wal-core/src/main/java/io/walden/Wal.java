@@ -837,6 +837,9 @@ public final class Wal implements AutoCloseable {
         if (durability == Durability.SYNCED) {
             state.requestSync(lsn + 1);
         }
+        if (agent.driveFor(lsn + 1, durability == Durability.SYNCED)) {
+            return;
+        }
         if (durability != Durability.SYNCED || state.wakeNeeded(syncTicket)) {
             wake.run();
         }

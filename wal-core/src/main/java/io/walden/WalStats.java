@@ -25,9 +25,11 @@ package io.walden;
  * @param segmentsHurried segments made ready before their zero-fill finished, because the appenders
  *     were about to need them (a bandwidth-bound load); syncs into the skipped part may also commit
  *     extent metadata.
- * @param durabilityMarks 16-byte padding frames the log wrote after going idle, to prove on disk that
- *     the last records synced before the pause are durable (so that recovery after a crash can tell
- *     damage to them from a torn write); at most one per pause.
+ * @param durabilityMarks segment header rewrites the log made after going idle, recording on disk
+ *     that the last records synced before the pause are durable (so that recovery after a crash can
+ *     tell damage to them from a torn write); at most one per pause.
+ * @param appendsRunByCaller appends whose write (and sync, for {@code SYNCED}) the appending thread
+ *     ran itself, because nothing else was waiting: no other thread was woken for them.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
  * @param startPosition the first position the log holds (retention moves it).
  * @param tailPosition where the next record goes: everything appended so far lies below it.
@@ -60,6 +62,7 @@ public record WalStats(
         long segmentsRolled,
         long segmentsHurried,
         long durabilityMarks,
+        long appendsRunByCaller,
         int bufferCapacityBytes,
         long startPosition,
         long tailPosition,

@@ -18,6 +18,8 @@ import io.walden.internal.events.SyncEvent;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +49,15 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Fail-stop: the first failed operation fails the log; nothing is acknowledged after it, no sync
  * is retried, and the thread only waits for producers to finish copying before it exits.
  *
- * <p><b>Threading:</b> every field is owned by the I/O thread except those marked shared.
+ * <p>An appender may run this work itself ({@link #driveFor}): when the session allows it, nothing
+ * else waits and the I/O thread rests, a lone writer's record is scanned, written and synced on its
+ * own thread, by the same code under the same rules, with no thread woken. The <em>I/O duty</em>, a
+ * flag taken by compare-and-set, says who runs it: the I/O thread holds it except while it parks.
+ *
+ * <p><b>Threading:</b> every field not marked shared belongs to the holder of the I/O duty (the
+ * "I/O thread" of the comments below): the I/O thread, or an appender driving its own record. Taking
+ * and letting go of the duty are a volatile read and write, so each holder sees everything its
+ * predecessor did.
  */
 public final class IoAgent implements Runnable, CompletionHandler {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
@@ -60,7 +70,16 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private static final long KIND_PREPARE = 3;
     private static final long KIND_TRUNCATE = 4;
     private static final long KIND_MARK = 5;
+    private static final VarHandle DUTY;
     private static final int POLL_LIMIT = 64;
+    /** Most rounds an appender drives for its record: a write, its completion, a sync, its completion. */
+    private static final int DRIVE_ROUNDS_MAX = 8;
+    /**
+     * Longest single park of the I/O thread while an appender holds the duty; the appender unparks it
+     * when it lets go, so this only bounds a missed wake.
+     */
+    private static final long DUTY_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private static final int IDLE_SPIN_COUNT = 50;
     private static final int IDLE_YIELD_COUNT = 10;
     private static final int YIELD_WAITERS_MAX = 2;
@@ -75,6 +94,14 @@ public final class IoAgent implements Runnable, CompletionHandler {
      */
     private static final long MARK_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    static {
+        try {
+            DUTY = MethodHandles.lookup().findVarHandle(IoAgent.class, "duty", int.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final StorageSession session;
     private final LogBuffer logBuffer;
     private final LogState state;
@@ -88,6 +115,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final int maxBatchBytes;
     private final boolean directIo;
     private final boolean writesDurable;
+    private final boolean callerMayRunIo;
     private final long blockMask;
     private final long hurryDistanceBytes;
     private final long logId;
@@ -186,6 +214,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private volatile boolean parked;
     private volatile boolean signalled;
     private volatile Thread thread;
+    // Shared: the I/O duty, 1 while held. The I/O thread holds it from construction and lets go only
+    // while it parks; an appender takes it with compare-and-set to drive its own record.
+    @SuppressWarnings("unused")
+    private volatile int duty = 1;
+    // Shared: set by the I/O thread while it waits for the duty, so that the appender holding it
+    // unparks the thread as it lets go.
+    private volatile boolean dutyWanted;
 
     /**
      * Creates the agent for a recovered log.
@@ -216,6 +251,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.maxBatchBytes = config.maxBatchBytes();
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
+        this.callerMayRunIo = session.callerMayRunIo();
         this.blockMask = session.blockSizeBytes() - 1L;
         // Written data is synced in the background once a quarter segment is unsynced, so that
         // the roll fence (a sync of the whole segment's tail) never waits for much.
@@ -274,7 +310,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
         if (!signalled) {
             signalled = true;
         }
-        java.lang.invoke.VarHandle.fullFence();
+        VarHandle.fullFence();
         if (parked) {
             final Thread ioThread = thread;
             if (ioThread != null) {
@@ -323,6 +359,63 @@ public final class IoAgent implements Runnable, CompletionHandler {
         wake();
     }
 
+    /**
+     * Appender: runs the I/O for its own record on the calling thread, if the session allows it, no
+     * other thread waits on the log and the I/O duty is free (the I/O thread rests). It runs the I/O
+     * thread's own rounds of work (scan every published frame, its own and any others; write them;
+     * for SYNCED, sync: RocksDB's write leader for a group of one), so every rule of this class holds
+     * unchanged. It stops when the position is reached, or when a round makes no progress (an
+     * operation that completes on another thread, a sync that group commit holds, a roll that waits
+     * for the next segment), or when the caller is interrupted; it then leaves the rest to the I/O
+     * thread, which it wakes. Background work (segment preparation, deletes, durability marks) is
+     * always left to the I/O thread. Allocates nothing.
+     *
+     * @param position the position that must be reached: the record's LSN + 1.
+     * @param synced whether the record waits to be durable (SYNCED), else to be written.
+     * @return whether the position was reached; false leaves the wait to the caller.
+     */
+    public boolean driveFor(final long position, final boolean synced) {
+        if (!callerMayRunIo
+                || duty != 0
+                || closeRequested
+                || state.waiterCount() != 0
+                || Thread.currentThread().isInterrupted()
+                || !DUTY.compareAndSet(this, 0, 1)) {
+            return false;
+        }
+        boolean reached = false;
+        boolean workLeft = true;
+        try {
+            reached = drive(position, synced);
+            workLeft = !reached || hasWorkHint() || preparer.hasStepToSubmit();
+        } catch (final Throwable ex) {
+            fail(ex);
+        } finally {
+            duty = 0;
+            if (dutyWanted) {
+                LockSupport.unpark(thread);
+            }
+        }
+        if (workLeft) {
+            wake();
+        }
+        return reached;
+    }
+
+    private boolean drive(final long position, final boolean synced) {
+        for (int round = 0; round < DRIVE_ROUNDS_MAX && !failed && finalTailPosition < 0; round++) {
+            final int workCount = ioRound(System.nanoTime(), false);
+            if ((synced ? durablePosition : writtenPosition) >= position) {
+                stats.appendsRunByCaller = stats.appendsRunByCaller + 1;
+                return true;
+            }
+            if (workCount == 0 || Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+        }
+        return false;
+    }
+
     @Override
     public void run() {
         thread = Thread.currentThread();
@@ -344,11 +437,20 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private int doWork(final long nowNs) {
         signalled = false;
+        return ioRound(nowNs, true);
+    }
+
+    /**
+     * One round of work: deliver completions, then scan, write, sync and roll; with {@code background},
+     * also prepare segments, delete them, write durability marks and start closing (the I/O thread's
+     * rounds; an appender's rounds leave those to it).
+     */
+    private int ioRound(final long nowNs, final boolean background) {
         int workCount = session.poll(this, POLL_LIMIT);
         if (failed) {
             return workCount;
         }
-        if (closeRequested && finalTailPosition < 0) {
+        if (background && closeRequested && finalTailPosition < 0) {
             finalTailPosition = logBuffer.closeTail();
         }
         try {
@@ -360,12 +462,14 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 state.cohortWakeCount(0);
             }
             workCount += maybeRoll();
-            if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
-                // Closing stops background preparation unless the final records need the segment.
-                workCount += prepare();
+            if (background) {
+                if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
+                    // Closing stops background preparation unless the final records need the segment.
+                    workCount += prepare();
+                }
+                workCount += truncate();
+                workCount += markDurable(nowNs);
             }
-            workCount += truncate();
-            workCount += markDurable(nowNs);
         } catch (final IOException ex) {
             fail(ex);
         }
@@ -879,25 +983,76 @@ public final class IoAgent implements Runnable, CompletionHandler {
             return;
         }
         idleCount++;
-        if (idleCount < IDLE_SPIN_COUNT) {
+        if (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT
+                && callerMayRunIo
+                && !syncInFlight
+                && !writeInFlight
+                && !markWriteInFlight) {
+            spinWithoutDuty();
+        } else if (idleCount < IDLE_SPIN_COUNT) {
             Thread.onSpinWait();
         } else if (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT || expectsCompletionSoon()) {
             // A sync or write in flight completes within a few hundred microseconds; yielding
             // until then saves the wake-up of a parked thread on every acknowledgement.
             Thread.yield();
         } else {
-            final long parkNs =
-                    Math.min(IDLE_PARK_NS_MAX, IDLE_PARK_NS_MIN << Math.min(10, idleCount - IDLE_SPIN_COUNT));
-            parked = true;
-            java.lang.invoke.VarHandle.fullFence();
-            if (!signalled && !hasWorkHint()) {
-                LockSupport.parkNanos(
-                        this,
-                        cohortHolding
-                                ? Math.max(1, Math.min(parkNs, commitPolicy.holdUntilNs() - System.nanoTime()))
-                                : parkNs);
+            park(Math.min(IDLE_PARK_NS_MAX, IDLE_PARK_NS_MIN << Math.min(10, idleCount - IDLE_SPIN_COUNT)));
+        }
+    }
+
+    /**
+     * Spins, then yields, for the rest of the idle spin and yield counts, without the duty: nothing of
+     * this thread's own is in flight, and a lone appender that comes back now runs its own I/O rather
+     * than race this thread for its frame. An appender that does not run it wakes this thread.
+     */
+    private void spinWithoutDuty() {
+        duty = 0;
+        try {
+            while (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT && !signalled) {
+                if (idleCount < IDLE_SPIN_COUNT) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+                idleCount++;
+            }
+        } finally {
+            takeDuty();
+        }
+    }
+
+    /** Parks, without the duty, unless work is waiting. */
+    private void park(final long parkNs) {
+        final long holdNs =
+                cohortHolding ? Math.max(1, Math.min(parkNs, commitPolicy.holdUntilNs() - System.nanoTime())) : parkNs;
+        // Parked is raised before the last look for work, so that work published after the look
+        // finds it raised and wakes this thread. The duty is let go only for the park itself.
+        parked = true;
+        VarHandle.fullFence();
+        final boolean workWaiting = signalled || hasWorkHint();
+        duty = 0;
+        try {
+            if (!workWaiting) {
+                LockSupport.parkNanos(this, holdNs);
             }
             parked = false;
+        } finally {
+            takeDuty();
+        }
+    }
+
+    /** The I/O thread takes the duty back, waiting while an appender drives its record. */
+    private void takeDuty() {
+        if (DUTY.compareAndSet(this, 0, 1)) {
+            return;
+        }
+        dutyWanted = true;
+        try {
+            while (!DUTY.compareAndSet(this, 0, 1)) {
+                LockSupport.parkNanos(this, DUTY_WAIT_NS);
+            }
+        } finally {
+            dutyWanted = false;
         }
     }
 

@@ -260,6 +260,11 @@ final class SegmentPreparer implements AutoCloseable {
         return state == State.READY && basePosition == position;
     }
 
+    /** @return whether a preparation is under way with no operation in flight: a step can be submitted. */
+    boolean hasStepToSubmit() {
+        return !operationInFlight && state != State.IDLE && state != State.READY;
+    }
+
     /** @return whether an operation is in flight. */
     boolean isOperationInFlight() {
         return operationInFlight;

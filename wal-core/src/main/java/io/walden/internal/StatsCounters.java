@@ -26,6 +26,8 @@ public final class StatsCounters {
     volatile long segmentsRolled;
     volatile long segmentsHurried;
     volatile long durabilityMarks;
+    // Written by the holder of the I/O duty (the I/O thread or an appender driving its record).
+    volatile long appendsRunByCaller;
 
     // Recorded by the I/O thread, read by any thread.
     private final LatencyRecorder syncLatency = new LatencyRecorder();
@@ -101,6 +103,7 @@ public final class StatsCounters {
                 segmentsRolled,
                 segmentsHurried,
                 durabilityMarks,
+                appendsRunByCaller,
                 logBuffer.capacityBytes(),
                 positions.startPosition(),
                 tailPosition,

@@ -70,6 +70,20 @@ public final class FileTable<F> {
     }
 
     /**
+     * Passes each open file and its path to an action.
+     *
+     * @param action receives one file.
+     */
+    public void forEach(final BiConsumer<F, Path> action) {
+        for (int i = 0; i < files.size(); i++) {
+            final F file = files.get(i);
+            if (file != null) {
+                action.accept(file, paths.get(i));
+            }
+        }
+    }
+
+    /**
      * Frees every handle, passing each open file and its path to a closer.
      *
      * @param closer closes one file.

@@ -18,7 +18,9 @@ import java.nio.file.Path;
  * retries a sync.
  *
  * <p><b>Threading:</b> all methods are called by one thread at a time: the opening thread during
- * recovery, then the log's I/O thread, with a happens-before edge between the two.
+ * recovery, then the log's I/O thread, with a happens-before edge between each and the next. A
+ * session that says {@link #callerMayRunIo()} is also used, one at a time, by appenders that run
+ * the log's I/O on their own thread while its I/O thread rests.
  */
 public interface StorageSession extends AutoCloseable {
     /**
@@ -133,6 +135,26 @@ public interface StorageSession extends AutoCloseable {
      */
     default void submitSyncOnCaller(final int fileHandle, final long token) {
         submitSync(fileHandle, token);
+    }
+
+    /**
+     * Whether an appender may run this session's writes and {@link #submitSyncOnCaller} syncs on its
+     * own thread when the log's I/O path is idle, instead of handing them to the I/O thread (RocksDB's
+     * write leader, for a group of one). Worth it only when those operations complete before the
+     * submit call returns: the appender then reaches its durability level without waking any other
+     * thread.
+     *
+     * <p>A session that says yes must survive an interrupt of the calling thread during any
+     * operation: the interrupt is the appender's, not the log's, so it must neither fail the
+     * operation nor leave the session unusable (a {@code FileChannel} that an interrupt closed must
+     * be replaced, and a sync whose outcome the interrupt hid must be made again on a file descriptor
+     * that has seen every write-back error since the last sync). The calling thread's interrupt
+     * status is kept. The default is false: only the I/O thread runs operations.
+     *
+     * @return true if appenders may run writes and on-caller syncs.
+     */
+    default boolean callerMayRunIo() {
+        return false;
     }
 
     /**

@@ -6,8 +6,10 @@ import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -21,21 +23,35 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 
 /**
- * A FileChannel session: writes run inline on the calling (I/O) thread, and so do syncs submitted
- * with {@link #submitSyncOnCaller}; other syncs, renames, deletes and directory syncs run on the
- * session's one sync thread, in submission order. Operations travel in
- * a fixed pool of {@link Operation} objects, so the steady state allocates nothing.
+ * A FileChannel session: writes run inline on the calling thread, and so do syncs submitted with
+ * {@link #submitSyncOnCaller}; other syncs, renames, deletes and directory syncs run on the
+ * session's one sync thread, in submission order. Operations travel in a fixed pool of {@link
+ * Operation} objects, so the steady state allocates nothing.
  *
  * <pre>
- *   I/O thread --submit--> [write, sync on caller: inline] --------> local completions --poll-->
- *              --submit--> syncQueue --> sync thread --> completionQueue --signal--> poll
+ *   caller --submit--> [write, sync on caller: inline] --------> local completions --poll-->
+ *          --submit--> syncQueue --> sync thread --> completionQueue --signal--> poll
  * </pre>
  *
- * <p><b>Threading:</b> the StorageSession methods are called by the owning thread; the sync thread
- * touches only the operations handed to it and the channels they name.
+ * <p>The caller may be an appender that runs the log's I/O itself ({@link #callerMayRunIo()}), and
+ * an interrupt of it closes the {@code FileChannel} it is using (FileChannel's rule). So each file
+ * has two channels. Writes and on-caller syncs use the <em>caller channel</em>; when an interrupt
+ * closes it, it is replaced, and the operation is not failed: a write is made again, whole, on the
+ * new channel (the same bytes to the same place), and a sync whose outcome the interrupt hid is
+ * made again by the sync thread on the file's <em>guard channel</em>. Only the sync thread uses the
+ * guard channel, so no interrupt ever closes it, and it was opened before any write: its fdatasync
+ * reports every write-back error since its own last sync, including one that the interrupted sync
+ * consumed on the caller channel. (A sync is never retried on a channel opened after the error:
+ * Linux reports a write-back error once per open file description.)
+ *
+ * <p><b>Threading:</b> the StorageSession methods are called by one thread at a time (the owning
+ * thread); the sync thread touches only the operations handed to it and the channels they name.
  */
 final class NioStorageSession implements StorageSession {
     private static final int OPERATION_COUNT = 32;
+    /** Most times a write is made again after interrupts closed its channel, before it fails. */
+    private static final int INTERRUPTED_WRITE_ATTEMPTS_MAX = 16;
+
     private static final long SYNC_THREAD_PARK_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** What an operation does. */
@@ -63,7 +79,7 @@ final class NioStorageSession implements StorageSession {
     private final StorageOptions options;
     private final Runnable completionSignal;
     private final FileChannel directoryChannel;
-    private final FileTable<FileChannel> files = new FileTable<>();
+    private final FileTable<OpenFile> files = new FileTable<>();
     private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
     private final OneToOneConcurrentArrayQueue<Operation> syncQueue =
@@ -87,6 +103,67 @@ final class NioStorageSession implements StorageSession {
         this.syncThread = new Thread(this::runSyncThread, "walden-sync-" + directory.getFileName());
         syncThread.setDaemon(true);
         syncThread.start();
+    }
+
+    /**
+     * An open file's two channels (see the class comment). The caller channel belongs to the owning
+     * thread, which replaces it after an interrupt closed it; the guard channel is used by the sync
+     * thread only.
+     */
+    private static final class OpenFile {
+        private final OpenOption[] reopenOptions;
+        private final FileChannel guard;
+        private FileChannel channel;
+        // The file's name, and its name before the last rename submitted for it: the rename runs on
+        // the sync thread, so a reopen may come before or after it.
+        private Path path;
+        private Path previousPath;
+
+        OpenFile(
+                final Path path, final OpenOption[] reopenOptions, final FileChannel channel, final FileChannel guard) {
+            this.path = path;
+            this.reopenOptions = reopenOptions;
+            this.channel = channel;
+            this.guard = guard;
+        }
+
+        /** Replaces the caller channel after an interrupt closed it. */
+        void reopen() throws IOException {
+            closeQuietly(channel);
+            try {
+                channel = FileChannel.open(path, reopenOptions);
+            } catch (final NoSuchFileException ex) {
+                if (previousPath == null) {
+                    throw reopenFailure(ex);
+                }
+                try {
+                    channel = FileChannel.open(previousPath, reopenOptions);
+                } catch (final IOException again) {
+                    throw reopenFailure(again);
+                }
+            } catch (final IOException ex) {
+                throw reopenFailure(ex);
+            }
+        }
+
+        private IOException reopenFailure(final IOException cause) {
+            return new IOException("cannot reopen " + path + " after an interrupt closed its channel: " + cause, cause);
+        }
+
+        void renamed(final Path target) {
+            previousPath = path;
+            path = target;
+        }
+
+        void close() {
+            closeQuietly(channel);
+            closeQuietly(guard);
+        }
+    }
+
+    @Override
+    public boolean callerMayRunIo() {
+        return true;
     }
 
     @Override
@@ -134,11 +211,19 @@ final class NioStorageSession implements StorageSession {
         } catch (final IOException ex) {
             throw new IOException("cannot open " + path + ": " + ex, ex);
         }
-        return files.add(channel, path);
+        final FileChannel guard;
+        try {
+            guard = FileChannel.open(path, StandardOpenOption.WRITE);
+        } catch (final IOException ex) {
+            closeQuietly(channel);
+            throw new IOException("cannot open " + path + " a second time, for syncs: " + ex, ex);
+        }
+        openOptions.remove(StandardOpenOption.CREATE_NEW);
+        return files.add(new OpenFile(path, openOptions.toArray(new OpenOption[0]), channel, guard), path);
     }
 
     @Override
-    public void closeFile(final int fileHandle) throws IOException {
+    public void closeFile(final int fileHandle) {
         files.remove(fileHandle).close();
     }
 
@@ -151,21 +236,41 @@ final class NioStorageSession implements StorageSession {
             final int lengthBytes,
             final long token) {
         final Operation operation = take(Kind.WRITE, token);
-        final FileChannel channel = files.file(fileHandle);
-        source.clear();
-        source.position(sourceOffset).limit(sourceOffset + lengthBytes);
+        final OpenFile file = files.file(fileHandle);
+        boolean interrupted = false;
         long position = fileOffset;
         try {
-            while (source.hasRemaining()) {
-                position += channel.write(source, position);
+            for (int attempt = 1; ; attempt++) {
+                source.clear();
+                source.position(sourceOffset).limit(sourceOffset + lengthBytes);
+                position = fileOffset;
+                try {
+                    while (source.hasRemaining()) {
+                        position += file.channel.write(source, position);
+                    }
+                    break;
+                } catch (final ClosedByInterruptException ex) {
+                    // An appender running the log's I/O was interrupted: the write is made again, whole,
+                    // on a new channel, with the interrupt status set aside until it is done.
+                    interrupted = true;
+                    Thread.interrupted();
+                    if (attempt == INTERRUPTED_WRITE_ATTEMPTS_MAX) {
+                        throw new IOException("interrupted " + attempt + " times in a row", ex);
+                    }
+                    file.reopen();
+                }
             }
             operation.result = lengthBytes;
         } catch (final IOException ex) {
             operation.result = -1;
             operation.failure = new IOException(
-                    "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + files.path(fileHandle)
-                            + " failed after " + (position - fileOffset) + " bytes: " + ex,
+                    "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + file.path + " failed after "
+                            + (position - fileOffset) + " bytes: " + ex,
                     ex);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         localCompletions.add(operation);
     }
@@ -183,21 +288,46 @@ final class NioStorageSession implements StorageSession {
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        handOff(syncOperation(fileHandle, token));
+        final OpenFile file = files.file(fileHandle);
+        handOff(syncOperation(file, file.guard, token));
     }
 
-    /** Runs the fdatasync on the calling thread: no hand-off to the sync thread and back. */
+    /**
+     * Runs the fdatasync on the calling thread: no hand-off to the sync thread and back. If an
+     * interrupt of the caller hides its outcome (FileChannel reports the interrupt whether the
+     * fdatasync succeeded or failed), the sync is handed to the sync thread, which makes it again on
+     * the guard channel (see the class comment), and completes like any handed-off sync.
+     */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
-        final Operation operation = syncOperation(fileHandle, token);
-        execute(operation);
+        final OpenFile file = files.file(fileHandle);
+        final Operation operation = syncOperation(file, file.channel, token);
+        try {
+            file.channel.force(false);
+        } catch (final ClosedByInterruptException ex) {
+            final boolean interrupted = Thread.interrupted();
+            try {
+                file.reopen();
+                operation.channel = file.guard;
+                handOff(operation);
+                return;
+            } catch (final IOException reopenFailure) {
+                fail(operation, reopenFailure);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        } catch (final IOException | RuntimeException ex) {
+            fail(operation, ex);
+        }
         localCompletions.add(operation);
     }
 
-    private Operation syncOperation(final int fileHandle, final long token) {
+    private Operation syncOperation(final OpenFile file, final FileChannel channel, final long token) {
         final Operation operation = take(Kind.SYNC, token);
-        operation.channel = files.file(fileHandle);
-        operation.source = files.path(fileHandle);
+        operation.channel = channel;
+        operation.source = file.path;
         return operation;
     }
 
@@ -209,6 +339,11 @@ final class NioStorageSession implements StorageSession {
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
         final Operation operation = take(Kind.RENAME, token);
+        files.forEach((file, path) -> {
+            if (source.equals(file.path)) {
+                file.renamed(target);
+            }
+        });
         operation.source = source;
         operation.target = target;
         handOff(operation);
@@ -262,7 +397,7 @@ final class NioStorageSession implements StorageSession {
                 interrupted = true;
             }
         }
-        files.removeAll((channel, path) -> closeQuietly(channel));
+        files.removeAll((file, path) -> file.close());
         closeQuietly(directoryChannel);
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -326,9 +461,13 @@ final class NioStorageSession implements StorageSession {
                 default -> throw new IllegalStateException("not a sync-thread operation: " + operation.kind);
             }
         } catch (final IOException | RuntimeException ex) {
-            operation.result = -1;
-            operation.failure = new IOException(describe(operation) + " failed: " + ex, ex);
+            fail(operation, ex);
         }
+    }
+
+    private void fail(final Operation operation, final Exception cause) {
+        operation.result = -1;
+        operation.failure = new IOException(describe(operation) + " failed: " + cause, cause);
     }
 
     private String describe(final Operation operation) {

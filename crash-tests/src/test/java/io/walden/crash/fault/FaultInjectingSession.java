@@ -94,6 +94,12 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         return delegate.writesDurable();
     }
 
+    /** As the backend: appenders then run writes and syncs, faults included, on their own threads. */
+    @Override
+    public boolean callerMayRunIo() {
+        return delegate.callerMayRunIo();
+    }
+
     @Override
     public int blockSizeBytes() {
         return delegate.blockSizeBytes();

@@ -91,6 +91,9 @@ final class SimulatedSession implements StorageSession {
     private final FileTable<OpenFile> files = new FileTable<>();
     private final List<Operation> inFlight = new ArrayList<>();
     private final boolean slowPreparation;
+    // In half the sessions appenders run the I/O of their own records when the log is idle, racing
+    // the I/O thread for it; their completions are delayed like any other.
+    private final boolean callerMayRunIo;
     private boolean closed;
 
     SimulatedSession(
@@ -103,6 +106,12 @@ final class SimulatedSession implements StorageSession {
         this.random = random;
         this.completionSignal = completionSignal;
         this.slowPreparation = random.nextInt(3) == 0;
+        this.callerMayRunIo = random.nextBoolean();
+    }
+
+    @Override
+    public boolean callerMayRunIo() {
+        return callerMayRunIo;
     }
 
     @Override
