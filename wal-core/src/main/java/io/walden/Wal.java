@@ -87,6 +87,7 @@ public final class Wal implements AutoCloseable {
     private final Runnable wake;
     private final Object closeLock = new Object();
     private static final long TRUNCATE_POLL_NS = 50_000;
+    private static final long NO_FRAME_END = -1;
     private volatile boolean closed;
 
     private Wal(
@@ -371,7 +372,7 @@ public final class Wal implements AutoCloseable {
         final long lsn = claim(length);
         final long syncTicket = syncTicket(durability);
         logBuffer.publish(lsn, payload, offset, length);
-        awaitAppended(lsn, durability, syncTicket);
+        awaitAppended(lsn, frameEnd(lsn, length), durability, syncTicket);
         return lsn;
     }
 
@@ -385,10 +386,11 @@ public final class Wal implements AutoCloseable {
      * @throws WalException as {@link #append(byte[], Durability)}.
      */
     public long append(final ByteBuffer payload, final Durability durability) {
-        final long lsn = claim(payload.remaining());
+        final int length = payload.remaining();
+        final long lsn = claim(length);
         final long syncTicket = syncTicket(durability);
         logBuffer.publish(lsn, payload);
-        awaitAppended(lsn, durability, syncTicket);
+        awaitAppended(lsn, frameEnd(lsn, length), durability, syncTicket);
         return lsn;
     }
 
@@ -408,7 +410,7 @@ public final class Wal implements AutoCloseable {
         final long lsn = claim(length);
         final long syncTicket = syncTicket(durability);
         logBuffer.publish(lsn, payload, offset, length);
-        awaitAppended(lsn, durability, syncTicket);
+        awaitAppended(lsn, frameEnd(lsn, length), durability, syncTicket);
         return lsn;
     }
 
@@ -473,7 +475,7 @@ public final class Wal implements AutoCloseable {
             // waiter that never comes.
             return;
         }
-        awaitAppended(lsn, durability, syncTicket(durability));
+        awaitAppended(lsn, NO_FRAME_END, durability, syncTicket(durability));
     }
 
     /**
@@ -826,7 +828,21 @@ public final class Wal implements AutoCloseable {
         return durability == Durability.SYNCED ? state.countSyncRequest() : 0;
     }
 
-    private void awaitAppended(final long lsn, final Durability durability, final long syncTicket) {
+    private static long frameEnd(final long lsn, final int length) {
+        return lsn + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
+    }
+
+    /**
+     * Waits for a record to reach a level. An appender whose frame is the last claimed (and, for
+     * SYNCED, whose sync request is the last made) first tries to run the I/O itself: the log is then
+     * likely idle but for it. Under contention the check fails without touching the I/O thread's
+     * state, and group commit takes its course.
+     *
+     * @param frameEnd where the record's frame ends, or {@link #NO_FRAME_END} for a wait that does not
+     *     run the I/O.
+     */
+    private void awaitAppended(
+            final long lsn, final long frameEnd, final Durability durability, final long syncTicket) {
         if (durability == Durability.BUFFERED) {
             agent.wakeIfParked();
             return;
@@ -837,7 +853,10 @@ public final class Wal implements AutoCloseable {
         if (durability == Durability.SYNCED) {
             state.requestSync(lsn + 1);
         }
-        if (agent.driveFor(lsn + 1, durability == Durability.SYNCED)) {
+        final boolean synced = durability == Durability.SYNCED;
+        if (frameEnd == logBuffer.tailPosition()
+                && (!synced || state.syncRequestCount() == syncTicket)
+                && agent.driveFor(lsn + 1, synced)) {
             return;
         }
         if (durability != Durability.SYNCED || state.wakeNeeded(syncTicket)) {

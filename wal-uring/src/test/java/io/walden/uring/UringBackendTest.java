@@ -31,7 +31,7 @@ class UringBackendTest {
     Path directory;
 
     @Test
-    void shouldBeChosenByDefaultWhenTheKernelOffersIoUring() {
+    void shouldBeChosenWhenItIsTheOnlyBackendOnTheClassPathAndTheKernelOffersIoUring() {
         try (Wal wal = Wal.open(WalConfig.builder(directory)
                 .segmentCapacityBytes(1 << 20)
                 .bufferCapacityBytes(256 * 1024)
