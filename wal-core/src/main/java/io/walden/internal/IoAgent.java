@@ -221,6 +221,11 @@ public final class IoAgent implements Runnable, CompletionHandler {
     // Shared: set by the I/O thread while it waits for the duty, so that the appender holding it
     // unparks the thread as it lets go.
     private volatile boolean dutyWanted;
+    // Shared: whether the last sync was asked for by one waiter at most (a lone writer's load).
+    // Written by the duty holder at each sync submission; read by appenders before they try to run
+    // their own I/O, and by the I/O thread before it rests without the duty. Under contention it is
+    // false, and neither happens: group commit runs as it would without them.
+    private volatile boolean loneWriter = true;
 
     /**
      * Creates the agent for a recovered log.
@@ -376,6 +381,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
      */
     public boolean driveFor(final long position, final boolean synced) {
         if (!callerMayRunIo
+                || !loneWriter
                 || duty != 0
                 || closeRequested
                 || state.waiterCount() != 0
@@ -688,6 +694,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && scannedPosition == writtenPosition
                 && logBuffer.tailPosition() == scannedPosition;
         commitPolicy.onSyncSubmitted(requestCount);
+        final boolean lone = syncEventWaiters <= 1;
+        if (loneWriter != lone) {
+            loneWriter = lone;
+        }
         if (alone) {
             // One waiter and nothing else to write: this thread would only wait for the sync, so
             // the backend may run it here rather than hand it to a thread of its own and back. Not
@@ -987,7 +997,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && callerMayRunIo
                 && !syncInFlight
                 && !writeInFlight
-                && !markWriteInFlight) {
+                && !markWriteInFlight
+                && !cohortHolding
+                && loneWriter
+                && state.waiterCount() == 0) {
             spinWithoutDuty();
         } else if (idleCount < IDLE_SPIN_COUNT) {
             Thread.onSpinWait();
@@ -1002,8 +1015,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     /**
      * Spins, then yields, for the rest of the idle spin and yield counts, without the duty: nothing of
-     * this thread's own is in flight, and a lone appender that comes back now runs its own I/O rather
-     * than race this thread for its frame. An appender that does not run it wakes this thread.
+     * this thread's own is in flight and nobody is blocked on the log, so a lone appender that comes
+     * back now runs its own I/O rather than race this thread for its frame. An appender that does not
+     * run it wakes this thread. Not while group commit holds a sync for returning writers, or while
+     * waiters are blocked: this thread then keeps scanning and writing the frames that come in.
      */
     private void spinWithoutDuty() {
         duty = 0;
