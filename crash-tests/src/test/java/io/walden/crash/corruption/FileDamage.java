@@ -93,8 +93,10 @@ final class FileDamage {
     }
 
     /**
-     * Rewrites the base position in a segment header and recomputes the header checksum, so that the
-     * header is valid but claims another place in the log.
+     * Rewrites the base position in a segment header, clears its durability state (flags and durable
+     * position, which belong to the old base: a durability mark or clean close recorded there would be
+     * refused at offset 0 before any frame is looked at) and recomputes the header checksum, so that
+     * the header is what a segment at the claimed base would carry before its first mark.
      *
      * @param file the segment file.
      * @param basePosition the base position to claim.
@@ -110,6 +112,8 @@ final class FileDamage {
                 }
             }
             header.putLong(SegmentHeaderDescriptor.BASE_POSITION_OFFSET, basePosition);
+            header.putInt(SegmentHeaderDescriptor.FLAGS_OFFSET, 0);
+            header.putLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET, 0);
             final CRC32C crc = new CRC32C();
             crc.update(header.array(), 0, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
             header.putInt(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, (int) crc.getValue());
