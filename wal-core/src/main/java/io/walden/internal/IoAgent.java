@@ -216,7 +216,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private volatile Thread thread;
     // Shared: the I/O duty, 1 while held. The I/O thread holds it from construction and lets go only
     // while it parks; an appender takes it with compare-and-set to drive its own record.
-    @SuppressWarnings("unused")
     private volatile int duty = 1;
     // Shared: set by the I/O thread while it waits for the duty, so that the appender holding it
     // unparks the thread as it lets go.
