@@ -3,6 +3,7 @@ package io.walden.crash.fault;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalException;
+import io.walden.crash.ChildBackends;
 import io.walden.crash.CrashTally;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
@@ -57,7 +58,7 @@ final class FaultCase {
     /**
      * Creates a case.
      *
-     * @param backendName the real backend ({@link FaultSetup#backend}).
+     * @param backendName the real backend ({@link ChildBackends#named}).
      * @param kind the fault.
      * @param directory the log directory, deleted first.
      * @param seed random seed.
@@ -79,7 +80,7 @@ final class FaultCase {
         TestFiles.deleteRecursively(directory);
         final SplittableRandom random = new SplittableRandom(seed);
         final FaultInjectingBackend backend =
-                new FaultInjectingBackend(FaultSetup.backend(backendName), seed, !kind.failsLog());
+                new FaultInjectingBackend(ChildBackends.named(backendName), seed, !kind.failsLog());
         final Acks acks = new Acks();
         final Wal wal = Wal.open(FaultSetup.config(directory, backend));
         final MixedAppenders appenders = new MixedAppenders(wal, acks, APPENDERS, random.nextLong());
@@ -99,7 +100,7 @@ final class FaultCase {
             wal.close();
         }
         final RecoveredPrefixCheck check = new RecoveredPrefixCheck()
-                .run(directory, FaultSetup.backend(backendName), FaultSetup.backend(backendName), acks);
+                .run(directory, ChildBackends.named(backendName), ChildBackends.named(backendName), acks);
         violations.addAll(check.violations());
         CrashTally.FAULTS.incrementAndGet();
         if (!violations.isEmpty()) {

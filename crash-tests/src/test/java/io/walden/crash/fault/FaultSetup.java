@@ -1,15 +1,13 @@
 package io.walden.crash.fault;
 
 import io.walden.WalConfig;
-import io.walden.nio.NioStorageBackend;
 import io.walden.spi.StorageBackend;
-import io.walden.spi.StorageOptions;
-import io.walden.uring.UringStorageBackend;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Backends by name and the log configuration of the fault tests: small segments, so that segment
+ * The log configuration of the fault tests (backends by name come from {@link
+ * io.walden.crash.ChildBackends#named}): small segments, so that segment
  * preparation (allocation, zero-fill, directory sync) happens every few hundred records, and an append
  * timeout long enough that appenders blocked while a fault is held back never time out.
  *
@@ -20,22 +18,6 @@ final class FaultSetup {
     static final int MAX_RECORD_BYTES = 8 * 1024;
 
     private FaultSetup() {}
-
-    /**
-     * The real backend of a name.
-     *
-     * @param name {@code nio}, {@code nio-direct}, {@code uring} or {@code uring-direct}.
-     * @return a new backend.
-     */
-    static StorageBackend backend(final String name) {
-        return switch (name) {
-            case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
-            case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
-            case "uring" -> new UringStorageBackend(StorageOptions.BUFFERED);
-            case "uring-direct" -> new UringStorageBackend(StorageOptions.DIRECT);
-            default -> throw new IllegalArgumentException("unknown backend " + name);
-        };
-    }
 
     /**
      * The configuration of a log.

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalException;
+import io.walden.crash.ChildBackends;
 import io.walden.crash.CrashTally;
 import io.walden.testing.TestRecords;
 import io.walden.uring.UringSupport;
@@ -63,7 +64,7 @@ final class FullDiskTest {
         final long seed = FaultCases.seed();
         final Acks acks = new Acks();
         final List<String> violations = new ArrayList<>();
-        final Wal wal = Wal.open(FaultSetup.config(directory, FaultSetup.backend(backendName)));
+        final Wal wal = Wal.open(FaultSetup.config(directory, ChildBackends.named(backendName)));
         final MixedAppenders appenders = new MixedAppenders(wal, acks, 3, seed);
         awaitAcks(acks, 200);
         LoopFileSystem.fill(filler);
@@ -98,7 +99,7 @@ final class FullDiskTest {
 
         Files.delete(filler);
         final RecoveredPrefixCheck check = new RecoveredPrefixCheck()
-                .run(directory, FaultSetup.backend(backendName), FaultSetup.backend(backendName), acks);
+                .run(directory, ChildBackends.named(backendName), ChildBackends.named(backendName), acks);
         violations.addAll(check.violations());
         CrashTally.FAULTS.incrementAndGet();
         if (!violations.isEmpty()) {
@@ -116,7 +117,7 @@ final class FullDiskTest {
         LoopFileSystem.fill(filler);
         final WalException refused;
         try {
-            Wal.open(FaultSetup.config(directory, FaultSetup.backend(backendName)))
+            Wal.open(FaultSetup.config(directory, ChildBackends.named(backendName)))
                     .close();
             CrashTally.VIOLATIONS.incrementAndGet();
             fail("opening a new log on a full file system succeeded");
@@ -134,7 +135,7 @@ final class FullDiskTest {
                 refused.errorCode(),
                 "opening on a full file system must say so by its error code: " + refused);
         Files.delete(filler);
-        try (Wal wal = Wal.open(FaultSetup.config(directory, FaultSetup.backend(backendName)))) {
+        try (Wal wal = Wal.open(FaultSetup.config(directory, ChildBackends.named(backendName)))) {
             wal.append(TestRecords.tagged(0, 0, 100), Durability.SYNCED);
         }
     }
