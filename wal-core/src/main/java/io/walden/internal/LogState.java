@@ -72,22 +72,9 @@ public final class LogState implements LogPositions {
     // thread after each sync, read by waiters to skip a yield that could not outlast the sync.
     private volatile long syncDurationNs;
 
-    // Durability waiters, woken one by one when their position is reached (no thundering herd).
-    // Slots are guarded by registryLock; the count is volatile so the I/O thread can skip the lock.
-    private final Object registryLock = new Object();
-    private final Thread[] waiterThreads = new Thread[WAITER_SLOTS];
-    private final long[] waiterPositions = new long[WAITER_SLOTS];
-    private final boolean[] waiterSynced = new boolean[WAITER_SLOTS];
-    // Set when the I/O thread unparked the slot's waiter for its position, so that later publishes
-    // do not unpark it again while it is on its way out (each unpark is a system call).
-    private final boolean[] waiterWoken = new boolean[WAITER_SLOTS];
-    private int waiterSlotsUsed;
-    private volatile int registeredCount;
-
-    // Threads to unpark, collected under registryLock and unparked after it is released, so that a
-    // woken waiter never blocks on the lock its waker still holds. Guarded by wakeLock.
-    private final Object wakeLock = new Object();
-    private final Thread[] wakeList = new Thread[WAITER_SLOTS];
+    // Durability waiters, woken one by one when their position is reached (no thundering herd), with
+    // no lock between the publishing thread and the appenders that register.
+    private final WaiterRegistry registry = new WaiterRegistry(WAITER_SLOTS);
 
     // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
     private volatile int waiterCount;
@@ -156,7 +143,7 @@ public final class LogState implements LogPositions {
 
     /** @return how many threads are blocked waiting on this log right now (racy). */
     public int waiterCount() {
-        return registeredCount + waiterCount;
+        return registry.registeredCount() + waiterCount;
     }
 
     /** @return the failure that stopped the log, or null. */
@@ -344,7 +331,8 @@ public final class LogState implements LogPositions {
         if (yieldUntilReached(position, durability, timeoutNs)) {
             return true;
         }
-        final int slot = register(position, durability == Durability.SYNCED);
+        // NO_SLOT when every slot is taken: the waiter then polls.
+        final int slot = registry.register(position, durability == Durability.SYNCED);
         try {
             while (reached(durability) < position) {
                 checkUsable(position, finalPosition);
@@ -352,7 +340,8 @@ public final class LogState implements LogPositions {
                 if (remainingNs <= 0) {
                     return false;
                 }
-                LockSupport.parkNanos(this, Math.min(remainingNs, slot >= 0 ? parkSliceNs : OVERFLOW_PARK_NS));
+                LockSupport.parkNanos(
+                        this, Math.min(remainingNs, slot != WaiterRegistry.NO_SLOT ? parkSliceNs : OVERFLOW_PARK_NS));
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
                     throw new WalException(
@@ -361,65 +350,18 @@ public final class LogState implements LogPositions {
             }
             return true;
         } finally {
-            if (slot >= 0) {
-                deregister(slot);
-            }
-        }
-    }
-
-    /** Takes a waiter slot, or returns -1 when all are taken (the waiter then polls). */
-    private int register(final long position, final boolean synced) {
-        synchronized (registryLock) {
-            for (int i = 0; i < WAITER_SLOTS; i++) {
-                if (waiterThreads[i] == null) {
-                    waiterThreads[i] = Thread.currentThread();
-                    waiterPositions[i] = position;
-                    waiterSynced[i] = synced;
-                    waiterWoken[i] = false;
-                    waiterSlotsUsed = Math.max(waiterSlotsUsed, i + 1);
-                    registeredCount = registeredCount + 1;
-                    return i;
-                }
-            }
-            return -1;
-        }
-    }
-
-    private void deregister(final int slot) {
-        synchronized (registryLock) {
-            waiterThreads[slot] = null;
-            registeredCount = registeredCount - 1;
-            while (waiterSlotsUsed > 0 && waiterThreads[waiterSlotsUsed - 1] == null) {
-                waiterSlotsUsed--;
+            if (slot != WaiterRegistry.NO_SLOT) {
+                registry.deregister(slot);
             }
         }
     }
 
     /** Unparks the registered waiters whose position is reached, or all of them. */
     private void wakeRegistered(final boolean all) {
-        if (registeredCount == 0) {
-            return;
-        }
-        final long written = writtenPosition;
-        final long durable = durablePosition;
-        synchronized (wakeLock) {
-            int count = 0;
-            synchronized (registryLock) {
-                for (int i = 0; i < waiterSlotsUsed; i++) {
-                    final Thread waiter = waiterThreads[i];
-                    if (waiter != null
-                            && (all
-                                    || (!waiterWoken[i]
-                                            && (waiterSynced[i] ? durable : written) >= waiterPositions[i]))) {
-                        waiterWoken[i] = true;
-                        wakeList[count++] = waiter;
-                    }
-                }
-            }
-            for (int i = 0; i < count; i++) {
-                LockSupport.unpark(wakeList[i]);
-                wakeList[i] = null;
-            }
+        if (all) {
+            registry.wakeAll();
+        } else {
+            registry.wakeReached(writtenPosition, durablePosition);
         }
     }
 
