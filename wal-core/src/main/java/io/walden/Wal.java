@@ -15,6 +15,7 @@ import io.walden.internal.NoSpace;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.RetentionRule;
 import io.walden.internal.StatsCounters;
+import io.walden.internal.TruncateRequest;
 import io.walden.internal.events.BackPressureEvent;
 import io.walden.internal.events.RecoveryEvent;
 import io.walden.spi.StorageBackend;
@@ -605,7 +606,7 @@ public final class Wal implements AutoCloseable {
     public long truncateBefore(final long lsn) {
         synchronized (closeLock) {
             checkOpen();
-            final IoAgent.TruncateRequest request = new IoAgent.TruncateRequest(lsn);
+            final TruncateRequest request = new TruncateRequest(lsn);
             agent.submitTruncate(request);
             while (!request.isDone()) {
                 if (!ioThread.isAlive() && !request.isDone()) {

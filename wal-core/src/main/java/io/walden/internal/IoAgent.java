@@ -127,7 +127,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final ByteBuffer scratchBlock;
     private final UnsafeBuffer scratch;
 
-    private long firstSegmentBase;
     private long activeBase;
     private int activeHandle;
     private long scannedPosition;
@@ -182,15 +181,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final GroupCommitPolicy commitPolicy;
     private boolean cohortHolding;
 
-    private TruncateRequest truncation;
-    private long truncateNextBase;
-    private long truncateLimitBase;
-    private boolean truncateOperationInFlight;
-    // A delete completed and the directory was not synced since. Each delete is made durable before
-    // the next is submitted: unsynced directory operations may survive a power failure in any subset,
-    // and an older segment that came back while a newer one stayed deleted would leave a gap, which
-    // recovery must refuse as corruption.
-    private boolean truncateDeleteUnsynced;
+    // Deletes segments below a requested position (Wal.truncateBefore and retention).
+    private final SegmentTruncation truncation;
 
     // When the write in flight was submitted, with durable writes (O_DSYNC) only. I/O thread.
     private long writeSubmitNs;
@@ -210,7 +202,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     // Shared: set by any thread, read by the I/O thread.
     private volatile boolean closeRequested;
-    private volatile TruncateRequest pendingTruncate;
     private volatile boolean parked;
     private volatile boolean signalled;
     private volatile Thread thread;
@@ -277,7 +268,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
         this.preparer =
                 new SegmentPreparer(session, directory, (int) segmentCapacityBytes, logId, KIND_PREPARE << KIND_SHIFT);
 
-        this.firstSegmentBase = recovered.firstSegmentBase();
+        this.truncation = new SegmentTruncation(
+                session,
+                state,
+                directory,
+                segmentCapacityBytes,
+                recovered.firstSegmentBase(),
+                KIND_TRUNCATE << KIND_SHIFT);
         this.activeBase = recovered.activeSegmentBase();
         this.activeHandle = recovered.activeSegmentHandle();
         this.scannedPosition = recovered.endPosition();
@@ -359,7 +356,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
      * @param request the request.
      */
     public void submitTruncate(final TruncateRequest request) {
-        pendingTruncate = request;
+        truncation.request(request);
         wake();
     }
 
@@ -472,7 +469,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                     // Closing stops background preparation unless the final records need the segment.
                     workCount += prepare();
                 }
-                workCount += truncate();
+                workCount += truncation.step(activeBase);
                 workCount += markDurable(nowNs);
             }
         } catch (final IOException ex) {
@@ -833,7 +830,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 fail(ex);
             }
         } else if (kind == KIND_TRUNCATE) {
-            truncateOperationInFlight = false;
+            truncation.onCompletion();
         } else if (kind == KIND_MARK) {
             onMarkWritten(result);
         } else {
@@ -926,44 +923,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
     }
 
-    private int truncate() {
-        if (truncation == null) {
-            final TruncateRequest request = pendingTruncate;
-            if (request == null) {
-                return 0;
-            }
-            pendingTruncate = null;
-            truncation = request;
-            truncateLimitBase = Math.min(request.position() & ~segmentMask, activeBase);
-            truncateNextBase = firstSegmentBase;
-            truncateDeleteUnsynced = false;
-            if (truncateLimitBase > firstSegmentBase) {
-                state.publishStart(truncateLimitBase);
-            }
-        }
-        if (truncateOperationInFlight) {
-            return 0;
-        }
-        if (truncateDeleteUnsynced) {
-            session.submitSyncDirectory(KIND_TRUNCATE << KIND_SHIFT);
-            truncateDeleteUnsynced = false;
-            truncateOperationInFlight = true;
-            return 1;
-        }
-        if (truncateNextBase < truncateLimitBase) {
-            session.submitDelete(SegmentNames.segmentPath(directory, truncateNextBase), KIND_TRUNCATE << KIND_SHIFT);
-            truncateNextBase += segmentCapacityBytes;
-            truncateDeleteUnsynced = true;
-            truncateOperationInFlight = true;
-            return 1;
-        }
-        final long deleted = Math.max(0, (truncateLimitBase - firstSegmentBase) / segmentCapacityBytes);
-        firstSegmentBase = Math.max(firstSegmentBase, truncateLimitBase);
-        truncation.complete(deleted, null);
-        truncation = null;
-        return 1;
-    }
-
     private boolean isClosable() {
         if (failed) {
             return true;
@@ -982,7 +941,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && (writesDurable || durablePosition == end)
                 && !syncInFlight
                 && !markWriteInFlight
-                && truncation == null
+                && !truncation.isActive()
                 && !preparer.isOperationInFlight();
     }
 
@@ -1084,7 +1043,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private boolean hasWorkHint() {
         final boolean canSubmit = scannedPosition > submittedPosition && !writeInFlight;
         return closeRequested
-                || pendingTruncate != null
+                || truncation.hasPending()
                 || asyncCompletions.hasInbox()
                 || canSubmit
                 || hasFrameToScan()
@@ -1114,25 +1073,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
         logBuffer.closeTail();
         state.fail(cause);
         asyncCompletions.failAll(state.failure());
-        if (truncation != null) {
-            truncation.complete(0, cause);
-            truncation = null;
-        }
-        final TruncateRequest request = pendingTruncate;
-        if (request != null) {
-            pendingTruncate = null;
-            request.complete(0, cause);
-        }
+        truncation.fail(cause);
     }
 
     private int drainAfterFailure() {
         signalled = false;
         session.poll(DISCARD, POLL_LIMIT);
-        final TruncateRequest request = pendingTruncate;
-        if (request != null) {
-            pendingTruncate = null;
-            request.complete(0, state.failure());
-        }
+        truncation.failPending(state.failure());
         asyncCompletions.failAll(state.failure());
         return 0;
     }
@@ -1252,50 +1199,4 @@ public final class IoAgent implements Runnable, CompletionHandler {
     }
 
     private static final CompletionHandler DISCARD = (token, result, failure) -> {};
-
-    /**
-     * A request to delete segments below a position, completed by the I/O thread.
-     *
-     * <p><b>Threading:</b> created and awaited by the caller; completed by the I/O thread.
-     */
-    public static final class TruncateRequest {
-        private final long position;
-        private volatile boolean done;
-        private volatile long deletedCount;
-        private volatile Throwable failure;
-
-        /**
-         * Creates a request.
-         *
-         * @param position delete segments that lie entirely below this position.
-         */
-        public TruncateRequest(final long position) {
-            this.position = position;
-        }
-
-        long position() {
-            return position;
-        }
-
-        void complete(final long deleted, final Throwable cause) {
-            deletedCount = deleted;
-            failure = cause;
-            done = true;
-        }
-
-        /** @return whether the I/O thread finished the request. */
-        public boolean isDone() {
-            return done;
-        }
-
-        /** @return how many segments were deleted. */
-        public long deletedCount() {
-            return deletedCount;
-        }
-
-        /** @return why the request failed, or null. */
-        public Throwable failure() {
-            return failure;
-        }
-    }
 }

@@ -1,0 +1,170 @@
+package io.walden.internal;
+
+import io.walden.format.SegmentNames;
+import io.walden.spi.StorageSession;
+import java.nio.file.Path;
+
+/**
+ * Deletes the segments below a requested position, oldest first, each delete made durable before the
+ * next is submitted:
+ *
+ * <pre>
+ *   IDLE --taken--> publish the new start --> ( DELETE --> SYNC_DIRECTORY )* --> complete --> IDLE
+ * </pre>
+ *
+ * Unsynced directory operations may survive a power failure in any subset; an older segment that
+ * came back while a newer one stayed deleted would leave a gap, which recovery must refuse as
+ * corruption. Syncing the directory after each delete keeps the log a contiguous run of segments at
+ * every instant. The new start position is published before the first delete, so that no reader is
+ * handed a position in a segment about to go. The active segment is never deleted.
+ *
+ * <p>One operation is in flight at a time; its completion is reported with {@link #onCompletion}.
+ *
+ * <p><b>Threading:</b> {@link #request} from any thread (one request at a time, as {@code
+ * Wal.truncateBefore} serialises them); everything else by the I/O thread in its background rounds.
+ */
+final class SegmentTruncation {
+    private final StorageSession session;
+    private final LogState state;
+    private final Path directory;
+    private final long segmentCapacityBytes;
+    private final long segmentMask;
+    private final long token;
+
+    // Set by the requesting thread, taken by the I/O thread.
+    private volatile TruncateRequest pending;
+
+    // I/O thread.
+    private TruncateRequest active;
+    private long firstSegmentBase;
+    private long nextBase;
+    private long limitBase;
+    private boolean operationInFlight;
+    private boolean deleteUnsynced;
+
+    /**
+     * Creates the state machine.
+     *
+     * @param session the storage session that deletes and syncs the directory.
+     * @param state the log's state, for publishing the new start position.
+     * @param directory the log directory.
+     * @param segmentCapacityBytes the segment size, a power of two.
+     * @param firstSegmentBase the base position of the oldest segment on disk.
+     * @param token the completion token of every operation this submits.
+     */
+    SegmentTruncation(
+            final StorageSession session,
+            final LogState state,
+            final Path directory,
+            final long segmentCapacityBytes,
+            final long firstSegmentBase,
+            final long token) {
+        Invariants.check(
+                segmentCapacityBytes > 0 && (segmentCapacityBytes & (segmentCapacityBytes - 1)) == 0,
+                "segment capacity %d not a power of two",
+                segmentCapacityBytes);
+        this.session = session;
+        this.state = state;
+        this.directory = directory;
+        this.segmentCapacityBytes = segmentCapacityBytes;
+        this.segmentMask = segmentCapacityBytes - 1;
+        this.firstSegmentBase = firstSegmentBase;
+        this.token = token;
+    }
+
+    /**
+     * Any thread: hands a request to the I/O thread (which it then wakes).
+     *
+     * @param request the request.
+     */
+    void request(final TruncateRequest request) {
+        pending = request;
+    }
+
+    /** @return whether a request waits to be taken. */
+    boolean hasPending() {
+        return pending != null;
+    }
+
+    /** @return whether a request is being carried out. */
+    boolean isActive() {
+        return active != null;
+    }
+
+    /**
+     * Takes a waiting request, or submits the next operation of the active one, or completes it.
+     *
+     * @param activeBase the base position of the segment being written, which is never deleted.
+     * @return 1 if it did something, else 0.
+     */
+    int step(final long activeBase) {
+        if (active == null) {
+            final TruncateRequest request = pending;
+            if (request == null) {
+                return 0;
+            }
+            pending = null;
+            active = request;
+            limitBase = Math.min(request.position() & ~segmentMask, activeBase);
+            nextBase = firstSegmentBase;
+            deleteUnsynced = false;
+            if (limitBase > firstSegmentBase) {
+                state.publishStart(limitBase);
+            }
+        }
+        if (operationInFlight) {
+            return 0;
+        }
+        if (deleteUnsynced) {
+            session.submitSyncDirectory(token);
+            deleteUnsynced = false;
+            operationInFlight = true;
+            return 1;
+        }
+        if (nextBase < limitBase) {
+            session.submitDelete(SegmentNames.segmentPath(directory, nextBase), token);
+            nextBase += segmentCapacityBytes;
+            deleteUnsynced = true;
+            operationInFlight = true;
+            return 1;
+        }
+        final long deleted = Math.max(0, (limitBase - firstSegmentBase) / segmentCapacityBytes);
+        firstSegmentBase = Math.max(firstSegmentBase, limitBase);
+        active.complete(deleted, null);
+        active = null;
+        return 1;
+    }
+
+    /** The operation in flight completed without error (a failure fails the whole log). */
+    void onCompletion() {
+        Invariants.check(operationInFlight, "truncation completion with no operation in flight");
+        operationInFlight = false;
+    }
+
+    /**
+     * The log failed: completes the active and the waiting request with the failure.
+     *
+     * @param cause the failure.
+     */
+    void fail(final Throwable cause) {
+        if (active != null) {
+            active.complete(0, cause);
+            active = null;
+        }
+        failPending(cause);
+    }
+
+    /**
+     * Completes a waiting request with the failure (after the log failed, requests keep coming until
+     * it closes).
+     *
+     * @param cause the failure.
+     */
+    void failPending(final Throwable cause) {
+        final TruncateRequest request = pending;
+        if (request != null) {
+            pending = null;
+            request.complete(0, cause);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.walden.internal;
+
+/**
+ * A request to delete the segments that lie entirely below a position, completed by the I/O thread.
+ *
+ * <p><b>Threading:</b> created and awaited by the caller; completed by the I/O thread.
+ */
+public final class TruncateRequest {
+    private final long position;
+    private volatile boolean done;
+    private volatile long deletedCount;
+    private volatile Throwable failure;
+
+    /**
+     * Creates a request.
+     *
+     * @param position delete segments that lie entirely below this position.
+     */
+    public TruncateRequest(final long position) {
+        this.position = position;
+    }
+
+    long position() {
+        return position;
+    }
+
+    void complete(final long deleted, final Throwable cause) {
+        deletedCount = deleted;
+        failure = cause;
+        done = true;
+    }
+
+    /** @return whether the I/O thread finished the request. */
+    public boolean isDone() {
+        return done;
+    }
+
+    /** @return how many segments were deleted. */
+    public long deletedCount() {
+        return deletedCount;
+    }
+
+    /** @return why the request failed, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+}

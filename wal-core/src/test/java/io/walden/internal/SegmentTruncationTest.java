@@ -1,0 +1,224 @@
+package io.walden.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.format.SegmentNames;
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The truncation state machine, step by step against a session that records what it is asked to do:
+ * the order of deletes and directory syncs, one operation at a time, the new start published before
+ * the first delete, the active segment never deleted, and what a failure completes.
+ */
+class SegmentTruncationTest {
+    private static final long SEGMENT = 1 << 20;
+    private static final long TOKEN = 42;
+    private static final Path DIRECTORY = Path.of("/logs/a");
+
+    private final RecordingSession session = new RecordingSession();
+    private final LogState state = new LogState(SEGMENT, 10 * SEGMENT, 0);
+    private final SegmentTruncation truncation =
+            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, TOKEN);
+
+    @Test
+    void shouldDeleteOldestFirstAndSyncTheDirectoryAfterEachDelete() {
+        final TruncateRequest request = new TruncateRequest(3 * SEGMENT + 100);
+        truncation.request(request);
+        assertTrue(truncation.hasPending());
+        runToCompletion(10 * SEGMENT);
+        assertEquals(
+                List.of(delete(SEGMENT), "sync-directory", delete(2 * SEGMENT), "sync-directory"), session.operations);
+        assertTrue(request.isDone());
+        assertNull(request.failure());
+        assertEquals(2, request.deletedCount());
+        assertEquals(3 * SEGMENT, state.startPosition());
+        assertFalse(truncation.isActive());
+    }
+
+    @Test
+    void shouldPublishTheNewStartBeforeTheFirstDelete() {
+        truncation.request(new TruncateRequest(3 * SEGMENT));
+        assertEquals(1, truncation.step(10 * SEGMENT));
+        assertEquals(List.of(delete(SEGMENT)), session.operations);
+        assertEquals(3 * SEGMENT, state.startPosition(), "readers must not be handed a segment about to go");
+    }
+
+    @Test
+    void shouldSubmitNothingWhileAnOperationIsInFlight() {
+        truncation.request(new TruncateRequest(5 * SEGMENT));
+        truncation.step(10 * SEGMENT);
+        assertEquals(0, truncation.step(10 * SEGMENT));
+        assertEquals(0, truncation.step(10 * SEGMENT));
+        assertEquals(1, session.operations.size());
+        session.inFlight = false;
+        truncation.onCompletion();
+        assertEquals(1, truncation.step(10 * SEGMENT));
+        assertEquals(List.of(delete(SEGMENT), "sync-directory"), session.operations);
+    }
+
+    @Test
+    void shouldNeverDeleteTheActiveSegment() {
+        final TruncateRequest request = new TruncateRequest(Long.MAX_VALUE & ~(SEGMENT - 1));
+        truncation.request(request);
+        runToCompletion(3 * SEGMENT);
+        assertEquals(
+                List.of(delete(SEGMENT), "sync-directory", delete(2 * SEGMENT), "sync-directory"), session.operations);
+        assertEquals(2, request.deletedCount());
+    }
+
+    @Test
+    void shouldCompleteWithNothingDeletedBelowTheFirstSegment() {
+        final TruncateRequest request = new TruncateRequest(SEGMENT + 10);
+        truncation.request(request);
+        runToCompletion(10 * SEGMENT);
+        assertTrue(session.operations.isEmpty());
+        assertEquals(0, request.deletedCount());
+        assertEquals(SEGMENT, state.startPosition());
+    }
+
+    @Test
+    void shouldStartTheNextRequestFromWhereTheLastEnded() {
+        truncation.request(new TruncateRequest(2 * SEGMENT));
+        runToCompletion(10 * SEGMENT);
+        session.operations.clear();
+        final TruncateRequest second = new TruncateRequest(3 * SEGMENT);
+        truncation.request(second);
+        runToCompletion(10 * SEGMENT);
+        assertEquals(List.of(delete(2 * SEGMENT), "sync-directory"), session.operations);
+        assertEquals(1, second.deletedCount());
+    }
+
+    @Test
+    void shouldFailTheActiveAndTheWaitingRequest() {
+        final TruncateRequest active = new TruncateRequest(5 * SEGMENT);
+        truncation.request(active);
+        truncation.step(10 * SEGMENT);
+        final TruncateRequest waiting = new TruncateRequest(6 * SEGMENT);
+        truncation.request(waiting);
+        final IOException cause = new IOException("disk gone");
+        truncation.fail(cause);
+        assertTrue(active.isDone());
+        assertSame(cause, active.failure());
+        assertTrue(waiting.isDone());
+        assertSame(cause, waiting.failure());
+        assertFalse(truncation.isActive());
+        assertFalse(truncation.hasPending());
+    }
+
+    private void runToCompletion(final long activeBase) {
+        for (int i = 0; i < 100 && (truncation.hasPending() || truncation.isActive()); i++) {
+            if (truncation.step(activeBase) == 1 && session.inFlight) {
+                session.inFlight = false;
+                truncation.onCompletion();
+            }
+        }
+        assertFalse(truncation.isActive(), "the truncation never completed");
+    }
+
+    private static String delete(final long base) {
+        return "delete " + SegmentNames.segmentPath(DIRECTORY, base).getFileName();
+    }
+
+    /** Records deletes and directory syncs; nothing else is expected of it. */
+    private static final class RecordingSession implements StorageSession {
+        final List<String> operations = new ArrayList<>();
+        boolean inFlight;
+
+        @Override
+        public void submitDelete(final Path path, final long token) {
+            assertEquals(TOKEN, token);
+            assertFalse(inFlight, "two operations in flight");
+            inFlight = true;
+            operations.add("delete " + path.getFileName());
+        }
+
+        @Override
+        public void submitSyncDirectory(final long token) {
+            assertEquals(TOKEN, token);
+            assertFalse(inFlight, "two operations in flight");
+            inFlight = true;
+            operations.add("sync-directory");
+        }
+
+        @Override
+        public boolean directIo() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean writesDurable() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int blockSizeBytes() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int maxInFlight() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int openFile(final Path path, final boolean create) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void closeFile(final int fileHandle) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void submitWrite(
+                final int fileHandle,
+                final long fileOffset,
+                final ByteBuffer source,
+                final int sourceOffset,
+                final int lengthBytes,
+                final long token) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void submitAllocate(
+                final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void submitSync(final int fileHandle, final long token) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void submitRename(final Path source, final Path target, final long token) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int poll(final CompletionHandler handler, final int limit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int inFlight() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {}
+    }
+}
