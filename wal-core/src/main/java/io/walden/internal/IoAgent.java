@@ -1,12 +1,5 @@
 package io.walden.internal;
 
-import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
-import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
-import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
-import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
-import static io.walden.format.FrameDescriptor.TYPE_DATA;
-import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
-
 import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
@@ -119,8 +112,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private final long blockMask;
     private final long hurryDistanceBytes;
     private final long logId;
-    private final FrameChecksum checksum;
-    private final ByteBuffer ringView;
+    // Checksums published frames and cuts them into writes.
+    private final FrameScanner scanner;
     private final ByteBuffer writeView;
     private final UnsafeBuffer ring;
     private final AlignedBuffer scratchMemory;
@@ -129,22 +122,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private long activeBase;
     private int activeHandle;
-    private long scannedPosition;
     private long releasedPosition;
     private long submittedPosition;
     private long writtenPosition;
     private long durablePosition;
-    private long scannedRecords;
-    // Direct I/O: the last frame boundary at or below the block floor of the scanned position, and
-    // the records before it. A long batch can end there and write whole blocks only, leaving the
-    // frames of the partial last block to the next batch instead of a separate tail-block write.
-    private long blockCutPosition;
-    private long blockCutRecords;
     private long writtenRecords;
     private long durableRecords;
-    // The highest durable position written into a frame's durable offset, and when the durable
-    // position last moved: see markDurable.
-    private long provenPosition;
+    // When the durable position last moved: see markDurable.
     private long durableSinceNs;
     // The durability mark: the header block it writes, whether that write is in flight, the durable
     // position it records and the one the active segment's header holds, and whether a sync has yet to
@@ -252,8 +236,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
         // the roll fence (a sync of the whole segment's tail) never waits for much.
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
         this.logId = recovered.logId();
-        this.checksum = new FrameChecksum(logId);
-        this.ringView = logBuffer.newByteBufferView();
         this.writeView = logBuffer.newByteBufferView();
         this.ring = logBuffer.buffer();
         Invariants.check(
@@ -277,12 +259,19 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 KIND_TRUNCATE << KIND_SHIFT);
         this.activeBase = recovered.activeSegmentBase();
         this.activeHandle = recovered.activeSegmentHandle();
-        this.scannedPosition = recovered.endPosition();
-        this.releasedPosition = session.directIo() ? scannedPosition & ~blockMask : scannedPosition;
-        this.submittedPosition = scannedPosition;
-        this.writtenPosition = scannedPosition;
-        this.durablePosition = scannedPosition;
-        this.provenPosition = scannedPosition;
+        final long endPosition = recovered.endPosition();
+        this.scanner = new FrameScanner(
+                logBuffer,
+                new FrameChecksum(logId),
+                stats,
+                segmentCapacityBytes,
+                maxBatchBytes,
+                directIo ? session.blockSizeBytes() : 0,
+                endPosition);
+        this.releasedPosition = directIo ? endPosition & ~blockMask : endPosition;
+        this.submittedPosition = endPosition;
+        this.writtenPosition = endPosition;
+        this.durablePosition = endPosition;
         if (recovered.nextSegmentHandle() >= 0) {
             preparer.adoptReady(activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
@@ -456,7 +445,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
             finalTailPosition = logBuffer.closeTail();
         }
         try {
-            workCount += scan();
+            workCount += scanner.scan(submittedPosition, releasedPosition, durablePosition, activeBase);
             workCount += submitWrites();
             workCount += maybeSync(nowNs);
             if (!cohortHolding) {
@@ -483,102 +472,23 @@ public final class IoAgent implements Runnable, CompletionHandler {
         return workCount;
     }
 
-    private int scan() {
-        int frameCount = 0;
-        long payloadBytes = 0;
-        while (canScan()) {
-            final int frameLength = logBuffer.frameLengthAcquire(scannedPosition);
-            if (frameLength == 0) {
-                break;
-            }
-            final int offset = logBuffer.offset(scannedPosition);
-            if (Invariants.ENABLED) {
-                checkPublishedFrame(frameLength, offset);
-            }
-            final long recordsBefore = scannedRecords;
-            if (frameLength >= HEADER_LENGTH) {
-                // What was durable before this frame is written: a valid frame on disk proves it.
-                ring.putInt(offset + DURABLE_OFFSET_OFFSET, (int) (durablePosition - activeBase));
-                provenPosition = durablePosition;
-            }
-            ring.putInt(offset + CHECKSUM_OFFSET, checksum.compute(ringView, offset, frameLength, scannedPosition));
-            if (frameLength >= HEADER_LENGTH && ring.getShort(offset + TYPE_OFFSET) == TYPE_DATA) {
-                scannedRecords++;
-                payloadBytes += frameLength - HEADER_LENGTH;
-            }
-            final long frameEnd = scannedPosition + FrameDescriptor.alignedLength(frameLength);
-            if (directIo && ((frameEnd ^ scannedPosition) & ~blockMask) != 0) {
-                // The frame reaches a new block: the greatest boundary at or below that block's start
-                // is the frame's end when it is block-aligned, else the frame's start.
-                final boolean endAligned = (frameEnd & blockMask) == 0;
-                blockCutPosition = endAligned ? frameEnd : scannedPosition;
-                blockCutRecords = endAligned ? scannedRecords : recordsBefore;
-            }
-            scannedPosition = frameEnd;
-            frameCount++;
-        }
-        if (frameCount > 0) {
-            stats.appends = scannedRecords;
-            stats.appendBytes = stats.appendBytes + payloadBytes;
-        }
-        return frameCount;
-    }
-
-    /**
-     * Whether the frame at the scanned position may be examined now: not at a segment end (a roll
-     * comes first), within the batch limit, not past the lap end of an unsubmitted batch (a write
-     * must be contiguous in the buffer), and claimable at all.
-     */
-    private boolean canScan() {
-        return (scannedPosition & segmentMask) != 0
-                && scannedPosition - submittedPosition < maxBatchBytes
-                && ((scannedPosition & bufferMask) != 0 || scannedPosition == submittedPosition)
-                && isClaimable(scannedPosition);
-    }
-
-    /** Whether a published frame waits at the scanned position and may be scanned now. */
+    /** Whether a published frame waits that the next round would scan. */
     private boolean hasFrameToScan() {
-        return canScan() && logBuffer.frameLengthAcquire(scannedPosition) != 0;
-    }
-
-    /**
-     * Whether a producer can have claimed a frame at a position. Beyond {@code released + capacity}
-     * the buffer still holds the previous pass's unreleased frames, whose lengths must never be read
-     * as newly published ones.
-     */
-    private boolean isClaimable(final long position) {
-        return position - releasedPosition < logBuffer.capacityBytes();
-    }
-
-    private void checkPublishedFrame(final int frameLength, final int offset) {
-        final long lapRemaining = logBuffer.capacityBytes() - offset;
-        Invariants.check(
-                frameLength == SHORT_PADDING_LENGTH || (frameLength >= HEADER_LENGTH && frameLength <= lapRemaining),
-                "frame length %d at position %d, %d bytes left in lap",
-                frameLength,
-                scannedPosition,
-                lapRemaining);
+        return scanner.hasFrameToScan(submittedPosition, releasedPosition);
     }
 
     private int submitWrites() {
+        final long scannedPosition = scanner.position();
         if (scannedPosition == submittedPosition || writeInFlight || markWriteInFlight) {
             return 0;
         }
         final long start = submittedPosition;
-        long end = scannedPosition;
-        long endRecords = scannedRecords;
-        final boolean blockCut = directIo
-                && (end & blockMask) != 0
-                && end - start >= maxBatchBytes / 2
-                && blockCutPosition > start
-                && blockCutPosition <= end;
-        if (blockCut) {
-            // A long batch (the appenders are ahead): write whole blocks only. The frames past the cut
-            // are written, with their block rewritten identically in place, by the next batch, which
-            // is submitted as soon as this one completes.
-            end = blockCutPosition;
-            endRecords = blockCutRecords;
-        }
+        final long end = scanner.batchEnd(start);
+        final long endRecords = scanner.batchEndRecords();
+        // A long batch (the appenders are ahead) with direct I/O: whole blocks only. The frames past
+        // the cut are written, with their block rewritten identically in place, by the next batch,
+        // which is submitted as soon as this one completes.
+        final boolean blockCut = end != scannedPosition;
         Invariants.check(
                 start >= activeBase + SegmentHeaderDescriptor.HEADER_LENGTH && end <= activeBase + segmentCapacityBytes,
                 "write [%d, %d) outside active segment %d",
@@ -687,8 +597,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && requestPosition > durablePosition
                 && !writeInFlight
                 && !markWriteInFlight
-                && scannedPosition == writtenPosition
-                && logBuffer.tailPosition() == scannedPosition;
+                && scanner.position() == writtenPosition
+                && logBuffer.tailPosition() == writtenPosition;
         commitPolicy.onSyncSubmitted(requestCount);
         final boolean lone = syncEventWaiters <= 1;
         if (loneWriter != lone) {
@@ -716,13 +626,13 @@ public final class IoAgent implements Runnable, CompletionHandler {
      * for it, as for any write.
      */
     private int markDurable(final long nowNs) {
-        if (durablePosition <= provenPosition
+        if (durablePosition <= scanner.provenPosition()
                 || durablePosition <= headerDurablePosition
                 || nowNs - durableSinceNs < MARK_IDLE_NS
                 || finalTailPosition >= 0
                 || writeInFlight
                 || markWriteInFlight
-                || scannedPosition != submittedPosition
+                || scanner.position() != submittedPosition
                 || hasFrameToScan()) {
             return 0;
         }
@@ -756,10 +666,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
      * SegmentPreparer}).
      */
     private int prepare() {
-        if (activeBase + segmentCapacityBytes - scannedPosition <= hurryDistanceBytes && preparer.hurry()) {
+        if (activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes && preparer.hurry()) {
             stats.segmentsHurried = stats.segmentsHurried + 1;
         }
-        final boolean framesWaiting = writeInFlight || scannedPosition != submittedPosition || hasFrameToScan();
+        final boolean framesWaiting = writeInFlight || scanner.position() != submittedPosition || hasFrameToScan();
         if (framesWaiting && !preparer.isHurried()) {
             return 0;
         }
@@ -768,7 +678,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     private int maybeRoll() throws IOException {
         final long segmentEnd = activeBase + segmentCapacityBytes;
-        if (scannedPosition != segmentEnd || durablePosition != segmentEnd || markWriteInFlight) {
+        if (scanner.position() != segmentEnd || durablePosition != segmentEnd || markWriteInFlight) {
             return 0;
         }
         if (!preparer.isReady(segmentEnd)) {
@@ -791,11 +701,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
         activeHandle = preparer.take();
         activeBase = segmentEnd;
         final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
-        scannedPosition = firstFramePosition;
+        scanner.rollTo(firstFramePosition);
         submittedPosition = firstFramePosition;
         writtenPosition = firstFramePosition;
         durablePosition = firstFramePosition;
-        provenPosition = firstFramePosition;
         headerDurablePosition = 0;
         markUnsynced = false;
         releasedPosition = firstFramePosition;
@@ -933,10 +842,10 @@ public final class IoAgent implements Runnable, CompletionHandler {
         // A tail that ends exactly at a segment's end may already have rolled into the next
         // segment, whose first frame position is then where everything stands.
         final long end = (finalTailPosition & segmentMask) == 0
-                        && scannedPosition == finalTailPosition + SegmentHeaderDescriptor.HEADER_LENGTH
-                ? scannedPosition
+                        && scanner.position() == finalTailPosition + SegmentHeaderDescriptor.HEADER_LENGTH
+                ? scanner.position()
                 : finalTailPosition;
-        return scannedPosition == end
+        return scanner.position() == end
                 && writtenPosition == end
                 && (writesDurable || durablePosition == end)
                 && !syncInFlight
@@ -1041,7 +950,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
 
     /** Whether work is waiting that {@link #doWork} could make progress on now. */
     private boolean hasWorkHint() {
-        final boolean canSubmit = scannedPosition > submittedPosition && !writeInFlight;
+        final boolean canSubmit = scanner.position() > submittedPosition && !writeInFlight;
         return closeRequested
                 || truncation.hasPending()
                 || asyncCompletions.hasInbox()
@@ -1095,7 +1004,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private boolean awaitProducersAfterFailure() {
         final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;
         final long tailPosition = logBuffer.closeTail();
-        long position = scannedPosition;
+        long position = scanner.position();
         while (position < tailPosition) {
             if ((position & segmentMask) == 0) {
                 position += SegmentHeaderDescriptor.HEADER_LENGTH;

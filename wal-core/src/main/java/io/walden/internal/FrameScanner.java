@@ -1,0 +1,225 @@
+package io.walden.internal;
+
+import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
+import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
+import static io.walden.format.FrameDescriptor.TYPE_DATA;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+
+import io.walden.format.FrameDescriptor;
+import java.nio.ByteBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Finishes the frames appenders published and cuts them into write batches. Scanning a frame fills
+ * in its two I/O-side fields, the durable offset (what was durable when it was framed: a valid frame
+ * on disk proves it) and then the checksum over the whole frame, and counts it. Frames are scanned in
+ * log order and only while the next write stays within one segment, one lap of the log buffer and
+ * the batch limit.
+ *
+ * <pre>
+ *   submitted <= (block cut) <= scanned                 (log positions)
+ *   [submitted, scanned): scanned, not yet submitted: the next write
+ * </pre>
+ *
+ * <p>Batching with direct I/O: a write covers whole blocks, and the partial last block is written
+ * again from a scratch block. A long batch (the appenders are ahead) instead ends at the block cut,
+ * the last frame boundary at or below the block floor of the scanned position, so that it writes
+ * whole blocks only and the frames of the partial block go with the next batch.
+ *
+ * <p><b>Threading:</b> owned by the holder of the I/O duty.
+ */
+final class FrameScanner {
+    private final LogBuffer logBuffer;
+    private final UnsafeBuffer ring;
+    private final ByteBuffer ringView;
+    private final FrameChecksum checksum;
+    private final StatsCounters stats;
+    private final long segmentMask;
+    private final long bufferMask;
+    private final int maxBatchBytes;
+    private final boolean directIo;
+    private final long blockMask;
+
+    private long scannedPosition;
+    private long scannedRecords;
+    // Direct I/O: the last frame boundary at or below the block floor of the scanned position, and
+    // the records before it.
+    private long blockCutPosition;
+    private long blockCutRecords;
+    // The highest durable position written into a frame's durable offset.
+    private long provenPosition;
+    // The records before the end of the batch batchEnd last chose.
+    private long batchEndRecords;
+
+    /**
+     * Creates a scanner positioned at the end of the recovered log.
+     *
+     * @param logBuffer the log buffer the appenders publish into.
+     * @param checksum the log's frame checksum.
+     * @param stats the counters of appended records and bytes.
+     * @param segmentCapacityBytes the segment size, a power of two.
+     * @param maxBatchBytes the most bytes one write covers.
+     * @param blockSizeBytes the direct I/O block size, or 0 for buffered I/O.
+     * @param endPosition where the recovered log ends: a frame boundary, written and durable.
+     */
+    FrameScanner(
+            final LogBuffer logBuffer,
+            final FrameChecksum checksum,
+            final StatsCounters stats,
+            final long segmentCapacityBytes,
+            final int maxBatchBytes,
+            final int blockSizeBytes,
+            final long endPosition) {
+        this.logBuffer = logBuffer;
+        this.ring = logBuffer.buffer();
+        this.ringView = logBuffer.newByteBufferView();
+        this.checksum = checksum;
+        this.stats = stats;
+        this.segmentMask = segmentCapacityBytes - 1;
+        this.bufferMask = logBuffer.capacityBytes() - 1L;
+        this.maxBatchBytes = maxBatchBytes;
+        this.directIo = blockSizeBytes > 0;
+        this.blockMask = directIo ? blockSizeBytes - 1L : 0;
+        this.scannedPosition = endPosition;
+        this.provenPosition = endPosition;
+    }
+
+    /** @return the end of the frames scanned so far. */
+    long position() {
+        return scannedPosition;
+    }
+
+    /** @return the data records scanned so far (since the log was opened). */
+    long records() {
+        return scannedRecords;
+    }
+
+    /** @return the highest durable position a scanned frame records as its durable offset. */
+    long provenPosition() {
+        return provenPosition;
+    }
+
+    /**
+     * Scans the published frames that may be scanned now.
+     *
+     * @param submittedPosition where the next write starts.
+     * @param releasedPosition below which the buffer was handed back to the appenders.
+     * @param durablePosition the durable position, recorded in each frame.
+     * @param activeBase the base position of the active segment.
+     * @return the frames scanned.
+     */
+    int scan(
+            final long submittedPosition,
+            final long releasedPosition,
+            final long durablePosition,
+            final long activeBase) {
+        int frameCount = 0;
+        long payloadBytes = 0;
+        while (canScan(submittedPosition, releasedPosition)) {
+            final int frameLength = logBuffer.frameLengthAcquire(scannedPosition);
+            if (frameLength == 0) {
+                break;
+            }
+            final int offset = logBuffer.offset(scannedPosition);
+            if (Invariants.ENABLED) {
+                checkPublishedFrame(frameLength, offset);
+            }
+            final long recordsBefore = scannedRecords;
+            if (frameLength >= HEADER_LENGTH) {
+                ring.putInt(offset + DURABLE_OFFSET_OFFSET, (int) (durablePosition - activeBase));
+                provenPosition = durablePosition;
+            }
+            ring.putInt(offset + CHECKSUM_OFFSET, checksum.compute(ringView, offset, frameLength, scannedPosition));
+            if (frameLength >= HEADER_LENGTH && ring.getShort(offset + TYPE_OFFSET) == TYPE_DATA) {
+                scannedRecords++;
+                payloadBytes += frameLength - HEADER_LENGTH;
+            }
+            final long frameEnd = scannedPosition + FrameDescriptor.alignedLength(frameLength);
+            if (directIo && ((frameEnd ^ scannedPosition) & ~blockMask) != 0) {
+                // The frame reaches a new block: the greatest boundary at or below that block's start
+                // is the frame's end when it is block-aligned, else the frame's start.
+                final boolean endAligned = (frameEnd & blockMask) == 0;
+                blockCutPosition = endAligned ? frameEnd : scannedPosition;
+                blockCutRecords = endAligned ? scannedRecords : recordsBefore;
+            }
+            scannedPosition = frameEnd;
+            frameCount++;
+        }
+        if (frameCount > 0) {
+            stats.appends = scannedRecords;
+            stats.appendBytes = stats.appendBytes + payloadBytes;
+        }
+        return frameCount;
+    }
+
+    /**
+     * Whether a published frame waits at the scanned position and may be scanned now.
+     *
+     * @param submittedPosition where the next write starts.
+     * @param releasedPosition below which the buffer was handed back to the appenders.
+     * @return true if {@link #scan} would scan a frame.
+     */
+    boolean hasFrameToScan(final long submittedPosition, final long releasedPosition) {
+        return canScan(submittedPosition, releasedPosition) && logBuffer.frameLengthAcquire(scannedPosition) != 0;
+    }
+
+    /**
+     * Chooses where the write that starts at {@code start} ends: the scanned position, or, with direct
+     * I/O and a batch of at least half the limit, the block cut; {@link #batchEndRecords()} then
+     * gives the records before that end.
+     *
+     * @param start where the write starts (the submitted position).
+     * @return where the write ends.
+     */
+    long batchEnd(final long start) {
+        final boolean blockCut = directIo
+                && (scannedPosition & blockMask) != 0
+                && scannedPosition - start >= maxBatchBytes / 2
+                && blockCutPosition > start
+                && blockCutPosition <= scannedPosition;
+        batchEndRecords = blockCut ? blockCutRecords : scannedRecords;
+        return blockCut ? blockCutPosition : scannedPosition;
+    }
+
+    /** @return the records before the end {@link #batchEnd} chose last. */
+    long batchEndRecords() {
+        return batchEndRecords;
+    }
+
+    /**
+     * The log rolled into a new segment: scanning goes on at its first frame position, which nothing
+     * before proves durable but is (the segment was prepared durably).
+     *
+     * @param firstFramePosition the new segment's first frame position.
+     */
+    void rollTo(final long firstFramePosition) {
+        scannedPosition = firstFramePosition;
+        provenPosition = firstFramePosition;
+    }
+
+    /**
+     * Whether the frame at the scanned position may be examined now: not at a segment end (a roll
+     * comes first), within the batch limit, not past the lap end of an unsubmitted batch (a write
+     * must be contiguous in the buffer), and claimable at all: beyond {@code released + capacity} the
+     * buffer still holds the previous pass's unreleased frames, whose lengths must never be read as
+     * newly published ones.
+     */
+    private boolean canScan(final long submittedPosition, final long releasedPosition) {
+        return (scannedPosition & segmentMask) != 0
+                && scannedPosition - submittedPosition < maxBatchBytes
+                && ((scannedPosition & bufferMask) != 0 || scannedPosition == submittedPosition)
+                && scannedPosition - releasedPosition < logBuffer.capacityBytes();
+    }
+
+    private void checkPublishedFrame(final int frameLength, final int offset) {
+        final long lapRemaining = logBuffer.capacityBytes() - offset;
+        Invariants.check(
+                frameLength == SHORT_PADDING_LENGTH || (frameLength >= HEADER_LENGTH && frameLength <= lapRemaining),
+                "frame length %d at position %d, %d bytes left in lap",
+                frameLength,
+                scannedPosition,
+                lapRemaining);
+    }
+}
