@@ -119,7 +119,7 @@ public final class Wal implements AutoCloseable {
         this.agent = new IoAgent(config, session, logBuffer, state, stats, recovered);
         wakeTarget.agent = agent;
         this.wake = agent::wake;
-        this.ioThread = new Thread(agent, "walden-io-" + config.directory().getFileName());
+        this.ioThread = new Thread(agent.newRunner(), agent.roleName());
         ioThread.setDaemon(true);
         ioThread.start();
     }

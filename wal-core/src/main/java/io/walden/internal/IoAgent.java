@@ -17,6 +17,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -52,7 +55,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * and letting go of the duty are a volatile read and write, so each holder sees everything its
  * predecessor did.
  */
-public final class IoAgent implements Runnable, CompletionHandler {
+public final class IoAgent implements Agent, CompletionHandler {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
     private static final int KIND_SHIFT = 56;
     private static final long KIND_WRITE = 1;
@@ -73,13 +76,9 @@ public final class IoAgent implements Runnable, CompletionHandler {
      */
     private static final long DUTY_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private static final int IDLE_SPIN_COUNT = 50;
-    private static final int IDLE_YIELD_COUNT = 10;
+    /** Most blocked waiters for which the idle thread keeps yielding while a completion is due. */
     private static final int YIELD_WAITERS_MAX = 2;
-    private static final int IDLE_YIELD_IN_FLIGHT_COUNT = 20_000;
-    private static final long IDLE_PARK_NS_MIN = TimeUnit.MICROSECONDS.toNanos(20);
-    private static final long IDLE_PARK_MS_MAX = 20;
-    private static final long IDLE_PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS_MAX);
+
     private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
     /**
      * How long the log must be idle, after the durable position moved past everything a frame proves,
@@ -182,7 +181,8 @@ public final class IoAgent implements Runnable, CompletionHandler {
     private long finalTailPosition = -1;
     // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
     private volatile boolean buffersFreeable;
-    private long idleCount;
+    // How this thread waits when a round finds no work.
+    private final IoIdleStrategy idleStrategy = new IoIdleStrategy(new IdleHost());
 
     // Shared: set by any thread, read by the I/O thread.
     private volatile boolean closeRequested;
@@ -287,7 +287,7 @@ public final class IoAgent implements Runnable, CompletionHandler {
     /**
      * After a BUFFERED publish: unparks the I/O thread if it is parked. Without a fence a wake can
      * be missed; the record is then written within the longest idle park ({@value
-     * #IDLE_PARK_MS_MAX} ms), which BUFFERED records may wait. Any thread; one volatile read.
+     * IoIdleStrategy#PARK_MS_MAX} ms), which BUFFERED records may wait. Any thread; one volatile read.
      */
     public void wakeIfParked() {
         if (parked) {
@@ -407,28 +407,67 @@ public final class IoAgent implements Runnable, CompletionHandler {
         return false;
     }
 
+    /**
+     * Creates the runner of this agent, to be started on the log's I/O thread. It ends once {@link
+     * #requestClose()} was called and everything is written, synced and closed, or after a failure.
+     *
+     * @return the runner.
+     */
+    public AgentRunner newRunner() {
+        return new AgentRunner(
+                idleStrategy,
+                throwable -> LOGGER.log(
+                        System.Logger.Level.ERROR,
+                        "the I/O thread of the Walden log in " + directory + " failed",
+                        throwable),
+                null,
+                this);
+    }
+
     @Override
-    public void run() {
+    public String roleName() {
+        return "walden-io-" + directory.getFileName();
+    }
+
+    @Override
+    public void onStart() {
         thread = Thread.currentThread();
         try {
             preparer.start(activeBase + segmentCapacityBytes);
-            while (true) {
-                final int workCount = failed ? drainAfterFailure() : doWork(System.nanoTime());
-                if (closeRequested && isClosable()) {
-                    break;
-                }
-                idle(workCount);
-            }
         } catch (final Throwable ex) {
             fail(ex);
-        } finally {
-            shutdown();
         }
     }
 
-    private int doWork(final long nowNs) {
-        signalled = false;
-        return ioRound(nowNs, true);
+    /**
+     * One round of the I/O thread. Every failure fails the log (fail-stop) here rather than reach the
+     * runner, which would go on running rounds; a failed log only drains until it is closed.
+     *
+     * @return the work done.
+     * @throws AgentTerminationException once the log is closable after a close request.
+     */
+    @Override
+    public int doWork() {
+        int workCount = 0;
+        try {
+            if (failed) {
+                workCount = drainAfterFailure();
+            } else {
+                signalled = false;
+                workCount = ioRound(System.nanoTime(), true);
+            }
+        } catch (final Throwable ex) {
+            fail(ex);
+        }
+        if (closeRequested && isClosable()) {
+            throw new AgentTerminationException();
+        }
+        return workCount;
+    }
+
+    @Override
+    public void onClose() {
+        shutdown();
     }
 
     /**
@@ -854,55 +893,6 @@ public final class IoAgent implements Runnable, CompletionHandler {
                 && !preparer.isOperationInFlight();
     }
 
-    private void idle(final int workCount) {
-        if (workCount > 0) {
-            idleCount = 0;
-            return;
-        }
-        idleCount++;
-        if (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT
-                && callerMayRunIo
-                && !syncInFlight
-                && !writeInFlight
-                && !markWriteInFlight
-                && !cohortHolding
-                && loneWriter
-                && state.waiterCount() == 0) {
-            spinWithoutDuty();
-        } else if (idleCount < IDLE_SPIN_COUNT) {
-            Thread.onSpinWait();
-        } else if (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT || expectsCompletionSoon()) {
-            // A sync or write in flight completes within a few hundred microseconds; yielding
-            // until then saves the wake-up of a parked thread on every acknowledgement.
-            Thread.yield();
-        } else {
-            park(Math.min(IDLE_PARK_NS_MAX, IDLE_PARK_NS_MIN << Math.min(10, idleCount - IDLE_SPIN_COUNT)));
-        }
-    }
-
-    /**
-     * Spins, then yields, for the rest of the idle spin and yield counts, without the duty: nothing of
-     * this thread's own is in flight and nobody is blocked on the log, so a lone appender that comes
-     * back now runs its own I/O rather than race this thread for its frame. An appender that does not
-     * run it wakes this thread. Not while group commit holds a sync for returning writers, or while
-     * waiters are blocked: this thread then keeps scanning and writing the frames that come in.
-     */
-    private void spinWithoutDuty() {
-        duty = 0;
-        try {
-            while (idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT && !signalled) {
-                if (idleCount < IDLE_SPIN_COUNT) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-                idleCount++;
-            }
-        } finally {
-            takeDuty();
-        }
-    }
-
     /** Parks, without the duty, unless work is waiting. */
     private void park(final long parkNs) {
         final long holdNs =
@@ -938,14 +928,51 @@ public final class IoAgent implements Runnable, CompletionHandler {
         }
     }
 
-    /** Whether an operation is in flight that acknowledgements wait for, and not for long yet. */
-    private boolean expectsCompletionSoon() {
-        // With many blocked waiters the processors are better left to them: they must run to
-        // append the next group. Waiters that yield are not counted: they let this thread run
-        // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
-        return (syncInFlight || writeInFlight)
-                && state.waiterCount() <= YIELD_WAITERS_MAX
-                && idleCount < IDLE_SPIN_COUNT + IDLE_YIELD_COUNT + IDLE_YIELD_IN_FLIGHT_COUNT;
+    /**
+     * The I/O thread as {@link IoIdleStrategy} sees it. It rests without the duty only when nothing of
+     * its own is in flight and nobody is blocked on the log, so that a lone appender that comes back
+     * runs its own I/O; not while group commit holds a sync for returning writers, or while waiters
+     * are blocked: it then keeps scanning and writing the frames that come in.
+     */
+    private final class IdleHost implements IoIdleStrategy.Host {
+        @Override
+        public boolean mayRestWithoutDuty() {
+            return callerMayRunIo
+                    && !syncInFlight
+                    && !writeInFlight
+                    && !markWriteInFlight
+                    && !cohortHolding
+                    && loneWriter
+                    && state.waiterCount() == 0;
+        }
+
+        @Override
+        public boolean expectsCompletion() {
+            // With many blocked waiters the processors are better left to them: they must run to
+            // append the next group. Waiters that yield are not counted: they let this thread run
+            // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
+            return (syncInFlight || writeInFlight) && state.waiterCount() <= YIELD_WAITERS_MAX;
+        }
+
+        @Override
+        public boolean isSignalled() {
+            return signalled;
+        }
+
+        @Override
+        public void releaseDuty() {
+            duty = 0;
+        }
+
+        @Override
+        public void takeDuty() {
+            IoAgent.this.takeDuty();
+        }
+
+        @Override
+        public void park(final long parkNs) {
+            IoAgent.this.park(parkNs);
+        }
     }
 
     /** Whether work is waiting that {@link #doWork} could make progress on now. */

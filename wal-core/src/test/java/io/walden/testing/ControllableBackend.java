@@ -1,5 +1,6 @@
 package io.walden.testing;
 
+import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageBackend;
@@ -28,6 +29,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@link #failNextDataWrite} / {@link #failNextDataSync}: the next write to, or sync of, a
  *       segment file (a {@code .wal} file, not a segment under preparation) is not performed and
  *       completes with the given {@link IOException}.
+ *   <li>Writes of a segment's header (the durability mark the log writes when it pauses) are
+ *       neither held nor failed: they come whenever the log goes idle, and would make tests of data
+ *       writes depend on timing.
  * </ul>
  *
  * <p>Held and injected completions are delivered in the order they arose, before newer ones, as
@@ -242,7 +246,12 @@ public final class ControllableBackend implements StorageBackend {
                 final int sourceOffset,
                 final int lengthBytes,
                 final long token) {
-            final boolean segment = isSegment(paths.get(fileHandle));
+            // A segment's header (its durability mark, rewritten when the log pauses) is not data: the
+            // log writes it whenever it goes idle, so holding or failing it would make a test of data
+            // writes depend on timing (a mark held between holdWrites and the data write stalls the
+            // data write behind it).
+            final boolean segment =
+                    isSegment(paths.get(fileHandle)) && fileOffset >= SegmentHeaderDescriptor.HEADER_LENGTH;
             if (segment) {
                 dataWritesSubmitted.incrementAndGet();
                 final IOException failure = nextDataWriteFailure.getAndSet(null);
@@ -251,7 +260,9 @@ public final class ControllableBackend implements StorageBackend {
                     return;
                 }
             }
-            final int kind = segment ? KIND_WRITE : KIND_WRITE | KIND_PREPARATION_WRITE;
+            final int kind = segment
+                    ? KIND_WRITE
+                    : isSegment(paths.get(fileHandle)) ? KIND_OTHER : KIND_WRITE | KIND_PREPARATION_WRITE;
             session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
         }
 

@@ -1,0 +1,174 @@
+package io.walden.internal;
+
+import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * How the I/O thread waits when a round found no work: the steps of Agrona's {@link
+ * BackoffIdleStrategy} (spin, then yield, then park) with two a plain back-off cannot take, because
+ * they depend on the log:
+ *
+ * <ul>
+ *   <li><b>Rest without the duty.</b> When the host allows it (nothing of its own in flight, a lone
+ *       writer, nobody blocked), the spin and yield steps are spent without the I/O duty, watching
+ *       only the wake flag, so that a lone appender that comes back runs its own I/O rather than
+ *       race this thread for its frame.
+ *   <li><b>Keep yielding while a completion is expected.</b> A sync or write in flight completes
+ *       within a few hundred microseconds; yielding until then saves the wake-up of a parked thread
+ *       on every acknowledgement, up to a bound.
+ * </ul>
+ *
+ * The park itself is the host's: it lets go of the duty, looks for work once more and honours the
+ * group commit's hold deadline. The decision is a pure function of the idle count and the two
+ * conditions ({@link #action}), tested on its own.
+ *
+ * <pre>
+ *   idle count:  1 .. SPIN-1         SPIN .. SPIN+YIELD-1     .. +YIELD_IN_FLIGHT    beyond
+ *   rest allowed REST (spin, yield without the duty, until woken)
+ *   otherwise    SPIN                YIELD                    YIELD if expected,     PARK
+ *                                                             else PARK              (at most PARK_MS_MAX)
+ * </pre>
+ *
+ * <p><b>Threading:</b> the I/O thread only.
+ */
+final class IoIdleStrategy implements IdleStrategy {
+    /** Spin once ({@link Thread#onSpinWait()}). */
+    static final int SPIN = 0;
+    /** Yield the processor once. */
+    static final int YIELD = 1;
+    /** Spin, then yield, without the duty for the rest of the spin and yield steps, until woken. */
+    static final int REST = 2;
+    /** Park for up to {@link #PARK_NS_MAX}. */
+    static final int PARK = 3;
+
+    static final int SPIN_COUNT = 50;
+    static final int YIELD_COUNT = 10;
+    static final int YIELD_IN_FLIGHT_COUNT = 20_000;
+    /**
+     * The longest park, which bounds how late a BUFFERED record whose wake was missed is written. A
+     * park needs no back-off of its own: a wake unparks the thread at once, and the host shortens the
+     * park to the group commit's hold deadline.
+     */
+    static final long PARK_MS_MAX = 20;
+
+    static final long PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(PARK_MS_MAX);
+
+    /** What the strategy needs from the I/O thread. */
+    interface Host {
+        /** @return whether the thread may rest without the I/O duty now. */
+        boolean mayRestWithoutDuty();
+
+        /** @return whether a completion that acknowledgements wait for is expected soon. */
+        boolean expectsCompletion();
+
+        /** @return whether the thread was woken since its last round. */
+        boolean isSignalled();
+
+        /** Lets go of the I/O duty. */
+        void releaseDuty();
+
+        /** Takes the I/O duty back, waiting while an appender holds it. */
+        void takeDuty();
+
+        /**
+         * Parks without the duty for at most this long, unless work is waiting.
+         *
+         * @param parkNs the longest park.
+         */
+        void park(long parkNs);
+    }
+
+    private final Host host;
+    private int idleCount;
+
+    /**
+     * Creates the strategy.
+     *
+     * @param host the I/O thread.
+     */
+    IoIdleStrategy(final Host host) {
+        this.host = host;
+    }
+
+    /**
+     * The step to take after {@code idleCount} rounds in a row without work.
+     *
+     * @param idleCount rounds without work, from 1.
+     * @param mayRest whether the thread may rest without the duty.
+     * @param completionExpected whether a completion that acknowledgements wait for is in flight.
+     * @return {@link #SPIN}, {@link #YIELD}, {@link #REST} or {@link #PARK}.
+     */
+    static int action(final int idleCount, final boolean mayRest, final boolean completionExpected) {
+        if (idleCount < SPIN_COUNT + YIELD_COUNT && mayRest) {
+            return REST;
+        }
+        if (idleCount < SPIN_COUNT) {
+            return SPIN;
+        }
+        if (idleCount < SPIN_COUNT + YIELD_COUNT
+                || (completionExpected && idleCount < SPIN_COUNT + YIELD_COUNT + YIELD_IN_FLIGHT_COUNT)) {
+            return YIELD;
+        }
+        return PARK;
+    }
+
+    /** @return rounds in a row without work (racy outside the I/O thread). */
+    int idleCount() {
+        return idleCount;
+    }
+
+    @Override
+    public void idle(final int workCount) {
+        if (workCount > 0) {
+            idleCount = 0;
+            return;
+        }
+        idle();
+    }
+
+    @Override
+    public void idle() {
+        if (idleCount < Integer.MAX_VALUE) {
+            idleCount++;
+        }
+        // The conditions are asked for only where the count leaves a choice.
+        final boolean mayRest = idleCount < SPIN_COUNT + YIELD_COUNT && host.mayRestWithoutDuty();
+        final boolean completionExpected = !mayRest
+                && idleCount >= SPIN_COUNT + YIELD_COUNT
+                && idleCount < SPIN_COUNT + YIELD_COUNT + YIELD_IN_FLIGHT_COUNT
+                && host.expectsCompletion();
+        switch (action(idleCount, mayRest, completionExpected)) {
+            case REST -> rest();
+            case SPIN -> Thread.onSpinWait();
+            case YIELD -> Thread.yield();
+            default -> host.park(PARK_NS_MAX);
+        }
+    }
+
+    private void rest() {
+        host.releaseDuty();
+        try {
+            while (idleCount < SPIN_COUNT + YIELD_COUNT && !host.isSignalled()) {
+                if (idleCount < SPIN_COUNT) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+                idleCount++;
+            }
+        } finally {
+            host.takeDuty();
+        }
+    }
+
+    @Override
+    public void reset() {
+        idleCount = 0;
+    }
+
+    @Override
+    public String alias() {
+        return "walden-io";
+    }
+}
