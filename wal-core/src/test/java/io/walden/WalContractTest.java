@@ -39,6 +39,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,6 +47,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import jdk.jfr.Recording;
@@ -168,6 +173,42 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         }
         assertEquals(
                 expected.subList(150, 300), replayAll(wal, expected.get(150).lsn(), Durability.SYNCED));
+    }
+
+    @Test
+    void shouldLogNoErrorOverAnOpenAppendAndClose() {
+        // The I/O thread ends through its runner; an end reported as a failure would alarm every
+        // operator at every close.
+        final Logger logger = Logger.getLogger("io.walden");
+        final List<LogRecord> errors = new CopyOnWriteArrayList<>();
+        final Handler handler = new Handler() {
+            @Override
+            public void publish(final LogRecord logRecord) {
+                if (logRecord.getLevel().intValue() >= Level.SEVERE.intValue()) {
+                    errors.add(logRecord);
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(handler);
+        try {
+            final Wal wal = open(config(logDirectory()).build());
+            wal.append(bytes(1, 100), Durability.SYNCED);
+            wal.append(bytes(2, 100), Durability.WRITTEN);
+            wal.close();
+        } finally {
+            logger.removeHandler(handler);
+        }
+        assertEquals(
+                List.of(),
+                errors.stream()
+                        .map(r -> r.getLoggerName() + ": " + r.getMessage() + " " + r.getThrown())
+                        .toList());
     }
 
     @Test

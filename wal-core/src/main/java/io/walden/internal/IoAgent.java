@@ -414,14 +414,21 @@ public final class IoAgent implements Agent, CompletionHandler {
      * @return the runner.
      */
     public AgentRunner newRunner() {
-        return new AgentRunner(
-                idleStrategy,
-                throwable -> LOGGER.log(
-                        System.Logger.Level.ERROR,
-                        "the I/O thread of the Walden log in " + directory + " failed",
-                        throwable),
-                null,
-                this);
+        return new AgentRunner(idleStrategy, this::onRunnerError, null, this);
+    }
+
+    /**
+     * What the runner reports: the end of the agent (the runner hands {@link AgentTerminationException}
+     * to its error handler too), or a failure of {@link #onClose()}; {@link #doWork()} and {@link
+     * #onStart()} fail the log themselves.
+     */
+    private void onRunnerError(final Throwable throwable) {
+        if (!(throwable instanceof AgentTerminationException)) {
+            LOGGER.log(
+                    System.Logger.Level.ERROR,
+                    "the I/O thread of the Walden log in " + directory + " failed while closing",
+                    throwable);
+        }
     }
 
     @Override
