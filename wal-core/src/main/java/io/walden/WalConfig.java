@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * setting and value it refuses.
  *
  * <p>Memory: a log holds {@link #bufferCapacityBytes()} of direct memory for its log buffer, one
- * {@value #PREPARE_CHUNK_BYTES}-byte zero block for segment preparation, and each open reader holds
+ * {@value #PREPARE_WRITE_BYTES}-byte zero block for segment preparation, and each open reader holds
  * a read buffer of {@code max(256 KiB, 2 * maxRecordBytes)} rounded to a power of two.
  *
  * <p><b>Threading:</b> immutable; the builder is not thread-safe.
@@ -46,8 +46,18 @@ public final class WalConfig {
     public static final long WAIT_YIELD_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(500);
     /** Longest time a waiting thread may yield before it blocks: 100 ms. */
     public static final long WAIT_YIELD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(100);
-    /** Size of the zero block used to prepare segments, and of each preparation write and sync. */
+    /** How much of a segment preparation zero-fills between two syncs. */
     public static final int PREPARE_CHUNK_BYTES = 1024 * 1024;
+
+    /**
+     * Size of each zero-fill write, and of the zero block a log holds for it. Small on purpose: the
+     * Linux page cache sizes the folio it creates for a write by the write's length (large folios,
+     * ext4 on kernel 6.x), and every later small write into a large folio walks all of its blocks. On
+     * the development machine (kernel 6.18, ext4) a 144-byte pwrite into a region zero-filled with 1
+     * MiB writes took 1.96 us, against 0.67 us after 16 KiB writes and 0.73 us at the end of a growing
+     * file.
+     */
+    public static final int PREPARE_WRITE_BYTES = 16 * 1024;
 
     /** System property that sets the segment capacity in {@link Builder#fromSystemProperties()}. */
     public static final String SEGMENT_CAPACITY_BYTES_PROP_NAME = "walden.segment.capacity.bytes";

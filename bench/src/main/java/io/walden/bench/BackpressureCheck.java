@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * and this JVM returns the child's status.
  *
  * <p>Direct memory bound: {@code bufferCapacityBytes} (the log buffer) + {@value
- * WalConfig#PREPARE_CHUNK_BYTES} (the segment preparation chunk) + the 4 KiB segment header block +
+ * WalConfig#PREPARE_WRITE_BYTES} (the segment preparation zero block) + the 4 KiB segment header block +
  * 4 KiB alignment slack for each of those three + {@value #FIXED_OVERHEAD_BYTES} bytes for the JDK's
  * own temporary buffers; measured as the peak of the "direct" buffer pool minus its value before
  * the log opened.
@@ -222,7 +222,7 @@ final class BackpressureCheck {
     private static int report(
             final Settings settings, final Outcome outcome, final MemoryWatch watch, final long directBaselineBytes) {
         final long directBoundBytes = (long) settings.bufferBytes
-                + WalConfig.PREPARE_CHUNK_BYTES
+                + WalConfig.PREPARE_WRITE_BYTES
                 + SegmentHeaderDescriptor.HEADER_LENGTH
                 + 3L * ALIGNMENT_SLACK_BYTES
                 + FIXED_OVERHEAD_BYTES;
@@ -242,14 +242,14 @@ final class BackpressureCheck {
                 watch.gcCount());
         System.out.printf(
                 "direct memory: before open %,d B, peak %,d B, peak minus before %,d B, bound %,d B"
-                        + " (buffer %,d + preparation chunk %,d + header %,d + alignment 3 x %,d + fixed %,d),"
+                        + " (buffer %,d + preparation zero block %,d + header %,d + alignment 3 x %,d + fixed %,d),"
                         + " after close %,d B%n",
                 directBaselineBytes,
                 watch.directUsedPeakBytes(),
                 directPeakBytes,
                 directBoundBytes,
                 settings.bufferBytes,
-                WalConfig.PREPARE_CHUNK_BYTES,
+                WalConfig.PREPARE_WRITE_BYTES,
                 SegmentHeaderDescriptor.HEADER_LENGTH,
                 ALIGNMENT_SLACK_BYTES,
                 FIXED_OVERHEAD_BYTES,

@@ -868,7 +868,8 @@ public final class LogRecovery {
             throws IOException {
         final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
         final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
-        final int chunkBytes = WalConfig.PREPARE_CHUNK_BYTES;
+        // Small writes: see WalConfig.PREPARE_WRITE_BYTES (appends go on in this range).
+        final int chunkBytes = WalConfig.PREPARE_WRITE_BYTES;
         try (AlignedBuffer chunkMemory = new AlignedBuffer(chunkBytes);
                 FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer chunk = chunkMemory.buffer();
@@ -962,14 +963,14 @@ public final class LogRecovery {
     private int prepareSegment(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
-                AlignedBuffer zeroMemory = new AlignedBuffer(WalConfig.PREPARE_CHUNK_BYTES)) {
+                AlignedBuffer zeroMemory = new AlignedBuffer(WalConfig.PREPARE_WRITE_BYTES)) {
             final ByteBuffer header = headerMemory.buffer();
             final ByteBuffer zeros = zeroMemory.buffer();
             SegmentHeaders.write(header, capacityBytes, base, logId);
             final int handle = session.openFile(temporary, true);
             io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
             for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
-                final int length = (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, capacityBytes - offset);
+                final int length = (int) Math.min(WalConfig.PREPARE_WRITE_BYTES, capacityBytes - offset);
                 io.write(handle, offset, zeros, length);
                 offset += length;
             }

@@ -35,7 +35,8 @@ import java.nio.file.Path;
  *
  * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
  * WalConfig#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
- * most.
+ * most. Zero-fill writes are {@link WalConfig#PREPARE_WRITE_BYTES} each, so that the page cache
+ * keeps small folios for the segment and the log's own small writes into it stay cheap.
  *
  * <p><b>Threading:</b> owned by the I/O thread.
  */
@@ -93,7 +94,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.logId = logId;
         this.token = token;
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
-        this.zeroMemory = new AlignedBuffer(WalConfig.PREPARE_CHUNK_BYTES);
+        this.zeroMemory = new AlignedBuffer(WalConfig.PREPARE_WRITE_BYTES);
         this.headerBlock = headerMemory.buffer();
         this.zeroChunk = zeroMemory.buffer();
     }
@@ -148,7 +149,7 @@ final class SegmentPreparer implements AutoCloseable {
                 }
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
-                        : (int) Math.min(WalConfig.PREPARE_CHUNK_BYTES, segmentCapacityBytes - writtenOffset);
+                        : (int) Math.min(WalConfig.PREPARE_WRITE_BYTES, segmentCapacityBytes - writtenOffset);
                 Invariants.check(
                         (writtenOffset & (HURRIED_TAIL_BYTES - 1)) == 0 && pendingLength > 0,
                         "zero-fill write of %d bytes at offset %d",
