@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
+import java.util.Arrays;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,38 @@ class LogBufferTest {
             assertEquals(LogBuffer.CLOSED, buffer.claim(64));
             assertEquals(finalTail, buffer.tailPosition());
             assertTrue(buffer.isTailClosed());
+        }
+    }
+
+    @Test
+    void shouldZeroWhatItReleasesAndNothingElse() {
+        try (LogBuffer buffer = new LogBuffer(CAPACITY, SEGMENT, HEADER, HEADER)) {
+            final UnsafeBuffer ring = buffer.buffer();
+            final byte[] payload = new byte[100];
+            Arrays.fill(payload, (byte) 0x5A);
+            final long first = buffer.claim(FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 100));
+            buffer.publish(first, payload, 0, payload.length);
+            final long second = buffer.claim(FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 100));
+            buffer.publish(second, payload, 0, payload.length);
+            final byte[] big = new byte[4000];
+            Arrays.fill(big, (byte) 0x6B);
+            final long third = buffer.claim(FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 4000));
+            buffer.publish(third, big, 0, big.length);
+            final long end = third + FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 4000);
+
+            buffer.release(second);
+            assertZero(ring, buffer.offset(first), (int) (second - first));
+            assertEquals(
+                    0x5A, ring.getByte(buffer.offset(second) + FrameDescriptor.HEADER_LENGTH), "beyond the release");
+            // A long range, zeroed another way.
+            buffer.release(end);
+            assertZero(ring, buffer.offset(second), (int) (end - second));
+        }
+    }
+
+    private static void assertZero(final UnsafeBuffer ring, final int offset, final int length) {
+        for (int i = 0; i < length; i++) {
+            assertEquals(0, ring.getByte(offset + i), "byte " + i + " of a released range of " + length);
         }
     }
 }
