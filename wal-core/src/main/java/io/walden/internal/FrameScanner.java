@@ -148,8 +148,7 @@ final class FrameScanner {
             frameCount++;
         }
         if (frameCount > 0) {
-            stats.appends = scannedRecords;
-            stats.appendBytes = stats.appendBytes + payloadBytes;
+            stats.recordScanned(scannedRecords, payloadBytes);
         }
         return frameCount;
     }

@@ -397,7 +397,7 @@ public final class IoAgent implements Agent, CompletionHandler {
         for (int round = 0; round < DRIVE_ROUNDS_MAX && !failed && finalTailPosition < 0; round++) {
             final int workCount = ioRound(System.nanoTime(), false);
             if ((synced ? durablePosition : writtenPosition) >= position) {
-                stats.appendsRunByCaller = stats.appendsRunByCaller + 1;
+                stats.recordRunByCaller();
                 return true;
             }
             if (workCount == 0 || Thread.currentThread().isInterrupted()) {
@@ -807,8 +807,7 @@ public final class IoAgent implements Agent, CompletionHandler {
             return;
         }
         writePartsPending--;
-        stats.writes = stats.writes + 1;
-        stats.writeBytes = stats.writeBytes + result;
+        stats.recordWrite(result);
         if (writePartsPending > 0) {
             return;
         }

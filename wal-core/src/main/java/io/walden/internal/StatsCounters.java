@@ -1,6 +1,8 @@
 package io.walden.internal;
 
 import io.walden.WalStats;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -11,11 +13,35 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Threading:</b> single writer per field as marked; readers take racy snapshots.
  */
 public final class StatsCounters {
-    // Written by the I/O thread only.
+    private static final VarHandle APPENDS;
+    private static final VarHandle APPEND_BYTES;
+    private static final VarHandle WRITES;
+    private static final VarHandle WRITE_BYTES;
+    private static final VarHandle APPENDS_RUN_BY_CALLER;
+
+    static {
+        try {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            APPENDS = lookup.findVarHandle(StatsCounters.class, "appends", long.class);
+            APPEND_BYTES = lookup.findVarHandle(StatsCounters.class, "appendBytes", long.class);
+            WRITES = lookup.findVarHandle(StatsCounters.class, "writes", long.class);
+            WRITE_BYTES = lookup.findVarHandle(StatsCounters.class, "writeBytes", long.class);
+            APPENDS_RUN_BY_CALLER = lookup.findVarHandle(StatsCounters.class, "appendsRunByCaller", long.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    // Written by the holder of the I/O duty, once or twice per record, with release stores (a plain
+    // volatile store is a full fence each; the duty's compare-and-set orders one holder's stores
+    // before the next holder's); read by any thread.
     volatile long appends;
     volatile long appendBytes;
     volatile long writes;
     volatile long writeBytes;
+    volatile long appendsRunByCaller;
+
+    // Written by the I/O thread only.
     volatile long syncs;
     volatile long syncRecordsTotal;
     volatile long syncRecordsMax;
@@ -26,8 +52,6 @@ public final class StatsCounters {
     volatile long segmentsRolled;
     volatile long segmentsHurried;
     volatile long durabilityMarks;
-    // Written by the holder of the I/O duty (the I/O thread or an appender driving its record).
-    volatile long appendsRunByCaller;
 
     // Recorded by the I/O thread, read by any thread.
     private final LatencyRecorder syncLatency = new LatencyRecorder();
@@ -38,6 +62,32 @@ public final class StatsCounters {
     /** Counts an append that had to wait for space. */
     public void recordBackPressureWait() {
         backPressureWaits.incrementAndGet();
+    }
+
+    /**
+     * Duty holder: records frames scanned.
+     *
+     * @param appendsTotal data records scanned since the log opened.
+     * @param payloadBytes the payload bytes of the records just scanned.
+     */
+    void recordScanned(final long appendsTotal, final long payloadBytes) {
+        APPENDS.setRelease(this, appendsTotal);
+        APPEND_BYTES.setRelease(this, (long) APPEND_BYTES.getOpaque(this) + payloadBytes);
+    }
+
+    /**
+     * Duty holder: records a completed write (or part of one).
+     *
+     * @param bytes the bytes written.
+     */
+    void recordWrite(final long bytes) {
+        WRITES.setRelease(this, (long) WRITES.getOpaque(this) + 1);
+        WRITE_BYTES.setRelease(this, (long) WRITE_BYTES.getOpaque(this) + bytes);
+    }
+
+    /** Duty holder: records an append whose I/O its own thread ran. */
+    void recordRunByCaller() {
+        APPENDS_RUN_BY_CALLER.setRelease(this, (long) APPENDS_RUN_BY_CALLER.getOpaque(this) + 1);
     }
 
     void recordSync(final long records, final long bytes, final long latencyNs) {
