@@ -117,6 +117,16 @@ public class SyncedAppendBenchmark {
     }
 
     /**
+     * Appends and waits for the record to be written to the OS: a lone writer runs its own write.
+     *
+     * @return the LSN.
+     */
+    @Benchmark
+    public long appendWritten() {
+        return wal.append(payload, 0, payloadBytes, Durability.WRITTEN);
+    }
+
+    /**
      * Appends without waiting, then waits for the record to be written to the OS.
      *
      * @return the LSN.
