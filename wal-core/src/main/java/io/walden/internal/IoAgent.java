@@ -724,7 +724,10 @@ public final class IoAgent implements Agent, CompletionHandler {
 
     private int maybeRoll() throws IOException {
         final long segmentEnd = activeBase + segmentCapacityBytes;
-        if (scanner.position() != segmentEnd || durablePosition != segmentEnd || markWriteInFlight) {
+        // Not while a sync is in flight: one submitted after the fence (to make a durability mark
+        // durable while the roll waited for its segment) targets the old segment's end, and its
+        // completion after the roll would move the durable position back into the old segment.
+        if (scanner.position() != segmentEnd || durablePosition != segmentEnd || markWriteInFlight || syncInFlight) {
             return 0;
         }
         if (!preparer.isReady(segmentEnd)) {
@@ -836,6 +839,12 @@ public final class IoAgent implements Agent, CompletionHandler {
     }
 
     private void onSyncComplete() {
+        Invariants.check(
+                syncTargetPosition >= durablePosition && syncTargetPosition >= activeBase,
+                "sync to %d completed with the durable position at %d, active segment %d",
+                syncTargetPosition,
+                durablePosition,
+                activeBase);
         syncInFlight = false;
         final long nowNs = System.nanoTime();
         stats.recordSync(syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);

@@ -48,6 +48,8 @@ public final class ControllableBackend implements StorageBackend {
     private static final int KIND_OTHER = 4;
     /** Also set on writes to files under preparation, which are writes too. */
     private static final int KIND_PREPARATION_WRITE = 8;
+    // A sync of a segment file (not of a segment under preparation); also KIND_SYNC.
+    private static final int KIND_DATA_SYNC = 16;
 
     private final StorageBackend delegate;
     private final AtomicReference<IOException> nextDataWriteFailure = new AtomicReference<>();
@@ -92,7 +94,6 @@ public final class ControllableBackend implements StorageBackend {
         wake();
     }
 
-    /** Keeps file sync completions from the log until {@link #releaseSyncs()}. */
     /**
      * Holds the completions of writes to segments under preparation ({@code .wal.tmp} files) only,
      * as if zero-filling had stalled.
@@ -107,6 +108,7 @@ public final class ControllableBackend implements StorageBackend {
         wake();
     }
 
+    /** Keeps file sync completions from the log until {@link #releaseSyncs()}. */
     public void holdSyncs() {
         heldKinds.getAndUpdate(kinds -> kinds | KIND_SYNC);
     }
@@ -114,6 +116,20 @@ public final class ControllableBackend implements StorageBackend {
     /** Delivers held sync completions and stops holding them. */
     public void releaseSyncs() {
         heldKinds.getAndUpdate(kinds -> kinds & ~KIND_SYNC);
+        wake();
+    }
+
+    /**
+     * Keeps the completions of syncs of segment files ({@code .wal}, not segments under preparation)
+     * from the log until {@link #releaseDataSyncs()}; preparation goes on.
+     */
+    public void holdDataSyncs() {
+        heldKinds.getAndUpdate(kinds -> kinds | KIND_DATA_SYNC);
+    }
+
+    /** Delivers held segment-file sync completions and stops holding them. */
+    public void releaseDataSyncs() {
+        heldKinds.getAndUpdate(kinds -> kinds & ~KIND_DATA_SYNC);
         wake();
     }
 
@@ -268,15 +284,16 @@ public final class ControllableBackend implements StorageBackend {
 
         @Override
         public void submitSync(final int fileHandle, final long token) {
-            if (isSegment(paths.get(fileHandle))) {
+            final boolean segment = isSegment(paths.get(fileHandle));
+            if (segment) {
                 dataSyncsSubmitted.incrementAndGet();
                 final IOException failure = nextDataSyncFailure.getAndSet(null);
                 if (failure != null) {
-                    inject(token, failure, KIND_SYNC);
+                    inject(token, failure, KIND_SYNC | KIND_DATA_SYNC);
                     return;
                 }
             }
-            session.submitSync(fileHandle, wrap(token, KIND_SYNC));
+            session.submitSync(fileHandle, wrap(token, segment ? KIND_SYNC | KIND_DATA_SYNC : KIND_SYNC));
         }
 
         @Override
