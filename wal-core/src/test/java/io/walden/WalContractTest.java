@@ -183,12 +183,7 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         // durable position back to the old segment's end: the next frames would record a durable
         // offset of 0, and the log, closed cleanly, would refuse to open. (Found by the power-loss
         // property test.)
-        final Path directory = logDirectory();
-        try (Wal wal = open(config(directory).build())) {
-            assertTrue(wal.recoveryReport().newLog());
-        }
-        // Reopened without the next segment, the log prepares it again, and that stalls.
-        Files.deleteIfExists(SegmentNames.segmentPath(directory, SEGMENT_BYTES));
+        final Path directory = logWithoutItsNextSegment();
         final ControllableBackend backend = controllable();
         backend.holdPreparationWrites();
         final byte[] payload = bytes(1, 1000);
@@ -850,13 +845,9 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
 
     @Test
     void shouldSkipTheRestOfTheZeroFillWhenTheAppendersCatchUpWithThePreparation() throws IOException {
-        final Path directory = logDirectory();
-        try (Wal wal = open(config(directory).build())) {
-            assertTrue(wal.recoveryReport().newLog());
-        }
-        // Without the empty next segment prepared by the first session, reopening prepares it again,
-        // and that preparation stalls at its first write: the appenders catch up with it.
-        Files.deleteIfExists(SegmentNames.segmentPath(directory, SEGMENT_BYTES));
+        // Reopening prepares the next segment again, and that preparation stalls at its first write:
+        // the appenders catch up with it.
+        final Path directory = logWithoutItsNextSegment();
         final ControllableBackend backend = controllable();
         backend.holdPreparationWrites();
         final List<Read> expected = new ArrayList<>();
@@ -1592,6 +1583,22 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         final ControllableBackend backend = new ControllableBackend(newBackend());
         controllables.add(backend);
         return backend;
+    }
+
+    /**
+     * Creates a log and removes the empty next segment its first session prepared, so that the next
+     * open has to prepare that segment again (with a {@link ControllableBackend}, under the test's
+     * control).
+     *
+     * @return the log's directory.
+     */
+    protected final Path logWithoutItsNextSegment() throws IOException {
+        final Path directory = logDirectory();
+        try (Wal wal = open(config(directory).build())) {
+            assertTrue(wal.recoveryReport().newLog());
+        }
+        Files.deleteIfExists(SegmentNames.segmentPath(directory, SEGMENT_BYTES));
+        return directory;
     }
 
     /** @return a log directory that does not exist yet. */

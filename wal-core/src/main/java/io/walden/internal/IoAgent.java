@@ -103,8 +103,6 @@ public final class IoAgent implements Agent, CompletionHandler {
     private final Path directory;
     private final long segmentCapacityBytes;
     private final long segmentMask;
-    private final long bufferMask;
-    private final int maxBatchBytes;
     private final boolean directIo;
     private final boolean writesDurable;
     private final boolean callerMayRunIo;
@@ -226,8 +224,7 @@ public final class IoAgent implements Agent, CompletionHandler {
         this.directory = config.directory();
         this.segmentCapacityBytes = recovered.segmentCapacityBytes();
         this.segmentMask = segmentCapacityBytes - 1;
-        this.bufferMask = logBuffer.capacityBytes() - 1L;
-        this.maxBatchBytes = config.maxBatchBytes();
+        final int maxBatchBytes = config.maxBatchBytes();
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
         this.callerMayRunIo = session.callerMayRunIo();

@@ -130,7 +130,7 @@ class SegmentTruncationTest {
         return "delete " + SegmentNames.segmentPath(DIRECTORY, base).getFileName();
     }
 
-    /** Records deletes and directory syncs; nothing else is expected of it. */
+    /** Records deletes and directory syncs; any other call fails the test. */
     private static final class RecordingSession implements StorageSession {
         final List<String> operations = new ArrayList<>();
         boolean inFlight;
@@ -153,32 +153,32 @@ class SegmentTruncationTest {
 
         @Override
         public boolean directIo() {
-            throw new UnsupportedOperationException();
+            throw unexpected("directIo");
         }
 
         @Override
         public boolean writesDurable() {
-            throw new UnsupportedOperationException();
+            throw unexpected("writesDurable");
         }
 
         @Override
         public int blockSizeBytes() {
-            throw new UnsupportedOperationException();
+            throw unexpected("blockSizeBytes");
         }
 
         @Override
         public int maxInFlight() {
-            throw new UnsupportedOperationException();
+            throw unexpected("maxInFlight");
         }
 
         @Override
         public int openFile(final Path path, final boolean create) {
-            throw new UnsupportedOperationException();
+            throw unexpected("openFile");
         }
 
         @Override
         public void closeFile(final int fileHandle) {
-            throw new UnsupportedOperationException();
+            throw unexpected("closeFile");
         }
 
         @Override
@@ -189,36 +189,40 @@ class SegmentTruncationTest {
                 final int sourceOffset,
                 final int lengthBytes,
                 final long token) {
-            throw new UnsupportedOperationException();
+            throw unexpected("submitWrite");
         }
 
         @Override
         public void submitAllocate(
                 final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-            throw new UnsupportedOperationException();
+            throw unexpected("submitAllocate");
         }
 
         @Override
         public void submitSync(final int fileHandle, final long token) {
-            throw new UnsupportedOperationException();
+            throw unexpected("submitSync");
         }
 
         @Override
         public void submitRename(final Path source, final Path target, final long token) {
-            throw new UnsupportedOperationException();
+            throw unexpected("submitRename");
         }
 
         @Override
         public int poll(final CompletionHandler handler, final int limit) {
-            throw new UnsupportedOperationException();
+            throw unexpected("poll");
         }
 
         @Override
         public int inFlight() {
-            throw new UnsupportedOperationException();
+            throw unexpected("inFlight");
         }
 
         @Override
         public void close() {}
+
+        private static AssertionError unexpected(final String method) {
+            return new AssertionError("truncation called StorageSession." + method + ", which it never needs");
+        }
     }
 }
