@@ -855,12 +855,13 @@ public final class Wal implements AutoCloseable {
             state.requestSync(lsn + 1);
         }
         final boolean synced = durability == Durability.SYNCED;
-        if (frameEnd == logBuffer.tailPosition()
-                && (!synced || state.syncRequestCount() == syncTicket)
-                && agent.driveFor(lsn + 1, synced)) {
+        final int drive = frameEnd == logBuffer.tailPosition() && (!synced || state.syncRequestCount() == syncTicket)
+                ? agent.driveFor(lsn + 1, synced)
+                : IoAgent.DRIVE_NOT_RUN;
+        if (drive == IoAgent.DRIVE_REACHED) {
             return;
         }
-        if (durability != Durability.SYNCED || state.wakeNeeded(syncTicket)) {
+        if (drive == IoAgent.DRIVE_NOT_RUN && (durability != Durability.SYNCED || state.wakeNeeded(syncTicket))) {
             wake.run();
         }
         try {
@@ -926,7 +927,7 @@ public final class Wal implements AutoCloseable {
         public void run() {
             final IoAgent target = agent;
             if (target != null) {
-                target.wake();
+                target.onCompletionSignal();
             }
         }
     }

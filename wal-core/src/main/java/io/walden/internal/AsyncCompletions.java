@@ -71,6 +71,11 @@ final class AsyncCompletions {
         return !inbox.isEmpty();
     }
 
+    /** @return whether any future waits, added or queued; the I/O thread (or the duty holder) only. */
+    boolean hasWaiting() {
+        return !inbox.isEmpty() || !written.isEmpty() || !synced.isEmpty();
+    }
+
     /**
      * Completes every future whose position was reached.
      *

@@ -50,6 +50,15 @@ import org.agrona.concurrent.UnsafeBuffer;
  * own thread, by the same code under the same rules, with no thread woken. The <em>I/O duty</em>, a
  * flag taken by compare-and-set, says who runs it: the I/O thread holds it except while it parks.
  *
+ * <p>A backend that completes operations on an event loop of its own may let that thread run the
+ * work that follows a completion ({@link StorageSession#completionThreadMayRunIo()}): its completion
+ * signal ({@link #onCompletionSignal}) takes the duty if it is free and runs a <em>completion round</em>
+ * (deliver completions, scan, write, sync, wake the waiters) there, so that a write, its sync and the
+ * acknowledgement follow each other on the loop without a hand-off to this thread and back. Only work
+ * that neither blocks nor runs user code runs there; for the rest (rolls, preparation, deletes,
+ * durability marks, futures, closing) the loop wakes this thread. A signal that finds the duty held
+ * leaves a flag ({@code completionPending}) that every holder looks at after it lets go.
+ *
  * <p><b>Threading:</b> every field not marked shared belongs to the holder of the I/O duty (the
  * "I/O thread" of the comments below): the I/O thread, or an appender driving its own record. Taking
  * and letting go of the duty are a volatile read and write, so each holder sees everything its
@@ -66,8 +75,27 @@ public final class IoAgent implements Agent, CompletionHandler {
     private static final long KIND_PREPARE = 3;
     private static final long KIND_TRUNCATE = 4;
     private static final long KIND_MARK = 5;
+    /** What a round may do: everything (the I/O thread). */
+    private static final int ROUND_IO_THREAD = 0;
+    /** What a round may do: no background work (an appender driving its record). */
+    private static final int ROUND_CALLER = 1;
+    /**
+     * What a round may do: nothing that blocks or runs user code, so no roll (it closes a file) and no
+     * futures (their callbacks are user code); no background work (the backend's completion thread).
+     */
+    private static final int ROUND_COMPLETION = 2;
+
     private static final VarHandle DUTY;
     private static final int POLL_LIMIT = 64;
+    /** {@link #driveFor}: the appender did not run its I/O, or left it unfinished; the caller wakes the I/O thread. */
+    public static final int DRIVE_NOT_RUN = 0;
+    /** {@link #driveFor}: the record reached its level. */
+    public static final int DRIVE_REACHED = 1;
+    /**
+     * {@link #driveFor}: the record's write or sync is in flight and its completion carries the record
+     * on (the backend's completion thread runs the I/O); the caller waits without waking anyone.
+     */
+    public static final int DRIVE_CARRIED_ON = 2;
     /** Most rounds an appender drives for its record: a write, its completion, a sync, its completion. */
     private static final int DRIVE_ROUNDS_MAX = 8;
     /**
@@ -106,6 +134,7 @@ public final class IoAgent implements Agent, CompletionHandler {
     private final boolean directIo;
     private final boolean writesDurable;
     private final boolean callerMayRunIo;
+    private final boolean completionsRunIo;
     private final long blockMask;
     private final long hurryDistanceBytes;
     private final long logId;
@@ -176,6 +205,8 @@ public final class IoAgent implements Agent, CompletionHandler {
     private long rollWantedSinceNs = -1;
 
     private boolean failed;
+    // The kind of the round in progress (ROUND_*), for fail(). Duty holder.
+    private int roundKind = ROUND_IO_THREAD;
     private long finalTailPosition = -1;
     // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
     private volatile boolean buffersFreeable;
@@ -193,6 +224,10 @@ public final class IoAgent implements Agent, CompletionHandler {
     // Shared: set by the I/O thread while it waits for the duty, so that the appender holding it
     // unparks the thread as it lets go.
     private volatile boolean dutyWanted;
+    // Shared: set by a completion signal that may run a completion round (completionsRunIo); cleared by
+    // the duty holder before it polls. Whoever lets go of the duty looks at it afterwards, so a
+    // completion signalled while the duty was held is never left for the I/O thread's next timed wake.
+    private volatile boolean completionPending;
     // Shared: whether the last sync was asked for by one waiter at most (a lone writer's load).
     // Written by the duty holder at each sync submission; read by appenders before they try to run
     // their own I/O, and by the I/O thread before it rests without the duty. Under contention it is
@@ -228,6 +263,7 @@ public final class IoAgent implements Agent, CompletionHandler {
         this.directIo = session.directIo();
         this.writesDurable = session.writesDurable();
         this.callerMayRunIo = session.callerMayRunIo();
+        this.completionsRunIo = session.completionThreadMayRunIo();
         this.blockMask = session.blockSizeBytes() - 1L;
         // Written data is synced in the background once a quarter segment is unsynced, so that
         // the roll fence (a sync of the whole segment's tail) never waits for much.
@@ -307,6 +343,65 @@ public final class IoAgent implements Agent, CompletionHandler {
     }
 
     /**
+     * The backend's completion signal. A backend whose completion thread may run the log's I/O
+     * ({@link StorageSession#completionThreadMayRunIo()}) gets a completion round on that thread when
+     * the duty is free; otherwise, or when the duty is held, the holder sees the completion (the I/O
+     * thread is woken for it, as for any other). Any thread, including one that holds the duty and is
+     * submitting (an operation that completed at once): the flag is then left for it.
+     */
+    public void onCompletionSignal() {
+        if (!completionsRunIo) {
+            wake();
+            return;
+        }
+        completionPending = true;
+        runPendingCompletions();
+    }
+
+    /**
+     * Runs completion rounds while a completion is pending and the duty is free; called by every
+     * thread that signals a completion or lets go of the duty, except the I/O thread, which looks at
+     * the flag before it parks. Wakes the I/O thread when work is left that only it may do.
+     */
+    private void runPendingCompletions() {
+        while (completionPending && duty == 0 && DUTY.compareAndSet(this, 0, 1)) {
+            final boolean ioThreadNeeded;
+            try {
+                completionPending = false;
+                roundKind = ROUND_COMPLETION;
+                ioRound(System.nanoTime(), ROUND_COMPLETION);
+            } catch (final Throwable ex) {
+                fail(ex);
+            } finally {
+                roundKind = ROUND_IO_THREAD;
+                ioThreadNeeded = ioThreadNeeded();
+                duty = 0;
+                if (dutyWanted) {
+                    LockSupport.unpark(thread);
+                }
+            }
+            if (ioThreadNeeded) {
+                wake();
+            }
+        }
+    }
+
+    /**
+     * Whether, after a completion round or an appender's drive, work is left that only the I/O thread
+     * does, or that no completion will carry on. Duty holder.
+     */
+    private boolean ioThreadNeeded() {
+        final long segmentEnd = activeBase + segmentCapacityBytes;
+        return failed
+                || cohortHolding
+                || hasWorkHint()
+                || preparer.hasStepToSubmit()
+                || truncation.isActive()
+                || asyncCompletions.hasWaiting()
+                || (scanner.position() == segmentEnd && durablePosition == segmentEnd);
+    }
+
+    /**
      * Registers an asynchronous completion. Any thread.
      *
      * @param pending the future and its position.
@@ -359,9 +454,11 @@ public final class IoAgent implements Agent, CompletionHandler {
      *
      * @param position the position that must be reached: the record's LSN + 1.
      * @param synced whether the record waits to be durable (SYNCED), else to be written.
-     * @return whether the position was reached; false leaves the wait to the caller.
+     * @return {@link #DRIVE_REACHED}; {@link #DRIVE_CARRIED_ON}, when the backend's completion thread
+     *     carries the record on from its write or sync in flight; else {@link #DRIVE_NOT_RUN}, which
+     *     leaves the wait, and waking the I/O thread, to the caller.
      */
-    public boolean driveFor(final long position, final boolean synced) {
+    public int driveFor(final long position, final boolean synced) {
         if (!callerMayRunIo
                 || !loneWriter
                 || duty != 0
@@ -369,16 +466,21 @@ public final class IoAgent implements Agent, CompletionHandler {
                 || state.waiterCount() != 0
                 || Thread.currentThread().isInterrupted()
                 || !DUTY.compareAndSet(this, 0, 1)) {
-            return false;
+            return DRIVE_NOT_RUN;
         }
         boolean reached = false;
+        boolean carriedOn = false;
         boolean workLeft = true;
         try {
+            roundKind = ROUND_CALLER;
             reached = drive(position, synced);
-            workLeft = !reached || hasWorkHint() || preparer.hasStepToSubmit();
+            // With completions that run the I/O, an operation in flight carries the record on.
+            carriedOn = !reached && completionsRunIo && !failed && (writeInFlight || syncInFlight);
+            workLeft = (!reached && !carriedOn) || ioThreadNeeded();
         } catch (final Throwable ex) {
             fail(ex);
         } finally {
+            roundKind = ROUND_IO_THREAD;
             duty = 0;
             if (dutyWanted) {
                 LockSupport.unpark(thread);
@@ -387,12 +489,15 @@ public final class IoAgent implements Agent, CompletionHandler {
         if (workLeft) {
             wake();
         }
-        return reached;
+        if (completionsRunIo) {
+            runPendingCompletions();
+        }
+        return reached ? DRIVE_REACHED : carriedOn && !workLeft ? DRIVE_CARRIED_ON : DRIVE_NOT_RUN;
     }
 
     private boolean drive(final long position, final boolean synced) {
         for (int round = 0; round < DRIVE_ROUNDS_MAX && !failed && finalTailPosition < 0; round++) {
-            final int workCount = ioRound(System.nanoTime(), false);
+            final int workCount = ioRound(System.nanoTime(), ROUND_CALLER);
             if ((synced ? durablePosition : writtenPosition) >= position) {
                 stats.recordRunByCaller();
                 return true;
@@ -458,7 +563,8 @@ public final class IoAgent implements Agent, CompletionHandler {
                 workCount = drainAfterFailure();
             } else {
                 signalled = false;
-                workCount = ioRound(System.nanoTime(), true);
+                completionPending = false;
+                workCount = ioRound(System.nanoTime(), ROUND_IO_THREAD);
             }
         } catch (final Throwable ex) {
             fail(ex);
@@ -475,11 +581,13 @@ public final class IoAgent implements Agent, CompletionHandler {
     }
 
     /**
-     * One round of work: deliver completions, then scan, write, sync and roll; with {@code background},
-     * also prepare segments, delete them, write durability marks and start closing (the I/O thread's
-     * rounds; an appender's rounds leave those to it).
+     * One round of work: deliver completions, then scan, write and sync; except on the completion
+     * thread, roll and complete futures; on the I/O thread, also prepare segments, delete them, write
+     * durability marks and start closing (an appender's and the completion thread's rounds leave those
+     * to it).
      */
-    private int ioRound(final long nowNs, final boolean background) {
+    private int ioRound(final long nowNs, final int kind) {
+        final boolean background = kind == ROUND_IO_THREAD;
         int workCount = session.poll(this, POLL_LIMIT);
         if (failed) {
             return workCount;
@@ -495,7 +603,9 @@ public final class IoAgent implements Agent, CompletionHandler {
                 // Appenders wake this thread again as soon as it no longer holds a sync for a group.
                 state.cohortWakeCount(0);
             }
-            workCount += maybeRoll();
+            if (kind != ROUND_COMPLETION) {
+                workCount += maybeRoll();
+            }
             if (background) {
                 if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
                     // Closing stops background preparation unless the final records need the segment.
@@ -511,7 +621,9 @@ public final class IoAgent implements Agent, CompletionHandler {
             durableWakePending = false;
             state.wakeDurable();
         }
-        workCount += asyncCompletions.complete(writtenPosition, durablePosition);
+        if (kind != ROUND_COMPLETION) {
+            workCount += asyncCompletions.complete(writtenPosition, durablePosition);
+        }
         return workCount;
     }
 
@@ -916,7 +1028,8 @@ public final class IoAgent implements Agent, CompletionHandler {
         final boolean workWaiting = signalled || hasWorkHint();
         duty = 0;
         try {
-            if (!workWaiting) {
+            // Looked at after letting go: a completion signalled while this thread held the duty.
+            if (!workWaiting && !completionPending) {
                 LockSupport.parkNanos(this, holdNs);
             }
             parked = false;
@@ -950,9 +1063,7 @@ public final class IoAgent implements Agent, CompletionHandler {
         @Override
         public boolean mayRestWithoutDuty() {
             return callerMayRunIo
-                    && !syncInFlight
-                    && !writeInFlight
-                    && !markWriteInFlight
+                    && (completionsRunIo || (!syncInFlight && !writeInFlight && !markWriteInFlight))
                     && !cohortHolding
                     && loneWriter
                     && state.waiterCount() == 0;
@@ -963,12 +1074,14 @@ public final class IoAgent implements Agent, CompletionHandler {
             // With many blocked waiters the processors are better left to them: they must run to
             // append the next group. Waiters that yield are not counted: they let this thread run
             // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
-            return (syncInFlight || writeInFlight) && state.waiterCount() <= YIELD_WAITERS_MAX;
+            // Completions that run the I/O themselves need nothing from this thread.
+            return !completionsRunIo && (syncInFlight || writeInFlight) && state.waiterCount() <= YIELD_WAITERS_MAX;
         }
 
         @Override
         public boolean isSignalled() {
-            return signalled;
+            // A completion signalled while this thread held the duty is its own to deliver.
+            return signalled || completionPending;
         }
 
         @Override
@@ -1020,7 +1133,11 @@ public final class IoAgent implements Agent, CompletionHandler {
         // must never get a later append acknowledged.
         logBuffer.closeTail();
         state.fail(cause);
-        asyncCompletions.failAll(state.failure());
+        if (roundKind != ROUND_COMPLETION) {
+            // On the completion thread the futures' callbacks (user code) must not run: the I/O thread,
+            // which that round wakes, fails them.
+            asyncCompletions.failAll(state.failure());
+        }
         truncation.fail(cause);
     }
 

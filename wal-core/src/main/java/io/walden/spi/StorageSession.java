@@ -20,7 +20,8 @@ import java.nio.file.Path;
  * <p><b>Threading:</b> all methods are called by one thread at a time: the opening thread during
  * recovery, then the log's I/O thread, with a happens-before edge between each and the next. A
  * session that says {@link #callerMayRunIo()} is also used, one at a time, by appenders that run
- * the log's I/O on their own thread while its I/O thread rests.
+ * the log's I/O on their own thread while its I/O thread rests; one that says {@link
+ * #completionThreadMayRunIo()}, by the thread that signals completions, in the same way.
  */
 public interface StorageSession extends AutoCloseable {
     /**
@@ -140,9 +141,11 @@ public interface StorageSession extends AutoCloseable {
     /**
      * Whether an appender may run this session's writes and {@link #submitSyncOnCaller} syncs on its
      * own thread when the log's I/O path is idle, instead of handing them to the I/O thread (RocksDB's
-     * write leader, for a group of one). Worth it only when those operations complete before the
-     * submit call returns: the appender then reaches its durability level without waking any other
-     * thread.
+     * write leader, for a group of one). Worth it when those operations complete before the submit
+     * call returns: the appender then reaches its durability level without waking any other thread;
+     * or when the session {@linkplain #completionThreadMayRunIo() runs the log's I/O on its completion
+     * thread}: the appender then hands its write straight to the backend, not to the I/O thread. An
+     * appender that finds the active segment full also rolls it, and so may close a file.
      *
      * <p>A session that says yes must survive an interrupt of the calling thread during any
      * operation: the interrupt is the appender's, not the log's, so it must neither fail the
@@ -154,6 +157,28 @@ public interface StorageSession extends AutoCloseable {
      * @return true if appenders may run writes and on-caller syncs.
      */
     default boolean callerMayRunIo() {
+        return false;
+    }
+
+    /**
+     * Whether the completion signal ({@code StorageBackend#open}) may run the log's I/O on the thread
+     * that signals: deliver completions with {@link #poll} and submit the writes and syncs that follow
+     * them, there and then, instead of waking the log's I/O thread to do it. Worth it for a backend
+     * that completes operations on a thread of its own (an event loop) from which submitting is cheaper
+     * than from any other thread: a write, its sync and the acknowledgement then follow each other on
+     * that thread with no thread woken between them.
+     *
+     * <p>A session that says yes promises that, on the thread that signals, {@link #submitWrite},
+     * {@link #submitSync} and {@link #poll} neither block nor wait for a completion. The core then
+     * never calls the other methods there (file opens and closes, directory operations, allocation),
+     * never runs user code there, and runs these three only while it holds the log's I/O duty, so the
+     * one-thread-at-a-time rule above still holds. The signal may also run on a thread that is
+     * submitting (an operation that completed before its submit call returned); the core copes with
+     * that. The default is false: the signal only wakes the I/O thread.
+     *
+     * @return true if the signalling thread may run writes, syncs and polls.
+     */
+    default boolean completionThreadMayRunIo() {
         return false;
     }
 

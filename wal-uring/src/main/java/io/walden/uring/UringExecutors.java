@@ -21,13 +21,17 @@ import one.jasyncfio.OpenOption;
  * the loop is built, and one file opened and closed to initialize those classes, on a short-lived
  * daemon thread.
  *
- * <p>The loop spins for {@code sleepTimeout} milliseconds (default 1000) after its last completion
- * before it sleeps; {@link #SLEEP_TIMEOUT_MS} bounds that CPU cost at low load.
+ * <p>The loop would spin for {@code sleepTimeout} milliseconds (default 1000) after its last
+ * completion before it sleeps. It must not here: a log submits its next write or sync from a
+ * completion callback on the loop, and jasyncfio 0.0.7 hands such a submission to the kernel only
+ * when the loop next goes to sleep (or runs a task from another thread), so a spinning loop would
+ * hold a sync back for up to the timeout. {@link #SLEEP_TIMEOUT_MS} is therefore 0, which also
+ * spends no processor at low load.
  *
  * <p><b>Threading:</b> thread-safe.
  */
 final class UringExecutors {
-    /** Milliseconds the event loop spins after its last completion before it sleeps. */
+    /** Milliseconds the event loop spins after its last completion before it sleeps: none (see above). */
     static final long SLEEP_TIMEOUT_MS = 0;
 
     private static final int RING_ENTRIES = 1024;

@@ -26,23 +26,35 @@ import one.jasyncfio.OpenOption;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 /**
- * An io_uring session on the JVM's shared jasyncfio event loop ({@link UringExecutors}). Writes and fdatasync are submitted to the ring
- * and complete on the event loop, whose callback only hands the pooled {@link Operation} to a
- * queue and signals Walden's I/O thread: the event loop never blocks. Directory syncs, renames and
- * deletes are rare and run synchronously on the I/O thread (jasyncfio 0.0.7 has no renameat or
- * directory fsync), so the session adds no thread of its own.
+ * An io_uring session on the JVM's shared jasyncfio event loop ({@link UringExecutors}). Writes and
+ * fdatasync are submitted to the ring and complete on the event loop, whose callback hands the pooled
+ * {@link Operation} to a queue and signals the log. The log runs the work that follows a completion
+ * right there ({@link #completionThreadMayRunIo()}): it polls, and submits the next write or the
+ * sync, from the event loop, where jasyncfio enqueues a submission directly and hands it to the
+ * kernel when the loop next waits, without the eventfd wake-up a submission from another thread
+ * costs. A lone appender submits its own write ({@link #callerMayRunIo()}). So a {@code SYNCED}
+ * append wakes two threads (the loop, then the appender) rather than six. Directory syncs, renames
+ * and deletes are rare and run synchronously on the log's I/O thread (jasyncfio 0.0.7 has no renameat
+ * or directory fsync), so the session adds no thread of its own.
  *
  * <pre>
- *   I/O thread --write/dataSync--> ring --CQE--> event loop --queue + signal--> I/O thread poll()
- *   I/O thread --rename/delete/dir fsync (inline)--------------------------------> local queue
+ *   appender or I/O thread --write--> ring --CQE--> event loop: poll, submit sync --> ring
+ *   ring --CQE--> event loop: poll, acknowledge (unpark the appender)
+ *   I/O thread --rename/delete/dir fsync (inline)--------------------------> local queue
  * </pre>
+ *
+ * <p>A future that completes before its callback is attached runs the callback on the submitting
+ * thread (CompletableFuture's rule), so the completion signal may also come from the submitter,
+ * which then holds the log's I/O duty and sees the completion itself. The behaviour of jasyncfio this
+ * relies on is pinned by {@code JasyncfioEventLoopTest}.
  *
  * <p>A short write is resubmitted for its remainder before the operation completes; a negative
  * result (jasyncfio reports it as an IOException carrying the errno and its text) fails the
  * operation with the file, offset and errno named.
  *
- * <p><b>Threading:</b> StorageSession methods are called by the owning thread; {@link
- * Operation#accept} runs on the event loop.
+ * <p><b>Threading:</b> StorageSession methods are called by the holder of the log's I/O duty (its
+ * I/O thread, an appender, or the event loop in a completion round); {@link Operation#accept} runs on
+ * the event loop, or on the submitter when the future completed first.
  */
 final class UringStorageSession implements StorageSession {
     private static final int OPERATION_COUNT = 64;
@@ -154,6 +166,26 @@ final class UringStorageSession implements StorageSession {
     @Override
     public int maxInFlight() {
         return OPERATION_COUNT;
+    }
+
+    /**
+     * Yes: a submission from an appender costs what one from the I/O thread does (a task for the event
+     * loop), and saves waking the I/O thread. An interrupt cannot disturb a submission, and the one
+     * blocking call an appender can make (closing a full segment's file as it rolls) waits through an
+     * interrupt and keeps it.
+     */
+    @Override
+    public boolean callerMayRunIo() {
+        return true;
+    }
+
+    /**
+     * Yes: on the event loop, {@link #submitWrite}, {@link #submitSync} and {@link #poll} only enqueue
+     * and dequeue; jasyncfio submits what was enqueued when the loop next waits.
+     */
+    @Override
+    public boolean completionThreadMayRunIo() {
+        return true;
     }
 
     @Override
@@ -428,17 +460,30 @@ final class UringStorageSession implements StorageSession {
         freeOperations.add(operation);
     }
 
+    /**
+     * Waits for a synchronous step (open, close) through any interrupt, which it keeps: the caller may
+     * be an appender rolling the log, whose interrupt is not the log's.
+     */
     private static <T> T await(final CompletableFuture<T> future, final String what) throws IOException {
+        final long deadlineNs = System.nanoTime() + CLOSE_TIMEOUT_NS;
+        boolean interrupted = false;
         try {
-            return future.get(CLOSE_TIMEOUT_NS, TimeUnit.NANOSECONDS);
+            while (true) {
+                try {
+                    return future.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (final InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
         } catch (final ExecutionException ex) {
             final Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
             throw new IOException(what + " failed: " + cause.getMessage(), cause);
         } catch (final TimeoutException ex) {
             throw new IOException(what + " did not complete within 30 s", ex);
-        } catch (final InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + " was interrupted", ex);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

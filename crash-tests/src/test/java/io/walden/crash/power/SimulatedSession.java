@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
 import org.agrona.BufferUtil;
 
 /**
@@ -31,6 +32,7 @@ import org.agrona.BufferUtil;
  */
 final class SimulatedSession implements StorageSession {
     private static final int MAX_IN_FLIGHT = 64;
+    private static final long COMPLETION_SIGNAL_INTERVAL_NS = 20_000;
     private static final int WRITE_DELAY_POLLS_MAX = 2;
     private static final int SYNC_DELAY_POLLS_MAX = 8;
     private static final int DIRECTORY_DELAY_POLLS_MAX = 3;
@@ -94,6 +96,11 @@ final class SimulatedSession implements StorageSession {
     // In half the sessions appenders run the I/O of their own records when the log is idle, racing
     // the I/O thread for it; their completions are delayed like any other.
     private final boolean callerMayRunIo;
+    // In a third of the sessions a thread of the session's own, like io_uring's event loop, signals
+    // completions every few tens of microseconds, and the log runs completion rounds on it (writes and
+    // syncs submitted from there), racing the I/O thread and the appenders for the duty.
+    private final Thread completionThread;
+    private volatile boolean completionThreadStopped;
     private boolean closed;
 
     SimulatedSession(
@@ -107,11 +114,31 @@ final class SimulatedSession implements StorageSession {
         this.completionSignal = completionSignal;
         this.slowPreparation = random.nextInt(3) == 0;
         this.callerMayRunIo = random.nextBoolean();
+        if (random.nextInt(3) == 0) {
+            completionThread = new Thread(this::signalCompletions, "walden-simulated-event-loop");
+            completionThread.setDaemon(true);
+            completionThread.start();
+        } else {
+            completionThread = null;
+        }
     }
 
     @Override
     public boolean callerMayRunIo() {
         return callerMayRunIo;
+    }
+
+    @Override
+    public boolean completionThreadMayRunIo() {
+        return completionThread != null;
+    }
+
+    /** The simulated event loop: signals until the session closes. */
+    private void signalCompletions() {
+        while (!completionThreadStopped) {
+            completionSignal.run();
+            LockSupport.parkNanos(COMPLETION_SIGNAL_INTERVAL_NS);
+        }
     }
 
     @Override
@@ -376,6 +403,20 @@ final class SimulatedSession implements StorageSession {
             return;
         }
         closed = true;
+        if (completionThread != null) {
+            completionThreadStopped = true;
+            boolean interrupted = false;
+            while (completionThread.isAlive()) {
+                try {
+                    completionThread.join();
+                } catch (final InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         inFlight.clear();
         files.removeAll((file, path) -> {
             try {
