@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Simulated power loss: a random workload runs on a {@link SimulatedBackend} (several appender threads,
@@ -40,6 +41,9 @@ import org.junit.jupiter.api.Test;
  * check more than {@value #STATES_PER_RUN_MIN}, which the test checks at the end. Under {@code
  * -Pcrash-soak} it keeps drawing workloads for {@value #SOAK_SHARE} of the soak time.
  */
+// A log that stops making progress (a lost wake, a duty never let go) fails the test, with the stack
+// traces in the report, rather than hold up the build: a run takes about a minute.
+@Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PowerLossPropertyTest {
     private static final int TRIES = 150;
     private static final int CRASH_POINTS_PER_RUN = 45;
