@@ -563,7 +563,9 @@ public final class IoAgent implements Agent, CompletionHandler {
                 workCount = drainAfterFailure();
             } else {
                 signalled = false;
-                completionPending = false;
+                if (completionsRunIo) {
+                    completionPending = false;
+                }
                 workCount = ioRound(System.nanoTime(), ROUND_IO_THREAD);
             }
         } catch (final Throwable ex) {
