@@ -12,6 +12,7 @@ import io.walden.internal.LogReader;
 import io.walden.internal.LogRecovery;
 import io.walden.internal.LogState;
 import io.walden.internal.NoSpace;
+import io.walden.internal.OfflineSuffixTruncation;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.RetentionRule;
 import io.walden.internal.StatsCounters;
@@ -134,6 +135,32 @@ public final class Wal implements AutoCloseable {
      */
     public static Wal open(final WalConfig config) {
         return open(config, FileSystemCheck::type);
+    }
+
+    /**
+     * Discards every record after the one at {@code lsn} in a closed log, durably and crash-safely: a
+     * Raft log dropping uncommitted entries after a leader change, or, with {@code lsn} = -1, a log
+     * dropping every record before a snapshot is installed. The log must not be open (its lock is
+     * taken); open it again afterwards.
+     *
+     * <p>A crash at any point leaves either the log as it was or the truncated log, never a mix: the
+     * truncation is first recorded durably in the directory (FORMAT.md, "Suffix truncation"), and the
+     * next open completes a recorded one before anything else. Positions are never given out twice:
+     * the next record appended goes after the highest segment the log had, at the position this
+     * returns, not at the cut. Discarded records are not kept as evidence. Recovery runs first, as at
+     * any open, with the configuration's recovery policy.
+     *
+     * @param config the log's configuration (its directory, backend and recovery policy).
+     * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
+     * @return the position where the log continues: the LSN of the next record appended.
+     * @throws WalException {@link WalException.ErrorCode#LOCKED} if the log is open;
+     *     {@link WalException.ErrorCode#POSITION} if no record starts at {@code lsn} (nothing changed);
+     *     {@link WalException.ErrorCode#IO} or {@link WalException.ErrorCode#STORAGE_SPACE} if an I/O
+     *     operation fails (the next open recovers the old log or the truncated one); a {@link
+     *     WalCorruptionException} if recovery refuses the log.
+     */
+    public static long truncateAfter(final WalConfig config, final long lsn) {
+        return OfflineSuffixTruncation.truncateAfter(config, lsn);
     }
 
     /**

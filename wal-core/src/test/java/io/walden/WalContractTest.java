@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.format.SuffixTruncationDescriptor;
 import io.walden.internal.FileSystemCheck;
 import io.walden.internal.events.BackPressureEvent;
 import io.walden.internal.events.FailStopEvent;
@@ -25,6 +26,7 @@ import io.walden.internal.events.SyncEvent;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import io.walden.testing.ControllableBackend;
+import io.walden.testing.TestRecords;
 import io.walden.testing.TestRecords.Read;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -1561,6 +1563,102 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
     // ---------------------------------------------------------------------------------------------
     // Helpers
     // ---------------------------------------------------------------------------------------------
+
+    /** Appends SYNCED records of 8 KiB (several segments' worth), closes the log, returns their LSNs. */
+    private long[] closedLogOf(final Path directory, final int count) {
+        final long[] lsns = new long[count];
+        try (Wal wal = Wal.open(config(directory).build())) {
+            for (int i = 0; i < count; i++) {
+                lsns[i] = wal.append(TestRecords.bytes(i, 8 * 1024), Durability.SYNCED);
+            }
+        }
+        return lsns;
+    }
+
+    private void assertHoldsExactly(final Wal wal, final long[] lsns, final int keptCount) {
+        final List<TestRecords.Read> records = replayAll(wal);
+        assertEquals(keptCount, records.size(), "records after the truncation");
+        for (int i = 0; i < keptCount; i++) {
+            assertEquals(lsns[i], records.get(i).lsn());
+            assertArrayEquals(TestRecords.bytes(i, 8 * 1024), records.get(i).payload());
+        }
+    }
+
+    @Test
+    void shouldKeepRecordsUpToTheOneTruncatedAfterAndGiveNoOldPositionAgain() {
+        final Path directory = logDirectory();
+        final long[] lsns = closedLogOf(directory, 120);
+        for (final int kept : new int[] {117, 40}) {
+            // First within the newest segment, then segments before it.
+            final long next = Wal.truncateAfter(config(directory).build(), lsns[kept - 1]);
+            assertTrue(next > lsns[lsns.length - 1], "the log continues at " + next + ", before old positions");
+            assertEquals(SegmentHeaderDescriptor.HEADER_LENGTH, next % SEGMENT_BYTES);
+            assertFalse(Files.exists(directory.resolve(SuffixTruncationDescriptor.FILE_NAME)));
+            try (Wal wal = Wal.open(config(directory).build())) {
+                assertHoldsExactly(wal, lsns, kept);
+            }
+        }
+        try (Wal wal = Wal.open(config(directory).build())) {
+            final long appended = wal.append(TestRecords.bytes(1000, 100), Durability.SYNCED);
+            assertTrue(appended > lsns[lsns.length - 1]);
+        }
+        try (Wal wal = Wal.open(config(directory).build())) {
+            final List<TestRecords.Read> records = replayAll(wal);
+            assertEquals(41, records.size());
+            assertArrayEquals(TestRecords.bytes(1000, 100), records.get(40).payload());
+        }
+    }
+
+    @Test
+    void shouldKeepNoRecordWhenTruncatedAfterMinusOne() {
+        final Path directory = logDirectory();
+        final long[] lsns = closedLogOf(directory, 40);
+        final long next = Wal.truncateAfter(config(directory).build(), -1);
+        assertTrue(next > lsns[lsns.length - 1]);
+        try (Wal wal = Wal.open(config(directory).build())) {
+            assertHoldsExactly(wal, lsns, 0);
+            assertEquals(next, wal.append(TestRecords.bytes(7, 10), Durability.SYNCED));
+        }
+    }
+
+    @Test
+    void shouldChangeNothingWhenTruncatedAfterTheLastRecord() {
+        final Path directory = logDirectory();
+        final long[] lsns = closedLogOf(directory, 40);
+        Wal.truncateAfter(config(directory).build(), lsns[39]);
+        try (Wal wal = Wal.open(config(directory).build())) {
+            assertHoldsExactly(wal, lsns, 40);
+        }
+    }
+
+    @Test
+    void shouldRefuseToTruncateAfterAPositionWhereNoRecordStartsAndChangeNothing() {
+        final Path directory = logDirectory();
+        final long[] lsns = closedLogOf(directory, 40);
+        for (final long lsn : new long[] {lsns[5] + 8, lsns[39] + 1_000_000, 17}) {
+            final WalException refused = assertThrows(
+                    WalException.class,
+                    () -> Wal.truncateAfter(config(directory).build(), lsn));
+            assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
+            assertTrue(refused.getMessage().contains(String.valueOf(lsn)), refused.getMessage());
+            assertTrue(refused.getMessage().contains("nothing was changed"), refused.getMessage());
+        }
+        try (Wal wal = Wal.open(config(directory).build())) {
+            assertHoldsExactly(wal, lsns, 40);
+        }
+    }
+
+    @Test
+    void shouldRefuseToTruncateAnOpenLog() {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long lsn = wal.append(new byte[10], Durability.SYNCED);
+        wal.append(new byte[10], Durability.SYNCED);
+        final WalException refused = assertThrows(
+                WalException.class, () -> Wal.truncateAfter(config(directory).build(), lsn));
+        assertEquals(WalException.ErrorCode.LOCKED, refused.errorCode());
+        assertEquals(2, replayAll(wal).size());
+    }
 
     /**
      * Opens a log that is closed after the test.

@@ -9,6 +9,7 @@ import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.format.SuffixTruncationDescriptor;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -126,6 +127,12 @@ public final class LogRecovery {
             return createLog(startNs, 0, 0, true);
         }
         readIdentity(segments);
+        final SuffixTruncationRecord pendingTruncation = readSuffixTruncation();
+        if (pendingTruncation != null) {
+            completeSuffixTruncation(segments, pendingTruncation);
+            // The log is now exactly what the truncation makes of it; recover it as it stands.
+            return recover();
+        }
         final Structure structure = validateStructure(segments);
         final List<Long> bases = structure.bases();
         if (bases.isEmpty()) {
@@ -597,14 +604,19 @@ public final class LogRecovery {
                 io.delete(existing);
                 existing = null;
             }
-            replaceWithDiscarded(base, existing);
+            replaceWithDiscarded(base, existing, true);
         }
         findings.add("discarded positions " + fromBase + " to " + continueAt + ": the segments there were moved into "
                 + evidenceDirectory() + " and replaced by segments that hold one discard frame");
         return continueAt;
     }
 
-    private void replaceWithDiscarded(final long base, final Path existing) throws IOException {
+    /**
+     * Replaces the segment at a base (if any) with one that holds a single discard frame, through a
+     * temporary file renamed into place; the existing file is kept as evidence, or deleted.
+     */
+    private void replaceWithDiscarded(final long base, final Path existing, final boolean keepEvidence)
+            throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         try (AlignedBuffer memory = new AlignedBuffer(2 * BLOCK_BYTES)) {
             final ByteBuffer blocks = memory.buffer();
@@ -629,8 +641,10 @@ public final class LogRecovery {
             io.sync(handle);
             session.closeFile(handle);
         }
-        if (existing != null) {
+        if (existing != null && keepEvidence) {
             moveToEvidence(existing);
+        } else if (existing != null) {
+            io.delete(existing);
         }
         io.rename(temporary, SegmentNames.segmentPath(directory, base));
         io.syncDirectory();
@@ -738,13 +752,146 @@ public final class LogRecovery {
         bytesScanned += run.endOffset() - run.startOffset();
     }
 
+    private static boolean isSegmentTemporary(final Path path) {
+        return path.getFileName().toString().endsWith(SegmentNames.TEMPORARY_SUFFIX);
+    }
+
+    /**
+     * Reads the suffix-truncation record, if the directory holds one: a truncation that began and did
+     * not finish. Cold path.
+     *
+     * @return the record, or null if there is none.
+     * @throws WalCorruptionException if the file is there and not a valid record of this log.
+     */
+    private SuffixTruncationRecord readSuffixTruncation() throws IOException {
+        final Path path = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
+        if (!Files.exists(path)) {
+            return null;
+        }
+        final ByteBuffer block = ByteBuffer.allocate(SuffixTruncationDescriptor.LENGTH);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            if (channel.size() != SuffixTruncationDescriptor.LENGTH || !readFully(channel, block, 0)) {
+                throw new WalCorruptionException(
+                        path,
+                        0,
+                        "the suffix-truncation record is " + channel.size() + " bytes long, not "
+                                + SuffixTruncationDescriptor.LENGTH
+                                + "; it is written whole and renamed into place, so it is damaged");
+            }
+        }
+        final SuffixTruncationRecord record;
+        try {
+            record = SuffixTruncationRecord.read(block.clear(), capacityBytes);
+        } catch (final IllegalArgumentException ex) {
+            throw new WalCorruptionException(path, 0, "the suffix-truncation record is damaged: " + ex.getMessage());
+        }
+        if (record.logId() != logId) {
+            throw new WalCorruptionException(
+                    path,
+                    SuffixTruncationDescriptor.LOG_ID_OFFSET,
+                    "the suffix-truncation record belongs to another log (identity " + Long.toHexString(record.logId())
+                            + ", this log's is " + Long.toHexString(logId) + ")");
+        }
+        if (session == null) {
+            findings.add("a suffix truncation (truncateAfter) is pending: the next open discards positions "
+                    + record.cutPosition() + " to " + record.continuePosition()
+                    + "; what follows describes the log before it");
+        }
+        return session == null ? null : record;
+    }
+
+    /**
+     * Completes a suffix truncation that {@code truncateAfter} began: every later segment up to the
+     * continue position is replaced by one that holds a discard frame (newest first), the segment that
+     * holds the cut is zeroed from the cut on and closed with a discard frame, and the record is
+     * deleted. Each step is synced before the next, and the record stays until the end, so a crash at
+     * any step is completed again by the next open. Nothing is kept as evidence: the records were
+     * discarded on request. The records before the cut must be intact: they are what the truncation
+     * keeps.
+     */
+    private void completeSuffixTruncation(final TreeMap<Long, Path> segments, final SuffixTruncationRecord record)
+            throws IOException {
+        final long cut = record.cutPosition();
+        final long cutBase = cut - cut % capacityBytes;
+        final long cutOffset = cut - cutBase;
+        final long firstDiscardBase = cutOffset == 0 ? cutBase : cutBase + capacityBytes;
+        final Path recordPath = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
+        if (segments.firstKey() > (cutOffset == 0 ? cutBase - capacityBytes : cutBase)) {
+            throw new WalCorruptionException(
+                    recordPath,
+                    SuffixTruncationDescriptor.CUT_POSITION_OFFSET,
+                    "a pending suffix truncation keeps the log up to position " + cut
+                            + ", but the segment that holds it is gone (the oldest segment starts at "
+                            + segments.firstKey() + ")");
+        }
+        for (long base = record.continuePosition() - capacityBytes; base >= firstDiscardBase; base -= capacityBytes) {
+            replaceWithDiscarded(base, segments.get(base), false);
+        }
+        if (cutOffset != 0) {
+            final Path path = segments.get(cutBase);
+            if (path == null) {
+                throw new WalCorruptionException(
+                        recordPath,
+                        SuffixTruncationDescriptor.CUT_POSITION_OFFSET,
+                        "a pending suffix truncation cuts segment " + SegmentNames.segmentName(cutBase)
+                                + ", which is missing");
+            }
+            cutSegment(path, cutBase, cutOffset);
+        }
+        io.delete(recordPath);
+        io.syncDirectory();
+        findings.add("completed a suffix truncation (truncateAfter): positions " + cut + " to "
+                + record.continuePosition() + " discarded; the log continues at " + record.continuePosition());
+    }
+
+    /** Zeroes a segment from an offset on and closes it there with a discard frame (a suffix truncation). */
+    private void cutSegment(final Path path, final long base, final long cutOffset) throws IOException {
+        try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
+            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
+            if (result.prefixEndOffset() < cutOffset) {
+                throw new WalCorruptionException(
+                        path,
+                        result.prefixEndOffset(),
+                        "a pending suffix truncation keeps this segment's records up to offset " + cutOffset
+                                + ", but they are damaged from offset " + result.prefixEndOffset() + ": "
+                                + gapAt(result, result.prefixEndOffset()).problem());
+            }
+            final int handle = session.openFile(path, false);
+            try {
+                // The header first: no clean close, and no durable position past the cut.
+                final ByteBuffer header = readHeader(path);
+                final long durable = SegmentHeaders.durablePosition(header);
+                try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+                    final ByteBuffer block = memory.buffer();
+                    block.put(header.clear());
+                    final long cutPosition = base + cutOffset;
+                    final long keptDurable = durable <= cutPosition
+                            ? durable
+                            : cutOffset > SegmentHeaderDescriptor.HEADER_LENGTH ? cutPosition : 0;
+                    SegmentHeaders.writeState(block, keptDurable, false);
+                    io.write(handle, 0, block, BLOCK_BYTES);
+                }
+                final long nonZeroEnd = scanner.dataEnd(path, cutOffset, capacityBytes);
+                if (nonZeroEnd > cutOffset) {
+                    zeroRange(handle, path, cutOffset, nonZeroEnd);
+                }
+                io.sync(handle);
+                writeDiscardFrame(handle, path, base, cutOffset);
+                io.sync(handle);
+            } finally {
+                session.closeFile(handle);
+            }
+        }
+    }
+
     private TreeMap<Long, Path> listSegments() throws IOException {
         final TreeMap<Long, Path> segments = new TreeMap<>();
         final List<Path> temporaries = new ArrayList<>();
         try (Stream<Path> entries = Files.list(directory)) {
             entries.forEach(path -> {
                 final String name = path.getFileName().toString();
-                if (name.endsWith(SegmentNames.TEMPORARY_SUFFIX)) {
+                if (name.endsWith(SegmentNames.TEMPORARY_SUFFIX)
+                        || name.equals(SuffixTruncationDescriptor.TEMPORARY_NAME)) {
                     temporaries.add(path);
                 } else {
                     final long base = SegmentNames.parseSegmentName(name);
@@ -756,13 +903,15 @@ public final class LogRecovery {
         }
         if (session == null) {
             for (final Path temporary : temporaries) {
-                findings.add("unfinished segment preparation " + temporary.getFileName() + " (an open deletes it)");
+                findings.add("unfinished " + (isSegmentTemporary(temporary) ? "segment preparation " : "write of ")
+                        + temporary.getFileName() + " (an open deletes it)");
             }
             return segments;
         }
         for (final Path temporary : temporaries) {
             io.delete(temporary);
-            findings.add("deleted unfinished segment preparation " + temporary.getFileName());
+            findings.add("deleted unfinished " + (isSegmentTemporary(temporary) ? "segment preparation " : "write of ")
+                    + temporary.getFileName());
         }
         // Always, not only after deletes: a segment renamed into place by a session that stopped
         // before it synced the directory (killed, or closed part way through a preparation) is in the

@@ -440,6 +440,44 @@ final class SegmentScanner implements AutoCloseable {
     }
 
     /**
+     * The end of the data frame that starts at an offset, walking the valid frames of the run that
+     * holds it from the run's start.
+     *
+     * @param path the segment file.
+     * @param run the run, from {@link #scan}.
+     * @param offset where the frame must start.
+     * @return the aligned end offset of the data frame that starts exactly at {@code offset}, or -1 if
+     *     the run holds none there (the offset falls inside a frame, or on padding).
+     * @throws IOException if the file cannot be read.
+     */
+    long dataFrameEnd(final Path path, final Run run, final long offset) throws IOException {
+        if (offset < run.startOffset() || offset >= run.endOffset()) {
+            return -1;
+        }
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+            open(file, run.endOffset() + HEADER_LENGTH);
+            long frameOffset = run.startOffset();
+            while (frameOffset <= offset && ensure(frameOffset, SHORT_PADDING_LENGTH)) {
+                final int frameLength = frameLength(frameOffset);
+                if (frameLength == 0) {
+                    return -1;
+                }
+                if (frameOffset == offset) {
+                    return frameLength >= HEADER_LENGTH
+                                    && ensure(frameOffset, HEADER_LENGTH)
+                                    && frameType(frameOffset) == TYPE_DATA
+                            ? frameOffset + FrameDescriptor.alignedLength(frameLength)
+                            : -1;
+                }
+                frameOffset += FrameDescriptor.alignedLength(frameLength);
+            }
+            return -1;
+        } finally {
+            channel = null;
+        }
+    }
+
+    /**
      * Copies a range of a segment file into a buffer, for evidence of what a cut removes.
      *
      * @param path the segment file.
