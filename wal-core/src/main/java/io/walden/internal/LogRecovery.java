@@ -199,6 +199,8 @@ public final class LogRecovery {
         long start = segments.firstKey();
         try {
             readIdentity(segments);
+            // Reported as a finding: an open completes it before anything else.
+            readSuffixTruncation();
             final Structure structure = validateStructure(segments);
             final List<Long> bases = structure.bases();
             start = bases.get(0);
