@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Operations: appends of random sizes (0 B to the profile's maximum, skewed toward small), random
  * {@link Durability} and random append API; bursts that roll segments; {@code sync()}; {@code
- * truncateBefore} an earlier record's LSN; close and reopen; and checkpoints that read the whole
+ * truncateBefore} an earlier record's LSN; {@link Wal#truncateAfter} a retained record (or every
+ * record) in the closed log; close and reopen; and checkpoints that read the whole
  * log. After every operation a tailing reader (visibility WRITTEN) must have delivered exactly the
  * model's next records, intact and in order. At checkpoints, after every reopen and at the end of
  * every chain, reading from {@link Wal#startPosition()} must return exactly the model's retained
@@ -148,6 +149,7 @@ public abstract class WalModelProperties {
         // A property whose chains never reached a state proves nothing about it.
         assertTrue(statistics.count("segments truncated", "some") > 0, statistics::toString);
         assertTrue(statistics.count("reopens, the final one included", 3) > 0, statistics::toString);
+        assertTrue(statistics.count("records discarded by truncateAfter", "some") > 0, statistics::toString);
     }
 
     private void run(final Profile profile, final List<Operation> chain, final Statistics statistics) {
@@ -168,6 +170,7 @@ public abstract class WalModelProperties {
             statistics.collect("segments spanned", Math.min(system.segmentsSpanned(), 6));
             statistics.collect("segments truncated", system.truncatedSegments > 0 ? "some" : "none");
             statistics.collect("reopens, the final one included", Math.min(system.reopens, 3));
+            statistics.collect("records discarded by truncateAfter", system.suffixDiscarded > 0 ? "some" : "none");
         } finally {
             system.dispose();
         }
@@ -188,6 +191,7 @@ public abstract class WalModelProperties {
                 Gen.weighted(profile == Profile.LARGE_RECORDS ? 1 : 2, fillSegment()),
                 Gen.weighted(2, Gen.just(new Operation("sync", WalSystem::sync))),
                 Gen.weighted(2, truncate()),
+                Gen.weighted(1, truncateAfter()),
                 Gen.weighted(2, Gen.just(new Operation("close and reopen", WalSystem::reopen))),
                 Gen.weighted(
                         1, Gen.just(new Operation("sync and read everything from the start", WalSystem::checkpoint)))));
@@ -258,6 +262,16 @@ public abstract class WalModelProperties {
         };
     }
 
+    private static Gen<Operation> truncateAfter() {
+        return random -> {
+            final double fraction = random.nextDouble();
+            return new Operation(
+                    "close, truncateAfter the record at " + Math.round(fraction * 100)
+                            + "% of the retained records (0: keep none), reopen",
+                    system -> system.truncateAfter(fraction));
+        };
+    }
+
     // ---------------------------------------------------------------------------------------------
     // The system: the real log and its model
     // ---------------------------------------------------------------------------------------------
@@ -293,6 +307,7 @@ public abstract class WalModelProperties {
 
         private int reopens;
         private long truncatedSegments;
+        private long suffixDiscarded;
 
         WalSystem(final Profile profile, final StorageBackend backend) {
             this.profile = profile;
@@ -450,6 +465,43 @@ public abstract class WalModelProperties {
             if (tailChecked < firstRetained || tailReader.position() < newStart) {
                 resetTailReader();
             }
+        }
+
+        /**
+         * Closes the log, discards every record after a retained one (or every record) with {@link
+         * Wal#truncateAfter}, and reopens it: the log holds exactly the kept records, and continues
+         * past every position it used, where the truncation said.
+         */
+        void truncateAfter(final double fraction) {
+            tailReader.close();
+            closeWal();
+            reopens++;
+            final int retained = records.size() - firstRetained;
+            final int kept = (int) Math.min(retained, Math.floor(fraction * (retained + 1)));
+            final long lsn =
+                    kept == 0 ? -1 : records.get(firstRetained + kept - 1).lsn();
+            final long usedEnd = tail;
+            final long next = Wal.truncateAfter(config(), lsn);
+            if (kept < retained) {
+                assertTrue(
+                        next > usedEnd,
+                        () -> "truncateAfter(" + lsn + ") continues at " + next + ", not past " + usedEnd);
+                assertEquals(HEADER, next & segmentMask, "the log continues at a segment's first frame");
+            } else {
+                assertTrue(next >= usedEnd, () -> "truncateAfter(" + lsn + ") continues at " + next);
+            }
+            suffixDiscarded += retained - kept;
+            records.subList(firstRetained + kept, records.size()).clear();
+            tailChecked = Math.min(tailChecked, records.size());
+            wal = Wal.open(config());
+            final RecoveryReport report = wal.recoveryReport();
+            assertTrue(report.closedCleanly(), report::summary);
+            assertEquals(next, report.endPosition(), report::summary);
+            assertEquals(kept, report.records(), report::summary);
+            assertEquals(startPosition, wal.startPosition());
+            tail = next;
+            checkAll();
+            resetTailReader();
         }
 
         void reopen() {
