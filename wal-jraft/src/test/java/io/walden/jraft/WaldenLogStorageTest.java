@@ -1,0 +1,275 @@
+package io.walden.jraft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.alipay.sofa.jraft.conf.ConfigurationManager;
+import com.alipay.sofa.jraft.core.DefaultJRaftServiceFactory;
+import com.alipay.sofa.jraft.entity.EnumOutter.EntryType;
+import com.alipay.sofa.jraft.entity.LogEntry;
+import com.alipay.sofa.jraft.entity.LogId;
+import com.alipay.sofa.jraft.entity.PeerId;
+import com.alipay.sofa.jraft.option.LogStorageOptions;
+import io.walden.WalConfig;
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every point of jraft's {@code LogStorage} contract on {@link WaldenLogStorage}, each also across a
+ * restart, and a restart from the files a killed process leaves.
+ */
+// getTerm is deprecated in jraft's LogStorage but still part of its contract, and tested here.
+@SuppressWarnings("deprecation")
+class WaldenLogStorageTest {
+    private static final int SEGMENT_BYTES = 64 * 1024;
+    private static final int DATA_BYTES = 1000;
+
+    @TempDir
+    Path tempDir;
+
+    private final List<WaldenLogStorage> open = new ArrayList<>();
+
+    @AfterEach
+    void shutdownAll() {
+        open.forEach(WaldenLogStorage::shutdown);
+    }
+
+    private static WalConfig config(final Path directory) {
+        return WalConfig.builder(directory)
+                .segmentCapacityBytes(SEGMENT_BYTES)
+                .bufferCapacityBytes(SEGMENT_BYTES)
+                .maxRecordBytes(8 * 1024)
+                .build();
+    }
+
+    private WaldenLogStorage start(final Path directory, final ConfigurationManager configurations) {
+        final WaldenLogStorage storage = new WaldenLogStorage(directory, WaldenLogStorageTest::config);
+        final LogStorageOptions options = new LogStorageOptions();
+        options.setConfigurationManager(configurations);
+        options.setLogEntryCodecFactory(DefaultJRaftServiceFactory.newInstance().createLogEntryCodecFactory());
+        assertTrue(storage.init(options), "init");
+        open.add(storage);
+        return storage;
+    }
+
+    private WaldenLogStorage start(final Path directory) {
+        return start(directory, new ConfigurationManager());
+    }
+
+    private WaldenLogStorage restart(final WaldenLogStorage storage, final Path directory) {
+        storage.shutdown();
+        open.remove(storage);
+        return start(directory);
+    }
+
+    private static LogEntry data(final long index, final long term) {
+        final LogEntry entry = new LogEntry(EntryType.ENTRY_TYPE_DATA);
+        entry.setId(new LogId(index, term));
+        final byte[] bytes = new byte[DATA_BYTES];
+        final byte[] tag = ("entry " + index + " term " + term).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(tag, 0, bytes, 0, tag.length);
+        entry.setData(ByteBuffer.wrap(bytes));
+        return entry;
+    }
+
+    private static List<LogEntry> entries(final long from, final long to, final long term) {
+        final List<LogEntry> entries = new ArrayList<>();
+        for (long index = from; index <= to; index++) {
+            entries.add(data(index, term));
+        }
+        return entries;
+    }
+
+    private static void assertEntry(final WaldenLogStorage storage, final long index, final long term) {
+        final LogEntry entry = storage.getEntry(index);
+        assertNotNull(entry, "entry " + index);
+        assertEquals(new LogId(index, term), entry.getId());
+        assertEquals(EntryType.ENTRY_TYPE_DATA, entry.getType());
+        assertEquals(data(index, term).getData(), entry.getData());
+        assertEquals(term, storage.getTerm(index));
+    }
+
+    private static void assertHolds(
+            final WaldenLogStorage storage, final long first, final long last, final long term) {
+        assertEquals(first, storage.getFirstLogIndex(), "first index");
+        assertEquals(last, storage.getLastLogIndex(), "last index");
+        for (long index = first; index <= last; index++) {
+            assertEntry(storage, index, term);
+        }
+        assertNull(storage.getEntry(first - 1));
+        assertNull(storage.getEntry(last + 1));
+        assertEquals(0, storage.getTerm(last + 1));
+    }
+
+    private static void assertEntries(final WaldenLogStorage storage, final long from, final long to, final long term) {
+        for (long index = from; index <= to; index++) {
+            assertEntry(storage, index, term);
+        }
+    }
+
+    private static long segmentCount(final Path directory) throws IOException {
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.filter(
+                            p -> SegmentNames.parseSegmentName(p.getFileName().toString()) >= 0)
+                    .count();
+        }
+    }
+
+    @Test
+    void shouldStartEmptyAtIndexOne() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(1, storage.getFirstLogIndex());
+        assertEquals(0, storage.getLastLogIndex());
+        assertNull(storage.getEntry(1));
+        assertEquals(0, storage.getTerm(1));
+        storage = restart(storage, directory);
+        assertEquals(1, storage.getFirstLogIndex());
+        assertEquals(0, storage.getLastLogIndex());
+    }
+
+    @Test
+    void shouldAppendEntriesDurablyAndReadThemBackByIndexAcrossARestart() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(100, storage.appendEntries(entries(1, 100, 1)));
+        assertHolds(storage, 1, 100, 1);
+        assertTrue(storage.appendEntry(data(101, 2)));
+        assertEntry(storage, 101, 2);
+        storage = restart(storage, directory);
+        assertEquals(1, storage.getFirstLogIndex());
+        assertEquals(101, storage.getLastLogIndex());
+        assertEntries(storage, 1, 100, 1);
+        assertEntry(storage, 101, 2);
+    }
+
+    @Test
+    void shouldAppendNothingThatDoesNotFollowTheLastIndex() {
+        final WaldenLogStorage storage = start(tempDir.resolve("log"));
+        assertEquals(10, storage.appendEntries(entries(1, 10, 1)));
+        assertEquals(0, storage.appendEntries(entries(12, 14, 1)));
+        assertEquals(2, storage.appendEntries(List.of(data(11, 1), data(12, 1), data(14, 1))));
+        assertEquals(12, storage.getLastLogIndex());
+    }
+
+    @Test
+    void shouldReplayConfigurationEntriesIntoTheConfigurationManagerAtInit() {
+        final Path directory = tempDir.resolve("log");
+        final WaldenLogStorage storage = start(directory);
+        final LogEntry configuration = new LogEntry(EntryType.ENTRY_TYPE_CONFIGURATION);
+        configuration.setId(new LogId(3, 1));
+        configuration.setPeers(List.of(PeerId.parsePeer("127.0.0.1:8081"), PeerId.parsePeer("127.0.0.1:8082")));
+        configuration.setOldPeers(List.of(PeerId.parsePeer("127.0.0.1:8081")));
+        assertEquals(2, storage.appendEntries(entries(1, 2, 1)));
+        assertTrue(storage.appendEntry(configuration));
+        assertEquals(2, storage.appendEntries(entries(4, 5, 1)));
+        storage.shutdown();
+        open.remove(storage);
+        final ConfigurationManager configurations = new ConfigurationManager();
+        start(directory, configurations);
+        assertEquals(new LogId(3, 1), configurations.getLastConfiguration().getId());
+        assertEquals(2, configurations.getLastConfiguration().getConf().size());
+        assertTrue(configurations.getLastConfiguration().getConf().contains(PeerId.parsePeer("127.0.0.1:8082")));
+        assertEquals(1, configurations.getLastConfiguration().getOldConf().size());
+    }
+
+    @Test
+    void shouldTruncatePrefixDurablyAtOnceAndDeleteWholeSegments() throws IOException {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(300, storage.appendEntries(entries(1, 300, 1)));
+        final long segmentsBefore = segmentCount(directory);
+        assertTrue(storage.truncatePrefix(200));
+        assertHolds(storage, 200, 300, 1);
+        assertTrue(segmentCount(directory) < segmentsBefore, "no whole segment below entry 200 was deleted");
+        storage = restart(storage, directory);
+        assertHolds(storage, 200, 300, 1);
+        // A prefix beyond the last entry: the log is empty and continues there.
+        assertTrue(storage.truncatePrefix(400));
+        assertEquals(400, storage.getFirstLogIndex());
+        assertEquals(399, storage.getLastLogIndex());
+        storage = restart(storage, directory);
+        assertEquals(400, storage.getFirstLogIndex());
+        assertEquals(399, storage.getLastLogIndex());
+        assertEquals(5, storage.appendEntries(entries(400, 404, 2)));
+        assertHolds(restart(storage, directory), 400, 404, 2);
+    }
+
+    @Test
+    void shouldTruncateSuffixAndTakeNewEntriesAfterItAcrossARestart() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(200, storage.appendEntries(entries(1, 200, 1)));
+        assertTrue(storage.truncatePrefix(20));
+        assertTrue(storage.truncateSuffix(120));
+        assertHolds(storage, 20, 120, 1);
+        assertEquals(10, storage.appendEntries(entries(121, 130, 2)));
+        assertEntry(storage, 121, 2);
+        storage = restart(storage, directory);
+        assertEquals(20, storage.getFirstLogIndex());
+        assertEquals(130, storage.getLastLogIndex());
+        assertEntries(storage, 20, 120, 1);
+        assertEntries(storage, 121, 130, 2);
+        // Everything kept after the first index: the log is empty and continues after it.
+        assertTrue(storage.truncateSuffix(19));
+        assertEquals(20, storage.getFirstLogIndex());
+        assertEquals(19, storage.getLastLogIndex());
+        storage = restart(storage, directory);
+        assertEquals(20, storage.getFirstLogIndex());
+        assertEquals(19, storage.getLastLogIndex());
+    }
+
+    @Test
+    void shouldResetToANextIndexWithTheEntryThereOrANoOp() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(50, storage.appendEntries(entries(1, 50, 1)));
+        assertTrue(storage.reset(30));
+        assertEquals(30, storage.getFirstLogIndex());
+        assertEquals(30, storage.getLastLogIndex());
+        assertEntry(storage, 30, 1);
+        assertTrue(storage.reset(1000));
+        assertEquals(1000, storage.getFirstLogIndex());
+        assertEquals(1000, storage.getLastLogIndex());
+        assertEquals(EntryType.ENTRY_TYPE_NO_OP, storage.getEntry(1000).getType());
+        storage = restart(storage, directory);
+        assertEquals(1000, storage.getFirstLogIndex());
+        assertEquals(1000, storage.getLastLogIndex());
+        assertEquals(3, storage.appendEntries(entries(1001, 1003, 3)));
+        assertEntry(restart(storage, directory), 1003, 3);
+        assertThrows(
+                IllegalArgumentException.class, () -> open.get(open.size() - 1).reset(0));
+    }
+
+    @Test
+    void shouldRestartFromTheFilesAKilledProcessLeaves() throws IOException {
+        final Path directory = tempDir.resolve("log");
+        final WaldenLogStorage storage = start(directory);
+        assertEquals(150, storage.appendEntries(entries(1, 150, 1)));
+        assertTrue(storage.truncatePrefix(10));
+        // The files as they are now, with the log still open: what kill -9 leaves (the page cache).
+        final Path copy = tempDir.resolve("killed");
+        Files.createDirectories(copy);
+        try (Stream<Path> files = Files.list(directory)) {
+            for (final Path file : (Iterable<Path>) files::iterator) {
+                if (!file.getFileName().toString().equals(SegmentNames.LOCK_FILE_NAME)) {
+                    Files.copy(file, copy.resolve(file.getFileName()));
+                }
+            }
+        }
+        assertHolds(start(copy), 10, 150, 1);
+    }
+}
