@@ -1,6 +1,7 @@
 package io.walden.bench;
 
 import io.walden.bench.harness.BlowupCommand;
+import io.walden.bench.harness.RaftCommand;
 import io.walden.bench.harness.RunCommand;
 import io.walden.bench.harness.ScenarioCommand;
 import io.walden.bench.harness.WakeFloorCommand;
@@ -30,7 +31,13 @@ import picocli.CommandLine.Unmatched;
         name = "walden-bench",
         mixinStandardHelpOptions = true,
         description = "Walden's benchmarks: the comparative harness, the demo, checks and JMH.",
-        subcommands = {RunCommand.class, ScenarioCommand.class, BlowupCommand.class, WakeFloorCommand.class})
+        subcommands = {
+            RunCommand.class,
+            ScenarioCommand.class,
+            BlowupCommand.class,
+            WakeFloorCommand.class,
+            RaftCommand.class
+        })
 public final class Main implements Callable<Integer> {
     /** Creates the top-level command; picocli calls it. */
     public Main() {}

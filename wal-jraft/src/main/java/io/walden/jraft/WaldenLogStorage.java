@@ -301,17 +301,8 @@ public final class WaldenLogStorage implements LogStorage {
                 first = firstIndex;
                 keptLsn = lastIndexKept >= firstIndex ? lsns.getLong((int) (lastIndexKept - indexBase)) : -1;
             }
-            closeLog();
-            Wal.truncateAfter(configs.apply(directory), keptLsn);
-            open();
-            // The truncation may have discarded the record of the first index: record it again.
-            synchronized (appendLock) {
-                wal.append(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, first, 0, null), Durability.SYNCED);
-            }
-            synchronized (indexLock) {
-                firstIndex = first;
-                dropBelow(first);
-            }
+            // The truncation may discard the record of the first index: it is recorded again.
+            replaceLog(keptLsn, first);
             return true;
         } catch (final WalException ex) {
             LOGGER.log(
@@ -330,18 +321,7 @@ public final class WaldenLogStorage implements LogStorage {
         lifecycle.writeLock().lock();
         try {
             LogEntry entry = getEntry(nextLogIndex);
-            closeLog();
-            Wal.truncateAfter(configs.apply(directory), -1);
-            open();
-            synchronized (appendLock) {
-                wal.append(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, nextLogIndex, 0, null), Durability.SYNCED);
-            }
-            synchronized (indexLock) {
-                firstIndex = nextLogIndex;
-                indexBase = nextLogIndex;
-                lsns.clear();
-                terms.clear();
-            }
+            replaceLog(-1, nextLogIndex);
             if (entry == null) {
                 // As jraft's own stores do: the log restarts with a no-op entry at the next index.
                 entry = new LogEntry(EntryType.ENTRY_TYPE_NO_OP);
@@ -359,6 +339,22 @@ public final class WaldenLogStorage implements LogStorage {
     @Override
     public String toString() {
         return "WaldenLogStorage{" + directory + ", first " + getFirstLogIndex() + ", last " + getLastLogIndex() + "}";
+    }
+
+    /**
+     * Closes the log, discards every record after an LSN ({@link Wal#truncateAfter}; -1: every record),
+     * opens it again and records a first index, durably. Holder of the write lock.
+     */
+    private void replaceLog(final long keptLsn, final long first) {
+        closeLog();
+        Wal.truncateAfter(configs.apply(directory), keptLsn);
+        open();
+        synchronized (appendLock) {
+            wal.append(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, first, 0, null), Durability.SYNCED);
+        }
+        synchronized (indexLock) {
+            dropBelow(first);
+        }
     }
 
     /** Holder of indexLock. */
