@@ -2,6 +2,7 @@ package io.walden.bench;
 
 import io.walden.bench.harness.BlowupCommand;
 import io.walden.bench.harness.RaftCommand;
+import io.walden.bench.harness.RaftOpenCommand;
 import io.walden.bench.harness.RunCommand;
 import io.walden.bench.harness.ScenarioCommand;
 import io.walden.bench.harness.WakeFloorCommand;
@@ -36,7 +37,8 @@ import picocli.CommandLine.Unmatched;
             ScenarioCommand.class,
             BlowupCommand.class,
             WakeFloorCommand.class,
-            RaftCommand.class
+            RaftCommand.class,
+            RaftOpenCommand.class
         })
 public final class Main implements Callable<Integer> {
     /** Creates the top-level command; picocli calls it. */

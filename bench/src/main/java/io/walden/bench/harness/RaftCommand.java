@@ -14,6 +14,7 @@ import io.walden.jraft.WaldenJRaftServiceFactory;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +115,8 @@ public final class RaftCommand implements Callable<Integer> {
             }
             final List<Node> nodes = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                final Path nodeDirectory = directory.resolve("node-" + i);
+                // RocksDB creates its own directory, not the parents.
+                final Path nodeDirectory = Files.createDirectories(directory.resolve("node-" + i));
                 final NodeOptions options = new NodeOptions();
                 options.setElectionTimeoutMs(1000);
                 options.setInitialConf(configuration);
