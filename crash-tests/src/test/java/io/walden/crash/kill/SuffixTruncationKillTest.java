@@ -1,0 +1,205 @@
+package io.walden.crash.kill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.crash.ChildJvm;
+import io.walden.crash.CrashTally;
+import io.walden.testing.TestFiles;
+import io.walden.testing.TestRecords;
+import io.walden.uring.UringSupport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * SIGKILL of a child JVM in the middle of {@link Wal#truncateAfter} on real files: a log of several
+ * segments is copied afresh for each cycle, the child truncates it after a record in its second
+ * segment, and the parent kills it at a random moment after it announced the call (from at once to a
+ * little past the time a truncation takes). Whatever the moment, the reopened log must hold every
+ * record of the log before or exactly the kept ones, never anything between; the kept ones if the child
+ * reported that the call returned; and the next record must go past every position the old log used.
+ * A kill keeps the page cache, so this checks the order of the steps against a process crash; {@code
+ * SuffixTruncationPowerLossTest} checks it against power loss.
+ */
+final class SuffixTruncationKillTest {
+    private static final int RECORDS = 600;
+    private static final int KEPT = 60;
+    private static final int CYCLES = 24;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "uring"})
+    void killDuringTruncateAfterLeavesTheOldLogOrTheNewOne(final String backend) throws Exception {
+        if (backend.startsWith("uring")) {
+            final String unavailable = UringSupport.unavailableReason();
+            assumeTrue(unavailable == null, () -> "skipped: io_uring is not available here: " + unavailable);
+        }
+        final Path root = Files.createDirectories(Path.of("target", "kill", "suffix-" + backend))
+                .toAbsolutePath();
+        TestFiles.deleteRecursively(root);
+        Files.createDirectories(root);
+        final Path childClasses = root.resolve("classes");
+        ChildJvm.copyChildClasses(SuffixTruncationChild.class, childClasses);
+        final Path template = root.resolve("template");
+        final long[] lsns = new long[RECORDS];
+        final SplittableRandom random = new SplittableRandom(backend.hashCode());
+        try (Wal wal = Wal.open(KillSetup.config(template, backend))) {
+            for (int i = 0; i < RECORDS; i++) {
+                lsns[i] = wal.append(
+                        TestRecords.tagged(0, i, TestRecords.TAG_LENGTH + random.nextInt(3000)), Durability.SYNCED);
+            }
+        }
+        assertTrue(
+                KillSetup.segmentBase(lsns[RECORDS - 1]) - KillSetup.segmentBase(lsns[KEPT - 1])
+                        >= 4L * KillSetup.SEGMENT_CAPACITY_BYTES,
+                "the truncation should discard several segments");
+        // How long a truncation takes here, from the announcement: the kills spread over a bit more.
+        final long truncationNs = timeOneTruncation(root, template, backend, childClasses, lsns[KEPT - 1]);
+        int oldLogs = 0;
+        int newLogs = 0;
+        int returned = 0;
+        for (int cycle = 0; cycle < CYCLES; cycle++) {
+            final Path directory = root.resolve("cycle-" + cycle);
+            copy(template, directory);
+            final long delayNs = (long) (random.nextDouble() * 1.2 * truncationNs);
+            final boolean reportedReturn =
+                    killDuring(directory, backend, childClasses, lsns[KEPT - 1], delayNs, root.resolve("child.err"));
+            final int count = check(
+                    directory,
+                    backend,
+                    lsns,
+                    reportedReturn,
+                    "cycle " + cycle + ", kill " + delayNs / 1000 + " us after the announcement");
+            if (count == RECORDS) {
+                oldLogs++;
+            } else {
+                newLogs++;
+            }
+            returned += reportedReturn ? 1 : 0;
+            (backend.startsWith("uring") ? CrashTally.KILLS_URING : CrashTally.KILLS_NIO).incrementAndGet();
+            TestFiles.deleteRecursively(directory);
+        }
+        System.out.println("kill during truncateAfter (" + backend + "): " + CYCLES + " kills over "
+                + truncationNs / 1000 + " us of truncation: " + oldLogs + " old logs, " + newLogs
+                + " truncated ones (" + returned + " after the call returned)");
+        assertTrue(newLogs > returned || oldLogs > 0, "no kill landed before the truncation finished");
+        TestFiles.deleteRecursively(root);
+    }
+
+    private static long timeOneTruncation(
+            final Path root, final Path template, final String backend, final Path childClasses, final long lsn)
+            throws Exception {
+        final Path directory = root.resolve("timed");
+        copy(template, directory);
+        final AtomicLong announcedNs = new AtomicLong();
+        final AtomicLong returnedNs = new AtomicLong();
+        final Process child = ChildJvm.start(
+                SuffixTruncationChild.class,
+                childClasses,
+                root.resolve("child.err"),
+                List.of(directory.toString(), backend, Long.toString(lsn)));
+        ChildJvm.readLines(child, line -> {
+            if (line.startsWith("U ")) {
+                announcedNs.set(System.nanoTime());
+            } else if (line.startsWith("u ")) {
+                returnedNs.set(System.nanoTime());
+            }
+        });
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, child.exitValue(), "the timed truncation failed; see " + root.resolve("child.err"));
+        TestFiles.deleteRecursively(directory);
+        return Math.max(returnedNs.get() - announcedNs.get(), TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    /** Runs a child and kills it a delay after it announces the call; returns whether it said the call returned. */
+    private static boolean killDuring(
+            final Path directory,
+            final String backend,
+            final Path childClasses,
+            final long lsn,
+            final long delayNs,
+            final Path stderrFile)
+            throws Exception {
+        final Process child = ChildJvm.start(
+                SuffixTruncationChild.class,
+                childClasses,
+                stderrFile,
+                List.of(directory.toString(), backend, Long.toString(lsn)));
+        final AtomicBoolean returned = new AtomicBoolean();
+        final List<String> errors = new ArrayList<>();
+        ChildJvm.readLines(child, line -> {
+            if (line.startsWith("U ")) {
+                final long deadlineNs = System.nanoTime() + delayNs;
+                while (System.nanoTime() < deadlineNs) {
+                    Thread.onSpinWait();
+                }
+                child.toHandle().destroyForcibly();
+            } else if (line.startsWith("u ")) {
+                returned.set(true);
+            } else if (line.startsWith("E ")) {
+                errors.add(line);
+            }
+        });
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child did not die");
+        assertTrue(errors.isEmpty(), () -> "the child failed: " + errors);
+        return returned.get();
+    }
+
+    /** Opens what a killed child left and checks it; returns how many records it holds. */
+    private static int check(
+            final Path directory, final String backend, final long[] lsns, final boolean returned, final String where) {
+        try (Wal wal = Wal.open(KillSetup.config(directory, backend))) {
+            final List<TestRecords.Read> records = TestRecords.replayAll(wal);
+            final int count = records.size();
+            if (count != RECORDS && count != KEPT) {
+                throw violation(
+                        where,
+                        "the log holds " + count + " records: neither the old log (" + RECORDS
+                                + ") nor the truncated one (" + KEPT + ")");
+            }
+            if (returned && count != KEPT) {
+                throw violation(where, "truncateAfter returned, but the log holds all " + count + " records");
+            }
+            for (int i = 0; i < count; i++) {
+                final TestRecords.Read read = records.get(i);
+                final TestRecords.Tag tag = TestRecords.verify(read.payload());
+                if (read.lsn() != lsns[i] || tag.sequence() != i) {
+                    throw violation(where, "record " + i + " differs: " + read.lsn() + " " + tag);
+                }
+            }
+            final long next = wal.append(new byte[16], Durability.SYNCED);
+            if (next <= lsns[RECORDS - 1]) {
+                throw violation(where, "the next record got position " + next + ", which the old log had used");
+            }
+            return count;
+        }
+    }
+
+    private static AssertionError violation(final String where, final String what) {
+        CrashTally.VIOLATIONS.incrementAndGet();
+        return new AssertionError("SUFFIX TRUNCATION KILL VIOLATION (" + where + "): " + what);
+    }
+
+    private static void copy(final Path from, final Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (final Path file : (Iterable<Path>) files::iterator) {
+                if (Files.isRegularFile(file)) {
+                    Files.copy(file, to.resolve(file.getFileName()));
+                }
+            }
+        }
+    }
+}
