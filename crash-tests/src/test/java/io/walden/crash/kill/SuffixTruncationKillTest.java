@@ -160,7 +160,15 @@ final class SuffixTruncationKillTest {
     /** Opens what a killed child left and checks it; returns how many records it holds. */
     private static int check(
             final Path directory, final String backend, final long[] lsns, final boolean returned, final String where) {
-        try (Wal wal = Wal.open(KillSetup.config(directory, backend))) {
+        final Wal opened;
+        try {
+            opened = Wal.open(KillSetup.config(directory, backend));
+        } catch (final RuntimeException ex) {
+            final AssertionError error = violation(where, "reopening failed under the default policy: " + ex);
+            error.initCause(ex);
+            throw error;
+        }
+        try (Wal wal = opened) {
             final List<TestRecords.Read> records = TestRecords.replayAll(wal);
             final int count = records.size();
             if (count != RECORDS && count != KEPT) {
