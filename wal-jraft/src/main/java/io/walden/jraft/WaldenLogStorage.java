@@ -23,6 +23,7 @@ import java.util.function.Function;
 import org.agrona.BitUtil;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.LongArrayList;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * SOFAJRaft's {@link LogStorage} on a Walden log: each Raft entry is one record, appended {@code
@@ -176,7 +177,7 @@ public final class WaldenLogStorage implements LogStorage {
             }
             synchronized (readLock) {
                 final byte[] record = readRecord(lsn);
-                final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(record);
+                final UnsafeBuffer view = new UnsafeBuffer(record);
                 if (view.getByte(KIND_OFFSET) != KIND_ENTRY
                         || view.getLong(INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN) != index) {
                     throw new IllegalStateException(
