@@ -216,6 +216,10 @@ public final class WaldenLogStorage implements LogStorage {
         lifecycle.readLock().lock();
         try {
             synchronized (appendLock) {
+                if (wal == null) {
+                    LOGGER.log(System.Logger.Level.ERROR, "append to the Raft log in " + directory + " after shutdown");
+                    return 0;
+                }
                 long expected = getLastLogIndex() + 1;
                 final long[] appended = new long[entries.size()];
                 int count = 0;
@@ -264,6 +268,12 @@ public final class WaldenLogStorage implements LogStorage {
         lifecycle.readLock().lock();
         try {
             synchronized (appendLock) {
+                if (wal == null) {
+                    LOGGER.log(
+                            System.Logger.Level.ERROR,
+                            "truncatePrefix of the Raft log in " + directory + " after shutdown");
+                    return false;
+                }
                 final long keptLsn;
                 synchronized (indexLock) {
                     if (firstIndexKept <= firstIndex) {

@@ -166,6 +166,16 @@ class WaldenLogStorageTest {
     }
 
     @Test
+    void shouldRefuseAppendsAndTruncationsAfterShutdownWithoutThrowing() {
+        final WaldenLogStorage storage = start(tempDir.resolve("log"));
+        assertEquals(3, storage.appendEntries(entries(1, 3, 1)));
+        storage.shutdown();
+        assertEquals(0, storage.appendEntries(entries(4, 5, 1)));
+        assertEquals(false, storage.truncatePrefix(2));
+        assertNull(storage.getEntry(1));
+    }
+
+    @Test
     void shouldReplayConfigurationEntriesIntoTheConfigurationManagerAtInit() {
         final Path directory = tempDir.resolve("log");
         final WaldenLogStorage storage = start(directory);

@@ -9,6 +9,7 @@ import com.alipay.sofa.jraft.core.StateMachineAdapter;
 import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.entity.Task;
 import com.alipay.sofa.jraft.option.NodeOptions;
+import io.walden.WalConfig;
 import io.walden.bench.BenchFiles;
 import io.walden.jraft.WaldenJRaftServiceFactory;
 import java.io.IOException;
@@ -69,6 +70,12 @@ public final class RaftCommand implements Callable<Integer> {
     @Option(names = "--measure-ms", defaultValue = "5000", description = "measured time (default 5000)")
     long measureMs;
 
+    @Option(
+            names = "--segment-mib",
+            defaultValue = "64",
+            description = "Walden's segment capacity in MiB (default 64, Walden's default)")
+    int segmentMib;
+
     @Option(names = "--dir", description = "directory for the three nodes; default a fresh one under target/")
     Path dir;
 
@@ -99,9 +106,10 @@ public final class RaftCommand implements Callable<Integer> {
         if (!storage.equals("walden") && !storage.equals("rocksdb")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--storage must be walden or rocksdb");
         }
-        if (clients < 1 || valueBytes < 8 || measureMs < 1 || warmupMs < 0) {
+        if (clients < 1 || valueBytes < 8 || measureMs < 1 || warmupMs < 0 || segmentMib < 1 || segmentMib > 1024) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--clients and --measure-ms must be at least 1, --value-bytes at least 8");
+                    spec.commandLine(),
+                    "--clients and --measure-ms must be at least 1, --value-bytes at least 8, --segment-mib 1 to 1024");
         }
         final Path directory = dir != null ? dir : BenchFiles.freshDirectory("raft-" + storage + "-");
         final List<RaftGroupService> services = new ArrayList<>();
@@ -124,7 +132,10 @@ public final class RaftCommand implements Callable<Integer> {
                 options.setLogUri(nodeDirectory.resolve("log").toString());
                 options.setRaftMetaUri(nodeDirectory.resolve("meta").toString());
                 if (storage.equals("walden")) {
-                    options.setServiceFactory(new WaldenJRaftServiceFactory());
+                    final int segmentBytes = segmentMib << 20;
+                    options.setServiceFactory(new WaldenJRaftServiceFactory(d -> WalConfig.builder(d)
+                            .segmentCapacityBytes(segmentBytes)
+                            .build()));
                 }
                 final RaftGroupService service = new RaftGroupService(GROUP, peers.get(i), options);
                 services.add(service);
