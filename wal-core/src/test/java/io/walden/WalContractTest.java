@@ -55,6 +55,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -1645,6 +1646,69 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         }
         try (Wal wal = Wal.open(config(directory).build())) {
             assertHoldsExactly(wal, lsns, 40);
+        }
+    }
+
+    /**
+     * Writes the record of a suffix truncation that began and was interrupted (FORMAT.md, "Suffix
+     * truncation"), encoded here from the published layout: the log as it was, plus the record.
+     */
+    private static void writePendingTruncation(final Path directory, final long cut, final long continueAt)
+            throws IOException {
+        final ByteBuffer header =
+                ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(SegmentNames.segmentPath(directory, 0), StandardOpenOption.READ)) {
+            channel.read(header, 0);
+        }
+        final ByteBuffer record =
+                ByteBuffer.allocate(SuffixTruncationDescriptor.LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        record.putLong(SuffixTruncationDescriptor.MAGIC_OFFSET, SuffixTruncationDescriptor.MAGIC);
+        record.putInt(SuffixTruncationDescriptor.VERSION_OFFSET, SuffixTruncationDescriptor.VERSION);
+        record.putLong(SuffixTruncationDescriptor.LOG_ID_OFFSET, header.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET));
+        record.putLong(SuffixTruncationDescriptor.CUT_POSITION_OFFSET, cut);
+        record.putLong(SuffixTruncationDescriptor.CONTINUE_POSITION_OFFSET, continueAt);
+        final CRC32C crc = new CRC32C();
+        crc.update(record.duplicate().position(0).limit(SuffixTruncationDescriptor.CHECKSUMMED_LENGTH));
+        record.putInt(SuffixTruncationDescriptor.CHECKSUM_OFFSET, (int) crc.getValue());
+        Files.write(directory.resolve(SuffixTruncationDescriptor.FILE_NAME), record.array());
+    }
+
+    @Test
+    void shouldHideFromAViewWhatAnInterruptedTruncationDiscardsAndCompleteItAtOpen() throws IOException {
+        final Path directory = logDirectory();
+        final long[] lsns = closedLogOf(directory, 120);
+        final int kept = 40;
+        final long cut = lsns[kept - 1] + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(8 * 1024));
+        final long continueAt = (lsns[lsns.length - 1] / SEGMENT_BYTES + 2) * SEGMENT_BYTES;
+        writePendingTruncation(directory, cut, continueAt);
+        try (WalView view = Wal.openReadOnly(directory);
+                WalReader reader = view.reader(view.startPosition(), Durability.WRITTEN)) {
+            assertTrue(view.writtenPosition() <= cut, "the view shows positions past the pending cut");
+            final List<TestRecords.Read> before = TestRecords.pollAll(reader, 1000);
+            assertEquals(kept, before.size(), "records a view shows while a truncation is pending");
+            assertTrue(Wal.inspect(directory).report().findings().stream()
+                    .anyMatch(finding -> finding.contains("suffix truncation")));
+            final long next;
+            try (Wal wal = Wal.open(config(directory).build())) {
+                assertHoldsExactly(wal, lsns, kept);
+                next = wal.append(TestRecords.bytes(500, 100), Durability.SYNCED);
+                assertTrue(next >= continueAt, "the log continues at " + next + ", before " + continueAt);
+            }
+            assertFalse(Files.exists(directory.resolve(SuffixTruncationDescriptor.FILE_NAME)));
+            final List<TestRecords.Read> after = new ArrayList<>();
+            final long deadlineNs = System.nanoTime() + WAIT_NS;
+            while (after.isEmpty() && System.nanoTime() < deadlineNs) {
+                reader.poll(
+                        (buffer, offset, length, lsn) -> {
+                            final byte[] payload = new byte[length];
+                            buffer.getBytes(offset, payload);
+                            after.add(new TestRecords.Read(lsn, payload));
+                        },
+                        10,
+                        TimeUnit.MILLISECONDS.toNanos(50));
+            }
+            assertEquals(1, after.size(), "records the view shows once the truncation is complete");
+            assertEquals(next, after.get(0).lsn());
         }
     }
 

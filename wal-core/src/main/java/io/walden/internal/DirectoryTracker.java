@@ -13,6 +13,7 @@ import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.format.SuffixTruncationDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -46,6 +47,12 @@ import org.agrona.concurrent.IdleStrategy;
  * the active one is complete and synced, so a valid frame in the next segment also proves the whole
  * active segment durable. Segments deleted by the writer's retention are skipped (also the oldest one,
  * if it goes while a tracker opens); a reader that needs one learns it was truncated away.
+ *
+ * <p>A suffix truncation that began and did not finish ({@code Wal.truncateAfter}, interrupted by a
+ * crash) leaves its record in the directory; the next open discards everything from its cut
+ * position. While the record is there, nothing at or after the cut becomes visible: readers do not see
+ * records that the log no longer holds. Once an open has completed the truncation, the discard frames
+ * it wrote lead readers past the cut as after any other discard.
  *
  * <p><b>Threading:</b> thread-safe; refreshes are serialized.
  */
@@ -221,6 +228,12 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                         // may have run before the writer finished it: scan again before judging.
                         scan(channel);
                     }
+                    if (scanOffset < capacityBytes && completeFromItsStart(channel)) {
+                        // A suffix truncation replaced frames this tracker had passed with a discard
+                        // frame that starts before them; from its first frame the segment is complete.
+                        moveTo(activeBase + capacityBytes);
+                        continue;
+                    }
                     if (scanOffset < capacityBytes) {
                         if (frameLengthAt(channel, scanOffset) != 0) {
                             damage = new WalCorruptionException(
@@ -248,8 +261,51 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         } catch (final IOException ex) {
             throw new WalException(WalException.ErrorCode.IO, "cannot read the log in " + directory + ": " + ex, ex);
         }
-        writtenPosition = activeBase + scanOffset;
+        final long scanned = activeBase + scanOffset;
+        final long cut = pendingCutPosition();
+        // Positions never move back: a cut recorded after they passed it changes nothing already seen.
+        writtenPosition = Math.max(writtenPosition, cut >= 0 ? Math.min(scanned, cut) : scanned);
         durablePosition = Math.min(writtenPosition, Math.max(durablePosition, activeBase + provenOffset));
+    }
+
+    /** The cut position of a pending suffix truncation of this log, or -1 if there is none. */
+    private long pendingCutPosition() {
+        final Path path = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
+        final ByteBuffer block = ByteBuffer.allocate(SuffixTruncationDescriptor.LENGTH);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
+                // Fill.
+            }
+        } catch (final NoSuchFileException ex) {
+            return -1;
+        } catch (final IOException ex) {
+            throw new WalException(WalException.ErrorCode.IO, "cannot read " + path + ": " + ex, ex);
+        }
+        try {
+            final SuffixTruncationRecord record = SuffixTruncationRecord.read(block.clear(), capacityBytes);
+            return record.logId() == logId ? record.cutPosition() : -1;
+        } catch (final IllegalArgumentException ex) {
+            // Not a valid record of this log: an open refuses it; readers see the segments as they are.
+            return -1;
+        }
+    }
+
+    /**
+     * Whether valid frames fill the active segment from its first frame on: scans it again from the
+     * start, keeping the scan position where it was if not. Cold path: only when the next segment holds
+     * a frame and the scan position does not reach the end.
+     */
+    private boolean completeFromItsStart(final FileChannel channel) throws IOException {
+        final long keptScanOffset = scanOffset;
+        final long keptProvenOffset = provenOffset;
+        scanOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
+        scan(channel);
+        if (scanOffset == capacityBytes) {
+            return true;
+        }
+        scanOffset = keptScanOffset;
+        provenOffset = keptProvenOffset;
+        return false;
     }
 
     private void moveTo(final long base) {
