@@ -46,9 +46,14 @@ class ReplicatedCounterTest {
 
     private final List<Member> members = new ArrayList<>();
     private Configuration configuration;
+    // Notified whenever a counter applies entries or a node becomes or stops being leader: the test
+    // waits on it for what it expects, not by polling.
+    private final Object changes = new Object();
+    // Guarded by changes: how many changes were reported.
+    private long changeCount;
 
-    /** The state machine: a counter that adds each entry's 8-byte delta. */
-    static final class Counter extends StateMachineAdapter {
+    /** The state machine: a counter that adds each entry's 8-byte delta, and tells the test of changes. */
+    final class Counter extends StateMachineAdapter {
         final AtomicLong value = new AtomicLong();
 
         @Override
@@ -60,6 +65,26 @@ class ReplicatedCounterTest {
                 }
                 iterator.next();
             }
+            changed();
+        }
+
+        @Override
+        public void onLeaderStart(final long term) {
+            super.onLeaderStart(term);
+            changed();
+        }
+
+        @Override
+        public void onLeaderStop(final Status status) {
+            super.onLeaderStop(status);
+            changed();
+        }
+    }
+
+    private void changed() {
+        synchronized (changes) {
+            changeCount++;
+            changes.notifyAll();
         }
     }
 
@@ -120,13 +145,31 @@ class ReplicatedCounterTest {
         }
     }
 
-    private static void await(final String what, final BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.currentTimeMillis() + WAIT_MS;
-        while (!condition.getAsBoolean()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
+    /**
+     * Waits until a condition holds, woken by every change a state machine reports. The condition is
+     * evaluated outside the monitor (it asks jraft's nodes, whose threads report changes under it);
+     * the change count taken before each evaluation keeps a change reported in between from being
+     * missed.
+     */
+    private void await(final String what, final BooleanSupplier condition) throws InterruptedException {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (true) {
+            final long seen;
+            synchronized (changes) {
+                seen = changeCount;
             }
-            Thread.sleep(20);
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            synchronized (changes) {
+                while (changeCount == seen) {
+                    final long remainingNs = deadlineNs - System.nanoTime();
+                    if (remainingNs <= 0) {
+                        throw new AssertionError("not within " + WAIT_MS + " ms: " + what);
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(changes, remainingNs);
+                }
+            }
         }
     }
 

@@ -85,9 +85,20 @@ public final class RaftCommand implements Callable<Integer> {
     /** Creates the command; picocli sets the options. */
     public RaftCommand() {}
 
-    /** Counts what it applies; answers each put. */
+    /** Counts what it applies; answers each put; counts down a latch when its node becomes leader. */
     static final class Store extends StateMachineAdapter {
         final AtomicLong applied = new AtomicLong();
+        private final CountDownLatch leaderStarted;
+
+        Store(final CountDownLatch leaderStarted) {
+            this.leaderStarted = leaderStarted;
+        }
+
+        @Override
+        public void onLeaderStart(final long term) {
+            super.onLeaderStart(term);
+            leaderStarted.countDown();
+        }
 
         @Override
         public void onApply(final Iterator iterator) {
@@ -122,13 +133,14 @@ public final class RaftCommand implements Callable<Integer> {
                 configuration.addPeer(peer);
             }
             final List<Node> nodes = new ArrayList<>();
+            final CountDownLatch leaderStarted = new CountDownLatch(1);
             for (int i = 0; i < 3; i++) {
                 // RocksDB creates its own directory, not the parents.
                 final Path nodeDirectory = Files.createDirectories(directory.resolve("node-" + i));
                 final NodeOptions options = new NodeOptions();
                 options.setElectionTimeoutMs(1000);
                 options.setInitialConf(configuration);
-                options.setFsm(new Store());
+                options.setFsm(new Store(leaderStarted));
                 options.setLogUri(nodeDirectory.resolve("log").toString());
                 options.setRaftMetaUri(nodeDirectory.resolve("meta").toString());
                 if (storage.equals("walden")) {
@@ -141,7 +153,7 @@ public final class RaftCommand implements Callable<Integer> {
                 services.add(service);
                 nodes.add(service.start());
             }
-            final Node leader = awaitLeader(nodes);
+            final Node leader = awaitLeader(nodes, leaderStarted);
             final long[] result = measure(leader);
             final Histogram latency = histogram;
             final double seconds = measureMs / 1000.0;
@@ -244,17 +256,17 @@ public final class RaftCommand implements Callable<Integer> {
         return new long[] {total};
     }
 
-    private static Node awaitLeader(final List<Node> nodes) throws InterruptedException {
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadlineNs) {
+    /** Waits for a state machine to report that its node leads, and returns that node. */
+    private static Node awaitLeader(final List<Node> nodes, final CountDownLatch leaderStarted)
+            throws InterruptedException {
+        if (leaderStarted.await(30, TimeUnit.SECONDS)) {
             for (final Node node : nodes) {
                 if (node.isLeader()) {
                     return node;
                 }
             }
-            Thread.sleep(20);
         }
-        throw new IllegalStateException("no leader elected within 30 s");
+        throw new IllegalStateException("no leader elected within 30 s, or it lost its leadership at once");
     }
 
     private static int freePort() throws IOException {
