@@ -8,8 +8,8 @@ import io.walden.internal.FileSystemCheck;
 import io.walden.internal.IoAgent;
 import io.walden.internal.LiveInspection;
 import io.walden.internal.LogBuffer;
+import io.walden.internal.LogEngine;
 import io.walden.internal.LogReader;
-import io.walden.internal.LogRecovery;
 import io.walden.internal.LogState;
 import io.walden.internal.NoSpace;
 import io.walden.internal.OfflineSuffixTruncation;
@@ -18,7 +18,6 @@ import io.walden.internal.RetentionRule;
 import io.walden.internal.StatsCounters;
 import io.walden.internal.TruncateRequest;
 import io.walden.internal.events.BackPressureEvent;
-import io.walden.internal.events.RecoveryEvent;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -73,56 +72,44 @@ public final class Wal implements AutoCloseable {
     /** {@link #tryAppend} result: the log failed and accepts nothing more. */
     public static final long FAILED = -3;
 
+    /** Claim result inside this class: the engine was replaced by truncateAfter; claim again. */
+    private static final long REPLACED = -4;
+
     private final WalConfig config;
     private final DirectoryLock lock;
-    private final LogBuffer logBuffer;
+    private final StorageBackend backend;
     private final LogState state;
     private final StatsCounters stats;
-    private final IoAgent agent;
-    private final Thread ioThread;
-    private final RecoveredLog recovered;
+    private final RecoveryReport openReport;
     private final String backendName;
     private final String fileSystemType;
-    private final String durabilityNote;
     private final int maxRecordBytes;
     private final long appendTimeoutNs;
-    private final Runnable wake;
     private final Object closeLock = new Object();
     private static final long TRUNCATE_POLL_NS = 50_000;
     private static final long NO_FRAME_END = -1;
+    // Replaced only by truncateAfter, under closeLock; read by every method.
+    private volatile LogEngine engine;
     private volatile boolean closed;
 
     private Wal(
             final WalConfig config,
             final DirectoryLock lock,
-            final StorageSession session,
-            final RecoveredLog recovered,
-            final String backendName,
+            final StorageBackend backend,
             final String fileSystemType,
-            final WakeTarget wakeTarget) {
+            final StatsCounters stats,
+            final LogEngine engine) {
         this.config = config;
         this.lock = lock;
-        this.recovered = recovered;
-        this.backendName = backendName;
+        this.backend = backend;
+        this.backendName = backend.name();
         this.fileSystemType = fileSystemType;
-        this.durabilityNote = session.durabilityNote();
+        this.stats = stats;
+        this.engine = engine;
+        this.state = engine.state();
+        this.openReport = engine.recovered().report();
         this.maxRecordBytes = config.maxRecordBytes();
         this.appendTimeoutNs = config.appendTimeoutNs();
-        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
-        final long end = recovered.endPosition();
-        final long released = session.directIo() ? end & -(long) session.blockSizeBytes() : end;
-        this.logBuffer = new LogBuffer(bufferCapacityBytes, recovered.segmentCapacityBytes(), end, released);
-        if (released < end) {
-            preloadPartialBlock(released, end);
-        }
-        this.state = new LogState(recovered.firstSegmentBase(), end, config.waitYieldNs());
-        this.stats = new StatsCounters();
-        this.agent = new IoAgent(config, session, logBuffer, state, stats, recovered);
-        wakeTarget.agent = agent;
-        this.wake = agent::wake;
-        this.ioThread = new Thread(agent.newRunner(), agent.roleName());
-        ioThread.setDaemon(true);
-        ioThread.start();
     }
 
     /**
@@ -161,6 +148,113 @@ public final class Wal implements AutoCloseable {
      */
     public static long truncateAfter(final WalConfig config, final long lsn) {
         return OfflineSuffixTruncation.truncateAfter(config, lsn);
+    }
+
+    /**
+     * Discards every record after the one at {@code lsn} in this open log, durably and crash-safely,
+     * and returns the position where the log continues: a Raft log dropping uncommitted entries after
+     * a leader change, or, with {@code lsn} = -1, dropping every record before a snapshot is installed.
+     * The files change exactly as {@link #truncateAfter(WalConfig, long)} changes them, so a crash at
+     * any point leaves the log either as it was or truncated, never a mix.
+     *
+     * <p>What others see, in order:
+     *
+     * <ul>
+     *   <li><b>Appends and waits begun before this call</b> complete first: the log is drained and
+     *       synced, so each returns normally (it did reach its level), and the records after {@code
+     *       lsn} among them are discarded afterwards.
+     *   <li><b>Appends made while this runs</b> wait (as for buffer space), then go after the
+     *       continue position; {@link #tryAppend} returns {@link #BACK_PRESSURED} meanwhile.
+     *   <li><b>Readers</b> that reach the cut go on at the continue position. A reader that had
+     *       delivered a record after the cut throws {@link WalException.ErrorCode#POSITION} at its
+     *       next poll (its application saw records that are gone); {@code seek} to the returned
+     *       position to go on. Opening or seeking a reader at a discarded position is refused.
+     * </ul>
+     *
+     * <p>Positions are never given out twice: the log continues after the highest segment it had.
+     * This stops the log's I/O thread, truncates the files, runs recovery and starts the thread again
+     * (tens of milliseconds); it is meant for rare events, not for every append.
+     *
+     * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
+     * @return the position where the log continues: the next record appended goes there or after it.
+     * @throws WalException {@link WalException.ErrorCode#POSITION} if no record starts at {@code lsn}
+     *     (nothing discarded; the log goes on); {@link WalException.ErrorCode#CLOSED} if the log is
+     *     closed or failed; {@link WalException.ErrorCode#IO} or {@link
+     *     WalException.ErrorCode#STORAGE_SPACE} if an I/O operation fails: the log is then closed, and
+     *     the next open recovers it either as it was or truncated.
+     */
+    public long truncateAfter(final long lsn) {
+        synchronized (closeLock) {
+            checkOpen();
+            final LogEngine old = engine;
+            final long tail = old.logBuffer().tailPosition();
+            if (lsn != OfflineSuffixTruncation.KEEP_NONE && (lsn < state.startPosition() || lsn >= tail)) {
+                throw new WalException(
+                        WalException.ErrorCode.POSITION,
+                        "cannot truncate the log in " + config.directory() + " after position " + lsn
+                                + ": the log holds positions " + state.startPosition() + " to " + tail
+                                + " (use -1 to keep no record); nothing was changed");
+            }
+            final boolean interrupted = old.stop(true);
+            try {
+                if (state.failure() != null) {
+                    closeAfterFailedTruncation(null);
+                    throw closedException();
+                }
+                WalException refusal = null;
+                try {
+                    OfflineSuffixTruncation.truncateUnderLock(config, backend, lsn, state::addDiscardedRange);
+                } catch (final WalException ex) {
+                    if (ex.errorCode() != WalException.ErrorCode.POSITION) {
+                        throw closeAfterFailedTruncation(ex);
+                    }
+                    refusal = ex;
+                }
+                try {
+                    engine = LogEngine.start(config, backend, state, stats, session -> {});
+                } catch (final IOException ex) {
+                    throw closeAfterFailedTruncation(new WalException(
+                            NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                            "cannot reopen the files of the log in " + config.directory() + " after truncating it: "
+                                    + ex,
+                            ex));
+                } catch (final WalException ex) {
+                    throw closeAfterFailedTruncation(ex);
+                }
+                if (refusal != null) {
+                    throw refusal;
+                }
+                return engine.recovered().endPosition();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * Closes the log after a truncateAfter that could not finish: every waiter and appender learns
+     * why, and the lock is released for the next open, which recovers the log as it was or truncated.
+     * Under closeLock.
+     *
+     * @return the exception to throw, or null if there was none.
+     */
+    private WalException closeAfterFailedTruncation(final WalException cause) {
+        final WalException failure = cause == null
+                ? null
+                : new WalException(
+                        cause.errorCode(),
+                        cause.getMessage() + " The log is closed; reopen it (the open recovers it either as it was"
+                                + " or truncated).",
+                        cause);
+        if (failure != null) {
+            state.fail(failure);
+        }
+        closed = true;
+        state.markClosed();
+        lock.close();
+        return failure;
     }
 
     /**
@@ -208,56 +302,23 @@ public final class Wal implements AutoCloseable {
                     ex);
         }
         final DirectoryLock lock = DirectoryLock.acquire(config.directory());
-        StorageSession session = null;
         try {
             final StorageBackend backend =
                     config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
-            final WakeTarget wakeTarget = new WakeTarget();
-            session = backend.open(config.directory(), wakeTarget);
             final String fileSystemType = fileSystemTypes.apply(config.directory());
-            warnAboutDurability(config, fileSystemType, session);
-            final RecoveredLog recovered = recover(config, session);
-            checkRecordFits(config, recovered);
-            return new Wal(config, lock, session, recovered, backend.name(), fileSystemType, wakeTarget);
+            final StatsCounters stats = new StatsCounters();
+            final LogEngine engine = LogEngine.start(
+                    config, backend, null, stats, session -> warnAboutDurability(config, fileSystemType, session));
+            return new Wal(config, lock, backend, fileSystemType, stats, engine);
         } catch (final IOException ex) {
-            closeAfterFailedOpen(lock, session, ex);
+            lock.close();
             throw new WalException(
                     NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
                     "cannot open the log in " + config.directory() + ": " + ex,
                     ex);
         } catch (final RuntimeException | Error ex) {
-            closeAfterFailedOpen(lock, session, ex);
+            lock.close();
             throw ex;
-        }
-    }
-
-    /** Runs recovery, as a Flight Recorder event when a recording has it enabled. */
-    private static RecoveredLog recover(final WalConfig config, final StorageSession session) throws IOException {
-        final RecoveryEvent event = RecoveryEvent.beginIfEnabled();
-        if (event == null) {
-            return new LogRecovery(config, session).recover();
-        }
-        event.directory = config.directory().toString();
-        try {
-            final RecoveredLog recovered = new LogRecovery(config, session).recover();
-            final RecoveryReport report = recovered.report();
-            event.newLog = report.newLog();
-            event.closedCleanly = report.closedCleanly();
-            event.segments = report.segments();
-            event.records = report.records();
-            event.bytesScanned = report.bytesScanned();
-            event.startPosition = report.startPosition();
-            event.endPosition = report.endPosition();
-            event.tornTailBytesCut = report.tornTailBytesCut();
-            event.tornTailRecordsCut = report.tornTailRecordsCut();
-            event.corruptBytes = report.droppedBytes() + report.skippedBytes();
-            event.findings = String.join("\n", report.findings());
-            return recovered;
-        } catch (final IOException | RuntimeException ex) {
-            event.refusal = ex.getMessage();
-            throw ex;
-        } finally {
-            event.commit();
         }
     }
 
@@ -308,54 +369,6 @@ public final class Wal implements AutoCloseable {
         }
     }
 
-    private static void checkRecordFits(final WalConfig config, final RecoveredLog recovered) {
-        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
-        final int maxFrameBytes = (bufferCapacityBytes - io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
-        if (FrameDescriptor.frameLength(config.maxRecordBytes()) > maxFrameBytes) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "invalid WalConfig setting maxRecordBytes=" + config.maxRecordBytes() + ": the existing log in "
-                            + config.directory() + " has segments of " + recovered.segmentCapacityBytes()
-                            + " bytes, which limits records to " + (maxFrameBytes - FrameDescriptor.HEADER_LENGTH)
-                            + " bytes");
-        }
-    }
-
-    private static void closeAfterFailedOpen(
-            final DirectoryLock lock, final StorageSession session, final Throwable failure) {
-        if (session != null) {
-            try {
-                session.close();
-            } catch (final RuntimeException ex) {
-                failure.addSuppressed(ex);
-            }
-        }
-        lock.close();
-    }
-
-    private void preloadPartialBlock(final long blockStart, final long end) {
-        // With O_DIRECT the next write rewrites the partial last block from the log buffer, so the
-        // buffer must hold that block's existing frames.
-        final long base = end & -(long) recovered.segmentCapacityBytes();
-        final ByteBuffer view = logBuffer.newByteBufferView();
-        view.clear()
-                .position(logBuffer.offset(blockStart))
-                .limit(logBuffer.offset(blockStart) + (int) (end - blockStart));
-        try (FileChannel channel =
-                FileChannel.open(SegmentNames.segmentPath(config.directory(), base), StandardOpenOption.READ)) {
-            long filePosition = blockStart - base;
-            while (view.hasRemaining()) {
-                final int read = channel.read(view, filePosition);
-                if (read < 0) {
-                    throw new IOException("segment ends before position " + end);
-                }
-                filePosition += read;
-            }
-        } catch (final IOException ex) {
-            throw new WalException(WalException.ErrorCode.IO, "cannot read the last block of the log: " + ex, ex);
-        }
-    }
-
     /**
      * Appends a record and waits until it reaches a durability level.
      *
@@ -397,10 +410,16 @@ public final class Wal implements AutoCloseable {
     public long append(final byte[] payload, final int offset, final int length, final Durability durability) {
         // Checked before claiming: a claimed frame that is never published would stall the log.
         Objects.checkFromIndexSize(offset, length, payload.length);
-        final long lsn = claim(length);
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        do {
+            e = engine;
+            lsn = claim(e, length);
+        } while (lsn == REPLACED);
         final long syncTicket = syncTicket(durability);
-        logBuffer.publish(lsn, payload, offset, length);
-        awaitAppended(lsn, frameEnd(lsn, length), durability, syncTicket);
+        e.logBuffer().publish(lsn, payload, offset, length);
+        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
         return lsn;
     }
 
@@ -415,10 +434,16 @@ public final class Wal implements AutoCloseable {
      */
     public long append(final ByteBuffer payload, final Durability durability) {
         final int length = payload.remaining();
-        final long lsn = claim(length);
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        do {
+            e = engine;
+            lsn = claim(e, length);
+        } while (lsn == REPLACED);
         final long syncTicket = syncTicket(durability);
-        logBuffer.publish(lsn, payload);
-        awaitAppended(lsn, frameEnd(lsn, length), durability, syncTicket);
+        e.logBuffer().publish(lsn, payload);
+        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
         return lsn;
     }
 
@@ -435,10 +460,16 @@ public final class Wal implements AutoCloseable {
      */
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.capacity());
-        final long lsn = claim(length);
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        do {
+            e = engine;
+            lsn = claim(e, length);
+        } while (lsn == REPLACED);
         final long syncTicket = syncTicket(durability);
-        logBuffer.publish(lsn, payload, offset, length);
-        awaitAppended(lsn, frameEnd(lsn, length), durability, syncTicket);
+        e.logBuffer().publish(lsn, payload, offset, length);
+        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
         return lsn;
     }
 
@@ -455,12 +486,17 @@ public final class Wal implements AutoCloseable {
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
         checkLength(length);
         Objects.checkFromIndexSize(offset, length, payload.capacity());
-        final long lsn = logBuffer.claim(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
+        final LogEngine e = engine;
+        final long lsn = e.logBuffer().claim(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
         if (lsn < 0) {
-            return lsn == CLOSED && state.failure() != null ? FAILED : lsn;
+            if (lsn == CLOSED && state.failure() != null) {
+                return FAILED;
+            }
+            // Claims stop while truncateAfter replaces the engine: space is coming, as after back pressure.
+            return lsn == CLOSED && !closed ? BACK_PRESSURED : lsn;
         }
-        logBuffer.publish(lsn, payload, offset, length);
-        agent.wakeIfParked();
+        e.logBuffer().publish(lsn, payload, offset, length);
+        e.agent().wakeIfParked();
         return lsn;
     }
 
@@ -475,9 +511,15 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the record cannot be appended at all.
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
-        final long lsn = claim(payload.length);
+        checkLength(payload.length);
+        LogEngine e;
+        long lsn;
+        do {
+            e = engine;
+            lsn = claim(e, payload.length);
+        } while (lsn == REPLACED);
         syncTicket(durability);
-        logBuffer.publish(lsn, payload, 0, payload.length);
+        e.logBuffer().publish(lsn, payload, 0, payload.length);
         final CompletableFuture<Long> future = new CompletableFuture<>();
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
             future.complete(lsn);
@@ -486,7 +528,7 @@ public final class Wal implements AutoCloseable {
         if (durability == Durability.SYNCED) {
             state.requestSync(lsn + 1);
         }
-        agent.completeWhenReached(lsn, durability, future);
+        e.agent().completeWhenReached(lsn, durability, future);
         return future;
     }
 
@@ -503,7 +545,7 @@ public final class Wal implements AutoCloseable {
             // waiter that never comes.
             return;
         }
-        awaitAppended(lsn, NO_FRAME_END, durability, syncTicket(durability));
+        awaitAppended(engine, lsn, NO_FRAME_END, durability, syncTicket(durability));
     }
 
     /**
@@ -523,9 +565,10 @@ public final class Wal implements AutoCloseable {
             state.countSyncRequest();
             state.requestSync(lsn + 1);
         }
-        wake.run();
+        final LogEngine e = engine;
+        e.wake().run();
         try {
-            return state.await(lsn + 1, durability, timeoutNs, finalPosition());
+            return state.await(lsn + 1, durability, timeoutNs, finalPosition(e));
         } catch (final WalException ex) {
             throw outcomeUnknown(ex, lsn, durability);
         }
@@ -538,14 +581,15 @@ public final class Wal implements AutoCloseable {
      */
     public void sync() {
         checkOpen();
-        final long target = logBuffer.tailPosition();
+        final LogEngine e = engine;
+        final long target = e.logBuffer().tailPosition();
         if (state.durablePosition() >= target) {
             return;
         }
         state.countSyncRequest();
         state.requestSync(target);
-        wake.run();
-        state.await(target, Durability.SYNCED, Long.MAX_VALUE, finalPosition());
+        e.wake().run();
+        state.await(target, Durability.SYNCED, Long.MAX_VALUE, finalPosition(e));
     }
 
     /**
@@ -572,7 +616,7 @@ public final class Wal implements AutoCloseable {
      * @return the tail position.
      */
     public long tailPosition() {
-        return logBuffer.tailPosition();
+        return engine.logBuffer().tailPosition();
     }
 
     /**
@@ -606,11 +650,14 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the position was truncated away.
      */
     public WalReader reader(final long fromLsn, final Durability visibility) {
-        if (fromLsn > logBuffer.tailPosition()) {
+        final LogEngine e = engine;
+        final long tail = e.logBuffer().tailPosition();
+        if (fromLsn > tail) {
             throw new WalException(
                     WalException.ErrorCode.POSITION,
-                    "position " + fromLsn + " is beyond the end of the log at " + logBuffer.tailPosition());
+                    "position " + fromLsn + " is beyond the end of the log at " + tail);
         }
+        final RecoveredLog recovered = e.recovered();
         return new LogReader(
                 config.directory(),
                 state,
@@ -634,9 +681,10 @@ public final class Wal implements AutoCloseable {
         synchronized (closeLock) {
             checkOpen();
             final TruncateRequest request = new TruncateRequest(lsn);
-            agent.submitTruncate(request);
+            final LogEngine e = engine;
+            e.agent().submitTruncate(request);
             while (!request.isDone()) {
-                if (!ioThread.isAlive() && !request.isDone()) {
+                if (!e.ioThreadAlive() && !request.isDone()) {
                     // The I/O thread completes every request it took, even when the log fails; a thread
                     // that is gone without doing so never will.
                     throw new WalException(
@@ -686,7 +734,7 @@ public final class Wal implements AutoCloseable {
         checkRetentionArgument("protectedLsn", protectedLsn);
         synchronized (closeLock) {
             checkOpen();
-            final int capacity = recovered.segmentCapacityBytes();
+            final int capacity = engine.recovered().segmentCapacityBytes();
             final long startBase = state.startPosition() & -(long) capacity;
             final long activeBase = (state.writtenPosition() - 1) & -(long) capacity;
             return truncateBefore(RetentionRule.bySize(startBase, activeBase, capacity, maxTotalBytes, protectedLsn));
@@ -716,7 +764,7 @@ public final class Wal implements AutoCloseable {
         checkRetentionArgument("protectedLsn", protectedLsn);
         synchronized (closeLock) {
             checkOpen();
-            final int capacity = recovered.segmentCapacityBytes();
+            final int capacity = engine.recovered().segmentCapacityBytes();
             final long startBase = state.startPosition() & -(long) capacity;
             final long activeBase = (state.writtenPosition() - 1) & -(long) capacity;
             final long[] lastModifiedMs = new long[(int) ((activeBase - startBase) / capacity + 1)];
@@ -758,7 +806,8 @@ public final class Wal implements AutoCloseable {
      * @return the statistics.
      */
     public WalStats stats() {
-        return stats.snapshot(backendName, state, logBuffer, fileSystemType, durabilityNote);
+        final LogEngine e = engine;
+        return stats.snapshot(backendName, state, e.logBuffer(), fileSystemType, e.durabilityNote());
     }
 
     /**
@@ -767,7 +816,7 @@ public final class Wal implements AutoCloseable {
      * @return the report.
      */
     public RecoveryReport recoveryReport() {
-        return recovered.report();
+        return openReport;
     }
 
     /**
@@ -792,25 +841,7 @@ public final class Wal implements AutoCloseable {
                 return;
             }
             closed = true;
-            agent.requestClose();
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    ioThread.join();
-                    break;
-                } catch (final InterruptedException ex) {
-                    interrupted = true;
-                }
-            }
-            if (agent.buffersFreeable()) {
-                logBuffer.close();
-            } else {
-                LOGGER.log(
-                        System.Logger.Level.WARNING,
-                        "the log buffer of " + config.directory() + " may still be read by an unfinished write or"
-                                + " written by an unfinished append; it is left to the garbage collector instead of"
-                                + " being freed now");
-            }
+            final boolean interrupted = engine.stop(false);
             lock.close();
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -818,14 +849,19 @@ public final class Wal implements AutoCloseable {
         }
     }
 
-    private long claim(final int length) {
-        checkLength(length);
+    /**
+     * Claims space for a frame in an engine's log buffer, waiting while it is full.
+     *
+     * @return the frame's position, or {@link #REPLACED} if truncateAfter replaced the engine meanwhile.
+     */
+    private long claim(final LogEngine e, final int length) {
+        final LogBuffer logBuffer = e.logBuffer();
         final int alignedLength = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
         long lsn = logBuffer.claim(alignedLength);
         if (lsn == BACK_PRESSURED) {
             stats.recordBackPressureWait();
             final BackPressureEvent event = BackPressureEvent.beginIfEnabled();
-            lsn = state.awaitClaim(logBuffer, alignedLength, System.nanoTime() + appendTimeoutNs, wake);
+            lsn = state.awaitClaim(logBuffer, alignedLength, System.nanoTime() + appendTimeoutNs, e.wake());
             if (event != null) {
                 event.end();
                 if (event.shouldCommit()) {
@@ -846,9 +882,22 @@ public final class Wal implements AutoCloseable {
                             + ": the disk is slower than the appenders; slow down, or raise appendTimeoutNs");
         }
         if (lsn == CLOSED) {
+            if (replacedAfter(e)) {
+                return REPLACED;
+            }
             throw closedException();
         }
         return lsn;
+    }
+
+    /**
+     * Whether an engine whose log buffer refused a claim as closed was replaced by truncateAfter
+     * (which holds the close lock while it replaces it: this waits for it to finish). Cold path.
+     */
+    private boolean replacedAfter(final LogEngine e) {
+        synchronized (closeLock) {
+            return !closed && state.failure() == null && engine != e;
+        }
     }
 
     /** Counts an append that will wait for a sync, before its frame is published; 0 for other levels. */
@@ -870,9 +919,13 @@ public final class Wal implements AutoCloseable {
      *     run the I/O.
      */
     private void awaitAppended(
-            final long lsn, final long frameEnd, final Durability durability, final long syncTicket) {
+            final LogEngine e,
+            final long lsn,
+            final long frameEnd,
+            final Durability durability,
+            final long syncTicket) {
         if (durability == Durability.BUFFERED) {
-            agent.wakeIfParked();
+            e.agent().wakeIfParked();
             return;
         }
         if (state.reached(durability) > lsn) {
@@ -882,17 +935,18 @@ public final class Wal implements AutoCloseable {
             state.requestSync(lsn + 1);
         }
         final boolean synced = durability == Durability.SYNCED;
-        final int drive = frameEnd == logBuffer.tailPosition() && (!synced || state.syncRequestCount() == syncTicket)
-                ? agent.driveFor(lsn + 1, synced)
-                : IoAgent.DRIVE_NOT_RUN;
+        final int drive =
+                frameEnd == e.logBuffer().tailPosition() && (!synced || state.syncRequestCount() == syncTicket)
+                        ? e.agent().driveFor(lsn + 1, synced)
+                        : IoAgent.DRIVE_NOT_RUN;
         if (drive == IoAgent.DRIVE_REACHED) {
             return;
         }
         if (drive == IoAgent.DRIVE_NOT_RUN && (durability != Durability.SYNCED || state.wakeNeeded(syncTicket))) {
-            wake.run();
+            e.wake().run();
         }
         try {
-            state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition());
+            state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition(e));
         } catch (final WalException ex) {
             throw outcomeUnknown(ex, lsn, durability);
         }
@@ -913,8 +967,9 @@ public final class Wal implements AutoCloseable {
         return new WalException(cause.errorCode(), message, cause, lsn);
     }
 
-    private long finalPosition() {
-        return logBuffer.isTailClosed() ? logBuffer.tailPosition() : Long.MAX_VALUE;
+    private long finalPosition(final LogEngine e) {
+        // An engine replaced by truncateAfter closed its buffer's tail too, but the log goes on.
+        return closed && e.logBuffer().isTailClosed() ? e.logBuffer().tailPosition() : Long.MAX_VALUE;
     }
 
     private void checkLength(final int length) {
@@ -944,18 +999,5 @@ public final class Wal implements AutoCloseable {
                     cause);
         }
         return new WalException(WalException.ErrorCode.CLOSED, "the log in " + config.directory() + " is closed");
-    }
-
-    /** Forwards the backend's completion signal to the I/O agent, which exists only after recovery. */
-    private static final class WakeTarget implements Runnable {
-        private volatile IoAgent agent;
-
-        @Override
-        public void run() {
-            final IoAgent target = agent;
-            if (target != null) {
-                target.onCompletionSignal();
-            }
-        }
     }
 }

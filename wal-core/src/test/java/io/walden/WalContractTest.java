@@ -1724,6 +1724,176 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         assertEquals(2, replayAll(wal).size());
     }
 
+    /** Appends 8 KiB records to an open log, SYNCED, and returns their LSNs. */
+    private static long[] appendRecords(final Wal wal, final int count) {
+        final long[] lsns = new long[count];
+        for (int i = 0; i < count; i++) {
+            lsns[i] = wal.append(TestRecords.bytes(i, 8 * 1024), Durability.SYNCED);
+        }
+        return lsns;
+    }
+
+    @Test
+    void shouldTruncateAnOpenLogAndGoOnAppendingThere() {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long[] lsns = appendRecords(wal, 120);
+        // First within the newest segment, then segments before it, then every record.
+        final long first = wal.truncateAfter(lsns[116]);
+        assertTrue(first > lsns[119], "the log continues at " + first + ", before old positions");
+        assertEquals(SegmentHeaderDescriptor.HEADER_LENGTH, first % SEGMENT_BYTES);
+        assertHoldsExactly(wal, lsns, 117);
+        final long second = wal.truncateAfter(lsns[39]);
+        assertTrue(second > first, "positions went back from " + first + " to " + second);
+        assertHoldsExactly(wal, lsns, 40);
+        final long appended = wal.append(TestRecords.bytes(1000, 100), Durability.SYNCED);
+        assertTrue(appended >= second, "appended at " + appended + ", before " + second);
+        assertTrue(wal.durablePosition() > appended);
+        wal.close();
+        try (Wal reopened = Wal.open(config(directory).build())) {
+            final List<TestRecords.Read> records = replayAll(reopened);
+            assertEquals(41, records.size());
+            assertEquals(appended, records.get(40).lsn());
+            assertArrayEquals(TestRecords.bytes(1000, 100), records.get(40).payload());
+            final long none = reopened.truncateAfter(-1);
+            assertTrue(none > appended);
+            assertEquals(0, replayAll(reopened).size());
+            assertEquals(none, reopened.append(TestRecords.bytes(7, 10), Durability.SYNCED));
+        }
+        try (Wal reopened = Wal.open(config(directory).build())) {
+            assertEquals(1, replayAll(reopened).size());
+        }
+    }
+
+    @Test
+    void shouldRefuseToTruncateAnOpenLogWhereNoRecordStartsAndGoOn() {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long[] lsns = appendRecords(wal, 40);
+        for (final long lsn : new long[] {lsns[5] + 8, lsns[39] + 1_000_000, 17, -2}) {
+            final WalException refused = assertThrows(WalException.class, () -> wal.truncateAfter(lsn));
+            assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
+            assertTrue(refused.getMessage().contains(String.valueOf(lsn)), refused.getMessage());
+            assertTrue(refused.getMessage().contains("nothing was changed"), refused.getMessage());
+        }
+        assertHoldsExactly(wal, lsns, 40);
+        final long next = wal.append(TestRecords.bytes(40, 8 * 1024), Durability.SYNCED);
+        assertEquals(41, replayAll(wal).size());
+        assertTrue(next > lsns[39]);
+        wal.close();
+        final WalException closed = assertThrows(WalException.class, () -> wal.truncateAfter(lsns[3]));
+        assertEquals(WalException.ErrorCode.CLOSED, closed.errorCode());
+    }
+
+    @Test
+    void shouldMoveReadersOnAtTheCutAndTellThoseThatDeliveredDiscardedRecords() {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long[] lsns = appendRecords(wal, 120);
+        final WalReader behind = wal.reader(wal.startPosition());
+        assertEquals(20, behind.poll((buffer, offset, length, lsn) -> {}, 20));
+        final WalReader ahead = wal.reader(wal.startPosition());
+        assertEquals(120, TestRecords.pollAll(ahead, 1000).size());
+        final WalReader unread = wal.reader(lsns[100]);
+        final long next = wal.truncateAfter(lsns[39]);
+        final long appended = wal.append(TestRecords.bytes(500, 100), Durability.SYNCED);
+
+        final List<TestRecords.Read> rest = TestRecords.pollAll(behind, 7);
+        assertEquals(21, rest.size(), "records the reader behind the cut sees");
+        assertEquals(lsns[20], rest.get(0).lsn());
+        assertEquals(lsns[39], rest.get(19).lsn());
+        assertEquals(appended, rest.get(20).lsn());
+
+        final WalException gone = assertThrows(WalException.class, () -> ahead.poll((b, o, l, p) -> {}, 10));
+        assertEquals(WalException.ErrorCode.POSITION, gone.errorCode());
+        assertTrue(gone.getMessage().contains("discarded"), gone.getMessage());
+        assertTrue(gone.getMessage().contains(String.valueOf(next)), gone.getMessage());
+        ahead.seek(next);
+        assertEquals(List.of(appended), lsnsOf(TestRecords.pollAll(ahead, 10)));
+
+        // A reader placed on a discarded record that it never delivered goes on where the log does.
+        assertEquals(List.of(appended), lsnsOf(TestRecords.pollAll(unread, 10)));
+
+        final WalException refused = assertThrows(WalException.class, () -> wal.reader(lsns[60]));
+        assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
+        assertTrue(refused.getMessage().contains("discarded by truncateAfter"), refused.getMessage());
+        try (WalReader atNext = wal.reader(next)) {
+            assertEquals(List.of(appended), lsnsOf(TestRecords.pollAll(atNext, 10)));
+        }
+        behind.close();
+        ahead.close();
+        unread.close();
+    }
+
+    private static List<Long> lsnsOf(final List<TestRecords.Read> records) {
+        return records.stream().map(TestRecords.Read::lsn).collect(Collectors.toList());
+    }
+
+    @Test
+    void shouldOrderAppendsRacingAnOnlineTruncationBeforeOrAfterItAndLoseNoneAfter() throws Exception {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long[] lsns = appendRecords(wal, 40);
+        final int writers = 3;
+        final List<List<Long>> acknowledged = new ArrayList<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        final java.util.concurrent.atomic.AtomicLong appendedCount = new java.util.concurrent.atomic.AtomicLong();
+        final List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            final List<Long> mine = new ArrayList<>();
+            acknowledged.add(mine);
+            final int writer = w;
+            final Thread thread = new Thread(() -> {
+                try {
+                    for (int i = 0; !stop.get(); i++) {
+                        final Durability durability = i % 3 == 0 ? Durability.SYNCED : Durability.WRITTEN;
+                        mine.add(wal.append(TestRecords.bytes(10_000L * (writer + 1) + i, 1000), durability));
+                        appendedCount.incrementAndGet();
+                    }
+                } catch (final Throwable ex) {
+                    failure.compareAndSet(null, ex);
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        awaitCondition(() -> appendedCount.get() >= 100, "appends before the truncation");
+        final long next = wal.truncateAfter(lsns[29]);
+        final long countAtTruncation = appendedCount.get();
+        awaitCondition(() -> appendedCount.get() >= countAtTruncation + 100, "appends after the truncation");
+        stop.set(true);
+        for (final Thread thread : threads) {
+            thread.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
+        }
+        assertNull(failure.get(), () -> "an append failed: " + failure.get());
+        wal.sync();
+        final List<Long> expected = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            expected.add(lsns[i]);
+        }
+        int after = 0;
+        int discarded = 0;
+        for (final List<Long> mine : acknowledged) {
+            for (final long lsn : mine) {
+                if (lsn >= next) {
+                    expected.add(lsn);
+                    after++;
+                } else {
+                    discarded++;
+                }
+            }
+        }
+        assertTrue(after >= 100, "appends after the truncation: " + after);
+        assertTrue(discarded >= 100, "appends before the truncation: " + discarded);
+        expected.sort(null);
+        assertEquals(expected, lsnsOf(replayAll(wal)));
+        wal.close();
+        try (Wal reopened = Wal.open(config(directory).build())) {
+            assertEquals(expected, lsnsOf(replayAll(reopened)));
+        }
+    }
+
     /**
      * Opens a log that is closed after the test.
      *

@@ -215,6 +215,8 @@ public final class IoAgent implements Agent, CompletionHandler {
 
     // Shared: set by any thread, read by the I/O thread.
     private volatile boolean closeRequested;
+    // Set with closeRequested when another agent takes over the log state after this one stops.
+    private volatile boolean handOver;
     private volatile boolean parked;
     private volatile boolean signalled;
     private volatile Thread thread;
@@ -429,6 +431,16 @@ public final class IoAgent implements Agent, CompletionHandler {
     public void requestClose() {
         closeRequested = true;
         wake();
+    }
+
+    /**
+     * Asks the thread to drain, sync and stop, and to leave the log state open for the agent that
+     * takes over the log after it ({@code Wal.truncateAfter} on an open log): waiters and readers
+     * keep waiting on the same state. Any thread.
+     */
+    public void requestHandOver() {
+        handOver = true;
+        requestClose();
     }
 
     /**
@@ -1235,7 +1247,9 @@ public final class IoAgent implements Agent, CompletionHandler {
                         ? state.failure()
                         : new WalException(
                                 WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
-        state.markClosed();
+        if (!handOver) {
+            state.markClosed();
+        }
     }
 
     /**

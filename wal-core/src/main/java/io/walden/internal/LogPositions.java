@@ -46,4 +46,19 @@ public interface LogPositions {
     default WalException damageAt(final long position) {
         return null;
     }
+
+    /**
+     * Positions that {@code truncateAfter} discarded from an open log, as pairs [cut, continue): a
+     * reader that reaches a cut goes on at its continue position, and one that had delivered records
+     * after a cut learns that they are gone. Empty where the files themselves show every truncation
+     * (a read-only view).
+     *
+     * @return the pairs, in the order of the truncations; never modified.
+     */
+    default long[] discardedRanges() {
+        return NO_RANGES;
+    }
+
+    /** No discarded range. */
+    long[] NO_RANGES = new long[0];
 }

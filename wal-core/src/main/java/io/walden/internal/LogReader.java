@@ -53,6 +53,12 @@ public final class LogReader implements WalReader {
 
     private long position;
     private boolean verifiedStart;
+    // The position of the last record delivered (-1: none since the reader began or last seeked), to
+    // tell a reader that delivered records truncateAfter then discarded from one that only passed them.
+    private long lastDeliveredPosition = -1;
+    // The discarded ranges last read from the positions, and the lowest cut this reader may reach.
+    private long[] discarded = LogPositions.NO_RANGES;
+    private long nextCut = Long.MAX_VALUE;
     private FileChannel channel;
     private long channelBase = -1;
     private long bufferPosition;
@@ -101,6 +107,7 @@ public final class LogReader implements WalReader {
         this.byteBuffer = memory.buffer();
         this.buffer = new UnsafeBuffer(byteBuffer);
         this.position = fromPosition;
+        checkNotDiscarded(fromPosition);
     }
 
     @Override
@@ -135,8 +142,15 @@ public final class LogReader implements WalReader {
     private int poll(final RecordHandler handler, final ControlledRecordHandler controlled, final int limit) {
         checkOpen();
         final long visible = positions.visiblePosition(visibility);
+        if (positions.discardedRanges() != discarded) {
+            refreshDiscarded();
+        }
         int count = 0;
         while (count < limit && position < visible) {
+            if (position >= nextCut) {
+                passDiscarded();
+                continue;
+            }
             final long offsetInSegment = position & segmentMask;
             if (offsetInSegment < SegmentHeaderDescriptor.HEADER_LENGTH) {
                 position += SegmentHeaderDescriptor.HEADER_LENGTH - offsetInSegment;
@@ -146,6 +160,11 @@ public final class LogReader implements WalReader {
             final int index = (int) (position - bufferPosition);
             if (!validFrame(index, frameLength)) {
                 final long skipEnd = skipEnd(position);
+                if (skipEnd < 0 && positions.discardedRanges() != discarded) {
+                    // truncateAfter began while this poll read the files it changes: look again.
+                    refreshDiscarded();
+                    continue;
+                }
                 if (skipEnd < 0) {
                     throw invalidFrame(frameLength);
                 }
@@ -156,6 +175,7 @@ public final class LogReader implements WalReader {
             if (frameLength >= HEADER_LENGTH && buffer.getShort(index + TYPE_OFFSET) == TYPE_DATA) {
                 final int payloadLength = frameLength - HEADER_LENGTH;
                 if (controlled == null) {
+                    lastDeliveredPosition = position;
                     handler.onRecord(buffer, index + HEADER_LENGTH, payloadLength, position);
                 } else {
                     final ControlledRecordHandler.Action action =
@@ -163,6 +183,7 @@ public final class LogReader implements WalReader {
                     if (action == ControlledRecordHandler.Action.ABORT) {
                         break;
                     }
+                    lastDeliveredPosition = position;
                     if (action == ControlledRecordHandler.Action.BREAK) {
                         position += FrameDescriptor.alignedLength(frameLength);
                         count++;
@@ -188,8 +209,11 @@ public final class LogReader implements WalReader {
         if (lsn < positions.startPosition()) {
             throw truncated(lsn, positions.startPosition());
         }
+        checkNotDiscarded(lsn);
         position = lsn;
         verifiedStart = false;
+        lastDeliveredPosition = -1;
+        findNextCut();
     }
 
     @Override
@@ -304,6 +328,70 @@ public final class LogReader implements WalReader {
         }
         return buffer.getInt(index + CHECKSUM_OFFSET)
                 == checksum.compute(byteBuffer, index, frameLength, checksummedLength, position);
+    }
+
+    /** Reads the discarded ranges again and finds the next cut from the reader's position. Cold. */
+    private void refreshDiscarded() {
+        discarded = positions.discardedRanges();
+        findNextCut();
+    }
+
+    /** The lowest cut of a discarded range that ends after the reader's position. */
+    private void findNextCut() {
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < discarded.length; i += 2) {
+            if (discarded[i + 1] > position) {
+                next = Math.min(next, discarded[i]);
+            }
+        }
+        nextCut = next;
+    }
+
+    /**
+     * Moves the reader past the discarded ranges its position lies in, to where the log continues;
+     * or, if it had delivered a record that a range discarded, tells it so. Cold.
+     */
+    private void passDiscarded() {
+        boolean moved;
+        do {
+            moved = false;
+            for (int i = 0; i < discarded.length; i += 2) {
+                final long cut = discarded[i];
+                final long continueAt = discarded[i + 1];
+                if (cut <= position && position < continueAt) {
+                    if (lastDeliveredPosition >= cut && lastDeliveredPosition < continueAt) {
+                        throw new WalException(
+                                WalException.ErrorCode.POSITION,
+                                "this reader delivered records at positions from " + cut + " that truncateAfter"
+                                        + " then discarded (the last at " + lastDeliveredPosition + "); whatever was"
+                                        + " derived from them is gone from the log. The log continues at position "
+                                        + firstFramePosition(continueAt) + ": seek there to go on");
+                    }
+                    position = continueAt;
+                    verifiedStart = true;
+                    moved = true;
+                }
+            }
+        } while (moved);
+        findNextCut();
+    }
+
+    /** Where the first record after a position can go: past the segment header at a segment's base. */
+    private long firstFramePosition(final long position) {
+        return (position & segmentMask) == 0 ? position + SegmentHeaderDescriptor.HEADER_LENGTH : position;
+    }
+
+    /** Refuses a starting position that truncateAfter discarded (its cut itself is allowed). */
+    private void checkNotDiscarded(final long startPosition) {
+        final long[] ranges = positions.discardedRanges();
+        for (int i = 0; i < ranges.length; i += 2) {
+            if (ranges[i] < startPosition && startPosition < ranges[i + 1]) {
+                throw new WalException(
+                        WalException.ErrorCode.POSITION,
+                        "position " + startPosition + " was discarded by truncateAfter (positions " + ranges[i] + " to "
+                                + ranges[i + 1] + "); the log continues at position " + ranges[i + 1]);
+            }
+        }
     }
 
     private long skipEnd(final long framePosition) {

@@ -4,6 +4,7 @@ import io.walden.Durability;
 import io.walden.WalException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -78,6 +79,11 @@ public final class LogState implements LogPositions {
 
     // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
     private volatile int waiterCount;
+
+    // Pairs [cut, continue) of positions that truncateAfter discarded while the log was open, in the
+    // order of the truncations. Replaced whole (copy on write) by the truncating thread, which holds
+    // the log's close lock; read by readers.
+    private volatile long[] discardedRanges = NO_RANGES;
 
     /**
      * Creates the state of a recovered log.
@@ -226,6 +232,50 @@ public final class LogState implements LogPositions {
         if (failure == null) {
             failure = cause;
         }
+        wakeRegistered(true);
+        signalWaiters();
+    }
+
+    @Override
+    public long[] discardedRanges() {
+        return discardedRanges;
+    }
+
+    /**
+     * Records positions that {@code truncateAfter} discarded from the open log, before any file
+     * changes: readers stop at the cut from now on. Called by the truncating thread, one at a time.
+     *
+     * @param cutPosition where the discarded positions begin: the end of the last record kept.
+     * @param continuePosition where the log continues.
+     */
+    public void addDiscardedRange(final long cutPosition, final long continuePosition) {
+        Invariants.check(
+                cutPosition < continuePosition, "discarded range [%d, %d) is empty", cutPosition, continuePosition);
+        final long[] current = discardedRanges;
+        final long[] next = Arrays.copyOf(current, current.length + 2);
+        next[current.length] = cutPosition;
+        next[current.length + 1] = continuePosition;
+        discardedRanges = next;
+    }
+
+    /**
+     * Moves the written, durable and requested positions up to where a log continues after {@code
+     * truncateAfter} reopened its files, and wakes every waiter and reader to look again. Called
+     * between two I/O agents, when none runs.
+     *
+     * @param position where the log continues: what the new agent starts from.
+     */
+    public void continueAt(final long position) {
+        Invariants.check(
+                position >= writtenPosition && position >= durablePosition,
+                "continue at %d below written %d durable %d",
+                position,
+                writtenPosition,
+                durablePosition);
+        requestSync(position);
+        writtenPosition = position;
+        durablePosition = position;
+        cohortWakeCount = 0;
         wakeRegistered(true);
         signalWaiters();
     }

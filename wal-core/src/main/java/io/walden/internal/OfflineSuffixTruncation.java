@@ -71,26 +71,56 @@ public final class OfflineSuffixTruncation {
         try {
             final StorageBackend backend =
                     config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
-            try (StorageSession session = backend.open(directory, () -> {})) {
-                final RecoveredLog before = recoverAndRelease(config, session);
-                final long cut = cutPosition(config, before, lsn);
-                if (cut == before.endPosition()) {
-                    return cut;
-                }
-                final long continueAt =
-                        highestBase(directory, before.activeSegmentBase()) + before.segmentCapacityBytes();
-                writeRecord(session, directory, new SuffixTruncationRecord(before.logId(), cut, continueAt));
-                return recoverAndRelease(config, session).endPosition();
+            return truncateUnderLock(config, backend, lsn, (cut, continueAt) -> {});
+        } finally {
+            lock.close();
+        }
+    }
+
+    /**
+     * Runs a truncation in a log whose lock the caller holds and whose files no agent has open: an
+     * open {@code Wal} between stopping its I/O agent and starting the next.
+     *
+     * @param config the log's configuration.
+     * @param backend the storage backend to open a session of.
+     * @param lsn the LSN of the last record to keep, or {@link #KEEP_NONE}.
+     * @param listener told the cut and the continue position once they are known and before any file
+     *     changes; not told when nothing is to be discarded.
+     * @return the position the log continues at.
+     * @throws WalException as {@link #truncateAfter(WalConfig, long)}, but never {@code LOCKED}.
+     */
+    public static long truncateUnderLock(
+            final WalConfig config, final StorageBackend backend, final long lsn, final CutListener listener) {
+        final Path directory = config.directory();
+        try (StorageSession session = backend.open(directory, () -> {})) {
+            final RecoveredLog before = recoverAndRelease(config, session);
+            final long cut = cutPosition(config, before, lsn);
+            if (cut == before.endPosition()) {
+                return cut;
             }
+            final long continueAt = highestBase(directory, before.activeSegmentBase()) + before.segmentCapacityBytes();
+            listener.beforeCut(cut, continueAt);
+            writeRecord(session, directory, new SuffixTruncationRecord(before.logId(), cut, continueAt));
+            return recoverAndRelease(config, session).endPosition();
         } catch (final IOException ex) {
             throw new WalException(
                     NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
                     "truncating the log in " + directory + " after position " + lsn + " failed: " + ex
                             + ". The next open recovers the log either as it was or truncated, never in between.",
                     ex);
-        } finally {
-            lock.close();
         }
+    }
+
+    /** Told where a truncation cuts, before anything changes. */
+    @FunctionalInterface
+    public interface CutListener {
+        /**
+         * The cut is known and nothing has changed yet.
+         *
+         * @param cutPosition where the discarded positions begin.
+         * @param continuePosition where the log continues.
+         */
+        void beforeCut(long cutPosition, long continuePosition);
     }
 
     /**
