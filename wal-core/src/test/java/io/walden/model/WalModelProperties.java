@@ -2,6 +2,7 @@ package io.walden.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
@@ -9,6 +10,7 @@ import io.walden.RecoveryPolicy;
 import io.walden.RecoveryReport;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.WalException;
 import io.walden.WalReader;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
@@ -150,6 +152,10 @@ public abstract class WalModelProperties {
         assertTrue(statistics.count("segments truncated", "some") > 0, statistics::toString);
         assertTrue(statistics.count("reopens, the final one included", 3) > 0, statistics::toString);
         assertTrue(statistics.count("records discarded by truncateAfter", "some") > 0, statistics::toString);
+        assertTrue(statistics.count("readers told of discarded records", "some") > 0, statistics::toString);
+        assertTrue(
+                statistics.count("records discarded by truncateAfter on the open log", "some") > 0,
+                statistics::toString);
     }
 
     private void run(final Profile profile, final List<Operation> chain, final Statistics statistics) {
@@ -171,6 +177,10 @@ public abstract class WalModelProperties {
             statistics.collect("segments truncated", system.truncatedSegments > 0 ? "some" : "none");
             statistics.collect("reopens, the final one included", Math.min(system.reopens, 3));
             statistics.collect("records discarded by truncateAfter", system.suffixDiscarded > 0 ? "some" : "none");
+            statistics.collect(
+                    "records discarded by truncateAfter on the open log",
+                    system.onlineSuffixDiscarded > 0 ? "some" : "none");
+            statistics.collect("readers told of discarded records", system.readersTold > 0 ? "some" : "none");
         } finally {
             system.dispose();
         }
@@ -192,6 +202,7 @@ public abstract class WalModelProperties {
                 Gen.weighted(2, Gen.just(new Operation("sync", WalSystem::sync))),
                 Gen.weighted(2, truncate()),
                 Gen.weighted(1, truncateAfter()),
+                Gen.weighted(1, truncateAfterOpen()),
                 Gen.weighted(2, Gen.just(new Operation("close and reopen", WalSystem::reopen))),
                 Gen.weighted(
                         1, Gen.just(new Operation("sync and read everything from the start", WalSystem::checkpoint)))));
@@ -272,6 +283,16 @@ public abstract class WalModelProperties {
         };
     }
 
+    private static Gen<Operation> truncateAfterOpen() {
+        return random -> {
+            final double fraction = random.nextDouble();
+            return new Operation(
+                    "truncateAfter the record at " + Math.round(fraction * 100)
+                            + "% of the retained records (0: keep none) on the open log",
+                    system -> system.truncateAfterOpen(fraction));
+        };
+    }
+
     // ---------------------------------------------------------------------------------------------
     // The system: the real log and its model
     // ---------------------------------------------------------------------------------------------
@@ -304,10 +325,14 @@ public abstract class WalModelProperties {
         private WalReader tailReader;
         /** Index in {@link #records} of the next record the tail reader must deliver. */
         private int tailChecked;
+        /** Index in {@link #records} of the first record the tail reader was opened to deliver. */
+        private int tailReaderFirst;
 
         private int reopens;
         private long truncatedSegments;
         private long suffixDiscarded;
+        private long onlineSuffixDiscarded;
+        private int readersTold;
 
         WalSystem(final Profile profile, final StorageBackend backend) {
             this.profile = profile;
@@ -504,6 +529,47 @@ public abstract class WalModelProperties {
             resetTailReader();
         }
 
+        /**
+         * Discards every record after a retained one (or every record) with {@link
+         * Wal#truncateAfter(long)} on the open log: it continues past every position it used, holds
+         * exactly the kept records, and its tailing reader either goes on past the cut to the records
+         * that follow, or, if it had delivered a discarded record, is told so at its next poll.
+         */
+        void truncateAfterOpen(final double fraction) {
+            final int retained = records.size() - firstRetained;
+            final int kept = (int) Math.min(retained, Math.floor(fraction * (retained + 1)));
+            final long lsn =
+                    kept == 0 ? -1 : records.get(firstRetained + kept - 1).lsn();
+            final long usedEnd = tail;
+            final long next = wal.truncateAfter(lsn);
+            if (kept < retained) {
+                assertTrue(
+                        next > usedEnd,
+                        () -> "truncateAfter(" + lsn + ") continues at " + next + ", not past " + usedEnd);
+                assertEquals(HEADER, next & segmentMask, "the log continues at a segment's first frame");
+            } else {
+                assertTrue(next >= usedEnd, () -> "truncateAfter(" + lsn + ") continues at " + next);
+            }
+            assertEquals(next, wal.durablePosition(), "durable position after truncateAfter");
+            assertEquals(startPosition, wal.startPosition());
+            suffixDiscarded += retained - kept;
+            onlineSuffixDiscarded += retained - kept;
+            final int keptEnd = firstRetained + kept;
+            final boolean deliveredDiscarded = tailChecked > Math.max(keptEnd, tailReaderFirst);
+            records.subList(keptEnd, records.size()).clear();
+            if (deliveredDiscarded) {
+                final WalException told = assertThrows(WalException.class, this::pollTail);
+                assertEquals(WalException.ErrorCode.POSITION, told.errorCode(), told::getMessage);
+                readersTold++;
+                tailChecked = records.size();
+                resetTailReader();
+            }
+            tailChecked = Math.min(tailChecked, records.size());
+            tailReaderFirst = Math.min(tailReaderFirst, records.size());
+            tail = next;
+            checkAll();
+        }
+
         void reopen() {
             tailReader.close();
             closeWal();
@@ -584,6 +650,7 @@ public abstract class WalModelProperties {
         private void resetTailReader() {
             tailReader.close();
             tailChecked = Math.max(tailChecked, firstRetained);
+            tailReaderFirst = tailChecked;
             final long from =
                     tailChecked < records.size() ? records.get(tailChecked).lsn() : wal.tailPosition();
             tailReader = wal.reader(from, Durability.WRITTEN);

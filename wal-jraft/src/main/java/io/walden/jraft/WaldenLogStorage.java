@@ -56,8 +56,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * in-memory index (16 bytes per entry), and configuration entries are replayed into the options'
  * {@link ConfigurationManager}. {@link #getEntry} reads one record through a shared reader. {@link
  * #truncatePrefix} deletes whole segments below the first kept entry ({@link Wal#truncateBefore});
- * {@link #truncateSuffix} and {@link #reset} close the log, discard its suffix with {@link
- * Wal#truncateAfter} (crash-safe: the old log or the new one, never a mix) and open it again.
+ * {@link #truncateSuffix} and {@link #reset} discard the log's suffix with {@link
+ * Wal#truncateAfter(long)} on the open log (crash-safe: the old log or the new one, never a mix) and
+ * trim the index to match; the log is not read again.
  *
  * <p><b>Threading:</b> thread-safe. Appends, reads and prefix truncations run concurrently (the
  * index takes a short monitor, the shared reader its own); suffix truncation, reset, init and
@@ -313,7 +314,7 @@ public final class WaldenLogStorage implements LogStorage {
                 keptLsn = lastIndexKept >= firstIndex ? lsns.getLong((int) (lastIndexKept - indexBase)) : -1;
             }
             // The truncation may discard the record of the first index: it is recorded again.
-            replaceLog(keptLsn, first);
+            replaceLog(keptLsn, lastIndexKept, first);
             return true;
         } catch (final WalException ex) {
             LOGGER.log(
@@ -332,7 +333,7 @@ public final class WaldenLogStorage implements LogStorage {
         lifecycle.writeLock().lock();
         try {
             LogEntry entry = getEntry(nextLogIndex);
-            replaceLog(-1, nextLogIndex);
+            replaceLog(-1, nextLogIndex - 1, nextLogIndex);
             if (entry == null) {
                 // As jraft's own stores do: the log restarts with a no-op entry at the next index.
                 entry = new LogEntry(EntryType.ENTRY_TYPE_NO_OP);
@@ -353,17 +354,33 @@ public final class WaldenLogStorage implements LogStorage {
     }
 
     /**
-     * Closes the log, discards every record after an LSN ({@link Wal#truncateAfter}; -1: every record),
-     * opens it again and records a first index, durably. Holder of the write lock.
+     * Discards every record after an LSN ({@link Wal#truncateAfter(long)}; -1: every record), records a
+     * first index, durably, and trims the index to the entries kept: what reading the log again would
+     * find. Holder of the write lock.
+     *
+     * @param keptLsn the LSN of the last record kept, or -1.
+     * @param lastIndexKept the index of the last entry kept (ignored when {@code keptLsn} is -1).
+     * @param first the first index from now on.
      */
-    private void replaceLog(final long keptLsn, final long first) {
-        closeLog();
-        Wal.truncateAfter(configs.apply(directory), keptLsn);
-        open();
+    private void replaceLog(final long keptLsn, final long lastIndexKept, final long first) {
+        wal.truncateAfter(keptLsn);
         synchronized (appendLock) {
             wal.append(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, first, 0, null), Durability.SYNCED);
         }
         synchronized (indexLock) {
+            final long keptEntries = keptLsn < 0 ? 0 : lastIndexKept - indexBase + 1;
+            while (lsns.size() > keptEntries) {
+                lsns.removeAt(lsns.size() - 1);
+                terms.removeAt(terms.size() - 1);
+            }
+            while (!configurationIndexes.isEmpty()
+                    && (keptLsn < 0 || configurationIndexes.getLong(configurationIndexes.size() - 1) > lastIndexKept)) {
+                configurationIndexes.removeAt(configurationIndexes.size() - 1);
+            }
+            if (lsns.isEmpty()) {
+                indexBase = first;
+            }
+            firstIndex = first;
             dropBelow(first);
         }
     }

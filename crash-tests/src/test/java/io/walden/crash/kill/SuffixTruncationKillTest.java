@@ -15,8 +15,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -98,8 +101,118 @@ final class SuffixTruncationKillTest {
         TestFiles.deleteRecursively(root);
     }
 
+    /**
+     * The same against an open log ({@link Wal#truncateAfter(long)}) while the child appends {@code
+     * SYNCED} records: whatever the moment of the kill, the reopened log holds the old records and
+     * every acknowledged append, or exactly the kept records followed by the acknowledged appends at
+     * or after the position where the log continues (all of them, never one before it); never a mix.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "uring"})
+    void killDuringOnlineTruncateAfterKeepsEveryAcknowledgedAppendAfterTheCut(final String backend) throws Exception {
+        if (backend.startsWith("uring")) {
+            final String unavailable = UringSupport.unavailableReason();
+            assumeTrue(unavailable == null, () -> "skipped: io_uring is not available here: " + unavailable);
+        }
+        final Path root = Files.createDirectories(Path.of("target", "kill", "suffix-online-" + backend))
+                .toAbsolutePath();
+        TestFiles.deleteRecursively(root);
+        Files.createDirectories(root);
+        final Path childClasses = root.resolve("classes");
+        ChildJvm.copyChildClasses(SuffixTruncationChild.class, childClasses);
+        final Path template = root.resolve("template");
+        final long[] lsns = new long[RECORDS];
+        final SplittableRandom random = new SplittableRandom(backend.hashCode() * 31L);
+        try (Wal wal = Wal.open(KillSetup.config(template, backend))) {
+            for (int i = 0; i < RECORDS; i++) {
+                lsns[i] = wal.append(
+                        TestRecords.tagged(0, i, TestRecords.TAG_LENGTH + random.nextInt(3000)), Durability.SYNCED);
+            }
+        }
+        final long truncationNs = timeOneTruncation(root, template, backend, childClasses, lsns[KEPT - 1], ONLINE);
+        int oldLogs = 0;
+        int newLogs = 0;
+        int returned = 0;
+        long discardedAppends = 0;
+        for (int cycle = 0; cycle < CYCLES; cycle++) {
+            final Path directory = root.resolve("cycle-" + cycle);
+            copy(template, directory);
+            // Up to half as long again after the call would return: appends acknowledged after it must survive too.
+            final long delayNs = (long) (random.nextDouble() * 1.5 * truncationNs);
+            final OnlineRun run = killDuringOnline(
+                    directory, backend, childClasses, lsns[KEPT - 1], delayNs, root.resolve("child.err"));
+            final String where = "cycle " + cycle + ", kill " + delayNs / 1000 + " us after the announcement";
+            final int discarded = checkOnline(directory, backend, lsns, run, where);
+            if (discarded < 0) {
+                oldLogs++;
+            } else {
+                newLogs++;
+                discardedAppends += discarded;
+            }
+            returned += run.next >= 0 ? 1 : 0;
+            (backend.startsWith("uring") ? CrashTally.KILLS_URING : CrashTally.KILLS_NIO).incrementAndGet();
+            TestFiles.deleteRecursively(directory);
+        }
+        System.out.println("kill during truncateAfter on the open log (" + backend + "): " + CYCLES
+                + " kills over " + truncationNs / 1000 + " us of truncation: " + oldLogs + " old logs, " + newLogs
+                + " truncated ones (" + returned + " after the call returned; " + discardedAppends
+                + " acknowledged appends from before the call discarded)");
+        assertTrue(newLogs > returned || oldLogs > 0, "no kill landed before the truncation finished");
+        TestFiles.deleteRecursively(root);
+    }
+
+    private static final String ONLINE = "online";
+
+    /** What an online child said before it died: its acknowledged appends, and where the log continues. */
+    private static final class OnlineRun {
+        final Map<Integer, Long> acknowledged = new ConcurrentHashMap<>();
+        volatile long next = -1;
+    }
+
+    private static OnlineRun killDuringOnline(
+            final Path directory,
+            final String backend,
+            final Path childClasses,
+            final long lsn,
+            final long delayNs,
+            final Path stderrFile)
+            throws Exception {
+        final Process child = ChildJvm.start(
+                SuffixTruncationChild.class,
+                childClasses,
+                stderrFile,
+                List.of(directory.toString(), backend, Long.toString(lsn), ONLINE));
+        final OnlineRun run = new OnlineRun();
+        final List<String> errors = new ArrayList<>();
+        ChildJvm.readLines(child, line -> {
+            if (line.startsWith("A ")) {
+                final String[] fields = line.split(" ");
+                run.acknowledged.put(Integer.parseInt(fields[1]), Long.parseLong(fields[2]));
+            } else if (line.startsWith("U ")) {
+                // The child's acknowledgements meanwhile wait in the pipe and are read after the kill.
+                final long deadlineNs = System.nanoTime() + delayNs;
+                while (System.nanoTime() < deadlineNs) {
+                    Thread.onSpinWait();
+                }
+                child.toHandle().destroyForcibly();
+            } else if (line.startsWith("u ")) {
+                run.next = Long.parseLong(line.substring(2));
+            } else if (line.startsWith("E ")) {
+                errors.add(line);
+            }
+        });
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child did not die");
+        assertTrue(errors.isEmpty(), () -> "the child failed: " + errors);
+        return run;
+    }
+
     private static long timeOneTruncation(
-            final Path root, final Path template, final String backend, final Path childClasses, final long lsn)
+            final Path root,
+            final Path template,
+            final String backend,
+            final Path childClasses,
+            final long lsn,
+            final String... mode)
             throws Exception {
         final Path directory = root.resolve("timed");
         copy(template, directory);
@@ -109,7 +222,7 @@ final class SuffixTruncationKillTest {
                 SuffixTruncationChild.class,
                 childClasses,
                 root.resolve("child.err"),
-                List.of(directory.toString(), backend, Long.toString(lsn)));
+                arguments(directory, backend, lsn, mode));
         ChildJvm.readLines(child, line -> {
             if (line.startsWith("U ")) {
                 announcedNs.set(System.nanoTime());
@@ -121,6 +234,101 @@ final class SuffixTruncationKillTest {
         assertEquals(0, child.exitValue(), "the timed truncation failed; see " + root.resolve("child.err"));
         TestFiles.deleteRecursively(directory);
         return Math.max(returnedNs.get() - announcedNs.get(), TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    private static List<String> arguments(
+            final Path directory, final String backend, final long lsn, final String... mode) {
+        final List<String> arguments = new ArrayList<>(List.of(directory.toString(), backend, Long.toString(lsn)));
+        arguments.addAll(List.of(mode));
+        return arguments;
+    }
+
+    /**
+     * Opens what a killed online child left and checks it; returns how many acknowledged appends the
+     * truncation discarded, or -1 if the log is the old one.
+     */
+    private static int checkOnline(
+            final Path directory, final String backend, final long[] lsns, final OnlineRun run, final String where) {
+        final Wal opened;
+        try {
+            opened = Wal.open(KillSetup.config(directory, backend));
+        } catch (final RuntimeException ex) {
+            final AssertionError error = violation(where, "reopening failed under the default policy: " + ex);
+            error.initCause(ex);
+            throw error;
+        }
+        try (Wal wal = opened) {
+            final List<TestRecords.Read> records = TestRecords.replayAll(wal);
+            int prefix = 0;
+            while (prefix < records.size()
+                    && TestRecords.verify(records.get(prefix).payload()).writer() == 0) {
+                final TestRecords.Read read = records.get(prefix);
+                if (read.lsn() != lsns[prefix]
+                        || TestRecords.verify(read.payload()).sequence() != prefix) {
+                    throw violation(where, "record " + prefix + " of the old log differs: " + read.lsn());
+                }
+                prefix++;
+            }
+            if (prefix != RECORDS && prefix != KEPT) {
+                throw violation(
+                        where,
+                        "the log begins with " + prefix + " of the old records: neither all (" + RECORDS
+                                + ") nor the kept ones (" + KEPT + ")");
+            }
+            if (run.next >= 0 && prefix != KEPT) {
+                throw violation(where, "truncateAfter returned, but the log holds all the old records");
+            }
+            final Map<Integer, Long> present = new HashMap<>();
+            long previousSequence = -1;
+            for (int i = prefix; i < records.size(); i++) {
+                final TestRecords.Read read = records.get(i);
+                final TestRecords.Tag tag = TestRecords.verify(read.payload());
+                if (tag.writer() != SuffixTruncationChild.ONLINE_WRITER || tag.sequence() <= previousSequence) {
+                    throw violation(where, "record at " + read.lsn() + " out of place: " + tag);
+                }
+                final Long acknowledgedAt = run.acknowledged.get(tag.sequence());
+                if (acknowledgedAt != null && acknowledgedAt != read.lsn()) {
+                    throw violation(
+                            where,
+                            "append " + tag + " was acknowledged at " + acknowledgedAt + ", found at " + read.lsn());
+                }
+                previousSequence = tag.sequence();
+                present.put(tag.sequence(), read.lsn());
+            }
+            // The old log must hold every acknowledged append; the truncated one those at or after the
+            // position where it continues (the first one it holds, or where the child was told it does).
+            final long continueAt = prefix == RECORDS
+                    ? Long.MIN_VALUE
+                    : run.next >= 0
+                            ? run.next
+                            : present.values().stream().min(Long::compare).orElse(Long.MAX_VALUE);
+            int discarded = 0;
+            for (final Map.Entry<Integer, Long> acknowledged : run.acknowledged.entrySet()) {
+                final boolean kept = acknowledged.getValue() >= continueAt;
+                if (kept && !present.containsKey(acknowledged.getKey())) {
+                    throw violation(
+                            where,
+                            "the acknowledged SYNCED append " + acknowledged.getKey() + " at " + acknowledged.getValue()
+                                    + " is lost (the log continues at " + continueAt + ")");
+                }
+                if (!kept && present.containsKey(acknowledged.getKey())) {
+                    throw violation(
+                            where,
+                            "append " + acknowledged.getKey() + " at " + acknowledged.getValue() + " lies before "
+                                    + continueAt + ", where the log continues, yet it is there");
+                }
+                discarded += kept ? 0 : 1;
+            }
+            long used = lsns[RECORDS - 1];
+            for (final long lsn : run.acknowledged.values()) {
+                used = Math.max(used, lsn);
+            }
+            final long next = wal.append(new byte[16], Durability.SYNCED);
+            if (next <= used) {
+                throw violation(where, "the next record got position " + next + ", which the log had used");
+            }
+            return prefix == RECORDS ? -1 : discarded;
+        }
     }
 
     /** Runs a child and kills it a delay after it announces the call; returns whether it said the call returned. */
