@@ -107,6 +107,122 @@ class SuffixTruncationPowerLossTest {
                 + " the truncated one");
     }
 
+    /** Records appended to the open log after its truncation, each SYNCED. */
+    private static final int APPENDED_AFTER = 6;
+
+    /**
+     * The same for {@code truncateAfter} on the open log, followed by {@value #APPENDED_AFTER} SYNCED
+     * appends: at every event from the call on (the drain, the stop of the I/O thread, the truncation,
+     * the recovery and the appends after it), a crash leaves the old log or exactly the kept records
+     * followed by the appends acknowledged by then (and perhaps later ones), never anything else.
+     */
+    @Test
+    void onlineTruncationLeavesTheOldLogOrTheNewOneWithEveryAcknowledgedAppend() throws Exception {
+        final Path tryDirectory = scratch.newTryDirectory();
+        final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
+        final SimulatedDisk disk = new SimulatedDisk(directory);
+        final long[] lsns = new long[RECORDS];
+        final long[] appended = new long[APPENDED_AFTER];
+        // The event count at which each append after the truncation was acknowledged.
+        final int[] acknowledgedAt = new int[APPENDED_AFTER];
+        final int firstEvent;
+        try (Wal wal = Wal.open(config(directory, disk, 3))) {
+            for (int i = 0; i < RECORDS; i++) {
+                lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), Durability.SYNCED);
+            }
+            firstEvent = disk.eventCount();
+            wal.truncateAfter(lsns[KEPT - 1]);
+            for (int i = 0; i < APPENDED_AFTER; i++) {
+                appended[i] = wal.append(TestRecords.bytes(1000 + i, RECORD_BYTES), Durability.SYNCED);
+                acknowledgedAt[i] = disk.eventCount();
+            }
+        }
+        final List<DiskEvent> events = disk.events();
+        final DiskModel model = disk.newModel();
+        final SplittableRandom random = new SplittableRandom(13);
+        int oldLogs = 0;
+        int newLogs = 0;
+        int image = 0;
+        for (int eventCount = firstEvent; eventCount <= events.size(); eventCount++) {
+            while (model.appliedCount() < eventCount) {
+                model.apply(events.get(model.appliedCount()));
+            }
+            int acknowledged = 0;
+            while (acknowledged < APPENDED_AFTER && acknowledgedAt[acknowledged] <= eventCount) {
+                acknowledged++;
+            }
+            for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
+                final DiskModel.CrashImage crash =
+                        model.crash(random, Files.createDirectory(tryDirectory.resolve("crash-" + image++)));
+                final String where = "the power failed after event " + eventCount + " of " + events.size()
+                        + " (the truncation of the open log began after event " + firstEvent + ", " + acknowledged
+                        + " appends after it were acknowledged)"
+                        + CrashStateChecker.lastEvents(events, eventCount) + "\n  choices: " + crash.choices();
+                if (checkOpensOnline(crash.directory(), lsns, appended, acknowledged, where, random.nextLong())) {
+                    oldLogs++;
+                } else {
+                    newLogs++;
+                }
+                CrashTally.SIMULATED.incrementAndGet();
+                TestFiles.deleteRecursively(crash.directory());
+            }
+        }
+        assertTrue(oldLogs > 0 && newLogs > 0, "old logs " + oldLogs + ", new logs " + newLogs);
+        System.out.println("power-loss suffix truncation of the open log: " + (oldLogs + newLogs)
+                + " crash states checked over " + (events.size() - firstEvent) + " events: " + oldLogs
+                + " held the old log, " + newLogs + " the truncated one");
+    }
+
+    /** Opens a crash state of the online truncation and checks it: returns whether it is the old log. */
+    private static boolean checkOpensOnline(
+            final Path directory,
+            final long[] lsns,
+            final long[] appended,
+            final int acknowledged,
+            final String where,
+            final long seed)
+            throws Exception {
+        final SimulatedDisk disk = new SimulatedDisk(directory);
+        try (Wal wal = Wal.open(config(directory, disk, seed))) {
+            final List<TestRecords.Read> records = TestRecords.replayAll(wal);
+            final int count = records.size();
+            final boolean old = count == RECORDS && records.get(count - 1).lsn() == lsns[RECORDS - 1];
+            if (old && acknowledged > 0) {
+                throw violation(
+                        where,
+                        "the log is the old one, but " + acknowledged + " appends after the"
+                                + " truncation were acknowledged");
+            }
+            final int later = old ? 0 : count - KEPT;
+            if (!old && (later < acknowledged || later > APPENDED_AFTER)) {
+                throw violation(
+                        where,
+                        "the log holds " + count + " records: neither the old log (" + RECORDS + ") nor the "
+                                + KEPT + " kept ones followed by at least the " + acknowledged
+                                + " acknowledged appends");
+            }
+            for (int i = 0; i < count; i++) {
+                final TestRecords.Read read = records.get(i);
+                final boolean after = i >= (old ? RECORDS : KEPT);
+                final int index = after ? i - KEPT : i;
+                final long lsn = after ? appended[index] : lsns[index];
+                final byte[] payload =
+                        after ? TestRecords.bytes(1000 + index, RECORD_BYTES) : TestRecords.bytes(index, RECORD_BYTES);
+                if (read.lsn() != lsn || !Arrays.equals(read.payload(), payload)) {
+                    throw violation(where, "record " + i + " differs: LSN " + read.lsn() + ", expected " + lsn);
+                }
+            }
+            final long next = wal.append(new byte[16], Durability.SYNCED);
+            final long used = Math.max(lsns[RECORDS - 1], later > 0 ? appended[later - 1] : 0);
+            if (next <= used) {
+                throw violation(where, "the next record got position " + next + ", which the log had used");
+            }
+            return old;
+        } catch (final RuntimeException ex) {
+            throw violation(where, "opening failed under the default policy: " + ex, ex);
+        }
+    }
+
     /** Opens a crash state and checks it: returns how many records it holds. */
     private static int checkOpens(final Path directory, final long[] lsns, final String where, final long seed)
             throws Exception {
