@@ -30,7 +30,12 @@ import picocli.CommandLine.Spec;
  * its in-memory index of entries by reading the whole log; RocksDB opens its database. The page cache
  * is warm (the entries were just written): a cold start also reads the log from the disk.
  *
- * <p>Output: a line {@code @@RAFTOPEN storage,entries,valueBytes,openMs} per open.
+ * <p>With {@code --truncations N}, the log is then opened once more and {@code truncateSuffix} timed N
+ * times: each appends {@value #TRUNCATION_ENTRIES} entries and discards the last half of them, as a
+ * follower does after a leader change (Walden truncates its open log; RocksDB deletes a key range).
+ *
+ * <p>Output: a line {@code @@RAFTOPEN storage,entries,valueBytes,openMs} per open, and {@code
+ * @@RAFTTRUNC storage,entries,discarded,truncateMs} per truncation.
  *
  * <p><b>Threading:</b> the main thread only.
  */
@@ -41,6 +46,7 @@ import picocli.CommandLine.Spec;
                 + " storage.")
 public final class RaftOpenCommand implements Callable<Integer> {
     private static final int BATCH = 256;
+    private static final int TRUNCATION_ENTRIES = 100;
 
     @Option(names = "--storage", required = true, description = "walden or rocksdb")
     String storage;
@@ -53,6 +59,12 @@ public final class RaftOpenCommand implements Callable<Integer> {
 
     @Option(names = "--opens", defaultValue = "3", description = "timed opens (default 3)")
     int opens;
+
+    @Option(
+            names = "--truncations",
+            defaultValue = "0",
+            description = "timed truncateSuffix calls after the opens (default 0)")
+    int truncations;
 
     @Option(names = "--dir", description = "directory for the log; default a fresh one under target/")
     Path dir;
@@ -109,11 +121,59 @@ public final class RaftOpenCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "%s: opened %,d entries in %.0f ms%n", storage, entries, openMs);
                 System.out.printf(Locale.ROOT, "@@RAFTOPEN %s,%d,%d,%.1f%n", storage, entries, valueBytes, openMs);
             }
+            if (truncations > 0) {
+                timeTruncations(newStorage(log));
+            }
             return 0;
         } finally {
             if (dir == null) {
                 BenchFiles.deleteRecursively(directory);
             }
+        }
+    }
+
+    /** Appends entries and discards the last half of them, {@link #truncations} times; shuts the log down. */
+    private void timeTruncations(final LogStorage logStorage) {
+        try {
+            for (int i = 0; i < truncations; i++) {
+                final List<LogEntry> batch = new ArrayList<>(TRUNCATION_ENTRIES);
+                final long first = logStorage.getLastLogIndex() + 1;
+                for (long index = first; index < first + TRUNCATION_ENTRIES; index++) {
+                    final LogEntry entry = new LogEntry(EntryType.ENTRY_TYPE_DATA);
+                    entry.setId(new LogId(index, 1));
+                    entry.setData(ByteBuffer.allocate(valueBytes));
+                    batch.add(entry);
+                }
+                if (logStorage.appendEntries(batch) != batch.size()) {
+                    throw new IllegalStateException("appending entries failed");
+                }
+                final long kept = first + TRUNCATION_ENTRIES / 2 - 1;
+                final long startNs = System.nanoTime();
+                if (!logStorage.truncateSuffix(kept)) {
+                    throw new IllegalStateException("truncateSuffix(" + kept + ") failed");
+                }
+                final double truncateMs = (System.nanoTime() - startNs) / 1e6;
+                if (logStorage.getLastLogIndex() != kept) {
+                    throw new IllegalStateException(
+                            "after truncateSuffix(" + kept + ") the last index is " + logStorage.getLastLogIndex());
+                }
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s: truncateSuffix discarded %d of %,d entries in %.1f ms%n",
+                        storage,
+                        TRUNCATION_ENTRIES / 2,
+                        first + TRUNCATION_ENTRIES - 1,
+                        truncateMs);
+                System.out.printf(
+                        Locale.ROOT,
+                        "@@RAFTTRUNC %s,%d,%d,%.2f%n",
+                        storage,
+                        first + TRUNCATION_ENTRIES - 1,
+                        TRUNCATION_ENTRIES / 2,
+                        truncateMs);
+            }
+        } finally {
+            logStorage.shutdown();
         }
     }
 
