@@ -203,25 +203,32 @@ public final class Wal implements AutoCloseable {
                 }
                 WalException refusal = null;
                 try {
-                    OfflineSuffixTruncation.truncateUnderLock(config, backend, lsn, state::addDiscardedRange);
+                    engine = old.truncateAndStart(config, backend, state, stats, lsn, state::addDiscardedRange);
+                } catch (final IOException ex) {
+                    throw closeAfterFailedTruncation(new WalException(
+                            NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                            "truncating the log in " + config.directory() + " after position " + lsn + " failed: " + ex,
+                            ex));
                 } catch (final WalException ex) {
                     if (ex.errorCode() != WalException.ErrorCode.POSITION) {
                         throw closeAfterFailedTruncation(ex);
                     }
                     refusal = ex;
                 }
-                try {
-                    engine = LogEngine.start(config, backend, state, stats, session -> {});
-                } catch (final IOException ex) {
-                    throw closeAfterFailedTruncation(new WalException(
-                            NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
-                            "cannot reopen the files of the log in " + config.directory() + " after truncating it: "
-                                    + ex,
-                            ex));
-                } catch (final WalException ex) {
-                    throw closeAfterFailedTruncation(ex);
-                }
                 if (refusal != null) {
+                    // Nothing changed: the log goes on as it was.
+                    try {
+                        engine = LogEngine.start(config, backend, state, stats, session -> {});
+                    } catch (final IOException ex) {
+                        throw closeAfterFailedTruncation(new WalException(
+                                NoSpace.isNoSpace(ex)
+                                        ? WalException.ErrorCode.STORAGE_SPACE
+                                        : WalException.ErrorCode.IO,
+                                "cannot reopen the files of the log in " + config.directory() + ": " + ex,
+                                ex));
+                    } catch (final WalException ex) {
+                        throw closeAfterFailedTruncation(ex);
+                    }
                     throw refusal;
                 }
                 return engine.recovered().endPosition();

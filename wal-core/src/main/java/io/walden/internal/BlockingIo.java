@@ -34,6 +34,13 @@ final class BlockingIo implements CompletionHandler {
         }
     }
 
+    /** @return the bytes allocated: the length, or 0 where the backend or file system cannot. */
+    long allocate(final int fileHandle, final long fileOffset, final long lengthBytes) throws IOException {
+        begin();
+        session.submitAllocate(fileHandle, fileOffset, lengthBytes, 0);
+        return await();
+    }
+
     void sync(final int fileHandle) throws IOException {
         begin();
         session.submitSync(fileHandle, 0);

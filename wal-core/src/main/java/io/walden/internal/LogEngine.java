@@ -115,6 +115,60 @@ public final class LogEngine {
     }
 
     /**
+     * Truncates the log after a record and starts the next engine where it continues, on the state
+     * this (stopped) engine handed over; see {@link OfflineSuffixTruncation#truncateStopped}. The caller
+     * holds the directory lock.
+     *
+     * @param config the configuration.
+     * @param backend the storage backend.
+     * @param state the state the stopped engine handed over.
+     * @param stats the log's counters.
+     * @param lsn the LSN of the last record to keep, or -1.
+     * @param listener told the cut and the continue position before any file changes.
+     * @return the running engine.
+     * @throws IOException on an I/O failure; the session is closed, and the next open recovers the old
+     *     log or the truncated one.
+     * @throws WalException ({@link WalException.ErrorCode#POSITION}) if no record starts at {@code lsn},
+     *     with nothing changed; the caller starts an engine on the log as it is.
+     */
+    public LogEngine truncateAndStart(
+            final WalConfig config,
+            final StorageBackend backend,
+            final LogState state,
+            final StatsCounters stats,
+            final long lsn,
+            final OfflineSuffixTruncation.CutListener listener)
+            throws IOException {
+        final OfflineSuffixTruncation.StoppedLog stopped = new OfflineSuffixTruncation.StoppedLog(
+                recovered.logId(),
+                recovered.segmentCapacityBytes(),
+                state.startPosition() & -(long) recovered.segmentCapacityBytes(),
+                state.durablePosition(),
+                recovered.skippedRanges());
+        final CompletionSignal signal = new CompletionSignal();
+        StorageSession session = null;
+        try {
+            session = backend.open(config.directory(), signal);
+            RecoveredLog next = OfflineSuffixTruncation.truncateStopped(config, session, stopped, lsn, listener);
+            if (next == null) {
+                next = recover(config, session);
+            }
+            final LogEngine engine = new LogEngine(config, session, next, state, stats, signal);
+            engine.ioThread.start();
+            return engine;
+        } catch (final IOException | RuntimeException | Error ex) {
+            if (session != null) {
+                try {
+                    session.close();
+                } catch (final RuntimeException closeFailure) {
+                    ex.addSuppressed(closeFailure);
+                }
+            }
+            throw ex;
+        }
+    }
+
+    /**
      * Drains every appended record, syncs, completes every waiter and stops the I/O thread; the
      * state is then closed, or left open for the next engine.
      *

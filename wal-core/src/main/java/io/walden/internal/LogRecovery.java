@@ -165,6 +165,72 @@ public final class LogRecovery {
     }
 
     /**
+     * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote,
+     * and returns the log to continue at the first frame of the segment at {@code continueBase},
+     * without scanning it: the caller stopped the log there, so every position it gave out lies
+     * below that base, every record is durable, and the segment at the base, if any, is one the log
+     * prepared and never wrote. A missing one is prepared now, without its zero-fill (as a hurried
+     * preparation): milliseconds rather than a write of the whole capacity, at the price of syncs
+     * that may also commit extent metadata until the log rolls past it.
+     *
+     * @param firstSegmentBase the base of the log's oldest segment.
+     * @param continueBase where the log continues: the record's continue position.
+     * @param openSkippedRanges the skipped ranges the log was opened with (SKIP policy); those after
+     *     the cut are dropped.
+     * @return the log, its active segment open at {@code continueBase}.
+     * @throws IOException on an I/O failure.
+     * @throws WalCorruptionException if the record is gone or the kept records are damaged.
+     */
+    public RecoveredLog completeTruncationAndContinue(
+            final long firstSegmentBase, final long continueBase, final long[] openSkippedRanges) throws IOException {
+        final long startNs = System.nanoTime();
+        final TreeMap<Long, Path> segments = listSegments();
+        readIdentity(segments);
+        final SuffixTruncationRecord record = readSuffixTruncation();
+        final Path recordPath = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
+        if (record == null || record.continuePosition() != continueBase) {
+            throw new WalCorruptionException(
+                    recordPath,
+                    SuffixTruncationDescriptor.CONTINUE_POSITION_OFFSET,
+                    "the suffix-truncation record written a moment ago is "
+                            + (record == null ? "gone" : "for continue position " + record.continuePosition())
+                            + ", not for " + continueBase);
+        }
+        completeSuffixTruncation(segments, record);
+        for (int i = 0; i < openSkippedRanges.length; i += 2) {
+            if (openSkippedRanges[i + 1] <= record.cutPosition()) {
+                addSkipped(0, openSkippedRanges[i], openSkippedRanges[i + 1], "skipped when the log was opened");
+            }
+        }
+        final Path path = SegmentNames.segmentPath(directory, continueBase);
+        final ByteBuffer header = Files.exists(path) ? readHeader(path) : null;
+        final boolean prepared = header != null
+                && SegmentHeaders.validate(header, continueBase) == null
+                && SegmentHeaders.logId(header) == logId
+                && SegmentHeaders.cleanEndPosition(header) < 0;
+        if (!prepared && header != null) {
+            io.delete(path);
+            io.syncDirectory();
+        }
+        final int handle = prepared ? session.openFile(path, false) : prepareSegmentHurried(continueBase);
+        final long end = continueBase + SegmentHeaderDescriptor.HEADER_LENGTH;
+        recoveredEndPosition = end;
+        provenDurablePosition = end;
+        final RecoveryReport report = report(
+                startNs, false, firstSegmentBase, end, (int) ((continueBase - firstSegmentBase) / capacityBytes) + 1);
+        return new RecoveredLog(
+                logId,
+                capacityBytes,
+                firstSegmentBase,
+                continueBase,
+                handle,
+                -1,
+                end,
+                skippedRanges.toLongArray(),
+                report);
+    }
+
+    /**
      * Inspects a log directory without changing anything: the same validation and the same rule as
      * recovery under {@link RecoveryPolicy#FAIL}, reporting what recovery would find, and cut or
      * refuse, without doing it. No lock is taken, so the log may be open in another process; its
@@ -1108,6 +1174,33 @@ public final class LogRecovery {
                 report(startNs, newLog, firstBase, end, (int) ((base - firstBase) / capacityBytes) + 1);
         return new RecoveredLog(
                 logId, capacityBytes, firstBase, base, handle, -1, end, skippedRanges.toLongArray(), report);
+    }
+
+    /**
+     * Prepares a segment synchronously as a hurried {@link SegmentPreparer} does: allocated where the
+     * backend can (else the last block written, leaving a hole that reads as zeros), header written,
+     * synced, renamed into place, directory synced; not zero-filled.
+     */
+    private int prepareSegmentHurried(final long base) throws IOException {
+        final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+            final ByteBuffer block = memory.buffer();
+            final int handle = session.openFile(temporary, true);
+            final boolean allocated = io.allocate(handle, 0, capacityBytes) == capacityBytes;
+            SegmentHeaders.write(block, capacityBytes, base, logId);
+            io.write(handle, 0, block, BLOCK_BYTES);
+            if (!allocated) {
+                block.clear();
+                for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {
+                    block.putLong(i, 0);
+                }
+                io.write(handle, capacityBytes - BLOCK_BYTES, block, BLOCK_BYTES);
+            }
+            io.sync(handle);
+            io.rename(temporary, SegmentNames.segmentPath(directory, base));
+            io.syncDirectory();
+            return handle;
+        }
     }
 
     /** Prepares a segment synchronously, as {@link SegmentPreparer} does in the background. */

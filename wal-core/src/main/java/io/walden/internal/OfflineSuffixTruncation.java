@@ -23,9 +23,9 @@ import java.util.stream.Stream;
  *       closed cleanly there again;
  *   <li>the cut position is found: the aligned end of the kept record's frame, which must be a valid
  *       data frame below the end (or the first frame position of the oldest segment, to keep none);
- *   <li>the suffix-truncation record ({@link SuffixTruncationDescriptor}: the cut, and the base after
- *       the highest segment, where the log will continue) is written under a temporary name, synced,
- *       renamed into place and the directory synced;
+ *   <li>the suffix-truncation record ({@link SuffixTruncationDescriptor}: the cut, and the base of the
+ *       segment after the one the log ends in, where the log will continue) is written under a
+ *       temporary name, synced, renamed into place and the directory synced;
  *   <li>recovery runs again, and completes the truncation the record describes before anything else
  *       (see {@code LogRecovery}): later segments become segments that hold one discard frame, the
  *       cut segment is zeroed from the cut and closed with a discard frame, the record is deleted;
@@ -33,8 +33,8 @@ import java.util.stream.Stream;
  * </ol>
  *
  * <p>A crash before the record is durable leaves the old log; a crash after it, the new one, which
- * the next open completes. No position is given out again: the log continues after the highest
- * segment it had.
+ * the next open completes. No position is given out again: the log continues after the segment it
+ * ended in (a segment prepared there ahead of need, and never written, is kept for it).
  *
  * <p><b>Threading:</b> runs on the calling thread, which owns the session throughout.
  */
@@ -71,35 +71,28 @@ public final class OfflineSuffixTruncation {
         try {
             final StorageBackend backend =
                     config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
-            return truncateUnderLock(config, backend, lsn, (cut, continueAt) -> {});
+            return truncateUnderLock(config, backend, lsn);
         } finally {
             lock.close();
         }
     }
 
-    /**
-     * Runs a truncation in a log whose lock the caller holds and whose files no agent has open: an
-     * open {@code Wal} between stopping its I/O agent and starting the next.
-     *
-     * @param config the log's configuration.
-     * @param backend the storage backend to open a session of.
-     * @param lsn the LSN of the last record to keep, or {@link #KEEP_NONE}.
-     * @param listener told the cut and the continue position once they are known and before any file
-     *     changes; not told when nothing is to be discarded.
-     * @return the position the log continues at.
-     * @throws WalException as {@link #truncateAfter(WalConfig, long)}, but never {@code LOCKED}.
-     */
-    public static long truncateUnderLock(
-            final WalConfig config, final StorageBackend backend, final long lsn, final CutListener listener) {
+    /** Runs a truncation of a closed log whose lock the caller holds. */
+    private static long truncateUnderLock(final WalConfig config, final StorageBackend backend, final long lsn) {
         final Path directory = config.directory();
         try (StorageSession session = backend.open(directory, () -> {})) {
             final RecoveredLog before = recoverAndRelease(config, session);
-            final long cut = cutPosition(config, before, lsn);
+            final long cut = cutPosition(
+                    config,
+                    before.logId(),
+                    before.segmentCapacityBytes(),
+                    before.firstSegmentBase(),
+                    before.endPosition(),
+                    lsn);
             if (cut == before.endPosition()) {
                 return cut;
             }
-            final long continueAt = highestBase(directory, before.activeSegmentBase()) + before.segmentCapacityBytes();
-            listener.beforeCut(cut, continueAt);
+            final long continueAt = before.activeSegmentBase() + before.segmentCapacityBytes();
             writeRecord(session, directory, new SuffixTruncationRecord(before.logId(), cut, continueAt));
             return recoverAndRelease(config, session).endPosition();
         } catch (final IOException ex) {
@@ -110,6 +103,56 @@ public final class OfflineSuffixTruncation {
                     ex);
         }
     }
+
+    /**
+     * Runs a truncation in an open log whose I/O agent just stopped, drained and synced ({@code
+     * Wal.truncateAfter(long)}): what recovery would establish is known already, so nothing is scanned
+     * but the segment that holds the kept record; the truncation is then completed at once, and the log
+     * continues at the first frame of the segment after the one it ended in, which the log prepared
+     * and never wrote (or which is prepared now).
+     *
+     * @param config the log's configuration.
+     * @param session a session of the log's backend, which the next agent takes over.
+     * @param stopped the log as the stopped agent left it.
+     * @param lsn the LSN of the last record to keep, or {@link #KEEP_NONE}.
+     * @param listener told the cut and the continue position before any file changes.
+     * @return the log to start the next agent on, or null if nothing was to be discarded (the caller
+     *     then recovers the log as at an open).
+     * @throws IOException on an I/O failure: the next open recovers the old log or the truncated one.
+     * @throws WalException ({@link WalException.ErrorCode#POSITION}) if no record starts at {@code lsn},
+     *     with nothing changed.
+     */
+    public static RecoveredLog truncateStopped(
+            final WalConfig config,
+            final StorageSession session,
+            final StoppedLog stopped,
+            final long lsn,
+            final CutListener listener)
+            throws IOException {
+        final long capacityBytes = stopped.segmentCapacityBytes();
+        final long end = stopped.endPosition();
+        final long cut = cutPosition(config, stopped.logId(), capacityBytes, stopped.firstSegmentBase(), end, lsn);
+        if (cut == end) {
+            return null;
+        }
+        final long continueAt = (end & -capacityBytes) + capacityBytes;
+        listener.beforeCut(cut, continueAt);
+        writeRecord(session, config.directory(), new SuffixTruncationRecord(stopped.logId(), cut, continueAt));
+        return new LogRecovery(config, session)
+                .completeTruncationAndContinue(stopped.firstSegmentBase(), continueAt, stopped.skippedRanges());
+    }
+
+    /**
+     * An open log as its stopped I/O agent left it: every record written and durable up to the end.
+     *
+     * @param logId the log's identity.
+     * @param segmentCapacityBytes its segment capacity.
+     * @param firstSegmentBase the base of its oldest segment.
+     * @param endPosition where its last record ends.
+     * @param skippedRanges the ranges recovery skipped when it was opened (SKIP policy).
+     */
+    public record StoppedLog(
+            long logId, long segmentCapacityBytes, long firstSegmentBase, long endPosition, long[] skippedRanges) {}
 
     /** Told where a truncation cuts, before anything changes. */
     @FunctionalInterface
@@ -148,23 +191,28 @@ public final class OfflineSuffixTruncation {
     }
 
     /** The aligned end of the kept record's frame. */
-    private static long cutPosition(final WalConfig config, final RecoveredLog log, final long lsn) throws IOException {
-        final long capacityBytes = log.segmentCapacityBytes();
-        final long start = log.firstSegmentBase() + SegmentHeaderDescriptor.HEADER_LENGTH;
+    private static long cutPosition(
+            final WalConfig config,
+            final long logId,
+            final long capacityBytes,
+            final long firstSegmentBase,
+            final long endPosition,
+            final long lsn)
+            throws IOException {
+        final long start = firstSegmentBase + SegmentHeaderDescriptor.HEADER_LENGTH;
         if (lsn == KEEP_NONE) {
             return start;
         }
-        if (lsn < start || lsn >= log.endPosition()) {
+        if (lsn < start || lsn >= endPosition) {
             throw new WalException(
                     WalException.ErrorCode.POSITION,
                     "cannot truncate the log in " + config.directory() + " after position " + lsn
-                            + ": the log holds positions " + start + " to " + log.endPosition()
+                            + ": the log holds positions " + start + " to " + endPosition
                             + " (use -1 to keep no record); nothing was changed");
         }
         final long base = lsn - lsn % capacityBytes;
         final Path path = SegmentNames.segmentPath(config.directory(), base);
-        try (SegmentScanner scanner =
-                new SegmentScanner(log.logId(), FrameDescriptor.frameLength(config.maxRecordBytes()))) {
+        try (SegmentScanner scanner = new SegmentScanner(logId, FrameDescriptor.frameLength(config.maxRecordBytes()))) {
             final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
             for (final SegmentScanner.Run run : result.runs()) {
                 final long end = scanner.dataFrameEnd(path, run, lsn - base);
@@ -187,19 +235,6 @@ public final class OfflineSuffixTruncation {
             throw new WalException(
                     WalException.ErrorCode.IO, "cannot list the log directory " + directory + ": " + ex, ex);
         }
-    }
-
-    /** The base of the highest segment in the directory, the active one at least. */
-    private static long highestBase(final Path directory, final long activeBase) throws IOException {
-        long highest = activeBase;
-        try (Stream<Path> entries = Files.list(directory)) {
-            for (final Path path : (Iterable<Path>) entries::iterator) {
-                highest = Math.max(
-                        highest,
-                        SegmentNames.parseSegmentName(path.getFileName().toString()));
-            }
-        }
-        return highest;
     }
 
     private static void writeRecord(
