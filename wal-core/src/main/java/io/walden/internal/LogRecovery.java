@@ -129,7 +129,7 @@ public final class LogRecovery {
         readIdentity(segments);
         final SuffixTruncationRecord pendingTruncation = readSuffixTruncation();
         if (pendingTruncation != null) {
-            completeSuffixTruncation(segments, pendingTruncation);
+            completeSuffixTruncation(segments, pendingTruncation, -1);
             // The log is now exactly what the truncation makes of it; recover it as it stands.
             return recover();
         }
@@ -174,6 +174,7 @@ public final class LogRecovery {
      * that may also commit extent metadata until the log rolls past it.
      *
      * @param firstSegmentBase the base of the log's oldest segment.
+     * @param endPosition where the log's last record ends: nothing after it was ever written.
      * @param continueBase where the log continues: the record's continue position.
      * @param openSkippedRanges the skipped ranges the log was opened with (SKIP policy); those after
      *     the cut are dropped.
@@ -182,7 +183,11 @@ public final class LogRecovery {
      * @throws WalCorruptionException if the record is gone or the kept records are damaged.
      */
     public RecoveredLog completeTruncationAndContinue(
-            final long firstSegmentBase, final long continueBase, final long[] openSkippedRanges) throws IOException {
+            final long firstSegmentBase,
+            final long endPosition,
+            final long continueBase,
+            final long[] openSkippedRanges)
+            throws IOException {
         final long startNs = System.nanoTime();
         final TreeMap<Long, Path> segments = listSegments();
         readIdentity(segments);
@@ -196,7 +201,7 @@ public final class LogRecovery {
                             + (record == null ? "gone" : "for continue position " + record.continuePosition())
                             + ", not for " + continueBase);
         }
-        completeSuffixTruncation(segments, record);
+        completeSuffixTruncation(segments, record, endPosition);
         for (int i = 0; i < openSkippedRanges.length; i += 2) {
             if (openSkippedRanges[i + 1] <= record.cutPosition()) {
                 addSkipped(0, openSkippedRanges[i], openSkippedRanges[i + 1], "skipped when the log was opened");
@@ -877,7 +882,8 @@ public final class LogRecovery {
      * discarded on request. The records before the cut must be intact: they are what the truncation
      * keeps.
      */
-    private void completeSuffixTruncation(final TreeMap<Long, Path> segments, final SuffixTruncationRecord record)
+    private void completeSuffixTruncation(
+            final TreeMap<Long, Path> segments, final SuffixTruncationRecord record, final long knownEndPosition)
             throws IOException {
         final long cut = record.cutPosition();
         final long cutBase = cut - cut % capacityBytes;
@@ -904,7 +910,7 @@ public final class LogRecovery {
                         "a pending suffix truncation cuts segment " + SegmentNames.segmentName(cutBase)
                                 + ", which is missing");
             }
-            cutSegment(path, cutBase, cutOffset);
+            cutSegment(path, cutBase, cutOffset, knownEndPosition);
         }
         io.delete(recordPath);
         io.syncDirectory();
@@ -913,9 +919,15 @@ public final class LogRecovery {
     }
 
     /** Zeroes a segment from an offset on and closes it there with a discard frame (a suffix truncation). */
-    private void cutSegment(final Path path, final long base, final long cutOffset) throws IOException {
+    private void cutSegment(final Path path, final long base, final long cutOffset, final long knownEndPosition)
+            throws IOException {
+        // Where the segment's frames end, if the caller knows (an open log it stopped): nothing after
+        // that was ever written, so neither the scan nor the search for non-zero bytes need go further.
+        final long knownEndOffset =
+                knownEndPosition > base && knownEndPosition - base <= capacityBytes ? knownEndPosition - base : -1;
         try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
+            final SegmentScanner.Result result =
+                    scanner.scan(path, base, knownEndOffset > 0 ? knownEndOffset : capacityBytes);
             if (result.prefixEndOffset() < cutOffset) {
                 throw new WalCorruptionException(
                         path,
@@ -939,7 +951,8 @@ public final class LogRecovery {
                     SegmentHeaders.writeState(block, keptDurable, false);
                     io.write(handle, 0, block, BLOCK_BYTES);
                 }
-                final long nonZeroEnd = scanner.dataEnd(path, cutOffset, capacityBytes);
+                final long nonZeroEnd =
+                        knownEndOffset > 0 ? knownEndOffset : scanner.dataEnd(path, cutOffset, capacityBytes);
                 if (nonZeroEnd > cutOffset) {
                     zeroRange(handle, path, cutOffset, nonZeroEnd);
                 }

@@ -139,7 +139,7 @@ public final class OfflineSuffixTruncation {
         listener.beforeCut(cut, continueAt);
         writeRecord(session, config.directory(), new SuffixTruncationRecord(stopped.logId(), cut, continueAt));
         return new LogRecovery(config, session)
-                .completeTruncationAndContinue(stopped.firstSegmentBase(), continueAt, stopped.skippedRanges());
+                .completeTruncationAndContinue(stopped.firstSegmentBase(), end, continueAt, stopped.skippedRanges());
     }
 
     /**
@@ -213,7 +213,9 @@ public final class OfflineSuffixTruncation {
         final long base = lsn - lsn % capacityBytes;
         final Path path = SegmentNames.segmentPath(config.directory(), base);
         try (SegmentScanner scanner = new SegmentScanner(logId, FrameDescriptor.frameLength(config.maxRecordBytes()))) {
-            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
+            // The log ends at endPosition: its segment is scanned no further (the rest was never written).
+            final long scanBytes = endPosition - base <= capacityBytes ? endPosition - base : capacityBytes;
+            final SegmentScanner.Result result = scanner.scan(path, base, scanBytes);
             for (final SegmentScanner.Run run : result.runs()) {
                 final long end = scanner.dataFrameEnd(path, run, lsn - base);
                 if (end > 0) {
