@@ -59,7 +59,7 @@ import org.agrona.DirectBuffer;
  *
  * <p><b>Threading:</b> thread-safe. {@code append}, {@code tryAppend}, {@code await}, {@code
  * sync}, the position getters and {@code stats} may be called from any number of threads at once;
- * {@code truncateBefore} and {@code close} are serialised internally. Each {@link WalReader} is for
+ * {@code truncateBefore}, {@code truncateAfter} and {@code close} are serialised internally. Each {@link WalReader} is for
  * one thread.
  */
 public final class Wal implements AutoCloseable {
