@@ -92,26 +92,12 @@ public final class LogEngine {
             final StatsCounters stats,
             final Consumer<StorageSession> onSessionOpen)
             throws IOException {
-        final CompletionSignal signal = new CompletionSignal();
-        StorageSession session = null;
-        try {
-            session = backend.open(config.directory(), signal);
+        return startOn(config, backend, existingState, stats, session -> {
             onSessionOpen.accept(session);
             final RecoveredLog recovered = recover(config, session);
             checkRecordFits(config, recovered);
-            final LogEngine engine = new LogEngine(config, session, recovered, existingState, stats, signal);
-            engine.ioThread.start();
-            return engine;
-        } catch (final IOException | RuntimeException | Error ex) {
-            if (session != null) {
-                try {
-                    session.close();
-                } catch (final RuntimeException closeFailure) {
-                    ex.addSuppressed(closeFailure);
-                }
-            }
-            throw ex;
-        }
+            return recovered;
+        });
     }
 
     /**
@@ -145,15 +131,26 @@ public final class LogEngine {
                 state.startPosition() & -(long) recovered.segmentCapacityBytes(),
                 state.durablePosition(),
                 recovered.skippedRanges());
+        return startOn(config, backend, state, stats, session -> {
+            final RecoveredLog next = OfflineSuffixTruncation.truncateStopped(config, session, stopped, lsn, listener);
+            return next != null ? next : recover(config, session);
+        });
+    }
+
+    /** Opens a session, finds the log to start from in it, and starts the engine; closes the session on failure. */
+    private static LogEngine startOn(
+            final WalConfig config,
+            final StorageBackend backend,
+            final LogState existingState,
+            final StatsCounters stats,
+            final LogSource source)
+            throws IOException {
         final CompletionSignal signal = new CompletionSignal();
         StorageSession session = null;
         try {
             session = backend.open(config.directory(), signal);
-            RecoveredLog next = OfflineSuffixTruncation.truncateStopped(config, session, stopped, lsn, listener);
-            if (next == null) {
-                next = recover(config, session);
-            }
-            final LogEngine engine = new LogEngine(config, session, next, state, stats, signal);
+            final RecoveredLog recovered = source.open(session);
+            final LogEngine engine = new LogEngine(config, session, recovered, existingState, stats, signal);
             engine.ioThread.start();
             return engine;
         } catch (final IOException | RuntimeException | Error ex) {
@@ -166,6 +163,12 @@ public final class LogEngine {
             }
             throw ex;
         }
+    }
+
+    /** Where an engine's log comes from, in a session just opened: recovery, or a truncation. */
+    @FunctionalInterface
+    private interface LogSource {
+        RecoveredLog open(StorageSession session) throws IOException;
     }
 
     /**

@@ -201,8 +201,8 @@ public abstract class WalModelProperties {
                 Gen.weighted(profile == Profile.LARGE_RECORDS ? 1 : 2, fillSegment()),
                 Gen.weighted(2, Gen.just(new Operation("sync", WalSystem::sync))),
                 Gen.weighted(2, truncate()),
-                Gen.weighted(1, truncateAfter()),
-                Gen.weighted(1, truncateAfterOpen()),
+                Gen.weighted(1, truncateAfter(false)),
+                Gen.weighted(1, truncateAfter(true)),
                 Gen.weighted(2, Gen.just(new Operation("close and reopen", WalSystem::reopen))),
                 Gen.weighted(
                         1, Gen.just(new Operation("sync and read everything from the start", WalSystem::checkpoint)))));
@@ -273,23 +273,14 @@ public abstract class WalModelProperties {
         };
     }
 
-    private static Gen<Operation> truncateAfter() {
+    private static Gen<Operation> truncateAfter(final boolean open) {
         return random -> {
             final double fraction = random.nextDouble();
-            return new Operation(
-                    "close, truncateAfter the record at " + Math.round(fraction * 100)
-                            + "% of the retained records (0: keep none), reopen",
-                    system -> system.truncateAfter(fraction));
-        };
-    }
-
-    private static Gen<Operation> truncateAfterOpen() {
-        return random -> {
-            final double fraction = random.nextDouble();
-            return new Operation(
-                    "truncateAfter the record at " + Math.round(fraction * 100)
-                            + "% of the retained records (0: keep none) on the open log",
-                    system -> system.truncateAfterOpen(fraction));
+            final String target = "truncateAfter the record at " + Math.round(fraction * 100)
+                    + "% of the retained records (0: keep none)";
+            return open
+                    ? new Operation(target + " on the open log", system -> system.truncateAfterOpen(fraction))
+                    : new Operation("close, " + target + ", reopen", system -> system.truncateAfter(fraction));
         };
     }
 
@@ -507,14 +498,7 @@ public abstract class WalModelProperties {
                     kept == 0 ? -1 : records.get(firstRetained + kept - 1).lsn();
             final long usedEnd = tail;
             final long next = Wal.truncateAfter(config(), lsn);
-            if (kept < retained) {
-                assertTrue(
-                        next > usedEnd,
-                        () -> "truncateAfter(" + lsn + ") continues at " + next + ", not past " + usedEnd);
-                assertEquals(HEADER, next & segmentMask, "the log continues at a segment's first frame");
-            } else {
-                assertTrue(next >= usedEnd, () -> "truncateAfter(" + lsn + ") continues at " + next);
-            }
+            checkContinuePosition(lsn, next, usedEnd, kept < retained);
             suffixDiscarded += retained - kept;
             records.subList(firstRetained + kept, records.size()).clear();
             tailChecked = Math.min(tailChecked, records.size());
@@ -535,14 +519,10 @@ public abstract class WalModelProperties {
          * exactly the kept records, and its tailing reader either goes on past the cut to the records
          * that follow, or, if it had delivered a discarded record, is told so at its next poll.
          */
-        void truncateAfterOpen(final double fraction) {
-            final int retained = records.size() - firstRetained;
-            final int kept = (int) Math.min(retained, Math.floor(fraction * (retained + 1)));
-            final long lsn =
-                    kept == 0 ? -1 : records.get(firstRetained + kept - 1).lsn();
-            final long usedEnd = tail;
-            final long next = wal.truncateAfter(lsn);
-            if (kept < retained) {
+        /** Where a truncation continues: past every position used, at a segment's first frame if it discarded. */
+        private void checkContinuePosition(
+                final long lsn, final long next, final long usedEnd, final boolean discarded) {
+            if (discarded) {
                 assertTrue(
                         next > usedEnd,
                         () -> "truncateAfter(" + lsn + ") continues at " + next + ", not past " + usedEnd);
@@ -550,6 +530,16 @@ public abstract class WalModelProperties {
             } else {
                 assertTrue(next >= usedEnd, () -> "truncateAfter(" + lsn + ") continues at " + next);
             }
+        }
+
+        void truncateAfterOpen(final double fraction) {
+            final int retained = records.size() - firstRetained;
+            final int kept = (int) Math.min(retained, Math.floor(fraction * (retained + 1)));
+            final long lsn =
+                    kept == 0 ? -1 : records.get(firstRetained + kept - 1).lsn();
+            final long usedEnd = tail;
+            final long next = wal.truncateAfter(lsn);
+            checkContinuePosition(lsn, next, usedEnd, kept < retained);
             assertEquals(next, wal.durablePosition(), "durable position after truncateAfter");
             assertEquals(startPosition, wal.startPosition());
             suffixDiscarded += retained - kept;

@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,21 +48,11 @@ final class SuffixTruncationKillTest {
             final String unavailable = UringSupport.unavailableReason();
             assumeTrue(unavailable == null, () -> "skipped: io_uring is not available here: " + unavailable);
         }
-        final Path root = Files.createDirectories(Path.of("target", "kill", "suffix-" + backend))
-                .toAbsolutePath();
-        TestFiles.deleteRecursively(root);
-        Files.createDirectories(root);
+        final Path root = freshRoot("suffix-" + backend);
         final Path childClasses = root.resolve("classes");
-        ChildJvm.copyChildClasses(SuffixTruncationChild.class, childClasses);
         final Path template = root.resolve("template");
-        final long[] lsns = new long[RECORDS];
         final SplittableRandom random = new SplittableRandom(backend.hashCode());
-        try (Wal wal = Wal.open(KillSetup.config(template, backend))) {
-            for (int i = 0; i < RECORDS; i++) {
-                lsns[i] = wal.append(
-                        TestRecords.tagged(0, i, TestRecords.TAG_LENGTH + random.nextInt(3000)), Durability.SYNCED);
-            }
-        }
+        final long[] lsns = writeTemplate(template, backend, random);
         assertTrue(
                 KillSetup.segmentBase(lsns[RECORDS - 1]) - KillSetup.segmentBase(lsns[KEPT - 1])
                         >= 4L * KillSetup.SEGMENT_CAPACITY_BYTES,
@@ -78,7 +67,9 @@ final class SuffixTruncationKillTest {
             copy(template, directory);
             final long delayNs = (long) (random.nextDouble() * 1.2 * truncationNs);
             final boolean reportedReturn =
-                    killDuring(directory, backend, childClasses, lsns[KEPT - 1], delayNs, root.resolve("child.err"));
+                    killDuring(directory, backend, childClasses, lsns[KEPT - 1], delayNs, root.resolve("child.err"))
+                                    .next
+                            >= 0;
             final int count = check(
                     directory,
                     backend,
@@ -114,21 +105,11 @@ final class SuffixTruncationKillTest {
             final String unavailable = UringSupport.unavailableReason();
             assumeTrue(unavailable == null, () -> "skipped: io_uring is not available here: " + unavailable);
         }
-        final Path root = Files.createDirectories(Path.of("target", "kill", "suffix-online-" + backend))
-                .toAbsolutePath();
-        TestFiles.deleteRecursively(root);
-        Files.createDirectories(root);
+        final Path root = freshRoot("suffix-online-" + backend);
         final Path childClasses = root.resolve("classes");
-        ChildJvm.copyChildClasses(SuffixTruncationChild.class, childClasses);
         final Path template = root.resolve("template");
-        final long[] lsns = new long[RECORDS];
         final SplittableRandom random = new SplittableRandom(backend.hashCode() * 31L);
-        try (Wal wal = Wal.open(KillSetup.config(template, backend))) {
-            for (int i = 0; i < RECORDS; i++) {
-                lsns[i] = wal.append(
-                        TestRecords.tagged(0, i, TestRecords.TAG_LENGTH + random.nextInt(3000)), Durability.SYNCED);
-            }
-        }
+        final long[] lsns = writeTemplate(template, backend, random);
         final long truncationNs = timeOneTruncation(root, template, backend, childClasses, lsns[KEPT - 1], ONLINE);
         int oldLogs = 0;
         int newLogs = 0;
@@ -139,8 +120,8 @@ final class SuffixTruncationKillTest {
             copy(template, directory);
             // Up to half as long again after the call would return: appends acknowledged after it must survive too.
             final long delayNs = (long) (random.nextDouble() * 1.5 * truncationNs);
-            final OnlineRun run = killDuringOnline(
-                    directory, backend, childClasses, lsns[KEPT - 1], delayNs, root.resolve("child.err"));
+            final OnlineRun run = killDuring(
+                    directory, backend, childClasses, lsns[KEPT - 1], delayNs, root.resolve("child.err"), ONLINE);
             final String where = "cycle " + cycle + ", kill " + delayNs / 1000 + " us after the announcement";
             final int discarded = checkOnline(directory, backend, lsns, run, where);
             if (discarded < 0) {
@@ -163,25 +144,52 @@ final class SuffixTruncationKillTest {
 
     private static final String ONLINE = "online";
 
-    /** What an online child said before it died: its acknowledged appends, and where the log continues. */
+    /** An empty directory under target/kill, with the child's classes copied into its "classes". */
+    private static Path freshRoot(final String name) throws IOException {
+        final Path root =
+                Files.createDirectories(Path.of("target", "kill", name)).toAbsolutePath();
+        TestFiles.deleteRecursively(root);
+        Files.createDirectories(root);
+        ChildJvm.copyChildClasses(SuffixTruncationChild.class, root.resolve("classes"));
+        return root;
+    }
+
+    /** Writes the log every cycle starts from: {@value #RECORDS} tagged SYNCED records; returns their LSNs. */
+    private static long[] writeTemplate(final Path template, final String backend, final SplittableRandom random) {
+        final long[] lsns = new long[RECORDS];
+        try (Wal wal = Wal.open(KillSetup.config(template, backend))) {
+            for (int i = 0; i < RECORDS; i++) {
+                lsns[i] = wal.append(
+                        TestRecords.tagged(0, i, TestRecords.TAG_LENGTH + random.nextInt(3000)), Durability.SYNCED);
+            }
+        }
+        return lsns;
+    }
+
+    /**
+     * What a child said before it died: its acknowledged appends (online only), and where the log
+     * continues if the call returned (else -1).
+     */
     private static final class OnlineRun {
         final Map<Integer, Long> acknowledged = new ConcurrentHashMap<>();
         volatile long next = -1;
     }
 
-    private static OnlineRun killDuringOnline(
+    /**
+     * Runs a child, in a mode ({@link #ONLINE} or none), and kills it a delay after it announces the
+     * call; returns what it said before it died.
+     */
+    private static OnlineRun killDuring(
             final Path directory,
             final String backend,
             final Path childClasses,
             final long lsn,
             final long delayNs,
-            final Path stderrFile)
+            final Path stderrFile,
+            final String... mode)
             throws Exception {
         final Process child = ChildJvm.start(
-                SuffixTruncationChild.class,
-                childClasses,
-                stderrFile,
-                List.of(directory.toString(), backend, Long.toString(lsn), ONLINE));
+                SuffixTruncationChild.class, childClasses, stderrFile, arguments(directory, backend, lsn, mode));
         final OnlineRun run = new OnlineRun();
         final List<String> errors = new ArrayList<>();
         ChildJvm.readLines(child, line -> {
@@ -249,15 +257,7 @@ final class SuffixTruncationKillTest {
      */
     private static int checkOnline(
             final Path directory, final String backend, final long[] lsns, final OnlineRun run, final String where) {
-        final Wal opened;
-        try {
-            opened = Wal.open(KillSetup.config(directory, backend));
-        } catch (final RuntimeException ex) {
-            final AssertionError error = violation(where, "reopening failed under the default policy: " + ex);
-            error.initCause(ex);
-            throw error;
-        }
-        try (Wal wal = opened) {
+        try (Wal wal = reopen(directory, backend, where)) {
             final List<TestRecords.Read> records = TestRecords.replayAll(wal);
             int prefix = 0;
             while (prefix < records.size()
@@ -331,52 +331,10 @@ final class SuffixTruncationKillTest {
         }
     }
 
-    /** Runs a child and kills it a delay after it announces the call; returns whether it said the call returned. */
-    private static boolean killDuring(
-            final Path directory,
-            final String backend,
-            final Path childClasses,
-            final long lsn,
-            final long delayNs,
-            final Path stderrFile)
-            throws Exception {
-        final Process child = ChildJvm.start(
-                SuffixTruncationChild.class,
-                childClasses,
-                stderrFile,
-                List.of(directory.toString(), backend, Long.toString(lsn)));
-        final AtomicBoolean returned = new AtomicBoolean();
-        final List<String> errors = new ArrayList<>();
-        ChildJvm.readLines(child, line -> {
-            if (line.startsWith("U ")) {
-                final long deadlineNs = System.nanoTime() + delayNs;
-                while (System.nanoTime() < deadlineNs) {
-                    Thread.onSpinWait();
-                }
-                child.toHandle().destroyForcibly();
-            } else if (line.startsWith("u ")) {
-                returned.set(true);
-            } else if (line.startsWith("E ")) {
-                errors.add(line);
-            }
-        });
-        assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child did not die");
-        assertTrue(errors.isEmpty(), () -> "the child failed: " + errors);
-        return returned.get();
-    }
-
     /** Opens what a killed child left and checks it; returns how many records it holds. */
     private static int check(
             final Path directory, final String backend, final long[] lsns, final boolean returned, final String where) {
-        final Wal opened;
-        try {
-            opened = Wal.open(KillSetup.config(directory, backend));
-        } catch (final RuntimeException ex) {
-            final AssertionError error = violation(where, "reopening failed under the default policy: " + ex);
-            error.initCause(ex);
-            throw error;
-        }
-        try (Wal wal = opened) {
+        try (Wal wal = reopen(directory, backend, where)) {
             final List<TestRecords.Read> records = TestRecords.replayAll(wal);
             final int count = records.size();
             if (count != RECORDS && count != KEPT) {
@@ -400,6 +358,17 @@ final class SuffixTruncationKillTest {
                 throw violation(where, "the next record got position " + next + ", which the old log had used");
             }
             return count;
+        }
+    }
+
+    /** Opens what a killed child left, under the default policy; a refusal is a violation. */
+    private static Wal reopen(final Path directory, final String backend, final String where) {
+        try {
+            return Wal.open(KillSetup.config(directory, backend));
+        } catch (final RuntimeException ex) {
+            final AssertionError error = violation(where, "reopening failed under the default policy: " + ex);
+            error.initCause(ex);
+            throw error;
         }
     }
 

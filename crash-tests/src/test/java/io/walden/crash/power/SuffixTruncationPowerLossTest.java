@@ -75,11 +75,46 @@ class SuffixTruncationPowerLossTest {
         }
         final int firstEvent = disk.eventCount();
         Wal.truncateAfter(config(directory, disk, 2), lsns[KEPT - 1]);
+        final int[] outcomes = crashAtEveryEvent(
+                disk,
+                tryDirectory,
+                firstEvent,
+                11,
+                (eventCount, crashDirectory, where, seed) -> checkOpens(
+                                crashDirectory,
+                                lsns,
+                                where + " (the truncation began after event " + firstEvent + ")",
+                                seed)
+                        == RECORDS);
+        System.out.println("power-loss suffix truncation: " + (outcomes[0] + outcomes[1])
+                + " crash states checked over "
+                + (disk.events().size() - firstEvent) + " events: " + outcomes[0] + " held the old log, " + outcomes[1]
+                + " the truncated one");
+    }
+
+    /** Checks one crash state: returns whether it holds the old log. */
+    @FunctionalInterface
+    private interface CrashCheck {
+        boolean isOldLog(int eventCount, Path directory, String where, long seed) throws Exception;
+    }
+
+    /**
+     * Crashes after every event from {@code firstEvent} on, {@value #CHOICES_PER_POINT} times each, and
+     * checks each state; both outcomes must occur.
+     *
+     * @return how many states held the old log, and how many the truncated one.
+     */
+    private static int[] crashAtEveryEvent(
+            final SimulatedDisk disk,
+            final Path tryDirectory,
+            final int firstEvent,
+            final long seed,
+            final CrashCheck check)
+            throws Exception {
         final List<DiskEvent> events = disk.events();
         final DiskModel model = disk.newModel();
-        final SplittableRandom random = new SplittableRandom(11);
-        int oldLogs = 0;
-        int newLogs = 0;
+        final SplittableRandom random = new SplittableRandom(seed);
+        final int[] outcomes = new int[2];
         int image = 0;
         for (int eventCount = firstEvent; eventCount <= events.size(); eventCount++) {
             while (model.appliedCount() < eventCount) {
@@ -89,22 +124,14 @@ class SuffixTruncationPowerLossTest {
                 final DiskModel.CrashImage crash =
                         model.crash(random, Files.createDirectory(tryDirectory.resolve("crash-" + image++)));
                 final String where = "the power failed after event " + eventCount + " of " + events.size()
-                        + " (the truncation began after event " + firstEvent + ")"
                         + CrashStateChecker.lastEvents(events, eventCount) + "\n  choices: " + crash.choices();
-                final int kept = checkOpens(crash.directory(), lsns, where, random.nextLong());
-                if (kept == RECORDS) {
-                    oldLogs++;
-                } else {
-                    newLogs++;
-                }
+                outcomes[check.isOldLog(eventCount, crash.directory(), where, random.nextLong()) ? 0 : 1]++;
                 CrashTally.SIMULATED.incrementAndGet();
                 TestFiles.deleteRecursively(crash.directory());
             }
         }
-        assertTrue(oldLogs > 0 && newLogs > 0, "old logs " + oldLogs + ", new logs " + newLogs);
-        System.out.println("power-loss suffix truncation: " + (oldLogs + newLogs) + " crash states checked over "
-                + (events.size() - firstEvent) + " events: " + oldLogs + " held the old log, " + newLogs
-                + " the truncated one");
+        assertTrue(outcomes[0] > 0 && outcomes[1] > 0, "old logs " + outcomes[0] + ", new logs " + outcomes[1]);
+        return outcomes;
     }
 
     /** Records appended to the open log after its truncation, each SYNCED. */
@@ -137,40 +164,24 @@ class SuffixTruncationPowerLossTest {
                 acknowledgedAt[i] = disk.eventCount();
             }
         }
-        final List<DiskEvent> events = disk.events();
-        final DiskModel model = disk.newModel();
-        final SplittableRandom random = new SplittableRandom(13);
-        int oldLogs = 0;
-        int newLogs = 0;
-        int image = 0;
-        for (int eventCount = firstEvent; eventCount <= events.size(); eventCount++) {
-            while (model.appliedCount() < eventCount) {
-                model.apply(events.get(model.appliedCount()));
-            }
-            int acknowledged = 0;
-            while (acknowledged < APPENDED_AFTER && acknowledgedAt[acknowledged] <= eventCount) {
-                acknowledged++;
-            }
-            for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
-                final DiskModel.CrashImage crash =
-                        model.crash(random, Files.createDirectory(tryDirectory.resolve("crash-" + image++)));
-                final String where = "the power failed after event " + eventCount + " of " + events.size()
-                        + " (the truncation of the open log began after event " + firstEvent + ", " + acknowledged
-                        + " appends after it were acknowledged)"
-                        + CrashStateChecker.lastEvents(events, eventCount) + "\n  choices: " + crash.choices();
-                if (checkOpensOnline(crash.directory(), lsns, appended, acknowledged, where, random.nextLong())) {
-                    oldLogs++;
-                } else {
-                    newLogs++;
-                }
-                CrashTally.SIMULATED.incrementAndGet();
-                TestFiles.deleteRecursively(crash.directory());
-            }
-        }
-        assertTrue(oldLogs > 0 && newLogs > 0, "old logs " + oldLogs + ", new logs " + newLogs);
-        System.out.println("power-loss suffix truncation of the open log: " + (oldLogs + newLogs)
-                + " crash states checked over " + (events.size() - firstEvent) + " events: " + oldLogs
-                + " held the old log, " + newLogs + " the truncated one");
+        final int[] outcomes =
+                crashAtEveryEvent(disk, tryDirectory, firstEvent, 13, (eventCount, crashDirectory, where, seed) -> {
+                    int acknowledged = 0;
+                    while (acknowledged < APPENDED_AFTER && acknowledgedAt[acknowledged] <= eventCount) {
+                        acknowledged++;
+                    }
+                    return checkOpensOnline(
+                            crashDirectory,
+                            lsns,
+                            appended,
+                            acknowledged,
+                            where + " (the truncation of the open log began after event " + firstEvent + ", "
+                                    + acknowledged + " appends after it were acknowledged)",
+                            seed);
+                });
+        System.out.println("power-loss suffix truncation of the open log: " + (outcomes[0] + outcomes[1])
+                + " crash states checked over " + (disk.events().size() - firstEvent) + " events: " + outcomes[0]
+                + " held the old log, " + outcomes[1] + " the truncated one");
     }
 
     /** Opens a crash state of the online truncation and checks it: returns whether it is the old log. */
