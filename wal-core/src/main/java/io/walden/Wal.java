@@ -74,10 +74,6 @@ public final class Wal implements AutoCloseable {
 
     /** Claim result inside this class: the engine was replaced by truncateAfter; claim again. */
     private static final long REPLACED = -4;
-    // What appendPayload's payload is.
-    private static final int PAYLOAD_ARRAY = 0;
-    private static final int PAYLOAD_BYTE_BUFFER = 1;
-    private static final int PAYLOAD_DIRECT = 2;
 
     private final WalConfig config;
     private final DirectoryLock lock;
@@ -421,7 +417,16 @@ public final class Wal implements AutoCloseable {
     public long append(final byte[] payload, final int offset, final int length, final Durability durability) {
         // Checked before claiming: a claimed frame that is never published would stall the log.
         Objects.checkFromIndexSize(offset, length, payload.length);
-        return appendPayload(payload, offset, length, PAYLOAD_ARRAY, durability, null);
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        while ((lsn = claim(e = engine, length)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        }
+        final long syncTicket = syncTicket(durability);
+        e.logBuffer().publish(lsn, payload, offset, length);
+        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
+        return lsn;
     }
 
     /**
@@ -434,7 +439,17 @@ public final class Wal implements AutoCloseable {
      * @throws WalException as {@link #append(byte[], Durability)}.
      */
     public long append(final ByteBuffer payload, final Durability durability) {
-        return appendPayload(payload, 0, payload.remaining(), PAYLOAD_BYTE_BUFFER, durability, null);
+        final int length = payload.remaining();
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        while ((lsn = claim(e = engine, length)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        }
+        final long syncTicket = syncTicket(durability);
+        e.logBuffer().publish(lsn, payload);
+        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
+        return lsn;
     }
 
     /**
@@ -450,7 +465,16 @@ public final class Wal implements AutoCloseable {
      */
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.capacity());
-        return appendPayload(payload, offset, length, PAYLOAD_DIRECT, durability, null);
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        while ((lsn = claim(e = engine, length)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        }
+        final long syncTicket = syncTicket(durability);
+        e.logBuffer().publish(lsn, payload, offset, length);
+        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
+        return lsn;
     }
 
     /**
@@ -491,8 +515,24 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the record cannot be appended at all.
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
+        final int length = payload.length;
+        checkLength(length);
+        LogEngine e;
+        long lsn;
+        while ((lsn = claim(e = engine, length)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        }
+        final long syncTicket = syncTicket(durability);
+        e.logBuffer().publish(lsn, payload, 0, length);
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        appendPayload(payload, 0, payload.length, PAYLOAD_ARRAY, durability, future);
+        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
+            future.complete(lsn);
+            return future;
+        }
+        if (durability == Durability.SYNCED) {
+            state.requestSync(lsn + 1);
+        }
+        e.agent().completeWhenReached(lsn, durability, future);
         return future;
     }
 
@@ -811,49 +851,6 @@ public final class Wal implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * Appends a record: claims its frame in the current engine's buffer (again in the next engine if
-     * truncateAfter replaced it meanwhile), copies the payload in, and waits for the level, or has
-     * the future completed when it is reached. Allocates nothing but what the caller passed.
-     *
-     * @param payload a byte[], a ByteBuffer (from its position to its limit) or a DirectBuffer, as
-     *     {@code kind} says.
-     * @param future null to wait here; else completed with the LSN once the level is reached.
-     */
-    private long appendPayload(
-            final Object payload,
-            final int offset,
-            final int length,
-            final int kind,
-            final Durability durability,
-            final CompletableFuture<Long> future) {
-        checkLength(length);
-        LogEngine e;
-        long lsn;
-        do {
-            e = engine;
-            lsn = claim(e, length);
-        } while (lsn == REPLACED);
-        final long syncTicket = syncTicket(durability);
-        final LogBuffer logBuffer = e.logBuffer();
-        switch (kind) {
-            case PAYLOAD_ARRAY -> logBuffer.publish(lsn, (byte[]) payload, offset, length);
-            case PAYLOAD_BYTE_BUFFER -> logBuffer.publish(lsn, (ByteBuffer) payload);
-            default -> logBuffer.publish(lsn, (DirectBuffer) payload, offset, length);
-        }
-        if (future == null) {
-            awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
-        } else if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
-            future.complete(lsn);
-        } else {
-            if (durability == Durability.SYNCED) {
-                state.requestSync(lsn + 1);
-            }
-            e.agent().completeWhenReached(lsn, durability, future);
-        }
-        return lsn;
     }
 
     /**
