@@ -208,6 +208,9 @@ public final class IoAgent implements Agent, CompletionHandler {
     // The kind of the round in progress (ROUND_*), for fail(). Duty holder.
     private int roundKind = ROUND_IO_THREAD;
     private long finalTailPosition = -1;
+    // Set before closeRequested (whose volatile write publishes it) when another agent takes over the
+    // log state after this one stops; read by the I/O thread as it stops.
+    private boolean handOver;
     // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
     private volatile boolean buffersFreeable;
     // How this thread waits when a round finds no work.
@@ -215,8 +218,6 @@ public final class IoAgent implements Agent, CompletionHandler {
 
     // Shared: set by any thread, read by the I/O thread.
     private volatile boolean closeRequested;
-    // Set with closeRequested when another agent takes over the log state after this one stops.
-    private volatile boolean handOver;
     private volatile boolean parked;
     private volatile boolean signalled;
     private volatile Thread thread;
