@@ -128,7 +128,7 @@ public final class Wal implements AutoCloseable {
      * Discards every record after the one at {@code lsn} in a closed log, durably and crash-safely: a
      * Raft log dropping uncommitted entries after a leader change, or, with {@code lsn} = -1, a log
      * dropping every record before a snapshot is installed. The log must not be open (its lock is
-     * taken); open it again afterwards.
+     * taken); open it again afterwards. {@link #truncateAfter(long)} does the same to an open log.
      *
      * <p>A crash at any point leaves either the log as it was or the truncated log, never a mix: the
      * truncation is first recorded durably in the directory (FORMAT.md, "Suffix truncation"), and the
