@@ -1825,6 +1825,34 @@ public abstract class WalContractTest extends ConcurrentAppendContractTest {
         unread.close();
     }
 
+    @Test
+    void shouldWakeAReaderWaitingAtTheEndWithTheRecordAfterTheTruncation() throws Exception {
+        final Path directory = logDirectory();
+        final Wal wal = open(config(directory).build());
+        final long[] lsns = appendRecords(wal, 60);
+        final CompletableFuture<List<Long>> seen = new CompletableFuture<>();
+        final Thread waiting = new Thread(() -> {
+            try (WalReader reader = wal.reader(wal.tailPosition())) {
+                final List<Long> delivered = new ArrayList<>();
+                final long deadlineNs = System.nanoTime() + WAIT_NS;
+                while (delivered.isEmpty() && System.nanoTime() < deadlineNs) {
+                    reader.poll((buffer, offset, length, lsn) -> delivered.add(lsn), 10, WAIT_NS);
+                }
+                seen.complete(delivered);
+            } catch (final Throwable ex) {
+                seen.completeExceptionally(ex);
+            }
+        });
+        waiting.start();
+        awaitCondition(() -> waiting.getState() == Thread.State.TIMED_WAITING, "the reader to wait at the end");
+        final long next = wal.truncateAfter(lsns[29]);
+        final long appended = wal.append(TestRecords.bytes(600, 100), Durability.SYNCED);
+        assertTrue(appended >= next);
+        // Waiting at the old end, it delivered nothing that was discarded: it goes on where the log does.
+        assertEquals(List.of(appended), seen.get(WAIT_NS, TimeUnit.NANOSECONDS));
+        waiting.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
+    }
+
     private static List<Long> lsnsOf(final List<TestRecords.Read> records) {
         return records.stream().map(TestRecords.Read::lsn).collect(Collectors.toList());
     }
