@@ -12,10 +12,10 @@ import io.walden.internal.LogEngine;
 import io.walden.internal.LogReader;
 import io.walden.internal.LogState;
 import io.walden.internal.NoSpace;
-import io.walden.internal.OfflineSuffixTruncation;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.RetentionRule;
 import io.walden.internal.StatsCounters;
+import io.walden.internal.SuffixTruncation;
 import io.walden.internal.TruncateRequest;
 import io.walden.internal.events.BackPressureEvent;
 import io.walden.spi.StorageBackend;
@@ -133,8 +133,8 @@ public final class Wal implements AutoCloseable {
      * <p>A crash at any point leaves either the log as it was or the truncated log, never a mix: the
      * truncation is first recorded durably in the directory (FORMAT.md, "Suffix truncation"), and the
      * next open completes a recorded one before anything else. Positions are never given out twice:
-     * the next record appended goes after the highest segment the log had, at the position this
-     * returns, not at the cut. Discarded records are not kept as evidence. Recovery runs first, as at
+     * the next record appended goes to the segment after the one the log ended in, at the position
+     * this returns, not at the cut. Discarded records are not kept as evidence. Recovery runs first, as at
      * any open, with the configuration's recovery policy.
      *
      * @param config the log's configuration (its directory, backend and recovery policy).
@@ -147,7 +147,7 @@ public final class Wal implements AutoCloseable {
      *     WalCorruptionException} if recovery refuses the log.
      */
     public static long truncateAfter(final WalConfig config, final long lsn) {
-        return OfflineSuffixTruncation.truncateAfter(config, lsn);
+        return SuffixTruncation.truncateAfter(config, lsn);
     }
 
     /**
@@ -171,9 +171,10 @@ public final class Wal implements AutoCloseable {
      *       position to go on. Opening or seeking a reader at a discarded position is refused.
      * </ul>
      *
-     * <p>Positions are never given out twice: the log continues after the highest segment it had.
-     * This stops the log's I/O thread, truncates the files, runs recovery and starts the thread again
-     * (tens of milliseconds); it is meant for rare events, not for every append.
+     * <p>Positions are never given out twice: the log continues in the segment after the one it ended
+     * in. This stops the log's I/O thread, truncates the files (scanning the segment that holds the
+     * kept record up to the log's end) and starts the thread again: tens of milliseconds, meant for
+     * rare events, not for every append.
      *
      * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
      * @return the position where the log continues: the next record appended goes there or after it.
@@ -188,7 +189,7 @@ public final class Wal implements AutoCloseable {
             checkOpen();
             final LogEngine old = engine;
             final long tail = old.logBuffer().tailPosition();
-            if (lsn != OfflineSuffixTruncation.KEEP_NONE && (lsn < state.startPosition() || lsn >= tail)) {
+            if (lsn != SuffixTruncation.KEEP_NONE && (lsn < state.startPosition() || lsn >= tail)) {
                 throw new WalException(
                         WalException.ErrorCode.POSITION,
                         "cannot truncate the log in " + config.directory() + " after position " + lsn
@@ -201,42 +202,41 @@ public final class Wal implements AutoCloseable {
                     closeAfterFailedTruncation(null);
                     throw closedException();
                 }
-                WalException refusal = null;
                 try {
                     engine = old.truncateAndStart(config, backend, state, stats, lsn, state::addDiscardedRange);
+                    return engine.recovered().endPosition();
                 } catch (final IOException ex) {
                     throw closeAfterFailedTruncation(new WalException(
-                            NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                            NoSpace.errorCode(ex),
                             "truncating the log in " + config.directory() + " after position " + lsn + " failed: " + ex,
                             ex));
                 } catch (final WalException ex) {
                     if (ex.errorCode() != WalException.ErrorCode.POSITION) {
                         throw closeAfterFailedTruncation(ex);
                     }
-                    refusal = ex;
-                }
-                if (refusal != null) {
                     // Nothing changed: the log goes on as it was.
-                    try {
-                        engine = LogEngine.start(config, backend, state, stats, session -> {});
-                    } catch (final IOException ex) {
-                        throw closeAfterFailedTruncation(new WalException(
-                                NoSpace.isNoSpace(ex)
-                                        ? WalException.ErrorCode.STORAGE_SPACE
-                                        : WalException.ErrorCode.IO,
-                                "cannot reopen the files of the log in " + config.directory() + ": " + ex,
-                                ex));
-                    } catch (final WalException ex) {
-                        throw closeAfterFailedTruncation(ex);
-                    }
-                    throw refusal;
+                    engine = restartAfterRefusal();
+                    throw ex;
                 }
-                return engine.recovered().endPosition();
             } finally {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+    }
+
+    /** Starts the log's files again as they are, after a truncateAfter that changed nothing. Under closeLock. */
+    private LogEngine restartAfterRefusal() {
+        try {
+            return LogEngine.start(config, backend, state, stats, session -> {});
+        } catch (final IOException ex) {
+            throw closeAfterFailedTruncation(new WalException(
+                    NoSpace.errorCode(ex),
+                    "cannot reopen the files of the log in " + config.directory() + ": " + ex,
+                    ex));
+        } catch (final WalException ex) {
+            throw closeAfterFailedTruncation(ex);
         }
     }
 
@@ -320,9 +320,7 @@ public final class Wal implements AutoCloseable {
         } catch (final IOException ex) {
             lock.close();
             throw new WalException(
-                    NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
-                    "cannot open the log in " + config.directory() + ": " + ex,
-                    ex);
+                    NoSpace.errorCode(ex), "cannot open the log in " + config.directory() + ": " + ex, ex);
         } catch (final RuntimeException | Error ex) {
             lock.close();
             throw ex;
@@ -522,7 +520,7 @@ public final class Wal implements AutoCloseable {
         while ((lsn = claim(e = engine, length)) == REPLACED) {
             // truncateAfter replaced the engine meanwhile: claim in the next one.
         }
-        final long syncTicket = syncTicket(durability);
+        syncTicket(durability);
         e.logBuffer().publish(lsn, payload, 0, length);
         final CompletableFuture<Long> future = new CompletableFuture<>();
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {

@@ -102,7 +102,7 @@ public final class LogEngine {
 
     /**
      * Truncates the log after a record and starts the next engine where it continues, on the state
-     * this (stopped) engine handed over; see {@link OfflineSuffixTruncation#truncateStopped}. The caller
+     * this (stopped) engine handed over; see {@link SuffixTruncation#truncateStopped}. The caller
      * holds the directory lock.
      *
      * @param config the configuration.
@@ -123,16 +123,16 @@ public final class LogEngine {
             final LogState state,
             final StatsCounters stats,
             final long lsn,
-            final OfflineSuffixTruncation.CutListener listener)
+            final SuffixTruncation.CutListener listener)
             throws IOException {
-        final OfflineSuffixTruncation.StoppedLog stopped = new OfflineSuffixTruncation.StoppedLog(
+        final SuffixTruncation.StoppedLog stopped = new SuffixTruncation.StoppedLog(
                 recovered.logId(),
                 recovered.segmentCapacityBytes(),
                 state.startPosition() & -(long) recovered.segmentCapacityBytes(),
                 state.durablePosition(),
                 recovered.skippedRanges());
         return startOn(config, backend, state, stats, session -> {
-            final RecoveredLog next = OfflineSuffixTruncation.truncateStopped(config, session, stopped, lsn, listener);
+            final RecoveredLog next = SuffixTruncation.truncateStopped(config, session, stopped, lsn, listener);
             return next != null ? next : recover(config, session);
         });
     }

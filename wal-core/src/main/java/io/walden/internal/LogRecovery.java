@@ -704,12 +704,7 @@ public final class LogRecovery {
             final int handle = session.openFile(temporary, true);
             io.write(handle, 0, blocks, 2 * BLOCK_BYTES);
             if (capacityBytes > 2 * BLOCK_BYTES) {
-                // Writing the last block gives the file its full size; the range between is a hole (zeros).
-                blocks.clear();
-                for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {
-                    blocks.putLong(i, 0);
-                }
-                io.write(handle, capacityBytes - BLOCK_BYTES, blocks, BLOCK_BYTES);
+                writeLastBlock(handle, blocks);
             }
             io.sync(handle);
             session.closeFile(handle);
@@ -1203,17 +1198,27 @@ public final class LogRecovery {
             SegmentHeaders.write(block, capacityBytes, base, logId);
             io.write(handle, 0, block, BLOCK_BYTES);
             if (!allocated) {
-                block.clear();
-                for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {
-                    block.putLong(i, 0);
-                }
-                io.write(handle, capacityBytes - BLOCK_BYTES, block, BLOCK_BYTES);
+                writeLastBlock(handle, block);
             }
             io.sync(handle);
             io.rename(temporary, SegmentNames.segmentPath(directory, base));
             io.syncDirectory();
             return handle;
         }
+    }
+
+    /**
+     * Writes a segment file's last block with zeros, which gives it its full size; the range before it
+     * that nothing wrote is a hole, which reads as zeros.
+     *
+     * @param scratch a buffer of at least one block, overwritten.
+     */
+    private void writeLastBlock(final int handle, final ByteBuffer scratch) throws IOException {
+        scratch.clear();
+        for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {
+            scratch.putLong(i, 0);
+        }
+        io.write(handle, capacityBytes - BLOCK_BYTES, scratch, BLOCK_BYTES);
     }
 
     /** Prepares a segment synchronously, as {@link SegmentPreparer} does in the background. */

@@ -1,5 +1,6 @@
 package io.walden.internal;
 
+import io.walden.WalException;
 import java.nio.file.FileSystemException;
 
 /**
@@ -31,5 +32,15 @@ public final class NoSpace {
             }
         }
         return false;
+    }
+
+    /**
+     * The error code for an I/O failure: {@code STORAGE_SPACE} for a full file system, else {@code IO}.
+     *
+     * @param failure the failure.
+     * @return the code.
+     */
+    public static WalException.ErrorCode errorCode(final Throwable failure) {
+        return isNoSpace(failure) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO;
     }
 }

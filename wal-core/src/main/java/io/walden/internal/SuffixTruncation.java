@@ -15,8 +15,10 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /**
- * Discards every record after a given one in a closed log, durably and crash-safely ({@code
- * Wal.truncateAfter}). Under the log's lock:
+ * Discards every record after a given one, durably and crash-safely ({@code Wal.truncateAfter}): in
+ * a closed log ({@link #truncateAfter}), or in an open one between stopping its I/O agent and starting
+ * the next ({@link #truncateStopped}, which skips the recoveries because the stopped agent knows the
+ * log's state). For a closed log, under the log's lock:
  *
  * <ol>
  *   <li>recovery runs as at any open, so the log is consistent and its end known, and the log is
@@ -38,11 +40,11 @@ import java.util.stream.Stream;
  *
  * <p><b>Threading:</b> runs on the calling thread, which owns the session throughout.
  */
-public final class OfflineSuffixTruncation {
+public final class SuffixTruncation {
     /** The position that asks to keep no record at all. */
     public static final long KEEP_NONE = -1;
 
-    private OfflineSuffixTruncation() {}
+    private SuffixTruncation() {}
 
     /**
      * Runs a truncation.
@@ -67,19 +69,9 @@ public final class OfflineSuffixTruncation {
                     WalException.ErrorCode.CONFIG,
                     "no Walden log in " + directory + " to truncate: it holds no segment file (<20 digits>.wal)");
         }
+        final StorageBackend backend =
+                config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
         final DirectoryLock lock = DirectoryLock.acquire(directory);
-        try {
-            final StorageBackend backend =
-                    config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
-            return truncateUnderLock(config, backend, lsn);
-        } finally {
-            lock.close();
-        }
-    }
-
-    /** Runs a truncation of a closed log whose lock the caller holds. */
-    private static long truncateUnderLock(final WalConfig config, final StorageBackend backend, final long lsn) {
-        final Path directory = config.directory();
         try (StorageSession session = backend.open(directory, () -> {})) {
             final RecoveredLog before = recoverAndRelease(config, session);
             final long cut = cutPosition(
@@ -97,10 +89,12 @@ public final class OfflineSuffixTruncation {
             return recoverAndRelease(config, session).endPosition();
         } catch (final IOException ex) {
             throw new WalException(
-                    NoSpace.isNoSpace(ex) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                    NoSpace.errorCode(ex),
                     "truncating the log in " + directory + " after position " + lsn + " failed: " + ex
                             + ". The next open recovers the log either as it was or truncated, never in between.",
                     ex);
+        } finally {
+            lock.close();
         }
     }
 
