@@ -389,7 +389,8 @@ public final class LogReader implements WalReader {
                 throw new WalException(
                         WalException.ErrorCode.POSITION,
                         "position " + startPosition + " was discarded by truncateAfter (positions " + ranges[i] + " to "
-                                + ranges[i + 1] + "); the log continues at position " + ranges[i + 1]);
+                                + ranges[i + 1] + "); the log continues at position "
+                                + firstFramePosition(ranges[i + 1]));
             }
         }
     }
