@@ -14,6 +14,7 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -69,6 +70,11 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     private ByteBuffer window;
     private final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4)
             .order(ByteOrder.LITTLE_ENDIAN);
+    // The suffix-truncation record, looked for at every refresh: a stat that allocates nothing and
+    // throws nothing when the file is absent, as it nearly always is; read into the block when present.
+    private final Path truncationRecordPath;
+    private final File truncationRecordFile;
+    private final ByteBuffer truncationRecordBlock = ByteBuffer.allocate(SuffixTruncationDescriptor.LENGTH);
 
     // Guarded by this.
     private long activeBase;
@@ -88,6 +94,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
             final long firstBase,
             final Runnable afterFirstScan) {
         this.directory = directory;
+        this.truncationRecordPath = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
+        this.truncationRecordFile = truncationRecordPath.toFile();
         this.afterFirstScan = afterFirstScan;
         this.logId = logId;
         this.capacityBytes = capacityBytes;
@@ -270,8 +278,11 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
 
     /** The cut position of a pending suffix truncation of this log, or -1 if there is none. */
     private long pendingCutPosition() {
-        final Path path = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
-        final ByteBuffer block = ByteBuffer.allocate(SuffixTruncationDescriptor.LENGTH);
+        if (!truncationRecordFile.exists()) {
+            return -1;
+        }
+        final Path path = truncationRecordPath;
+        final ByteBuffer block = truncationRecordBlock.clear();
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
                 // Fill.
