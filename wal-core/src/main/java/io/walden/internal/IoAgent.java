@@ -383,9 +383,21 @@ public final class IoAgent implements Agent, CompletionHandler {
                     LockSupport.unpark(thread);
                 }
             }
-            if (ioThreadNeeded) {
-                wake();
-            }
+            wakeIfWorkLeft(ioThreadNeeded);
+        }
+    }
+
+    /**
+     * Called after letting go of the duty: wakes the I/O thread if work is left that only it does, or
+     * if it parked while the duty was held and work waits now. A parking I/O thread counts no frames as
+     * work while the duty is held, so a frame published meanwhile (a BUFFERED appender wakes only a
+     * thread it sees parked) is left to this look. Letting go (a volatile write) comes before reading
+     * parked, and the I/O thread raises parked before it reads the duty, so one of them sees the
+     * other.
+     */
+    private void wakeIfWorkLeft(final boolean ioThreadNeeded) {
+        if (ioThreadNeeded || (parked && hasWorkHint())) {
+            wake();
         }
     }
 
@@ -499,9 +511,7 @@ public final class IoAgent implements Agent, CompletionHandler {
                 LockSupport.unpark(thread);
             }
         }
-        if (workLeft) {
-            wake();
-        }
+        wakeIfWorkLeft(workLeft);
         if (completionsRunIo) {
             runPendingCompletions();
         }
@@ -1032,20 +1042,28 @@ public final class IoAgent implements Agent, CompletionHandler {
                 && !preparer.isOperationInFlight();
     }
 
-    /** Parks, without the duty, unless work is waiting. */
+    /** Lets go of the duty and parks, unless work is waiting; takes the duty back. Duty holder. */
     private void park(final long parkNs) {
         final long holdNs =
                 cohortHolding ? Math.max(1, Math.min(parkNs, commitPolicy.holdUntilNs() - System.nanoTime())) : parkNs;
-        // Parked is raised before the last look for work, so that work published after the look
-        // finds it raised and wakes this thread. The duty is let go only for the park itself.
+        duty = 0;
+        parkWithoutDuty(holdNs);
+    }
+
+    /**
+     * Parks, not holding the duty, unless work is waiting; takes the duty back. Parked is raised
+     * before the last look for work, so that work published after the look finds it raised and
+     * wakes this thread. Frames count as work only while the duty is free: an appender that holds it
+     * is driving them, and when it lets go it looks at parked and wakes this thread for whatever it
+     * leaves (see {@link #wakeIfWorkLeft}).
+     */
+    private void parkWithoutDuty(final long parkNs) {
         parked = true;
         VarHandle.fullFence();
-        final boolean workWaiting = signalled || hasWorkHint();
-        duty = 0;
+        final boolean workWaiting = signalled || completionPending || (duty == 0 && hasWorkHint());
         try {
-            // Looked at after letting go: a completion signalled while this thread held the duty.
-            if (!workWaiting && !completionPending) {
-                LockSupport.parkNanos(this, holdNs);
+            if (!workWaiting) {
+                LockSupport.parkNanos(this, parkNs);
             }
             parked = false;
         } finally {
@@ -1112,6 +1130,11 @@ public final class IoAgent implements Agent, CompletionHandler {
         @Override
         public void park(final long parkNs) {
             IoAgent.this.park(parkNs);
+        }
+
+        @Override
+        public void parkWithoutDuty(final long parkNs) {
+            IoAgent.this.parkWithoutDuty(parkNs);
         }
     }
 

@@ -12,8 +12,11 @@ import org.agrona.concurrent.IdleStrategy;
  * <ul>
  *   <li><b>Rest without the duty.</b> When the host allows it (nothing of its own in flight, a lone
  *       writer, nobody blocked), the spin and yield steps are spent without the I/O duty, watching
- *       only the wake flag, so that a lone appender that comes back runs its own I/O rather than
- *       race this thread for its frame.
+ *       only the wake flag, and a rest that no wake ends goes on into the park without taking the
+ *       duty back in between: a lone appender that comes back runs its own I/O rather than race this
+ *       thread for its frame. (Taking the duty back for one more round before the park made this
+ *       thread write a lone appender's frames in runs: each such frame's appender found the duty
+ *       held, handed its record over and woke this thread, whose next rest then ended at once.)
  *   <li><b>Keep yielding while a completion is expected.</b> A sync or write in flight completes
  *       within a few hundred microseconds; yielding until then saves the wake-up of a parked thread
  *       on every acknowledgement, up to a bound.
@@ -25,7 +28,8 @@ import org.agrona.concurrent.IdleStrategy;
  *
  * <pre>
  *   idle count:  1 .. SPIN-1         SPIN .. SPIN+YIELD-1     .. +YIELD_IN_FLIGHT    beyond
- *   rest allowed REST (spin, yield without the duty, until woken)
+ *   rest allowed REST (spin, yield without the duty, until woken;
+ *                      not woken: park, still without it)
  *   otherwise    SPIN                YIELD                    YIELD if expected,     PARK
  *                                                             else PARK              (at most PARK_MS_MAX)
  * </pre>
@@ -37,7 +41,10 @@ final class IoIdleStrategy implements IdleStrategy {
     static final int SPIN = 0;
     /** Yield the processor once. */
     static final int YIELD = 1;
-    /** Spin, then yield, without the duty for the rest of the spin and yield steps, until woken. */
+    /**
+     * Spin, then yield, without the duty for the rest of the spin and yield steps, until woken; if no
+     * wake came, park without taking the duty back first.
+     */
     static final int REST = 2;
     /** Park for up to {@link #PARK_NS_MAX}. */
     static final int PARK = 3;
@@ -72,11 +79,20 @@ final class IoIdleStrategy implements IdleStrategy {
         void takeDuty();
 
         /**
-         * Parks without the duty for at most this long, unless work is waiting.
+         * Lets go of the duty, parks for at most this long unless work is waiting, and takes the duty
+         * back. Called holding the duty.
          *
          * @param parkNs the longest park.
          */
         void park(long parkNs);
+
+        /**
+         * Parks for at most this long unless work is waiting, and takes the duty back. Called not
+         * holding the duty (at the end of a rest).
+         *
+         * @param parkNs the longest park.
+         */
+        void parkWithoutDuty(long parkNs);
     }
 
     private final Host host;
@@ -148,6 +164,7 @@ final class IoIdleStrategy implements IdleStrategy {
 
     private void rest() {
         host.releaseDuty();
+        boolean parks = false;
         try {
             while (idleCount < SPIN_COUNT + YIELD_COUNT && !host.isSignalled()) {
                 if (idleCount < SPIN_COUNT) {
@@ -157,8 +174,15 @@ final class IoIdleStrategy implements IdleStrategy {
                 }
                 idleCount++;
             }
+            parks = !host.isSignalled();
         } finally {
-            host.takeDuty();
+            if (!parks) {
+                host.takeDuty();
+            }
+        }
+        if (parks) {
+            // The park takes the duty back when it ends.
+            host.parkWithoutDuty(PARK_NS_MAX);
         }
     }
 
