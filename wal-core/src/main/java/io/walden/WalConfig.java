@@ -55,12 +55,12 @@ public final class WalConfig {
      * ext4 on kernel 6.x), and every later small write into a large folio walks all of its blocks. On
      * the development machine (kernel 6.18, ext4) a 144-byte pwrite into a region zero-filled with 1
      * MiB writes took 1.96 us, against 0.67 us after 4 to 16 KiB writes and 0.73 us at the end of a
-     * growing file. Of those, the smallest: on a FileChannel log each zero-fill write runs on the I/O
-     * thread under the I/O duty, and a lone appender that comes while it runs hands its record over
-     * and waits for it; 4 KiB writes (one page, and the largest direct I/O block) measured 1.09x the
-     * one-writer WRITTEN rate of 16 KiB writes and 1.08x the one-writer SYNCED 4 KiB rate.
+     * growing file. This is the size with a backend whose operations complete on its own thread
+     * (io_uring); where writes run on the thread that submits them (FileChannel), segment preparation
+     * writes 4 KiB at a time instead ({@code SegmentPreparer.INLINE_WRITE_BYTES}, for the reason
+     * given there).
      */
-    public static final int PREPARE_WRITE_BYTES = 4 * 1024;
+    public static final int PREPARE_WRITE_BYTES = 16 * 1024;
 
     /** System property that sets the segment capacity in {@link Builder#fromSystemProperties()}. */
     public static final String SEGMENT_CAPACITY_BYTES_PROP_NAME = "walden.segment.capacity.bytes";

@@ -214,7 +214,7 @@ public final class IoAgent implements Agent, CompletionHandler {
     // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
     private volatile boolean buffersFreeable;
     // How this thread waits when a round finds no work.
-    private final IoIdleStrategy idleStrategy = new IoIdleStrategy(new IdleHost());
+    private final IoIdleStrategy idleStrategy;
 
     // Shared: set by any thread, read by the I/O thread.
     private volatile boolean closeRequested;
@@ -267,6 +267,7 @@ public final class IoAgent implements Agent, CompletionHandler {
         this.writesDurable = session.writesDurable();
         this.callerMayRunIo = session.callerMayRunIo();
         this.completionsRunIo = session.completionThreadMayRunIo();
+        this.idleStrategy = new IoIdleStrategy(new IdleHost(), !completionsRunIo);
         this.blockMask = session.blockSizeBytes() - 1L;
         // Written data is synced in the background once a quarter segment is unsynced, so that
         // the roll fence (a sync of the whole segment's tail) never waits for much.
@@ -283,8 +284,13 @@ public final class IoAgent implements Agent, CompletionHandler {
         this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
-        this.preparer =
-                new SegmentPreparer(session, directory, (int) segmentCapacityBytes, logId, KIND_PREPARE << KIND_SHIFT);
+        this.preparer = new SegmentPreparer(
+                session,
+                directory,
+                (int) segmentCapacityBytes,
+                completionsRunIo ? WalConfig.PREPARE_WRITE_BYTES : SegmentPreparer.INLINE_WRITE_BYTES,
+                logId,
+                KIND_PREPARE << KIND_SHIFT);
 
         this.truncation = new SegmentTruncation(
                 session,

@@ -58,7 +58,7 @@ class IoIdleStrategyTest {
     void shouldRestWithoutTheDutyUntilTheSpinAndYieldStepsAreSpentThenParkWithoutTakingItBack() {
         final RecordingHost host = new RecordingHost();
         host.mayRest = true;
-        final IoIdleStrategy strategy = new IoIdleStrategy(host);
+        final IoIdleStrategy strategy = new IoIdleStrategy(host, true);
         strategy.idle(0);
         // Taking the duty back between the rest and the park would let this thread race a lone
         // appender for its frame: the park takes it back when it ends.
@@ -70,11 +70,23 @@ class IoIdleStrategyTest {
     }
 
     @Test
+    void shouldTakeTheDutyBackAfterARestWhenNotParkingAfterRests() {
+        final RecordingHost host = new RecordingHost();
+        host.mayRest = true;
+        final IoIdleStrategy strategy = new IoIdleStrategy(host, false);
+        strategy.idle(0);
+        assertEquals(List.of("release", "take"), host.calls);
+        host.calls.clear();
+        strategy.idle(0);
+        assertEquals(List.of("park " + PARK_NS_MAX), host.calls);
+    }
+
+    @Test
     void shouldEndARestWhenWoken() {
         final RecordingHost host = new RecordingHost();
         host.mayRest = true;
         host.signalled = true;
-        final IoIdleStrategy strategy = new IoIdleStrategy(host);
+        final IoIdleStrategy strategy = new IoIdleStrategy(host, true);
         strategy.idle(0);
         assertEquals(List.of("release", "take"), host.calls);
         assertEquals(1, strategy.idleCount(), "a woken rest returns at once");
@@ -83,7 +95,7 @@ class IoIdleStrategyTest {
     @Test
     void shouldStartOverAfterWork() {
         final RecordingHost host = new RecordingHost();
-        final IoIdleStrategy strategy = new IoIdleStrategy(host);
+        final IoIdleStrategy strategy = new IoIdleStrategy(host, true);
         for (int i = 0; i < LAST_YIELD + 2; i++) {
             strategy.idle(0);
         }

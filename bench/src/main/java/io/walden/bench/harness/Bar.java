@@ -12,7 +12,7 @@ import java.util.Optional;
  * <p><b>Threading:</b> stateless.
  */
 final class Bar {
-    /** Walden's bound on direct memory in the blow-up run: 8 MiB buffer + 4 KiB preparation block + slack. */
+    /** Walden's bound on direct memory in the blow-up run: 8 MiB buffer + a preparation block of at most 16 KiB + slack. */
     static final double WALDEN_DIRECT_BOUND_MB = 8 + 0.25 + 0.25;
 
     private Bar() {}
@@ -217,7 +217,7 @@ final class Bar {
                         b.directPeakMb()),
                 String.format(
                         Locale.ROOT,
-                        "heap limit %.0f MiB; direct bound %.2f MiB (8 MiB buffer + 4 KiB preparation block + slack)",
+                        "heap limit %.0f MiB; direct bound %.2f MiB (8 MiB buffer + preparation block of at most 16 KiB + slack)",
                         b.heapMaxMb(),
                         WALDEN_DIRECT_BOUND_MB),
                 Double.NaN,
