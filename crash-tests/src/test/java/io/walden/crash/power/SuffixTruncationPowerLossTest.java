@@ -62,16 +62,23 @@ class SuffixTruncationPowerLossTest {
                 .build();
     }
 
+    /** Appends the {@value #RECORDS} records every case starts from, each SYNCED; returns their LSNs. */
+    private static long[] appendRecords(final Wal wal) {
+        final long[] lsns = new long[RECORDS];
+        for (int i = 0; i < RECORDS; i++) {
+            lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), Durability.SYNCED);
+        }
+        return lsns;
+    }
+
     @Test
     void truncationLeavesTheOldLogOrTheNewOneAfterPowerLossAtEveryStep() throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
         final SimulatedDisk disk = new SimulatedDisk(directory);
-        final long[] lsns = new long[RECORDS];
+        final long[] lsns;
         try (Wal wal = Wal.open(config(directory, disk, 1))) {
-            for (int i = 0; i < RECORDS; i++) {
-                lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), Durability.SYNCED);
-            }
+            lsns = appendRecords(wal);
         }
         final int firstEvent = disk.eventCount();
         Wal.truncateAfter(config(directory, disk, 2), lsns[KEPT - 1]);
@@ -148,15 +155,13 @@ class SuffixTruncationPowerLossTest {
         final Path tryDirectory = scratch.newTryDirectory();
         final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
         final SimulatedDisk disk = new SimulatedDisk(directory);
-        final long[] lsns = new long[RECORDS];
+        final long[] lsns;
         final long[] appended = new long[APPENDED_AFTER];
         // The event count at which each append after the truncation was acknowledged.
         final int[] acknowledgedAt = new int[APPENDED_AFTER];
         final int firstEvent;
         try (Wal wal = Wal.open(config(directory, disk, 3))) {
-            for (int i = 0; i < RECORDS; i++) {
-                lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), Durability.SYNCED);
-            }
+            lsns = appendRecords(wal);
             firstEvent = disk.eventCount();
             wal.truncateAfter(lsns[KEPT - 1]);
             for (int i = 0; i < APPENDED_AFTER; i++) {
