@@ -70,8 +70,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     private ByteBuffer window;
     private final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4)
             .order(ByteOrder.LITTLE_ENDIAN);
-    // The suffix-truncation record, looked for at every refresh: a stat that allocates nothing and
-    // throws nothing when the file is absent, as it nearly always is; read into the block when present.
+    // The suffix-truncation record, looked for at every refresh: a stat, with no exception when the
+    // file is absent, as it nearly always is; read into the reused block when present.
     private final Path truncationRecordPath;
     private final File truncationRecordFile;
     private final ByteBuffer truncationRecordBlock = ByteBuffer.allocate(SuffixTruncationDescriptor.LENGTH);
@@ -281,16 +281,19 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         if (!truncationRecordFile.exists()) {
             return -1;
         }
-        final Path path = truncationRecordPath;
         final ByteBuffer block = truncationRecordBlock.clear();
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+        try (FileChannel channel = FileChannel.open(truncationRecordPath, StandardOpenOption.READ)) {
             while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
                 // Fill.
             }
         } catch (final NoSuchFileException ex) {
             return -1;
         } catch (final IOException ex) {
-            throw new WalException(WalException.ErrorCode.IO, "cannot read " + path + ": " + ex, ex);
+            throw new WalException(WalException.ErrorCode.IO, "cannot read " + truncationRecordPath + ": " + ex, ex);
+        }
+        if (block.hasRemaining()) {
+            // Shorter than a record: not a valid one (and the block's tail still holds an older read).
+            return -1;
         }
         try {
             final SuffixTruncationRecord record = SuffixTruncationRecord.read(block.clear(), capacityBytes);
