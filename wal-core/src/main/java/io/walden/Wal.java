@@ -476,6 +476,58 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Appends the records of a batch as one unit and waits until the whole batch reaches a durability
+     * level. The records take consecutive frames, in the order they were added; after any crash,
+     * recovery keeps all of them or none of them, and no reader delivers some of them without the
+     * rest. Each record's LSN is then {@link WalBatch#lsn(int)}. Allocates nothing.
+     *
+     * <p>Outcomes when this throws are those of {@link #append(byte[], Durability)}: with {@link
+     * WalException#NO_LSN} none of the batch is in the log; with an LSN (the batch's first) the whole
+     * batch is in the log and its outcome is unknown.
+     *
+     * @param batch the records, at least one; the frames of all of them together may take at most
+     *     what a record of {@link WalConfig#maxRecordBytes()} takes ({@link WalBatch#framedBytes()}).
+     * @param durability how far the whole batch must get before this returns.
+     * @return the LSN of the batch's first record.
+     * @throws WalException if the batch could not be appended, or did not reach the level.
+     */
+    public long append(final WalBatch batch, final Durability durability) {
+        final int framedBytes = checkBatch(batch);
+        final int last = batch.size() - 1;
+        if (last == 0) {
+            final long lsn = append(batch.payloads(), batch.offset(0), batch.length(0), durability);
+            batch.appendedAt(lsn);
+            return lsn;
+        }
+        LogEngine e;
+        long lsn;
+        while ((lsn = claimFramed(e = engine, framedBytes)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        }
+        final long syncTicket = syncTicket(durability);
+        batch.appendedAt(lsn);
+        final LogBuffer logBuffer = e.logBuffer();
+        for (int i = 0; i <= last; i++) {
+            logBuffer.publishBatchRecord(batch.lsn(i), batch.payloads(), batch.offset(i), batch.length(i), i < last);
+        }
+        final long lastLsn = batch.lsn(last);
+        try {
+            awaitAppended(e, lastLsn, lsn + framedBytes, durability, syncTicket);
+        } catch (final WalException ex) {
+            if (ex.lsn() == lastLsn && lastLsn != lsn) {
+                throw new WalException(
+                        ex.errorCode(),
+                        ex.getMessage() + " (the record at LSN " + lastLsn + " is the last of a batch of "
+                                + batch.size() + " records that starts at LSN " + lsn + ")",
+                        ex.getCause(),
+                        lsn);
+            }
+            throw ex;
+        }
+        return lsn;
+    }
+
+    /**
      * Appends a record with {@link Durability#BUFFERED} if there is space now, without waiting.
      *
      * @param payload holds the record.
@@ -857,8 +909,17 @@ public final class Wal implements AutoCloseable {
      * @return the frame's position, or {@link #REPLACED} if truncateAfter replaced the engine meanwhile.
      */
     private long claim(final LogEngine e, final int length) {
+        return claimFramed(e, FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
+    }
+
+    /**
+     * Claims contiguous space for frames in an engine's log buffer, waiting while it is full.
+     *
+     * @param alignedLength the frames' space together, at most a largest record's frame.
+     * @return the first frame's position, or {@link #REPLACED} if truncateAfter replaced the engine.
+     */
+    private long claimFramed(final LogEngine e, final int alignedLength) {
         final LogBuffer logBuffer = e.logBuffer();
-        final int alignedLength = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
         long lsn = logBuffer.claim(alignedLength);
         if (lsn == BACK_PRESSURED) {
             stats.recordBackPressureWait();
@@ -981,6 +1042,24 @@ public final class Wal implements AutoCloseable {
                     "record of " + length + " bytes exceeds maxRecordBytes=" + maxRecordBytes
                             + "; raise WalConfig maxRecordBytes (and bufferCapacityBytes) or split the record");
         }
+    }
+
+    /** Checks a batch's size against the limits; returns its framed bytes. */
+    private int checkBatch(final WalBatch batch) {
+        if (batch.isEmpty()) {
+            throw new WalException(WalException.ErrorCode.CONFIG, "the batch holds no record; add records first");
+        }
+        final long limit = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(maxRecordBytes));
+        if (batch.framedBytes() > limit) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "batch of " + batch.size() + " records takes " + batch.framedBytes()
+                            + " bytes framed, more than the "
+                            + limit + " bytes a record of maxRecordBytes=" + maxRecordBytes + " takes; nothing was"
+                            + " appended. Raise WalConfig maxRecordBytes (and bufferCapacityBytes) or make smaller"
+                            + " batches");
+        }
+        return (int) batch.framedBytes();
     }
 
     private void checkOpen() {

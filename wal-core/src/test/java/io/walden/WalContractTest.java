@@ -77,7 +77,7 @@ import org.junit.jupiter.api.Timeout;
  * through bounded waits.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class WalContractTest extends ConcurrentAppendContractTest {
+public abstract class WalContractTest extends BatchContractTest {
     /** Segment capacity used by most tests: small, so that tests roll segments cheaply. */
     protected static final int SEGMENT_BYTES = 256 * 1024;
     /** Log buffer capacity used by most tests. */

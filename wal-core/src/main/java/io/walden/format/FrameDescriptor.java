@@ -45,7 +45,12 @@ import java.nio.ByteOrder;
  *       the log gave up (a cut torn tail, or data discarded by policy) up to the end of its segment.
  *       Its checksum covers the binding block and its header only, since the bytes it covers are left
  *       as they were and never read again; positions under it are never given to another record.
- *   <li>Flags are reserved and zero.
+ *   <li>Flags: {@link #FLAG_BATCH_CONTINUES} on a data frame says that the next record of the same
+ *       batch ({@code Wal.append(WalBatch, ...)}) follows in the next frame, in the same segment. A
+ *       batch ends at its first data frame without the flag, or at a discard frame (a truncation kept
+ *       the batch's records up to there). A batch whose frames end any other way (zeros, damage, a
+ *       padding frame) is incomplete: readers never deliver it, and recovery cuts it as a torn tail.
+ *       Every other flag bit is reserved and zero, and no other frame type carries a flag.
  *   <li>Types with the high bit ({@link #TYPE_SKIPPABLE_MASK}) set may be skipped by readers that do
  *       not know them; other unknown types are corruption.
  * </ul>
@@ -86,6 +91,14 @@ public final class FrameDescriptor {
      * checksum covers its header only, and the bytes it covers are never read.
      */
     public static final short TYPE_DISCARD = 3;
+    /**
+     * Data frame flag: the batch this record belongs to goes on in the next frame; the batch is
+     * complete only at its first data frame without this flag.
+     */
+    public static final short FLAG_BATCH_CONTINUES = 0x1;
+    /** Every flag bit a valid frame may carry. */
+    public static final short FLAGS_KNOWN = FLAG_BATCH_CONTINUES;
+
     /** Frame types with this bit set may be skipped by readers that do not know them. */
     public static final int TYPE_SKIPPABLE_MASK = 0x8000;
 
@@ -131,6 +144,28 @@ public final class FrameDescriptor {
      */
     public static int checksummedLength(final int frameLength, final short frameType) {
         return frameLength >= HEADER_LENGTH && frameType == TYPE_DISCARD ? HEADER_LENGTH : frameLength;
+    }
+
+    /**
+     * Whether a frame's flags are allowed for its type: none but {@link #FLAG_BATCH_CONTINUES}, and
+     * that one on data frames only.
+     *
+     * @param frameType the frame's type field.
+     * @param flags the frame's flags field.
+     * @return true if the flags are valid.
+     */
+    public static boolean validFlags(final short frameType, final short flags) {
+        return flags == 0 || (frameType == TYPE_DATA && flags == FLAG_BATCH_CONTINUES);
+    }
+
+    /**
+     * Whether a data frame says that its batch goes on in the next frame.
+     *
+     * @param flags the frame's flags field.
+     * @return true if the batch goes on.
+     */
+    public static boolean batchContinues(final short flags) {
+        return (flags & FLAG_BATCH_CONTINUES) != 0;
     }
 
     /**

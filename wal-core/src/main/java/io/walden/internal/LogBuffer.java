@@ -1,11 +1,13 @@
 package io.walden.internal;
 
+import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_PADDING;
 
+import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -174,6 +176,29 @@ public final class LogBuffer implements AutoCloseable {
     public void publish(final long position, final byte[] source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
+        publishHeader(frameOffset, length);
+    }
+
+    /**
+     * Copies a record of a batch into a claimed frame and publishes it with its batch flags.
+     *
+     * @param position the frame's position in the batch's claimed space.
+     * @param source the payload.
+     * @param offset payload offset in {@code source}.
+     * @param length payload length.
+     * @param batchContinues whether the batch's next record follows in the next frame.
+     */
+    public void publishBatchRecord(
+            final long position,
+            final DirectBuffer source,
+            final int offset,
+            final int length,
+            final boolean batchContinues) {
+        final int frameOffset = offset(position);
+        buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
+        if (batchContinues) {
+            buffer.putShort(frameOffset + FLAGS_OFFSET, FrameDescriptor.FLAG_BATCH_CONTINUES);
+        }
         publishHeader(frameOffset, length);
     }
 

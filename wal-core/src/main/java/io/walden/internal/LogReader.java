@@ -1,10 +1,12 @@
 package io.walden.internal;
 
 import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
+import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
 import io.walden.ControlledRecordHandler;
@@ -53,6 +55,11 @@ public final class LogReader implements WalReader {
 
     private long position;
     private boolean verifiedStart;
+    // Where the batch whose frames the reader checked ends: frames below it are delivered without
+    // looking ahead again. A batch's records are delivered only once all of its frames are visible.
+    private long checkedBatchEnd = -1;
+    // Where the frames of a batch held back stop being visible: a waiting poll waits for this one.
+    private long heldBatchPosition = -1;
     // The position of the last record delivered (-1: none since the reader began or last seeked), to
     // tell a reader that delivered records truncateAfter then discarded from one that only passed them.
     private long lastDeliveredPosition = -1;
@@ -129,7 +136,7 @@ public final class LogReader implements WalReader {
         final long deadlineNs = System.nanoTime() + timeoutNs;
         long remainingNs = timeoutNs;
         while (count == 0 && remainingNs > 0) {
-            if (!positions.awaitVisible(position, visibility, remainingNs)) {
+            if (!positions.awaitVisible(Math.max(position, heldBatchPosition), visibility, remainingNs)) {
                 return 0;
             }
             count = poll(handler, null, limit);
@@ -173,13 +180,19 @@ public final class LogReader implements WalReader {
             }
             verifiedStart = true;
             if (frameLength >= HEADER_LENGTH && buffer.getShort(index + TYPE_OFFSET) == TYPE_DATA) {
+                if (position >= checkedBatchEnd
+                        && FrameDescriptor.batchContinues(buffer.getShort(index + FLAGS_OFFSET))
+                        && !checkBatch(visible)) {
+                    break;
+                }
                 final int payloadLength = frameLength - HEADER_LENGTH;
+                final int payloadIndex = (int) (position - bufferPosition) + HEADER_LENGTH;
                 if (controlled == null) {
                     lastDeliveredPosition = position;
-                    handler.onRecord(buffer, index + HEADER_LENGTH, payloadLength, position);
+                    handler.onRecord(buffer, payloadIndex, payloadLength, position);
                 } else {
                     final ControlledRecordHandler.Action action =
-                            controlled.onRecord(buffer, index + HEADER_LENGTH, payloadLength, position);
+                            controlled.onRecord(buffer, payloadIndex, payloadLength, position);
                     if (action == ControlledRecordHandler.Action.ABORT) {
                         break;
                     }
@@ -213,6 +226,8 @@ public final class LogReader implements WalReader {
         position = lsn;
         verifiedStart = false;
         lastDeliveredPosition = -1;
+        checkedBatchEnd = -1;
+        heldBatchPosition = -1;
         findNextCut();
     }
 
@@ -233,6 +248,78 @@ public final class LogReader implements WalReader {
     @Override
     public long position() {
         return position;
+    }
+
+    /**
+     * Checks that every frame of the batch whose record is at {@link #position} is visible and valid,
+     * so that its records may be delivered: the batch ends at its first data frame without {@link
+     * FrameDescriptor#FLAG_BATCH_CONTINUES}, or where a truncation cut it (a discard frame or a
+     * discarded range), or where the SKIP policy skips damage. Leaves the buffer holding the frame at
+     * {@link #position}.
+     *
+     * @return true if the batch is complete and visible; false if it is not visible whole yet (the
+     *     reader holds it back, and a waiting poll waits for {@link #heldBatchPosition}).
+     * @throws WalException if a frame of the batch below the visible position does not validate.
+     */
+    private boolean checkBatch(final long visible) {
+        final long segmentEnd = (position | segmentMask) + 1;
+        long frame = position;
+        while (true) {
+            final int frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
+            final short type = buffer.getShort((int) (frame - bufferPosition) + TYPE_OFFSET);
+            if (type != TYPE_DATA
+                    || !FrameDescriptor.batchContinues(
+                            buffer.getShort((int) (frame - bufferPosition) + FLAGS_OFFSET))) {
+                // A data frame without the flag ends the batch; so does a discard frame.
+                checkedBatchEnd = frame + FrameDescriptor.alignedLength(frameLength);
+                heldBatchPosition = -1;
+                return true;
+            }
+            frame += FrameDescriptor.alignedLength(frameLength);
+            if (frame >= nextCut || skipEnd(frame) >= 0) {
+                checkedBatchEnd = frame;
+                heldBatchPosition = -1;
+                return true;
+            }
+            if (frame >= visible || frame + HEADER_LENGTH > segmentEnd) {
+                heldBatchPosition = frame;
+                return false;
+            }
+            final int nextLength = loadBatchFrame(frame, visible);
+            final int nextIndex = (int) (frame - bufferPosition);
+            final short nextType = nextLength >= HEADER_LENGTH ? buffer.getShort(nextIndex + TYPE_OFFSET) : 0;
+            if (!validFrameAt(frame, nextIndex, nextLength) || (nextType != TYPE_DATA && nextType != TYPE_DISCARD)) {
+                throw new WalCorruptionException(
+                        SegmentNames.segmentPath(directory, frame & ~segmentMask),
+                        frame & segmentMask,
+                        "the batch that starts at position " + position + " goes on at position " + frame
+                                + ", where no valid record or discard frame is (length field " + nextLength + ")");
+            }
+        }
+    }
+
+    /**
+     * Makes a frame of a batch readable in the buffer along with every frame from {@link #position},
+     * reading again from {@link #position} (and growing the buffer) if it must; returns its length.
+     */
+    private int loadBatchFrame(final long frame, final long visible) {
+        if (frame + HEADER_LENGTH > validEnd) {
+            refillFromPosition(frame + HEADER_LENGTH, visible);
+        }
+        int frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
+        final long checkedEnd = frame + Math.max(SHORT_PADDING_LENGTH, Math.min(frameLength, segmentCapacityBytes));
+        if (frameLength >= SHORT_PADDING_LENGTH && checkedEnd > validEnd) {
+            refillFromPosition(checkedEnd, visible);
+            frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
+        }
+        return frameLength;
+    }
+
+    private void refillFromPosition(final long end, final long visible) {
+        if (end - position > byteBuffer.capacity()) {
+            grow((int) Math.min(end - position, segmentCapacityBytes));
+        }
+        fill(visible);
     }
 
     /**
@@ -319,15 +406,26 @@ public final class LogReader implements WalReader {
     }
 
     private boolean validFrame(final int index, final int frameLength) {
+        return validFrameAt(position, index, frameLength);
+    }
+
+    private boolean validFrameAt(final long framePosition, final int index, final int frameLength) {
         if (frameLength != SHORT_PADDING_LENGTH && frameLength < HEADER_LENGTH) {
             return false;
         }
-        final int checksummedLength = checksummedLength(frameLength);
-        if (position + checksummedLength > validEnd || (position & segmentMask) + frameLength > segmentCapacityBytes) {
+        final short type = frameLength >= HEADER_LENGTH && framePosition + HEADER_LENGTH <= validEnd
+                ? buffer.getShort(index + TYPE_OFFSET)
+                : 0;
+        final int checksummedLength = FrameDescriptor.checksummedLength(frameLength, type);
+        if (framePosition + checksummedLength > validEnd
+                || (framePosition & segmentMask) + frameLength > segmentCapacityBytes) {
+            return false;
+        }
+        if (frameLength >= HEADER_LENGTH && !FrameDescriptor.validFlags(type, buffer.getShort(index + FLAGS_OFFSET))) {
             return false;
         }
         return buffer.getInt(index + CHECKSUM_OFFSET)
-                == checksum.compute(byteBuffer, index, frameLength, checksummedLength, position);
+                == checksum.compute(byteBuffer, index, frameLength, checksummedLength, framePosition);
     }
 
     /** Reads the discarded ranges again and finds the next cut from the reader's position. Cold. */

@@ -332,6 +332,15 @@ public final class LogRecovery {
             final Path path = segments.get(base);
             final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
             if (result.complete()) {
+                final long openBatch =
+                        result.runs().get(result.runs().size() - 1).openBatchOffset();
+                if (openBatch >= 0) {
+                    throw new WalCorruptionException(
+                            path,
+                            openBatch,
+                            "the batch that starts at offset " + openBatch + " runs to the end of the segment, which"
+                                    + " valid frames fill; a batch never continues into another segment");
+                }
                 countKept(result);
                 continue;
             }
@@ -394,6 +403,7 @@ public final class LogRecovery {
         final List<SegmentScanner.Run> runs = result.runs();
         int runIndex = runs.isEmpty() || runs.get(0).startOffset() != SegmentHeaderDescriptor.HEADER_LENGTH ? 0 : 1;
         long validEnd = result.prefixEndOffset();
+        long openBatch = result.prefixOpenBatchOffset();
         if (runIndex == 1) {
             countRun(runs.get(0));
         }
@@ -405,12 +415,16 @@ public final class LogRecovery {
             }
             final boolean dataAfter =
                     runIndex < runs.size() || gapAt(result, validEnd).holdsData();
-            final RecoveryRule.Verdict verdict =
-                    RecoveryRule.judge(validEnd, capacityBytes, dataAfter, provenOffset, cleanEnd, laterData);
+            final RecoveryRule.Verdict verdict = RecoveryRule.judge(
+                    validEnd, capacityBytes, dataAfter, provenOffset, cleanEnd, laterData, openBatch);
             if (!verdict.corrupt()) {
                 closedCleanly = cleanEnd >= 0;
-                recoveredEndPosition = base + validEnd;
-                return new Tail(validEnd, cleanEnd >= 0 ? TailKind.CLEAN : TailKind.CRASH);
+                final long endOffset = RecoveryRule.endOffset(validEnd, openBatch);
+                if (endOffset < validEnd) {
+                    records -= countRecordsBetween(scanner, runs, endOffset, validEnd, path, base);
+                }
+                recoveredEndPosition = base + endOffset;
+                return new Tail(endOffset, cleanEnd >= 0 ? TailKind.CLEAN : TailKind.CRASH);
             }
             final long damageOffset = RecoveryRule.damageOffset(verdict, validEnd, cleanEnd);
             final String reason = reason(verdict, result, provenOffset, validEnd, cleanEnd, laterSegment, base);
@@ -424,6 +438,7 @@ public final class LogRecovery {
                     addSkipped(base, validEnd, next.startOffset(), reason);
                     countRun(next);
                     validEnd = next.endOffset();
+                    openBatch = next.openBatchOffset();
                     continue;
                 }
                 if (laterData) {
@@ -579,8 +594,8 @@ public final class LogRecovery {
                 tornTailRecordsCut = cutRecords;
                 findings.add("cut the torn tail of " + path.getFileName() + " at offset " + fromOffset
                         + " (positions " + (base + fromOffset) + " to " + (base + nonZeroEnd) + "): "
-                        + tornTailBytesCut + " byte(s) past everything proven durable, holding " + cutRecords
-                        + " valid record(s) that the crash left behind a hole;" + kept);
+                        + tornTailBytesCut + " byte(s) past everything proven durable or of a batch the crash"
+                        + " left incomplete, holding " + cutRecords + " valid record(s) never acknowledged;" + kept);
             } else {
                 if (kind == TailKind.SKIP_END) {
                     skippedBytes += nonZeroEnd - fromOffset;

@@ -18,7 +18,10 @@ package io.walden.internal;
  *       stable storage;
  *   <li><b>clean end</b>: where the log ended if its segment header records a clean close, else -1;
  *   <li><b>later segment holds data</b>: no byte is written to segment n+1 before segment n is
- *       completely written and synced (the roll fence).
+ *       completely written and synced (the roll fence);
+ *   <li><b>open batch</b>: where the batch that the valid frames leave open starts (the valid end
+ *       falls between two records of one {@code Wal.append(WalBatch, ...)}), else -1. Its records were
+ *       never acknowledged: a batch is acknowledged only once its last frame is written.
  * </ul>
  *
  * <table>
@@ -26,13 +29,19 @@ package io.walden.internal;
  *   <tr><th>condition</th><th>verdict</th></tr>
  *   <tr><td>a later segment holds data and the valid end is before the capacity</td>
  *       <td>{@link Verdict#CORRUPT_BEFORE_LATER_SEGMENT}</td></tr>
- *   <tr><td>clean end recorded, valid end equals it and nothing after</td><td>{@link Verdict#END}</td></tr>
+ *   <tr><td>clean end recorded, valid end equals it, nothing after, no open batch</td>
+ *       <td>{@link Verdict#END}</td></tr>
  *   <tr><td>clean end recorded, anything else</td><td>{@link Verdict#CORRUPT_AFTER_CLEAN_CLOSE}</td></tr>
  *   <tr><td>valid end below the proven durable offset</td><td>{@link Verdict#CORRUPT_BELOW_DURABLE}</td></tr>
- *   <tr><td>nothing after the valid end</td><td>{@link Verdict#END}</td></tr>
- *   <tr><td>data after the valid end, at or past the proven durable offset</td>
+ *   <tr><td>nothing after the valid end, no open batch</td><td>{@link Verdict#END}</td></tr>
+ *   <tr><td>data after the valid end, or an open batch, at or past the proven durable offset</td>
  *       <td>{@link Verdict#TORN_TAIL}</td></tr>
  * </table>
+ *
+ * <p>Where the log ends ({@link #endOffset}): at the valid end, or, when a batch is open there, at
+ * that batch's start, so that a batch is kept whole or not at all. The open batch's frames may lie
+ * below the proven durable offset (a sync covered the records written before the batch was complete);
+ * they are cut all the same, since none of them was acknowledged.
  *
  * <p>What it cannot tell apart: damage to synced data past the proven durable offset of a log that
  * was not closed cleanly. The last frames synced before a crash are proven only by a frame written
@@ -72,6 +81,7 @@ public final class RecoveryRule {
      * @param provenDurableOffset the highest durable offset carried by a valid frame of the segment.
      * @param cleanEndOffset where the log ended at a clean close, or -1 if none is recorded.
      * @param laterSegmentHoldsData whether a later segment holds any data.
+     * @param openBatchOffset where the batch left open at the valid end starts, or -1 if none is.
      * @return the verdict.
      */
     public static Verdict judge(
@@ -80,19 +90,37 @@ public final class RecoveryRule {
             final boolean dataAfter,
             final long provenDurableOffset,
             final long cleanEndOffset,
-            final boolean laterSegmentHoldsData) {
+            final boolean laterSegmentHoldsData,
+            final long openBatchOffset) {
         Invariants.check(
                 validEndOffset <= capacityBytes, "valid end %d past capacity %d", validEndOffset, capacityBytes);
+        Invariants.check(
+                openBatchOffset < validEndOffset, "open batch at %d, valid end %d", openBatchOffset, validEndOffset);
+        final boolean batchOpen = openBatchOffset >= 0;
         if (laterSegmentHoldsData && validEndOffset < capacityBytes) {
             return Verdict.CORRUPT_BEFORE_LATER_SEGMENT;
         }
         if (cleanEndOffset >= 0) {
-            return validEndOffset == cleanEndOffset && !dataAfter ? Verdict.END : Verdict.CORRUPT_AFTER_CLEAN_CLOSE;
+            return validEndOffset == cleanEndOffset && !dataAfter && !batchOpen
+                    ? Verdict.END
+                    : Verdict.CORRUPT_AFTER_CLEAN_CLOSE;
         }
         if (validEndOffset < provenDurableOffset) {
             return Verdict.CORRUPT_BELOW_DURABLE;
         }
-        return dataAfter ? Verdict.TORN_TAIL : Verdict.END;
+        return dataAfter || batchOpen ? Verdict.TORN_TAIL : Verdict.END;
+    }
+
+    /**
+     * Where the log ends in a segment that a verdict did not call corrupt: at the start of a batch
+     * left open, else at the valid end.
+     *
+     * @param validEndOffset the valid end.
+     * @param openBatchOffset where the batch left open at the valid end starts, or -1.
+     * @return the end offset.
+     */
+    public static long endOffset(final long validEndOffset, final long openBatchOffset) {
+        return openBatchOffset >= 0 ? openBatchOffset : validEndOffset;
     }
 
     /**

@@ -49,8 +49,15 @@ final class SegmentScanner implements AutoCloseable {
      * @param endOffset offset after the last frame's aligned end.
      * @param records data frames.
      * @param payloadBytes their payload bytes.
+     * @param openBatchOffset where the batch that the run's last data frame leaves open starts (its
+     *     frames run to the run's end and its last frame is missing), or -1 if no batch is open there.
      */
-    record Run(long startOffset, long endOffset, long records, long payloadBytes) {}
+    record Run(long startOffset, long endOffset, long records, long payloadBytes, long openBatchOffset) {
+        /** @return where the run's complete batches end: the open batch's start, or the run's end. */
+        long completeEndOffset() {
+            return openBatchOffset >= 0 ? openBatchOffset : endOffset;
+        }
+    }
 
     /**
      * Bytes where no valid frame starts, up to the next run or the segment's end.
@@ -95,6 +102,16 @@ final class SegmentScanner implements AutoCloseable {
                     ? SegmentHeaderDescriptor.HEADER_LENGTH
                     : runs.get(0).endOffset();
         }
+
+        /**
+         * @return where the batch left open at the end of the first run (from the first frame offset)
+         *     starts, or -1 if that run ends after a complete batch or there is no such run.
+         */
+        long prefixOpenBatchOffset() {
+            return runs.isEmpty() || runs.get(0).startOffset() != SegmentHeaderDescriptor.HEADER_LENGTH
+                    ? -1
+                    : runs.get(0).openBatchOffset();
+        }
     }
 
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
@@ -133,22 +150,36 @@ final class SegmentScanner implements AutoCloseable {
             long runStart = -1;
             long records = 0;
             long payloadBytes = 0;
+            long openBatch = -1;
             while (offset < capacityBytes) {
-                final String problem = validate(offset, basePosition, capacityBytes);
+                String problem = validate(offset, basePosition, capacityBytes);
+                if (problem == null && runStart >= 0 && openBatch >= 0) {
+                    problem = batchProblem(offset);
+                }
                 if (problem == null) {
                     if (runStart < 0) {
                         runStart = offset;
                         records = 0;
                         payloadBytes = 0;
+                        openBatch = -1;
                     }
                     // Validation may have moved the window (a discard frame's zero check reads far ahead).
                     ensure(offset, SHORT_PADDING_LENGTH);
                     final int frameLength = frameLength(offset);
                     if (frameLength >= HEADER_LENGTH) {
                         ensure(offset, HEADER_LENGTH);
-                        if (frameType(offset) == TYPE_DATA) {
+                        final short type = frameType(offset);
+                        if (type == TYPE_DATA) {
                             records++;
                             payloadBytes += frameLength - HEADER_LENGTH;
+                            if (FrameDescriptor.batchContinues(frameFlags(offset))) {
+                                openBatch = openBatch < 0 ? offset : openBatch;
+                            } else {
+                                openBatch = -1;
+                            }
+                        } else if (type == TYPE_DISCARD) {
+                            // A truncation kept a batch's records up to here: the batch ends.
+                            openBatch = -1;
                         }
                         final int durableOffset = durableOffset(offset);
                         if (durableOffset > provenDurableOffset) {
@@ -160,20 +191,41 @@ final class SegmentScanner implements AutoCloseable {
                     continue;
                 }
                 if (runStart >= 0) {
-                    runs.add(new Run(runStart, offset, records, payloadBytes));
+                    runs.add(new Run(runStart, offset, records, payloadBytes, openBatch));
                     runStart = -1;
+                    openBatch = -1;
                 }
                 final long gapStart = offset;
                 offset = findNextValid(gapStart, basePosition, capacityBytes);
                 gaps.add(new Gap(gapStart, offset, problem, gapNonZeroEnd));
             }
             if (runStart >= 0) {
-                runs.add(new Run(runStart, offset, records, payloadBytes));
+                runs.add(new Run(runStart, offset, records, payloadBytes, openBatch));
             }
             return new Result(List.copyOf(runs), List.copyOf(gaps), provenDurableOffset, provingFrameOffset);
         } finally {
             channel = null;
         }
+    }
+
+    /**
+     * Checks a valid frame that follows a frame whose batch goes on: only the batch's next record (a
+     * data frame) or a truncation's discard frame may come there.
+     *
+     * @return null if the frame may follow, else what is wrong.
+     */
+    private String batchProblem(final long offset) throws IOException {
+        ensure(offset, SHORT_PADDING_LENGTH);
+        final int frameLength = frameLength(offset);
+        if (frameLength >= HEADER_LENGTH) {
+            ensure(offset, HEADER_LENGTH);
+            final short type = frameType(offset);
+            if (type == TYPE_DATA || type == TYPE_DISCARD) {
+                return null;
+            }
+            return "a frame of type " + type + " where the batch of the frame before it goes on";
+        }
+        return "a short padding frame where the batch of the frame before it goes on";
     }
 
     /**
@@ -274,7 +326,7 @@ final class SegmentScanner implements AutoCloseable {
             return false;
         }
         final int durableOffset = durableOffset(offset);
-        return frameFlags(offset) == 0
+        return FrameDescriptor.validFlags(type, frameFlags(offset))
                 && durableOffset >= SegmentHeaderDescriptor.HEADER_LENGTH
                 && durableOffset <= offset;
     }
@@ -327,8 +379,9 @@ final class SegmentScanner implements AutoCloseable {
         if (type != TYPE_DATA && type != TYPE_PADDING && type != TYPE_DISCARD && (type & TYPE_SKIPPABLE_MASK) == 0) {
             return "unknown frame type " + type;
         }
-        if (frameFlags(offset) != 0) {
-            return "non-zero frame flags 0x" + Integer.toHexString(frameFlags(offset) & 0xFFFF);
+        if (!FrameDescriptor.validFlags(type, frameFlags(offset))) {
+            return "frame flags 0x" + Integer.toHexString(frameFlags(offset) & 0xFFFF)
+                    + " not allowed on a frame of type " + type;
         }
         final int durableOffset = durableOffset(offset);
         if (durableOffset < SegmentHeaderDescriptor.HEADER_LENGTH || durableOffset > offset) {

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Every combination of the rule's inputs (valid end at the first frame, inside, at the capacity; data
  * after it or not; the proven durable offset below, at and above the valid end; no clean end, and one
- * below, at and above the valid end; a later segment with data or not) is judged, and each verdict is
- * checked against the safety properties that together pin the rule down.
+ * below, at and above the valid end; a later segment with data or not; no batch left open at the valid
+ * end, or one that starts at the first frame or just before the valid end) is judged, and each verdict
+ * is checked against the safety properties that together pin the rule down.
  */
 class RecoveryRuleTest {
     private static final long FIRST = 4096;
@@ -32,20 +33,23 @@ class RecoveryRuleTest {
                 for (final long proven : around(validEnd, FIRST)) {
                     for (final long cleanEnd : cleanEnds(validEnd)) {
                         for (final boolean later : new boolean[] {false, true}) {
-                            final Verdict verdict =
-                                    RecoveryRule.judge(validEnd, CAPACITY, dataAfter, proven, cleanEnd, later);
-                            seen.merge(verdict, 1, Integer::sum);
-                            cases++;
-                            final String where = "validEnd=" + validEnd + " dataAfter=" + dataAfter + " proven="
-                                    + proven + " cleanEnd=" + cleanEnd + " later=" + later + " -> " + verdict;
-                            check(validEnd, dataAfter, proven, cleanEnd, later, verdict, where);
+                            for (final long openBatch : openBatches(validEnd)) {
+                                final Verdict verdict = RecoveryRule.judge(
+                                        validEnd, CAPACITY, dataAfter, proven, cleanEnd, later, openBatch);
+                                seen.merge(verdict, 1, Integer::sum);
+                                cases++;
+                                final String where = "validEnd=" + validEnd + " dataAfter=" + dataAfter + " proven="
+                                        + proven + " cleanEnd=" + cleanEnd + " later=" + later + " openBatch="
+                                        + openBatch + " -> " + verdict;
+                                check(validEnd, dataAfter, proven, cleanEnd, later, openBatch, verdict, where);
+                            }
                         }
                     }
                 }
             }
         }
         assertEquals(Verdict.values().length, seen.size(), "every verdict is reached: " + seen);
-        assertTrue(cases >= 150, "cases " + cases);
+        assertTrue(cases >= 400, "cases " + cases);
     }
 
     private static void check(
@@ -54,15 +58,23 @@ class RecoveryRuleTest {
             final long proven,
             final long cleanEnd,
             final boolean later,
+            final long openBatch,
             final Verdict verdict,
             final String where) {
-        // Nothing a frame proves synced is ever cut or taken for the end of the log.
+        // Nothing a frame proves synced is ever cut or taken for the end of the log, but for the
+        // records of a batch left open, which were never acknowledged.
         if (!verdict.corrupt()) {
             assertTrue(validEnd >= proven || cleanEnd >= 0, where);
+            final long end = RecoveryRule.endOffset(validEnd, openBatch);
+            assertEquals(openBatch >= 0 ? openBatch : validEnd, end, where);
+            if (end < proven && cleanEnd < 0) {
+                assertEquals(openBatch, end, where);
+            }
         }
-        // Ending the log loses no byte.
+        // Ending the log loses no byte, and keeps no part of a batch.
         if (verdict == Verdict.END) {
             assertTrue(!dataAfter, where);
+            assertEquals(-1, openBatch, where);
         }
         // After a clean close no write can be torn.
         if (cleanEnd >= 0) {
@@ -74,8 +86,11 @@ class RecoveryRuleTest {
             return;
         }
         if (cleanEnd >= 0) {
+            // A clean close leaves no batch open.
             assertEquals(
-                    validEnd == cleanEnd && !dataAfter ? Verdict.END : Verdict.CORRUPT_AFTER_CLEAN_CLOSE,
+                    validEnd == cleanEnd && !dataAfter && openBatch < 0
+                            ? Verdict.END
+                            : Verdict.CORRUPT_AFTER_CLEAN_CLOSE,
                     verdict,
                     where);
             return;
@@ -84,21 +99,36 @@ class RecoveryRuleTest {
             assertEquals(Verdict.CORRUPT_BELOW_DURABLE, verdict, where);
             return;
         }
-        // Past everything proven, after a crash, a tear of any shape is cut and never refused.
-        assertEquals(dataAfter ? Verdict.TORN_TAIL : Verdict.END, verdict, where);
+        // Past everything proven, after a crash, a tear of any shape is cut and never refused; so is a
+        // batch the crash left open.
+        assertEquals(dataAfter || openBatch >= 0 ? Verdict.TORN_TAIL : Verdict.END, verdict, where);
+    }
+
+    @Test
+    void aBatchLeftOpenIsCutWholeEvenBelowWhatASyncProved() {
+        // Records 4096..6000 of a batch were written and synced (a later frame of the batch proves it),
+        // the batch's last frame never reached the disk: nothing of it was acknowledged.
+        assertEquals(Verdict.TORN_TAIL, RecoveryRule.judge(8000, CAPACITY, false, 6000, -1, false, 4096));
+        assertEquals(4096, RecoveryRule.endOffset(8000, 4096));
+        // The same after a clean close cannot happen: corruption.
+        assertEquals(
+                Verdict.CORRUPT_AFTER_CLEAN_CLOSE, RecoveryRule.judge(8000, CAPACITY, false, 6000, 8000, false, 4096));
+        // Damage below the proven offset stays corruption, batch or not.
+        assertEquals(Verdict.CORRUPT_BELOW_DURABLE, RecoveryRule.judge(5000, CAPACITY, true, 6000, -1, false, 4096));
     }
 
     @Test
     void theExamplesOfTheIssueAreDecidedByGroundTruth() {
         // A flipped bit in the last of 20 synced records after a clean close: corruption.
         assertEquals(
-                Verdict.CORRUPT_AFTER_CLEAN_CLOSE, RecoveryRule.judge(20_000, CAPACITY, true, 19_000, 21_000, false));
+                Verdict.CORRUPT_AFTER_CLEAN_CLOSE,
+                RecoveryRule.judge(20_000, CAPACITY, true, 19_000, 21_000, false, -1));
         // The same after a crash, below what the last valid frame proves: corruption.
-        assertEquals(Verdict.CORRUPT_BELOW_DURABLE, RecoveryRule.judge(18_000, CAPACITY, true, 19_000, -1, false));
+        assertEquals(Verdict.CORRUPT_BELOW_DURABLE, RecoveryRule.judge(18_000, CAPACITY, true, 19_000, -1, false, -1));
         // A tear past it: cut, whatever its shape.
-        assertEquals(Verdict.TORN_TAIL, RecoveryRule.judge(19_000, CAPACITY, true, 19_000, -1, false));
+        assertEquals(Verdict.TORN_TAIL, RecoveryRule.judge(19_000, CAPACITY, true, 19_000, -1, false, -1));
         // A clean close with nothing after it: the end.
-        assertEquals(Verdict.END, RecoveryRule.judge(21_000, CAPACITY, false, 19_000, 21_000, false));
+        assertEquals(Verdict.END, RecoveryRule.judge(21_000, CAPACITY, false, 19_000, 21_000, false, -1));
     }
 
     @Test
@@ -111,11 +141,16 @@ class RecoveryRuleTest {
 
     @Test
     void aValidEndPastTheCapacityIsABug() {
-        assertThrows(AssertionError.class, () -> RecoveryRule.judge(CAPACITY + 8, CAPACITY, false, FIRST, -1, false));
+        assertThrows(
+                AssertionError.class, () -> RecoveryRule.judge(CAPACITY + 8, CAPACITY, false, FIRST, -1, false, -1));
     }
 
     private static long[] around(final long value, final long floor) {
         return new long[] {floor, Math.max(floor, value - 8), value, value + 8};
+    }
+
+    private static long[] openBatches(final long validEnd) {
+        return validEnd > FIRST + 8 ? new long[] {-1, FIRST, validEnd - 8} : new long[] {-1};
     }
 
     private static long[] cleanEnds(final long validEnd) {

@@ -362,8 +362,8 @@ final class FrameDump {
                     && (type & TYPE_SKIPPABLE_MASK) == 0) {
                 return "unknown frame type " + type + ", which readers may not skip";
             }
-            if (flags != 0) {
-                return "non-zero frame flags 0x" + Integer.toHexString(flags);
+            if (!FrameDescriptor.validFlags(type, (short) flags)) {
+                return "frame flags 0x" + Integer.toHexString(flags) + " not allowed on a frame of type " + type;
             }
             if (durableOffset < SegmentHeaderDescriptor.HEADER_LENGTH || durableOffset > offset) {
                 return "durable offset " + durableOffset + " outside [" + SegmentHeaderDescriptor.HEADER_LENGTH + ", "

@@ -1,0 +1,217 @@
+package io.walden;
+
+import io.walden.format.FrameDescriptor;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Objects;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableDirectByteBuffer;
+
+/**
+ * Records to append as one unit with {@link Wal#append(WalBatch, Durability)}: after any crash,
+ * recovery keeps all of them or none, and no reader delivers some of them without the rest. The
+ * batch has one durability level and one wait.
+ *
+ * <p>A batch is a reusable builder: {@link #add} copies each record into the batch's own buffer,
+ * {@link Wal#append(WalBatch, Durability)} copies them into the log and records each one's LSN
+ * ({@link #lsn(int)}), and {@link #clear()} empties it for the next use. Once its buffers have grown
+ * to fit the largest batch a caller makes, reusing it allocates nothing.
+ *
+ * <p>Size: the frames of a batch together (each record plus a 16-byte header, rounded up to 8
+ * bytes) may take at most what one record of {@link WalConfig#maxRecordBytes()} takes; {@link
+ * #framedBytes()} tells how much a batch takes. A larger batch is refused whole.
+ *
+ * <p><b>Threading:</b> not thread-safe; one thread fills and appends a batch at a time.
+ */
+public final class WalBatch {
+    private static final int INITIAL_RECORDS = 16;
+
+    private final ExpandableDirectByteBuffer payloads;
+    private int[] offsets = new int[INITIAL_RECORDS];
+    private int[] lengths = new int[INITIAL_RECORDS];
+    private long[] lsns = new long[INITIAL_RECORDS];
+    private int size;
+    private int payloadBytes;
+    private long framedBytes;
+    private boolean appended;
+
+    /** Creates an empty batch with a small buffer that grows as records are added. */
+    public WalBatch() {
+        this(4096);
+    }
+
+    /**
+     * Creates an empty batch.
+     *
+     * @param initialCapacityBytes the payload bytes the batch holds before its buffer grows.
+     */
+    public WalBatch(final int initialCapacityBytes) {
+        if (initialCapacityBytes < 0) {
+            throw new IllegalArgumentException("initialCapacityBytes must not be negative: " + initialCapacityBytes);
+        }
+        this.payloads = new ExpandableDirectByteBuffer(Math.max(64, initialCapacityBytes));
+    }
+
+    /**
+     * Adds a record.
+     *
+     * @param payload the record.
+     * @return this batch.
+     */
+    public WalBatch add(final byte[] payload) {
+        return add(payload, 0, payload.length);
+    }
+
+    /**
+     * Adds part of an array as a record.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte.
+     * @param length the record's length.
+     * @return this batch.
+     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}.
+     */
+    public WalBatch add(final byte[] payload, final int offset, final int length) {
+        Objects.checkFromIndexSize(offset, length, payload.length);
+        payloads.putBytes(reserve(length), payload, offset, length);
+        return this;
+    }
+
+    /**
+     * Adds part of an Agrona buffer as a record.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte.
+     * @param length the record's length.
+     * @return this batch.
+     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}.
+     */
+    public WalBatch add(final DirectBuffer payload, final int offset, final int length) {
+        Objects.checkFromIndexSize(offset, length, payload.capacity());
+        payloads.putBytes(reserve(length), payload, offset, length);
+        return this;
+    }
+
+    /**
+     * Adds the remaining bytes of a buffer as a record; the buffer's position and limit are not
+     * changed.
+     *
+     * @param payload the record, from position to limit.
+     * @return this batch.
+     */
+    public WalBatch add(final ByteBuffer payload) {
+        final int length = payload.remaining();
+        payloads.putBytes(reserve(length), payload, payload.position(), length);
+        return this;
+    }
+
+    /**
+     * Empties the batch for reuse; its buffers keep their size.
+     *
+     * @return this batch.
+     */
+    public WalBatch clear() {
+        size = 0;
+        payloadBytes = 0;
+        framedBytes = 0;
+        appended = false;
+        return this;
+    }
+
+    /** @return the number of records in the batch. */
+    public int size() {
+        return size;
+    }
+
+    /** @return whether the batch holds no record. */
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** @return the payload bytes of all records together. */
+    public int payloadBytes() {
+        return payloadBytes;
+    }
+
+    /**
+     * The log space the batch takes: each record plus its frame header, rounded up to the frame
+     * alignment.
+     *
+     * @return bytes.
+     */
+    public long framedBytes() {
+        return framedBytes;
+    }
+
+    /**
+     * The LSN the last append of this batch gave a record.
+     *
+     * @param index the record's index in the batch, from 0.
+     * @return its LSN.
+     * @throws IllegalStateException if the batch was not appended since it was last changed.
+     * @throws IndexOutOfBoundsException if there is no such record.
+     */
+    public long lsn(final int index) {
+        Objects.checkIndex(index, size);
+        if (!appended) {
+            throw new IllegalStateException("the batch was not appended since records were last added to it");
+        }
+        return lsns[index];
+    }
+
+    /**
+     * The length of a record.
+     *
+     * @param index the record's index in the batch, from 0.
+     * @return its payload length.
+     */
+    public int length(final int index) {
+        Objects.checkIndex(index, size);
+        return lengths[index];
+    }
+
+    /** @return the buffer that holds the records' payloads, for the log to copy from. */
+    DirectBuffer payloads() {
+        return payloads;
+    }
+
+    /** @return the offset of a record's payload in {@link #payloads()}. */
+    int offset(final int index) {
+        return offsets[index];
+    }
+
+    /** Records the LSNs an append gave the records, the first at {@code firstLsn}. */
+    void appendedAt(final long firstLsn) {
+        long lsn = firstLsn;
+        for (int i = 0; i < size; i++) {
+            lsns[i] = lsn;
+            lsn += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(lengths[i]));
+        }
+        appended = true;
+    }
+
+    private int reserve(final int length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("record length must not be negative: " + length);
+        }
+        if ((long) payloadBytes + length > Integer.MAX_VALUE - 8) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "a batch holds at most 2 GiB of records; append it in parts or as several batches");
+        }
+        if (size == offsets.length) {
+            final int capacity = size * 2;
+            offsets = Arrays.copyOf(offsets, capacity);
+            lengths = Arrays.copyOf(lengths, capacity);
+            lsns = Arrays.copyOf(lsns, capacity);
+        }
+        final int offset = payloadBytes;
+        offsets[size] = offset;
+        lengths[size] = length;
+        size++;
+        payloadBytes += length;
+        framedBytes += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
+        appended = false;
+        return offset;
+    }
+}
