@@ -9,6 +9,7 @@ import io.walden.Durability;
 import io.walden.RecoveryPolicy;
 import io.walden.RecoveryReport;
 import io.walden.Wal;
+import io.walden.WalBatch;
 import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.WalReader;
@@ -43,11 +44,13 @@ import org.junit.jupiter.api.Test;
  * two must agree.
  *
  * <p>Operations: appends of random sizes (0 B to the profile's maximum, skewed toward small), random
- * {@link Durability} and random append API; bursts that roll segments; {@code sync()}; {@code
+ * {@link Durability} and random append API; atomic batches ({@link WalBatch}) of 2 to 12 records;
+ * bursts that roll segments; {@code sync()}; {@code
  * truncateBefore} an earlier record's LSN; {@link Wal#truncateAfter} a retained record (or every
  * record) in the closed log; close and reopen; and checkpoints that read the whole
  * log. After every operation a tailing reader (visibility WRITTEN) must have delivered exactly the
- * model's next records, intact and in order. At checkpoints, after every reopen and at the end of
+ * model's next records, intact and in order, and must have stopped at the end of a batch, never
+ * inside one. At checkpoints, after every reopen and at the end of
  * every chain, reading from {@link Wal#startPosition()} must return exactly the model's retained
  * records. Every close is clean, so a reopen loses nothing and cuts nothing.
  *
@@ -153,6 +156,7 @@ public abstract class WalModelProperties {
         assertTrue(statistics.count("reopens, the final one included", 3) > 0, statistics::toString);
         assertTrue(statistics.count("records discarded by truncateAfter", "some") > 0, statistics::toString);
         assertTrue(statistics.count("readers told of discarded records", "some") > 0, statistics::toString);
+        assertTrue(statistics.count("atomic batches appended", "some") > 0, statistics::toString);
         assertTrue(
                 statistics.count("records discarded by truncateAfter on the open log", "some") > 0,
                 statistics::toString);
@@ -181,6 +185,7 @@ public abstract class WalModelProperties {
                     "records discarded by truncateAfter on the open log",
                     system.onlineSuffixDiscarded > 0 ? "some" : "none");
             statistics.collect("readers told of discarded records", system.readersTold > 0 ? "some" : "none");
+            statistics.collect("atomic batches appended", system.batches > 0 ? "some" : "none");
         } finally {
             system.dispose();
         }
@@ -197,6 +202,7 @@ public abstract class WalModelProperties {
     private static Gen<List<Operation>> chains(final Profile profile, final int maxOperations) {
         final Gen<Operation> operation = Gen.frequency(List.of(
                 Gen.weighted(12, append(profile)),
+                Gen.weighted(4, batch(profile)),
                 Gen.weighted(profile == Profile.LARGE_RECORDS ? 3 : 2, burst(profile)),
                 Gen.weighted(profile == Profile.LARGE_RECORDS ? 1 : 2, fillSegment()),
                 Gen.weighted(2, Gen.just(new Operation("sync", WalSystem::sync))),
@@ -225,6 +231,32 @@ public abstract class WalModelProperties {
             return new Operation(
                     "append " + size + " B " + durability + " via " + api + " (pool seed " + seed + ")",
                     system -> system.append(size, durability, api, seed));
+        };
+    }
+
+    private static Gen<Operation> batch(final Profile profile) {
+        final Gen<Integer> sizes = profile.sizes();
+        final Gen<Durability> levels = Gen.oneOf(List.of(Durability.values()));
+        return random -> {
+            final int count = 2 + random.nextInt(11);
+            final long limit = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(profile.maxRecordBytes));
+            final List<Integer> recordSizes = new ArrayList<>();
+            long framed = 0;
+            for (int i = 0; i < count; i++) {
+                final long room = limit - framed - FrameDescriptor.HEADER_LENGTH;
+                if (room < 0) {
+                    break;
+                }
+                final int size = (int) Math.min(sizes.draw(random) / count, room);
+                recordSizes.add(size);
+                framed += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(size));
+            }
+            final Durability durability = levels.draw(random);
+            final int seed = random.nextInt(Integer.MAX_VALUE);
+            return new Operation(
+                    "batch of " + recordSizes.size() + " records " + recordSizes + " " + durability + " (pool seed "
+                            + seed + ")",
+                    system -> system.appendBatch(recordSizes, durability, seed));
         };
     }
 
@@ -288,8 +320,11 @@ public abstract class WalModelProperties {
     // The system: the real log and its model
     // ---------------------------------------------------------------------------------------------
 
-    /** A record in the model: its LSN and its payload, a slice of the pool. */
-    record ModelRecord(long lsn, int poolOffset, int length) {
+    /**
+     * A record in the model: its LSN, its payload (a slice of the pool), and whether it ends its batch
+     * (a record appended alone does).
+     */
+    record ModelRecord(long lsn, int poolOffset, int length, boolean endsBatch) {
         long end() {
             return lsn + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
         }
@@ -324,6 +359,7 @@ public abstract class WalModelProperties {
         private long suffixDiscarded;
         private long onlineSuffixDiscarded;
         private int readersTold;
+        private int batches;
 
         WalSystem(final Profile profile, final StorageBackend backend) {
             this.profile = profile;
@@ -369,7 +405,7 @@ public abstract class WalModelProperties {
                             wal.appendAsync(Arrays.copyOfRange(POOL, poolOffset, poolOffset + size), durability)
                                     .join();
                     };
-            final ModelRecord record = new ModelRecord(lsn, poolOffset, size);
+            final ModelRecord record = new ModelRecord(lsn, poolOffset, size, true);
             checkPlacement(record);
             switch (durability) {
                 case SYNCED ->
@@ -380,6 +416,43 @@ public abstract class WalModelProperties {
             }
             records.add(record);
             tail = record.end();
+        }
+
+        /** Appends an atomic batch: consecutive frames, each record placed as a record alone would be. */
+        void appendBatch(final List<Integer> sizes, final Durability durability, final int seed) {
+            final WalBatch batch = new WalBatch();
+            final int[] offsets = new int[sizes.size()];
+            for (int i = 0; i < sizes.size(); i++) {
+                final int size = sizes.get(i);
+                offsets[i] = Math.floorMod(seed + 7919 * i, POOL.length - size + 1);
+                batch.add(POOL, offsets[i], size);
+            }
+            final long first = wal.append(batch, durability);
+            batches++;
+            assertEquals(batch.lsn(0), first, "an append returns the batch's first LSN");
+            for (int i = 0; i < sizes.size(); i++) {
+                final ModelRecord record =
+                        new ModelRecord(batch.lsn(i), offsets[i], sizes.get(i), i == sizes.size() - 1);
+                checkPlacement(record, i == 0 ? batch.framedBytes() : 0);
+                if (i > 0) {
+                    assertEquals(tail, record.lsn(), "the records of a batch take consecutive frames");
+                }
+                records.add(record);
+                tail = record.end();
+            }
+            switch (durability) {
+                case SYNCED -> assertTrue(wal.durablePosition() >= tail, "SYNCED ack before the batch is durable");
+                case WRITTEN -> assertTrue(wal.writtenPosition() >= tail, "WRITTEN ack before the batch is written");
+                case BUFFERED -> {}
+            }
+        }
+
+        /** The record before a truncation's cut ends its batch from now on: the truncation ended it there. */
+        private void endBatchAtLastRecord() {
+            if (!records.isEmpty() && !records.get(records.size() - 1).endsBatch()) {
+                final ModelRecord last = records.get(records.size() - 1);
+                records.set(records.size() - 1, new ModelRecord(last.lsn(), last.poolOffset(), last.length(), true));
+            }
         }
 
         /**
@@ -412,6 +485,14 @@ public abstract class WalModelProperties {
 
         /** LSNs strictly increase; frames do not overlap, never sit in a header, never cross a segment. */
         private void checkPlacement(final ModelRecord record) {
+            checkPlacement(record, FrameDescriptor.alignedLength(FrameDescriptor.frameLength(record.length())));
+        }
+
+        /**
+         * As {@link #checkPlacement(ModelRecord)}, for the first record of frames claimed together (a
+         * batch): they move on to the next lap together, so the padding is shorter than all of them.
+         */
+        private void checkPlacement(final ModelRecord record, final long claimedBytes) {
             final long lsn = record.lsn();
             assertTrue(lsn >= tail, () -> "LSN " + lsn + " overlaps the previous record, which ends at " + tail);
             assertEquals(0, lsn % FrameDescriptor.FRAME_ALIGNMENT, "LSN alignment");
@@ -421,10 +502,9 @@ public abstract class WalModelProperties {
                     () -> "frame at " + lsn + " crosses its segment's end");
             // Only padding and a segment header lie between records. A frame moves on to the next
             // buffer lap only if it does not fit before the lap's end, so the padding is shorter
-            // than the frame.
-            final int alignedLength = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(record.length()));
+            // than the frame (than the batch, for the first frame of a batch).
             assertTrue(
-                    lsn - tail < alignedLength + HEADER,
+                    lsn - tail < claimedBytes + HEADER,
                     () -> "gap from " + tail + " to the LSN " + lsn + " is larger than padding can explain");
         }
 
@@ -501,6 +581,7 @@ public abstract class WalModelProperties {
             checkContinuePosition(lsn, next, usedEnd, kept < retained);
             suffixDiscarded += retained - kept;
             records.subList(firstRetained + kept, records.size()).clear();
+            endBatchAtLastRecord();
             tailChecked = Math.min(tailChecked, records.size());
             wal = Wal.open(config());
             final RecoveryReport report = wal.recoveryReport();
@@ -547,6 +628,7 @@ public abstract class WalModelProperties {
             final int keptEnd = firstRetained + kept;
             final boolean deliveredDiscarded = tailChecked > Math.max(keptEnd, tailReaderFirst);
             records.subList(keptEnd, records.size()).clear();
+            endBatchAtLastRecord();
             if (deliveredDiscarded) {
                 final WalException told = assertThrows(WalException.class, this::pollTail);
                 assertEquals(WalException.ErrorCode.POSITION, told.errorCode(), told::getMessage);
@@ -621,6 +703,10 @@ public abstract class WalModelProperties {
             tailReader.poll(
                     (buffer, offset, length, lsn) -> next[0] = checkRecord(next[0], buffer, offset, length, lsn),
                     Integer.MAX_VALUE);
+            if (next[0] > tailChecked) {
+                final ModelRecord last = records.get(next[0] - 1);
+                assertTrue(last.endsBatch(), () -> "the tailing reader stopped inside a batch, after " + last);
+            }
             tailChecked = next[0];
         }
 
