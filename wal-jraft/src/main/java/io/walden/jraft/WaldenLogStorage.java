@@ -12,9 +12,12 @@ import com.alipay.sofa.jraft.option.LogStorageOptions;
 import com.alipay.sofa.jraft.storage.LogStorage;
 import io.walden.Durability;
 import io.walden.Wal;
+import io.walden.WalBatch;
 import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.WalReader;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,12 +25,21 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.agrona.BitUtil;
 import org.agrona.ExpandableArrayBuffer;
-import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * SOFAJRaft's {@link LogStorage} on a Walden log: each Raft entry is one record, appended {@code
- * SYNCED} (a batch shares one sync: its last record is {@code SYNCED}, the rest {@code BUFFERED}).
+ * SOFAJRaft's {@link LogStorage} on a Walden log. It keeps the contract jraft's own RocksDB store
+ * keeps, a map from entry index to entry ({@link RaftLogIndex} says exactly how): entries may start at
+ * any index, leave gaps and replace entries already held, and {@link #reset} leaves the entry at the
+ * next index (or a no-op there) for jraft to overwrite.
+ *
+ * <p>{@link #appendEntries} appends the entries of a call as one atomic Walden batch ({@link
+ * io.walden.WalBatch}) and one sync: after any crash the log holds all of them or none, and the call
+ * returns the number of entries stored, all of them or 0. A call whose entries together take more than
+ * one batch may hold ({@link WalConfig#maxRecordBytes()}, about 4 MiB with {@link #defaultConfig}) is
+ * appended as several batches, in order, each all or nothing: after a crash in the middle a prefix of
+ * the call's batches survives (as after a crash of a Raft follower between two appends, which Raft
+ * tolerates). An entry larger than one batch may hold is refused (0, with an error naming the limit).
  *
  * <p>Record layout (little-endian), written and read only here:
  *
@@ -48,17 +60,21 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  |                 Entry, as the options' codec encodes it ...   |  24
  * </pre>
  *
- * Kind {@value #KIND_ENTRY} is an entry (type: its jraft {@code EntryType} number); kind {@value
- * #KIND_FIRST_INDEX} records the first log index (index field; no entry), written by {@link
- * #truncatePrefix} and {@link #reset} before anything is deleted, so that it is durable at once.
+ * Kinds, each an operation on the index that opening the log replays in log order:
  *
- * <p>At {@link #init} the log is read once from its start: the entries' LSNs and terms go into an
- * in-memory index (16 bytes per entry), and configuration entries are replayed into the options'
- * {@link ConfigurationManager}. {@link #getEntry} reads one record through a shared reader. {@link
- * #truncatePrefix} deletes whole segments below the first kept entry ({@link Wal#truncateBefore});
- * {@link #truncateSuffix} and {@link #reset} discard the log's suffix with {@link
- * Wal#truncateAfter(long)} on the open log (crash-safe: the old log or the new one, never a mix) and
- * trim the index to match; the log is not read again.
+ * <ul>
+ *   <li>{@value #KIND_ENTRY}: an entry (type: its jraft {@code EntryType} number) stored at its index;
+ *   <li>{@value #KIND_FIRST_INDEX}: the first index (index field), written by {@link #truncatePrefix}
+ *       before any segment is deleted, and again after a suffix truncation;
+ *   <li>{@value #KIND_LAST_INDEX}: every entry after the index is dropped, written by {@link
+ *       #truncateSuffix} when entries after the index lie in the log before the last entry it keeps
+ *       (an entry that replaced another).
+ * </ul>
+ *
+ * <p>{@link #getEntry} reads one record through a shared reader. {@link #truncatePrefix} deletes
+ * whole segments below every record still needed ({@link Wal#truncateBefore}); {@link
+ * #truncateSuffix} and {@link #reset} discard the log's suffix with {@link Wal#truncateAfter(long)} on
+ * the open log (crash-safe: the old log or the new one, never a mix).
  *
  * <p><b>Threading:</b> thread-safe. Appends, reads and prefix truncations run concurrently (the
  * index takes a short monitor, the shared reader its own); suffix truncation, reset, init and
@@ -69,6 +85,8 @@ public final class WaldenLogStorage implements LogStorage {
     static final int KIND_ENTRY = 1;
     /** Record kind: the first log index. */
     static final int KIND_FIRST_INDEX = 2;
+    /** Record kind: the last log index kept by a suffix truncation. */
+    static final int KIND_LAST_INDEX = 3;
 
     static final int KIND_OFFSET = 0;
     static final int TYPE_OFFSET = 1;
@@ -76,13 +94,23 @@ public final class WaldenLogStorage implements LogStorage {
     static final int TERM_OFFSET = 16;
     static final int ENTRY_OFFSET = 24;
 
+    /**
+     * The largest record {@link #defaultConfig} allows: what one claim of Walden's default 8 MiB log
+     * buffer holds (half of it, less the segment header and a frame header). jraft sets no limit per
+     * entry and appends many entries in one call, so the adapter takes the largest batch the default
+     * buffer allows, with no more memory.
+     */
+    public static final int DEFAULT_MAX_RECORD_BYTES =
+            (WalConfig.BUFFER_CAPACITY_BYTES_DEFAULT - SegmentHeaderDescriptor.HEADER_LENGTH) / 2
+                    - FrameDescriptor.HEADER_LENGTH;
+
     private static final System.Logger LOGGER = System.getLogger(WaldenLogStorage.class.getName());
 
     private final Path directory;
     private final Function<Path, WalConfig> configs;
     // Write lock: init, shutdown, truncateSuffix, reset (they replace the log). Read lock: the rest.
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-    // Guards the index below: firstIndex, indexBase, lsns, terms.
+    // Guards the index.
     private final Object indexLock = new Object();
     // Guards the shared reader and its copy buffer.
     private final Object readLock = new Object();
@@ -93,24 +121,20 @@ public final class WaldenLogStorage implements LogStorage {
     private WalReader reader;
     private LogEntryEncoder encoder;
     private LogEntryDecoder decoder;
-    private long firstIndex = 1;
-    // Entry index of lsns[0] and terms[0]; entries below firstIndex are dropped lazily.
-    private long indexBase = 1;
-    private final LongArrayList lsns = new LongArrayList();
-    private final LongArrayList terms = new LongArrayList();
-    // Indexes of the configuration entries found by the last open, for init to replay.
-    private final LongArrayList configurationIndexes = new LongArrayList();
+    private final RaftLogIndex index = new RaftLogIndex();
+    // Holder of appendLock: the records of one append call, and the encoded entries.
+    private final WalBatch batch = new WalBatch(64 * 1024);
     private final ExpandableArrayBuffer recordBuffer = new ExpandableArrayBuffer(256);
     private byte[] readCopy = new byte[256];
     private int readLength;
 
     /**
-     * Creates a storage in a directory, with Walden's default configuration.
+     * Creates a storage in a directory, with {@link #defaultConfig}.
      *
      * @param directory the log directory (one per Raft node and group).
      */
     public WaldenLogStorage(final Path directory) {
-        this(directory, dir -> WalConfig.builder(dir).build());
+        this(directory, WaldenLogStorage::defaultConfig);
     }
 
     /**
@@ -124,6 +148,19 @@ public final class WaldenLogStorage implements LogStorage {
         this.configs = configs;
     }
 
+    /**
+     * Walden's default configuration with records (and so batches of entries) up to {@link
+     * #DEFAULT_MAX_RECORD_BYTES}.
+     *
+     * @param directory the log directory.
+     * @return the configuration.
+     */
+    public static WalConfig defaultConfig(final Path directory) {
+        return WalConfig.builder(directory)
+                .maxRecordBytes(DEFAULT_MAX_RECORD_BYTES)
+                .build();
+    }
+
     @Override
     public boolean init(final LogStorageOptions options) {
         lifecycle.writeLock().lock();
@@ -135,6 +172,7 @@ public final class WaldenLogStorage implements LogStorage {
             return true;
         } catch (final WalException ex) {
             LOGGER.log(System.Logger.Level.ERROR, "cannot open the Raft log in " + directory, ex);
+            closeLog();
             return false;
         } finally {
             lifecycle.writeLock().unlock();
@@ -154,35 +192,42 @@ public final class WaldenLogStorage implements LogStorage {
     @Override
     public long getFirstLogIndex() {
         synchronized (indexLock) {
-            return firstIndex;
+            // As jraft's RocksDB store: reading the first index pins it. The next write records it.
+            if (index.pinFirst()) {
+                markUnrecorded = true;
+            }
+            return index.first();
         }
     }
 
     @Override
     public long getLastLogIndex() {
         synchronized (indexLock) {
-            return lastIndex();
+            return index.last();
         }
     }
 
     @Override
-    public LogEntry getEntry(final long index) {
+    public LogEntry getEntry(final long entryIndex) {
         lifecycle.readLock().lock();
         try {
             final long lsn;
             synchronized (indexLock) {
-                if (wal == null || index < firstIndex || index > lastIndex()) {
+                if (wal == null) {
                     return null;
                 }
-                lsn = lsns.getLong((int) (index - indexBase));
+                lsn = index.lsn(entryIndex);
+            }
+            if (lsn == RaftLogIndex.ABSENT) {
+                return null;
             }
             synchronized (readLock) {
                 final byte[] record = readRecord(lsn);
                 final UnsafeBuffer view = new UnsafeBuffer(record);
                 if (view.getByte(KIND_OFFSET) != KIND_ENTRY
-                        || view.getLong(INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN) != index) {
-                    throw new IllegalStateException(
-                            "the record at LSN " + lsn + " of " + directory + " is not the entry at index " + index);
+                        || view.getLong(INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN) != entryIndex) {
+                    throw new IllegalStateException("the record at LSN " + lsn + " of " + directory
+                            + " is not the entry at index " + entryIndex);
                 }
                 final byte[] encoded = new byte[readLength - ENTRY_OFFSET];
                 System.arraycopy(record, ENTRY_OFFSET, encoded, 0, encoded.length);
@@ -195,12 +240,9 @@ public final class WaldenLogStorage implements LogStorage {
 
     @Override
     @Deprecated
-    public long getTerm(final long index) {
+    public long getTerm(final long entryIndex) {
         synchronized (indexLock) {
-            if (index < firstIndex || index > lastIndex()) {
-                return 0;
-            }
-            return terms.getLong((int) (index - indexBase));
+            return index.term(entryIndex);
         }
     }
 
@@ -221,46 +263,122 @@ public final class WaldenLogStorage implements LogStorage {
                     LOGGER.log(System.Logger.Level.ERROR, "append to the Raft log in " + directory + " after shutdown");
                     return 0;
                 }
-                long expected = getLastLogIndex() + 1;
-                final long[] appended = new long[entries.size()];
-                int count = 0;
-                for (final LogEntry entry : entries) {
-                    if (entry.getId().getIndex() != expected) {
-                        LOGGER.log(
-                                System.Logger.Level.ERROR,
-                                "entry " + entry.getId() + " does not follow the last index " + (expected - 1)
-                                        + " of the Raft log in " + directory + "; " + count + " of " + entries.size()
-                                        + " appended");
-                        break;
-                    }
-                    final byte[] encoded = encoder.encode(entry);
+                return appendInBatches(entries);
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * Appends entries in as few atomic batches as the record limit allows: all of them or, on an
+     * error, none (what earlier batches of the call appended is discarded again). Holder of appendLock.
+     */
+    private int appendInBatches(final List<LogEntry> entries) {
+        final long limit = FrameDescriptor.alignedLength(
+                FrameDescriptor.frameLength(wal.config().maxRecordBytes()));
+        final byte[][] encoded = new byte[entries.size()][];
+        synchronized (indexLock) {
+            for (int i = 0; i < entries.size(); i++) {
+                final LogEntry entry = entries.get(i);
+                if (!index.gapAllowed(entry.getId().getIndex())) {
+                    LOGGER.log(
+                            System.Logger.Level.ERROR,
+                            "entry " + entry.getId() + " lies more than " + RaftLogIndex.MAX_GAP
+                                    + " indexes past the last index " + index.last() + " of the Raft log in "
+                                    + directory + "; nothing appended");
+                    return 0;
+                }
+            }
+        }
+        for (int i = 0; i < entries.size(); i++) {
+            encoded[i] = encoder.encode(entries.get(i));
+            if (framedLength(encoded[i]) > limit) {
+                LOGGER.log(
+                        System.Logger.Level.ERROR,
+                        "entry " + entries.get(i).getId() + " of " + encoded[i].length + " bytes is larger than the"
+                                + " Raft log in " + directory + " takes (maxRecordBytes="
+                                + wal.config().maxRecordBytes() + ", less a " + ENTRY_OFFSET + "-byte header);"
+                                + " nothing appended. Raise WalConfig maxRecordBytes and bufferCapacityBytes");
+                return 0;
+            }
+        }
+        final long lastLsnBefore = lastRecordLsn();
+        final long unrecordedMark;
+        synchronized (indexLock) {
+            unrecordedMark = markUnrecorded ? index.first() : -1;
+        }
+        boolean markPending = unrecordedMark >= 0;
+        int from = 0;
+        try {
+            while (from < entries.size()) {
+                batch.clear();
+                // A first index pinned by a read goes into the log with the first batch, so that it
+                // holds across a restart as it does in jraft's RocksDB store.
+                final int skip = markPending ? 1 : 0;
+                if (skip == 1) {
+                    batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, unrecordedMark, 0, null));
+                }
+                int to = from;
+                while (to < entries.size()
+                        && ((to == from && skip == 0) || batch.framedBytes() + framedLength(encoded[to]) <= limit)) {
+                    final LogEntry entry = entries.get(to);
                     final int length = writeRecord(
                             KIND_ENTRY,
                             entry.getType().getNumber(),
-                            expected,
+                            entry.getId().getIndex(),
                             entry.getId().getTerm(),
-                            encoded);
-                    appended[count++] = wal.append(
-                            recordBuffer, 0, length, count == entries.size() ? Durability.SYNCED : Durability.BUFFERED);
-                    expected++;
+                            encoded[to]);
+                    batch.add(recordBuffer, 0, length);
+                    to++;
                 }
-                if (count > 0 && count < entries.size()) {
-                    // The batch stopped early: what was appended must still be durable on return.
-                    wal.sync();
-                }
+                wal.append(batch, Durability.SYNCED);
                 synchronized (indexLock) {
-                    for (int i = 0; i < count; i++) {
-                        lsns.addLong(appended[i]);
-                        terms.addLong(entries.get(i).getId().getTerm());
+                    if (skip == 1) {
+                        markUnrecorded = false;
+                        markPending = false;
                     }
+                    for (int i = from; i < to; i++) {
+                        final LogEntry entry = entries.get(i);
+                        index.put(
+                                entry.getId().getIndex(),
+                                batch.lsn(skip + i - from),
+                                entry.getId().getTerm(),
+                                entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION);
+                    }
+                    lastLsn = batch.lsn(batch.size() - 1);
                 }
-                return count;
+                from = to;
             }
+            return entries.size();
         } catch (final WalException ex) {
             LOGGER.log(System.Logger.Level.ERROR, "appending to the Raft log in " + directory + " failed", ex);
+            if (from > 0) {
+                undoAppend(lastLsnBefore);
+            }
             return 0;
-        } finally {
-            lifecycle.readLock().unlock();
+        }
+    }
+
+    private static long framedLength(final byte[] encodedEntry) {
+        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET + encodedEntry.length));
+    }
+
+    /**
+     * Discards the batches an append call appended before one of its batches failed, so that the
+     * call stores none of its entries, and rebuilds the index from what the log then holds. Holder of
+     * appendLock.
+     */
+    private void undoAppend(final long lastLsnBefore) {
+        try {
+            wal.truncateAfter(lastLsnBefore);
+            rebuildIndex();
+        } catch (final WalException ex) {
+            LOGGER.log(
+                    System.Logger.Level.ERROR,
+                    "the Raft log in " + directory + " holds part of a failed append (the records after LSN "
+                            + lastLsnBefore + ") and could not discard them; reopen it",
+                    ex);
         }
     }
 
@@ -275,20 +393,17 @@ public final class WaldenLogStorage implements LogStorage {
                             "truncatePrefix of the Raft log in " + directory + " after shutdown");
                     return false;
                 }
-                final long keptLsn;
-                synchronized (indexLock) {
-                    if (firstIndexKept <= firstIndex) {
-                        return true;
-                    }
-                    keptLsn = firstIndexKept <= lastIndex() ? lsns.getLong((int) (firstIndexKept - indexBase)) : -1;
-                }
                 // Durable before anything is deleted: a restart then starts at the new first index.
                 final long recordLsn = wal.append(
                         recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, firstIndexKept, 0, null), Durability.SYNCED);
+                final long keepFrom;
                 synchronized (indexLock) {
-                    dropBelow(firstIndexKept);
+                    index.setFirst(firstIndexKept);
+                    markUnrecorded = false;
+                    lastLsn = recordLsn;
+                    keepFrom = Math.min(recordLsn, index.minLsn());
                 }
-                wal.truncateBefore(keptLsn >= 0 ? keptLsn : recordLsn);
+                wal.truncateBefore(keepFrom);
                 return true;
             }
         } catch (final WalException ex) {
@@ -304,17 +419,49 @@ public final class WaldenLogStorage implements LogStorage {
     public boolean truncateSuffix(final long lastIndexKept) {
         lifecycle.writeLock().lock();
         try {
+            if (wal == null) {
+                LOGGER.log(
+                        System.Logger.Level.ERROR,
+                        "truncateSuffix of the Raft log in " + directory + " after shutdown");
+                return false;
+            }
             final long keptLsn;
-            final long first;
+            final boolean laterEntriesBefore;
             synchronized (indexLock) {
-                if (lastIndexKept >= lastIndex()) {
+                if (lastIndexKept >= index.last()) {
                     return true;
                 }
-                first = firstIndex;
-                keptLsn = lastIndexKept >= firstIndex ? lsns.getLong((int) (lastIndexKept - indexBase)) : -1;
+                keptLsn = index.maxLsnAtOrBelow(lastIndexKept);
+                // Entries after the index that lie before the last record kept survive the cut.
+                laterEntriesBefore = index.minLsnAfter(lastIndexKept) < keptLsn;
             }
-            // The truncation may discard the record of the first index: it is recorded again.
-            replaceLog(keptLsn, lastIndexKept, first);
+            final long mark;
+            synchronized (indexLock) {
+                mark = index.hasMark() ? index.first() : -1;
+            }
+            wal.truncateAfter(keptLsn);
+            synchronized (indexLock) {
+                index.truncateSuffix(lastIndexKept);
+                markUnrecorded = false;
+                lastLsn = keptLsn;
+            }
+            synchronized (appendLock) {
+                // The cut may have discarded the first-index record: it is recorded again. Entries after
+                // the index that the cut kept are dropped by a record of the last index.
+                batch.clear();
+                if (mark >= 0) {
+                    batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, mark, 0, null));
+                }
+                if (laterEntriesBefore) {
+                    batch.add(recordBuffer, 0, writeRecord(KIND_LAST_INDEX, 0, lastIndexKept, 0, null));
+                }
+                if (!batch.isEmpty()) {
+                    wal.append(batch, Durability.SYNCED);
+                    synchronized (indexLock) {
+                        lastLsn = batch.lsn(batch.size() - 1);
+                    }
+                }
+            }
             return true;
         } catch (final WalException ex) {
             LOGGER.log(
@@ -332,10 +479,20 @@ public final class WaldenLogStorage implements LogStorage {
         }
         lifecycle.writeLock().lock();
         try {
+            if (wal == null) {
+                LOGGER.log(System.Logger.Level.ERROR, "reset of the Raft log in " + directory + " after shutdown");
+                return false;
+            }
             LogEntry entry = getEntry(nextLogIndex);
-            replaceLog(-1, nextLogIndex - 1, nextLogIndex);
+            // As jraft's RocksDB store: everything goes, then the log holds the entry at the next index
+            // (a no-op if there was none), which jraft overwrites as it appends from there.
+            wal.truncateAfter(-1);
+            synchronized (indexLock) {
+                index.clear();
+                markUnrecorded = false;
+                lastLsn = -1;
+            }
             if (entry == null) {
-                // As jraft's own stores do: the log restarts with a no-op entry at the next index.
                 entry = new LogEntry(EntryType.ENTRY_TYPE_NO_OP);
                 entry.setId(new LogId(nextLogIndex, 0));
             }
@@ -353,74 +510,25 @@ public final class WaldenLogStorage implements LogStorage {
         return "WaldenLogStorage{" + directory + ", first " + getFirstLogIndex() + ", last " + getLastLogIndex() + "}";
     }
 
-    /**
-     * Discards every record after an LSN ({@link Wal#truncateAfter(long)}; -1: every record), records a
-     * first index, durably, and trims the index to the entries kept: what reading the log again would
-     * find. Holder of the write lock.
-     *
-     * @param keptLsn the LSN of the last record kept, or -1.
-     * @param lastIndexKept the index of the last entry kept (ignored when {@code keptLsn} is -1).
-     * @param first the first index from now on.
-     */
-    private void replaceLog(final long keptLsn, final long lastIndexKept, final long first) {
-        wal.truncateAfter(keptLsn);
-        synchronized (appendLock) {
-            wal.append(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, first, 0, null), Durability.SYNCED);
-        }
+    /** The LSN of the newest record in the log, or -1 if it holds none. Holder of appendLock. */
+    private long lastRecordLsn() {
         synchronized (indexLock) {
-            final long keptEntries = keptLsn < 0 ? 0 : lastIndexKept - indexBase + 1;
-            while (lsns.size() > keptEntries) {
-                lsns.removeAt(lsns.size() - 1);
-                terms.removeAt(terms.size() - 1);
-            }
-            while (!configurationIndexes.isEmpty()
-                    && (keptLsn < 0 || configurationIndexes.getLong(configurationIndexes.size() - 1) > lastIndexKept)) {
-                configurationIndexes.removeAt(configurationIndexes.size() - 1);
-            }
-            if (lsns.isEmpty()) {
-                indexBase = first;
-            }
-            firstIndex = first;
-            dropBelow(first);
+            return lastLsn;
         }
     }
 
-    /** Holder of indexLock. */
-    private long lastIndex() {
-        return indexBase + lsns.size() - 1;
-    }
-
-    /** Holder of indexLock: forgets entries below an index; compacts the lists when half is dead. */
-    private void dropBelow(final long index) {
-        firstIndex = Math.max(firstIndex, index);
-        final long dead = Math.min(firstIndex - indexBase, lsns.size());
-        if (lsns.isEmpty() || dead == lsns.size()) {
-            lsns.clear();
-            terms.clear();
-            indexBase = firstIndex;
-        } else if (dead > 0 && dead >= lsns.size() / 2) {
-            final LongArrayList keptLsns = new LongArrayList();
-            final LongArrayList keptTerms = new LongArrayList();
-            for (int i = (int) dead; i < lsns.size(); i++) {
-                keptLsns.addLong(lsns.getLong(i));
-                keptTerms.addLong(terms.getLong(i));
-            }
-            lsns.clear();
-            terms.clear();
-            for (int i = 0; i < keptLsns.size(); i++) {
-                lsns.addLong(keptLsns.getLong(i));
-                terms.addLong(keptTerms.getLong(i));
-            }
-            indexBase += dead;
-        }
-    }
+    // Guarded by indexLock: the LSN of the newest record appended or replayed, -1 if none.
+    private long lastLsn = -1;
+    // Guarded by indexLock: getFirstLogIndex pinned the first index and no record says so yet.
+    private boolean markUnrecorded;
 
     /** Writes a record into the record buffer; returns its length. Holder of appendLock. */
-    private int writeRecord(final int kind, final int type, final long index, final long term, final byte[] entry) {
+    private int writeRecord(
+            final int kind, final int type, final long entryIndex, final long term, final byte[] entry) {
         recordBuffer.putLong(KIND_OFFSET, 0);
         recordBuffer.putByte(KIND_OFFSET, (byte) kind);
         recordBuffer.putByte(TYPE_OFFSET, (byte) type);
-        recordBuffer.putLong(INDEX_OFFSET, index, ByteOrder.LITTLE_ENDIAN);
+        recordBuffer.putLong(INDEX_OFFSET, entryIndex, ByteOrder.LITTLE_ENDIAN);
         recordBuffer.putLong(TERM_OFFSET, term, ByteOrder.LITTLE_ENDIAN);
         if (entry == null) {
             return ENTRY_OFFSET;
@@ -452,35 +560,38 @@ public final class WaldenLogStorage implements LogStorage {
     private void open() {
         wal = Wal.open(configs.apply(directory));
         reader = wal.reader(wal.startPosition());
-        synchronized (indexLock) {
-            firstIndex = 1;
-            indexBase = 1;
-            lsns.clear();
-            terms.clear();
-            configurationIndexes.clear();
-            reader.replay((buffer, offset, length, lsn) -> {
-                final int kind = buffer.getByte(offset + KIND_OFFSET);
-                final long index = buffer.getLong(offset + INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN);
-                if (kind == KIND_FIRST_INDEX) {
-                    dropBelow(index);
-                } else if (kind == KIND_ENTRY) {
-                    if (lsns.isEmpty()) {
-                        indexBase = index;
-                        firstIndex = Math.max(firstIndex, index);
-                    } else if (index != lastIndex() + 1) {
+        rebuildIndex();
+    }
+
+    /** Replays every record of the log into a cleared index. */
+    private void rebuildIndex() {
+        try (WalReader replay = wal.reader(wal.startPosition())) {
+            synchronized (indexLock) {
+                index.clear();
+                markUnrecorded = false;
+                lastLsn = -1;
+                replay.replay((buffer, offset, length, lsn) -> {
+                    final int kind = buffer.getByte(offset + KIND_OFFSET);
+                    final long entryIndex = buffer.getLong(offset + INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN);
+                    if (kind == KIND_FIRST_INDEX) {
+                        index.setFirst(entryIndex);
+                    } else if (kind == KIND_LAST_INDEX) {
+                        index.truncateSuffix(entryIndex);
+                    } else if (kind == KIND_ENTRY) {
+                        index.put(
+                                entryIndex,
+                                lsn,
+                                buffer.getLong(offset + TERM_OFFSET, ByteOrder.LITTLE_ENDIAN),
+                                buffer.getByte(offset + TYPE_OFFSET) == EntryType.ENTRY_TYPE_CONFIGURATION_VALUE);
+                    } else {
                         throw new WalException(
                                 WalException.ErrorCode.CORRUPTION,
-                                "the Raft log in " + directory + " holds entry " + index + " at LSN " + lsn
-                                        + " after entry " + lastIndex() + "; entries must follow each other");
+                                "the Raft log in " + directory + " holds a record of unknown kind " + kind + " at LSN "
+                                        + lsn + "; it was written by a later version of the adapter");
                     }
-                    lsns.addLong(lsn);
-                    terms.addLong(buffer.getLong(offset + TERM_OFFSET, ByteOrder.LITTLE_ENDIAN));
-                    if (buffer.getByte(offset + TYPE_OFFSET) == EntryType.ENTRY_TYPE_CONFIGURATION_VALUE) {
-                        configurationIndexes.addLong(index);
-                    }
-                }
-            });
-            dropBelow(firstIndex);
+                    lastLsn = lsn;
+                });
+            }
         }
     }
 
@@ -489,11 +600,13 @@ public final class WaldenLogStorage implements LogStorage {
         if (manager == null) {
             return;
         }
-        for (int i = 0; i < configurationIndexes.size(); i++) {
-            final long index = configurationIndexes.getLong(i);
-            final LogEntry entry = getEntry(index);
+        final long[] indexes;
+        synchronized (indexLock) {
+            indexes = index.configurationIndexes();
+        }
+        for (final long configurationIndex : indexes) {
+            final LogEntry entry = getEntry(configurationIndex);
             if (entry == null) {
-                // Below the first index: truncated away.
                 continue;
             }
             final ConfigurationEntry configuration = new ConfigurationEntry();

@@ -157,12 +157,119 @@ class WaldenLogStorageTest {
     }
 
     @Test
-    void shouldAppendNothingThatDoesNotFollowTheLastIndex() {
-        final WaldenLogStorage storage = start(tempDir.resolve("log"));
+    void shouldStoreEntriesAtAnyIndexAsAMapDoes() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        // An empty log takes any first index, 0 included.
+        assertEquals(10, storage.appendEntries(entries(0, 9, 1)));
+        assertEquals(0, storage.getFirstLogIndex());
+        assertEquals(9, storage.getLastLogIndex());
+        // A gap: the indexes between hold nothing.
+        assertEquals(3, storage.appendEntries(entries(12, 14, 1)));
+        assertEquals(14, storage.getLastLogIndex());
+        assertNull(storage.getEntry(10));
+        assertNull(storage.getEntry(11));
+        assertEquals(0, storage.getTerm(11));
+        // An entry already held is replaced; the entries after it stay.
+        assertEquals(1, storage.appendEntries(List.of(data(5, 2))));
+        assertEntry(storage, 5, 2);
+        assertEntry(storage, 6, 1);
+        assertEquals(14, storage.getLastLogIndex());
+        storage = restart(storage, directory);
+        assertEquals(0, storage.getFirstLogIndex());
+        assertEquals(14, storage.getLastLogIndex());
+        assertEntries(storage, 0, 4, 1);
+        assertEntry(storage, 5, 2);
+        assertEntries(storage, 6, 9, 1);
+        assertNull(storage.getEntry(10));
+        assertEntries(storage, 12, 14, 1);
+        // A suffix truncation keeps the replaced entry, which lies after the entries it drops.
+        assertTrue(storage.truncateSuffix(7));
+        assertEquals(7, storage.getLastLogIndex());
+        assertEntry(storage, 5, 2);
+        storage = restart(storage, directory);
+        assertEquals(7, storage.getLastLogIndex());
+        assertEntry(storage, 5, 2);
+        assertEntries(storage, 6, 7, 1);
+        assertNull(storage.getEntry(8));
+    }
+
+    @Test
+    void shouldTakeTheNextIndexAgainAfterAResetAsASnapshotInstallDoes() {
+        // jraft's LogManagerImpl.setSnapshot with a conflicting term: reset(n), then append from n.
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
         assertEquals(10, storage.appendEntries(entries(1, 10, 1)));
-        assertEquals(0, storage.appendEntries(entries(12, 14, 1)));
-        assertEquals(2, storage.appendEntries(List.of(data(11, 1), data(12, 1), data(14, 1))));
-        assertEquals(12, storage.getLastLogIndex());
+        assertTrue(storage.reset(6));
+        assertEquals(6, storage.getFirstLogIndex());
+        assertEquals(6, storage.getLastLogIndex());
+        assertEntry(storage, 6, 1);
+        assertEquals(1, storage.appendEntries(List.of(data(6, 2))));
+        assertHolds(storage, 6, 6, 2);
+        assertEquals(3, storage.appendEntries(entries(7, 9, 2)));
+        storage = restart(storage, directory);
+        assertHolds(storage, 6, 9, 2);
+    }
+
+    @Test
+    void shouldPinTheFirstIndexOnceReadAsJraftsStoreDoesAcrossARestart() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(10, storage.appendEntries(entries(10, 19, 1)));
+        assertEquals(10, storage.getFirstLogIndex());
+        // Below the pinned first index: stored by jraft's store, never returned.
+        assertEquals(1, storage.appendEntries(List.of(data(5, 1))));
+        assertNull(storage.getEntry(5));
+        assertEquals(10, storage.getFirstLogIndex());
+        storage = restart(storage, directory);
+        assertEquals(10, storage.getFirstLogIndex());
+        assertNull(storage.getEntry(5));
+        assertHolds(storage, 10, 19, 1);
+    }
+
+    @Test
+    void shouldStoreAllOrNoneOfAnAppendAndTakeItsRetry() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        assertEquals(5, storage.appendEntries(entries(1, 5, 1)));
+        final List<LogEntry> tooLarge = entries(6, 10, 1);
+        final LogEntry huge = new LogEntry(EntryType.ENTRY_TYPE_DATA);
+        huge.setId(new LogId(8, 1));
+        huge.setData(ByteBuffer.wrap(new byte[16 * 1024]));
+        tooLarge.set(2, huge);
+        assertEquals(0, storage.appendEntries(tooLarge), "an entry over the limit: nothing stored");
+        assertHolds(storage, 1, 5, 1);
+        assertEquals(5, storage.appendEntries(entries(6, 10, 1)), "the retry");
+        storage = restart(storage, directory);
+        assertHolds(storage, 1, 10, 1);
+    }
+
+    @Test
+    void shouldSplitAnAppendLargerThanOneBatchAndStoreAllOfIt() {
+        final Path directory = tempDir.resolve("log");
+        WaldenLogStorage storage = start(directory);
+        // 40 entries of 1 KB against records of at most 8 KiB: several batches, one call.
+        assertEquals(40, storage.appendEntries(entries(1, 40, 1)));
+        storage = restart(storage, directory);
+        assertHolds(storage, 1, 40, 1);
+    }
+
+    @Test
+    void shouldStoreEntriesOfMegabytesWithTheDefaultConfiguration() {
+        final Path directory = tempDir.resolve("log");
+        final WaldenLogStorage storage = new WaldenLogStorage(directory);
+        final LogStorageOptions options = new LogStorageOptions();
+        options.setConfigurationManager(new ConfigurationManager());
+        options.setLogEntryCodecFactory(DefaultJRaftServiceFactory.newInstance().createLogEntryCodecFactory());
+        assertTrue(storage.init(options));
+        open.add(storage);
+        final LogEntry large = new LogEntry(EntryType.ENTRY_TYPE_DATA);
+        large.setId(new LogId(1, 1));
+        final byte[] payload = new byte[3 * 1024 * 1024];
+        new java.util.Random(7).nextBytes(payload);
+        large.setData(ByteBuffer.wrap(payload));
+        assertTrue(storage.appendEntry(large));
+        assertEquals(ByteBuffer.wrap(payload), storage.getEntry(1).getData());
     }
 
     @Test
@@ -207,13 +314,14 @@ class WaldenLogStorageTest {
         assertTrue(segmentCount(directory) < segmentsBefore, "no whole segment below entry 200 was deleted");
         storage = restart(storage, directory);
         assertHolds(storage, 200, 300, 1);
-        // A prefix beyond the last entry: the log is empty and continues there.
+        // A prefix beyond the last entry: the log is empty (last index 0, as jraft's RocksDB store
+        // says once its background deletion ran) and continues at the first index.
         assertTrue(storage.truncatePrefix(400));
         assertEquals(400, storage.getFirstLogIndex());
-        assertEquals(399, storage.getLastLogIndex());
+        assertEquals(0, storage.getLastLogIndex());
         storage = restart(storage, directory);
         assertEquals(400, storage.getFirstLogIndex());
-        assertEquals(399, storage.getLastLogIndex());
+        assertEquals(0, storage.getLastLogIndex());
         assertEquals(5, storage.appendEntries(entries(400, 404, 2)));
         assertHolds(restart(storage, directory), 400, 404, 2);
     }
@@ -233,13 +341,13 @@ class WaldenLogStorageTest {
         assertEquals(130, storage.getLastLogIndex());
         assertEntries(storage, 20, 120, 1);
         assertEntries(storage, 121, 130, 2);
-        // Everything kept after the first index: the log is empty and continues after it.
+        // Nothing kept after the first index: the log is empty and keeps its first index.
         assertTrue(storage.truncateSuffix(19));
         assertEquals(20, storage.getFirstLogIndex());
-        assertEquals(19, storage.getLastLogIndex());
+        assertEquals(0, storage.getLastLogIndex());
         storage = restart(storage, directory);
         assertEquals(20, storage.getFirstLogIndex());
-        assertEquals(19, storage.getLastLogIndex());
+        assertEquals(0, storage.getLastLogIndex());
     }
 
     @Test
