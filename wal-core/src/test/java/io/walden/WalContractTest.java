@@ -91,7 +91,6 @@ public abstract class WalContractTest extends BatchContractTest {
 
     private final List<Wal> openLogs = new ArrayList<>();
     private final List<ControllableBackend> controllables = new ArrayList<>();
-    private Boolean writesDurable;
 
     /**
      * Creates the backend under test. Called once per opened log.
@@ -1964,23 +1963,6 @@ public abstract class WalContractTest extends BatchContractTest {
     /** @return a log directory that does not exist yet. */
     protected final Path logDirectory() {
         return tempDir.resolve("log");
-    }
-
-    /**
-     * Whether the backend's writes are durable on completion (O_DSYNC), in which case no sync is
-     * needed and written records are durable at once.
-     *
-     * @return true for such backends.
-     * @throws IOException if a probe session cannot be opened.
-     */
-    protected final boolean writesDurable() throws IOException {
-        if (writesDurable == null) {
-            final Path probe = Files.createDirectories(tempDir.resolve("probe"));
-            try (StorageSession session = newBackend().open(probe, () -> {})) {
-                writesDurable = session.writesDurable();
-            }
-        }
-        return writesDurable;
     }
 
     @Test
