@@ -1,5 +1,6 @@
 package io.walden.jraft;
 
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongHashSet;
 
@@ -22,8 +23,10 @@ import org.agrona.collections.LongHashSet;
  * <p>The same operations rebuild the index when the log is opened: the adapter's records are
  * replayed in log order, so a later record wins.
  *
- * <p>Layout: two parallel lists from {@code base}, the LSN ({@link #ABSENT} for a hole) and the term
- * of each index up to the last; holes are indexes in a gap or below a mark.
+ * <p>Layout: two parallel lists from {@code base}, the LSN of the entry's first record ({@link
+ * #ABSENT} for a hole) and the term of each index up to the last; holes are indexes in a gap or below
+ * a mark. An entry stored in several records (larger than one record) also has the LSN of its last
+ * record in a map, for truncations, which must keep every record of a kept entry.
  *
  * <p><b>Threading:</b> not thread-safe; the adapter guards it with its index lock.
  */
@@ -39,6 +42,8 @@ final class RaftLogIndex {
     private final LongArrayList lsns = new LongArrayList();
     private final LongArrayList terms = new LongArrayList();
     private final LongHashSet configurationIndexes = new LongHashSet();
+    // Index -> LSN of the last record, for entries stored in more than one record.
+    private final Long2LongHashMap lastRecordLsns = new Long2LongHashMap(ABSENT);
 
     /** @return the first index: the mark, else the lowest index held, else 1. */
     long first() {
@@ -106,7 +111,7 @@ final class RaftLogIndex {
     }
 
     /**
-     * Stores an entry at an index, replacing one held there. An index below the mark is not held.
+     * Stores an entry held in one record at an index, replacing one held there.
      *
      * @param index the entry index, at least 0.
      * @param lsn its record's LSN.
@@ -114,6 +119,19 @@ final class RaftLogIndex {
      * @param configuration whether it is a configuration entry.
      */
     void put(final long index, final long lsn, final long term, final boolean configuration) {
+        put(index, lsn, lsn, term, configuration);
+    }
+
+    /**
+     * Stores an entry at an index, replacing one held there. An index below the mark is not held.
+     *
+     * @param index the entry index, at least 0.
+     * @param lsn the LSN of its first record.
+     * @param lastLsn the LSN of its last record: {@code lsn} for an entry in one record.
+     * @param term its term.
+     * @param configuration whether it is a configuration entry.
+     */
+    void put(final long index, final long lsn, final long lastLsn, final long term, final boolean configuration) {
         if (index < 0 || (mark >= 0 && index < mark)) {
             return;
         }
@@ -143,6 +161,11 @@ final class RaftLogIndex {
         final int slot = (int) (index - base);
         lsns.setLong(slot, lsn);
         terms.setLong(slot, term);
+        if (lastLsn != lsn) {
+            lastRecordLsns.put(index, lastLsn);
+        } else if (!lastRecordLsns.isEmpty()) {
+            lastRecordLsns.remove(index);
+        }
         if (configuration) {
             configurationIndexes.add(index);
         } else {
@@ -183,10 +206,27 @@ final class RaftLogIndex {
         lsns.clear();
         terms.clear();
         configurationIndexes.clear();
+        lastRecordLsns.clear();
     }
 
     /**
-     * The highest LSN of the entries at or below an index (and at or above the first index).
+     * The LSN of the last record of the entry at an index.
+     *
+     * @param index the entry index.
+     * @return the LSN, or {@link #ABSENT} if no entry is held there.
+     */
+    long lastLsn(final long index) {
+        final long lsn = lsn(index);
+        if (lsn == ABSENT || lastRecordLsns.isEmpty()) {
+            return lsn;
+        }
+        final long last = lastRecordLsns.get(index);
+        return last == ABSENT ? lsn : last;
+    }
+
+    /**
+     * The highest LSN of the records of the entries at or below an index (and at or above the first
+     * index): a cut after it keeps every record of those entries.
      *
      * @param index the index.
      * @return the LSN, or {@link #ABSENT} if no entry is held there.
@@ -195,7 +235,7 @@ final class RaftLogIndex {
         long max = ABSENT;
         final long from = Math.max(first(), base);
         for (long i = from; i <= Math.min(index, last()); i++) {
-            max = Math.max(max, lsns.getLong((int) (i - base)));
+            max = Math.max(max, lastLsn(i));
         }
         return max;
     }

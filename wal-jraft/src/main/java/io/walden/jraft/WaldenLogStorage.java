@@ -25,7 +25,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.agrona.BitUtil;
 import org.agrona.ExpandableArrayBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.collections.LongArrayList;
 
 /**
  * SOFAJRaft's {@link LogStorage} on a Walden log. It keeps the contract jraft's own RocksDB store
@@ -33,23 +33,22 @@ import org.agrona.concurrent.UnsafeBuffer;
  * any index, leave gaps and replace entries already held, and {@link #reset} leaves the entry at the
  * next index (or a no-op there) for jraft to overwrite.
  *
- * <p>{@link #appendEntries} appends the entries of a call as one atomic Walden batch ({@link
- * io.walden.WalBatch}) and one sync: after any crash the log holds all of them or none, and the call
- * returns the number of entries stored, all of them or 0. A call whose entries together take more than
- * one batch may hold ({@link WalConfig#maxRecordBytes()}, about 4 MiB with {@link #defaultConfig}) is
- * appended as several batches, in order, each all or nothing: after a crash in the middle a prefix of
- * the call's batches survives (as after a crash of a Raft follower between two appends, which Raft
- * tolerates). An entry larger than one batch may hold is refused (0, with an error naming the limit).
+ * <p>{@link #appendEntries} stores all of a call's entries or none of them, after any crash, and
+ * returns all or 0. A call whose records fit in one Walden batch ({@link WalConfig#maxRecordBytes()},
+ * about 4 MiB with {@link #defaultConfig}) is one atomic batch with one sync. A larger call is several
+ * batches, the last one synced, and its records carry the call's marks (below): opening the log keeps
+ * the entries of a call only if the call's last record is in the log. An entry larger than a record
+ * is stored as several records, its parts, of one call: entries of any size are stored.
  *
  * <p>Record layout (little-endian), written and read only here:
  *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------+---------------+-------------------------------+
- *  |  Kind (int8)  | Type (int8)   |     Zero (6 bytes)            |  0
- *  +---------------+---------------+                               |
- *  |                                                               |
+ *  +---------------+---------------+---------------+---------------+
+ *  |  Kind (int8)  | Type (int8)   | Call (int8)   |   Zero        |  0
+ *  +---------------+---------------+---------------+               |
+ *  |                          Zero (5 bytes)                       |
  *  +---------------------------------------------------------------+
  *  |                 Index (int64)                                 |  8
  *  |                                                               |
@@ -63,13 +62,23 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Kinds, each an operation on the index that opening the log replays in log order:
  *
  * <ul>
- *   <li>{@value #KIND_ENTRY}: an entry (type: its jraft {@code EntryType} number) stored at its index;
+ *   <li>{@value #KIND_ENTRY}: an entry (type: its jraft {@code EntryType} number) stored at its index,
+ *       or the last part of one, whose encoding is then the parts' bytes in order;
+ *   <li>{@value #KIND_ENTRY_PART}: a part of an entry larger than one record, before its last part;
  *   <li>{@value #KIND_FIRST_INDEX}: the first index (index field), written by {@link #truncatePrefix}
  *       before any segment is deleted, and again after a suffix truncation;
  *   <li>{@value #KIND_LAST_INDEX}: every entry after the index is dropped, written by {@link
  *       #truncateSuffix} when entries after the index lie in the log before the last entry it keeps
  *       (an entry that replaced another).
  * </ul>
+ *
+ * Call marks, on the records of a call that takes several Walden batches (a call in one batch is
+ * atomic by itself, and its records carry none): {@value #CALL_FIRST} on its first record, {@value
+ * #CALL_MORE} on every record of it but the last, {@value #CALL_END} on its last. Replay holds such a
+ * call's entries back until its {@value #CALL_END} record, and drops them if the log ends first or a record
+ * that begins another call or another operation comes. A suffix truncation never cuts such a call
+ * short: it keeps it to its last record and drops the entries it does not keep with a last-index
+ * record. Records written before the marks existed carry zero there.
  *
  * <p>{@link #getEntry} reads one record through a shared reader. {@link #truncatePrefix} deletes
  * whole segments below every record still needed ({@link Wal#truncateBefore}); {@link
@@ -87,9 +96,18 @@ public final class WaldenLogStorage implements LogStorage {
     static final int KIND_FIRST_INDEX = 2;
     /** Record kind: the last log index kept by a suffix truncation. */
     static final int KIND_LAST_INDEX = 3;
+    /** Record kind: a part of an entry larger than one record, before its last part. */
+    static final int KIND_ENTRY_PART = 4;
+    /** Call mark: the first record of an {@code appendEntries} call. */
+    static final int CALL_FIRST = 1;
+    /** Call mark: more records of the same call follow. */
+    static final int CALL_MORE = 2;
+    /** Call mark: the last record of a call that carries the marks. */
+    static final int CALL_END = 4;
 
     static final int KIND_OFFSET = 0;
     static final int TYPE_OFFSET = 1;
+    static final int CALL_OFFSET = 2;
     static final int INDEX_OFFSET = 8;
     static final int TERM_OFFSET = 16;
     static final int ENTRY_OFFSET = 24;
@@ -125,8 +143,10 @@ public final class WaldenLogStorage implements LogStorage {
     // Holder of appendLock: the records of one append call, and the encoded entries.
     private final WalBatch batch = new WalBatch(64 * 1024);
     private final ExpandableArrayBuffer recordBuffer = new ExpandableArrayBuffer(256);
+    // Holder of readLock: the entry being read, and whether its last part was read.
     private byte[] readCopy = new byte[256];
     private int readLength;
+    private boolean readDone;
 
     /**
      * Creates a storage in a directory, with {@link #defaultConfig}.
@@ -222,16 +242,7 @@ public final class WaldenLogStorage implements LogStorage {
                 return null;
             }
             synchronized (readLock) {
-                final byte[] record = readRecord(lsn);
-                final UnsafeBuffer view = new UnsafeBuffer(record);
-                if (view.getByte(KIND_OFFSET) != KIND_ENTRY
-                        || view.getLong(INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN) != entryIndex) {
-                    throw new IllegalStateException("the record at LSN " + lsn + " of " + directory
-                            + " is not the entry at index " + entryIndex);
-                }
-                final byte[] encoded = new byte[readLength - ENTRY_OFFSET];
-                System.arraycopy(record, ENTRY_OFFSET, encoded, 0, encoded.length);
-                return decoder.decode(encoded);
+                return decoder.decode(readEntry(lsn, entryIndex));
             }
         } finally {
             lifecycle.readLock().unlock();
@@ -271,16 +282,17 @@ public final class WaldenLogStorage implements LogStorage {
     }
 
     /**
-     * Appends entries in as few atomic batches as the record limit allows: all of them or, on an
-     * error, none (what earlier batches of the call appended is discarded again). Holder of appendLock.
+     * Appends the records of a call in as few atomic batches as the record limit allows, the last one
+     * synced, and then, only if all went in, stores the entries in the index. An entry larger than a
+     * record goes in parts. Holder of appendLock.
      */
     private int appendInBatches(final List<LogEntry> entries) {
+        final int partBytes = wal.config().maxRecordBytes() - ENTRY_OFFSET;
         final long limit = FrameDescriptor.alignedLength(
                 FrameDescriptor.frameLength(wal.config().maxRecordBytes()));
         final byte[][] encoded = new byte[entries.size()][];
         synchronized (indexLock) {
-            for (int i = 0; i < entries.size(); i++) {
-                final LogEntry entry = entries.get(i);
+            for (final LogEntry entry : entries) {
                 if (!index.gapAllowed(entry.getId().getIndex())) {
                     LOGGER.log(
                             System.Logger.Level.ERROR,
@@ -293,93 +305,117 @@ public final class WaldenLogStorage implements LogStorage {
         }
         for (int i = 0; i < entries.size(); i++) {
             encoded[i] = encoder.encode(entries.get(i));
-            if (framedLength(encoded[i]) > limit) {
-                LOGGER.log(
-                        System.Logger.Level.ERROR,
-                        "entry " + entries.get(i).getId() + " of " + encoded[i].length + " bytes is larger than the"
-                                + " Raft log in " + directory + " takes (maxRecordBytes="
-                                + wal.config().maxRecordBytes() + ", less a " + ENTRY_OFFSET + "-byte header);"
-                                + " nothing appended. Raise WalConfig maxRecordBytes and bufferCapacityBytes");
-                return 0;
-            }
         }
-        final long lastLsnBefore = lastRecordLsn();
         final long unrecordedMark;
         synchronized (indexLock) {
             unrecordedMark = markUnrecorded ? index.first() : -1;
         }
-        boolean markPending = unrecordedMark >= 0;
-        int from = 0;
+        final long[] firstLsns = new long[entries.size()];
+        final long[] lastLsns = new long[entries.size()];
+        // A call in one batch is atomic by itself; a call in several carries the call marks.
+        long callFramed =
+                unrecordedMark >= 0 ? FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET)) : 0;
+        for (final byte[] entry : encoded) {
+            for (int from = 0; from < entry.length || from == 0; from += partBytes) {
+                final int partLength = Math.min(partBytes, entry.length - from);
+                callFramed += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET + partLength));
+                if (entry.length == 0) {
+                    break;
+                }
+            }
+        }
+        final boolean marked = callFramed > limit;
+        batch.clear();
+        if (unrecordedMark >= 0) {
+            // A first index pinned by a read goes into the log with this call, so that it holds across a
+            // restart as it does in jraft's RocksDB store.
+            batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, 0, unrecordedMark, 0, null, 0, 0));
+        }
+        // Which entry and part each record of the current batch holds, to learn their LSNs.
+        final LongArrayList batchEntries = new LongArrayList();
+        boolean firstRecord = true;
         try {
-            while (from < entries.size()) {
-                batch.clear();
-                // A first index pinned by a read goes into the log with the first batch, so that it
-                // holds across a restart as it does in jraft's RocksDB store.
-                final int skip = markPending ? 1 : 0;
-                if (skip == 1) {
-                    batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, unrecordedMark, 0, null));
-                }
-                int to = from;
-                while (to < entries.size()
-                        && ((to == from && skip == 0) || batch.framedBytes() + framedLength(encoded[to]) <= limit)) {
-                    final LogEntry entry = entries.get(to);
-                    final int length = writeRecord(
-                            KIND_ENTRY,
-                            entry.getType().getNumber(),
-                            entry.getId().getIndex(),
-                            entry.getId().getTerm(),
-                            encoded[to]);
-                    batch.add(recordBuffer, 0, length);
-                    to++;
-                }
-                wal.append(batch, Durability.SYNCED);
-                synchronized (indexLock) {
-                    if (skip == 1) {
-                        markUnrecorded = false;
-                        markPending = false;
+            for (int i = 0; i < entries.size(); i++) {
+                final LogEntry entry = entries.get(i);
+                final int length = encoded[i].length;
+                final int parts = Math.max(1, (length + partBytes - 1) / partBytes);
+                for (int part = 0; part < parts; part++) {
+                    final int from = part * partBytes;
+                    final int partLength = Math.min(partBytes, length - from);
+                    final boolean lastRecord = i == entries.size() - 1 && part == parts - 1;
+                    final long framed =
+                            FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET + partLength));
+                    if (!batch.isEmpty() && batch.framedBytes() + framed > limit) {
+                        appendBatch(batchEntries, Durability.BUFFERED, firstLsns, lastLsns);
                     }
-                    for (int i = from; i < to; i++) {
-                        final LogEntry entry = entries.get(i);
-                        index.put(
-                                entry.getId().getIndex(),
-                                batch.lsn(skip + i - from),
-                                entry.getId().getTerm(),
-                                entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION);
-                    }
-                    lastLsn = batch.lsn(batch.size() - 1);
+                    final int call = marked ? (firstRecord ? CALL_FIRST : 0) | (lastRecord ? CALL_END : CALL_MORE) : 0;
+                    firstRecord = false;
+                    batch.add(
+                            recordBuffer,
+                            0,
+                            writeRecord(
+                                    part == parts - 1 ? KIND_ENTRY : KIND_ENTRY_PART,
+                                    entry.getType().getNumber(),
+                                    call,
+                                    entry.getId().getIndex(),
+                                    entry.getId().getTerm(),
+                                    encoded[i],
+                                    from,
+                                    partLength));
+                    batchEntries.addLong((long) i << 1 | (part == 0 ? 1 : 0));
                 }
-                from = to;
             }
-            return entries.size();
+            appendBatch(batchEntries, Durability.SYNCED, firstLsns, lastLsns);
         } catch (final WalException ex) {
+            // Records of the call that went in end no call: opening the log drops them.
             LOGGER.log(System.Logger.Level.ERROR, "appending to the Raft log in " + directory + " failed", ex);
-            if (from > 0) {
-                undoAppend(lastLsnBefore);
-            }
             return 0;
         }
-    }
-
-    private static long framedLength(final byte[] encodedEntry) {
-        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET + encodedEntry.length));
+        synchronized (indexLock) {
+            if (unrecordedMark >= 0) {
+                markUnrecorded = false;
+            }
+            final long callEnd = lastLsns[entries.size() - 1];
+            for (int i = 0; i < entries.size(); i++) {
+                final LogEntry entry = entries.get(i);
+                // A cut that keeps an entry of a marked call keeps the call to its last record.
+                index.put(
+                        entry.getId().getIndex(),
+                        firstLsns[i],
+                        marked ? callEnd : lastLsns[i],
+                        entry.getId().getTerm(),
+                        entry.getType() == EntryType.ENTRY_TYPE_CONFIGURATION);
+            }
+            lastLsn = lastLsns[entries.size() - 1];
+        }
+        return entries.size();
     }
 
     /**
-     * Discards the batches an append call appended before one of its batches failed, so that the
-     * call stores none of its entries, and rebuilds the index from what the log then holds. Holder of
-     * appendLock.
+     * Appends the batch of records built so far and notes the LSNs of the entries' first and last
+     * records; empties the batch. Holder of appendLock.
+     *
+     * @param batchEntries for each entry record in the batch: its entry's position in the call, shifted
+     *     left by one, with bit 0 set for an entry's first record; emptied.
      */
-    private void undoAppend(final long lastLsnBefore) {
-        try {
-            wal.truncateAfter(lastLsnBefore);
-            rebuildIndex();
-        } catch (final WalException ex) {
-            LOGGER.log(
-                    System.Logger.Level.ERROR,
-                    "the Raft log in " + directory + " holds part of a failed append (the records after LSN "
-                            + lastLsnBefore + ") and could not discard them; reopen it",
-                    ex);
+    private void appendBatch(
+            final LongArrayList batchEntries,
+            final Durability durability,
+            final long[] firstLsns,
+            final long[] lastLsns) {
+        wal.append(batch, durability);
+        final int offset = batch.size() - batchEntries.size();
+        for (int r = 0; r < batchEntries.size(); r++) {
+            final long tag = batchEntries.getLong(r);
+            final int entry = (int) (tag >>> 1);
+            final long lsn = batch.lsn(offset + r);
+            if ((tag & 1) != 0) {
+                firstLsns[entry] = lsn;
+            }
+            lastLsns[entry] = lsn;
         }
+        batchEntries.clear();
+        batch.clear();
     }
 
     @Override
@@ -395,7 +431,10 @@ public final class WaldenLogStorage implements LogStorage {
                 }
                 // Durable before anything is deleted: a restart then starts at the new first index.
                 final long recordLsn = wal.append(
-                        recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, firstIndexKept, 0, null), Durability.SYNCED);
+                        recordBuffer,
+                        0,
+                        writeRecord(KIND_FIRST_INDEX, 0, 0, firstIndexKept, 0, null, 0, 0),
+                        Durability.SYNCED);
                 final long keepFrom;
                 synchronized (indexLock) {
                     index.setFirst(firstIndexKept);
@@ -433,7 +472,7 @@ public final class WaldenLogStorage implements LogStorage {
                 }
                 keptLsn = index.maxLsnAtOrBelow(lastIndexKept);
                 // Entries after the index that lie before the last record kept survive the cut.
-                laterEntriesBefore = index.minLsnAfter(lastIndexKept) < keptLsn;
+                laterEntriesBefore = index.minLsnAfter(lastIndexKept) <= keptLsn;
             }
             final long mark;
             synchronized (indexLock) {
@@ -450,10 +489,10 @@ public final class WaldenLogStorage implements LogStorage {
                 // the index that the cut kept are dropped by a record of the last index.
                 batch.clear();
                 if (mark >= 0) {
-                    batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, mark, 0, null));
+                    batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, 0, mark, 0, null, 0, 0));
                 }
                 if (laterEntriesBefore) {
-                    batch.add(recordBuffer, 0, writeRecord(KIND_LAST_INDEX, 0, lastIndexKept, 0, null));
+                    batch.add(recordBuffer, 0, writeRecord(KIND_LAST_INDEX, 0, 0, lastIndexKept, 0, null, 0, 0));
                 }
                 if (!batch.isEmpty()) {
                     wal.append(batch, Durability.SYNCED);
@@ -510,13 +549,6 @@ public final class WaldenLogStorage implements LogStorage {
         return "WaldenLogStorage{" + directory + ", first " + getFirstLogIndex() + ", last " + getLastLogIndex() + "}";
     }
 
-    /** The LSN of the newest record in the log, or -1 if it holds none. Holder of appendLock. */
-    private long lastRecordLsn() {
-        synchronized (indexLock) {
-            return lastLsn;
-        }
-    }
-
     // Guarded by indexLock: the LSN of the newest record appended or replayed, -1 if none.
     private long lastLsn = -1;
     // Guarded by indexLock: getFirstLogIndex pinned the first index and no record says so yet.
@@ -524,36 +556,63 @@ public final class WaldenLogStorage implements LogStorage {
 
     /** Writes a record into the record buffer; returns its length. Holder of appendLock. */
     private int writeRecord(
-            final int kind, final int type, final long entryIndex, final long term, final byte[] entry) {
+            final int kind,
+            final int type,
+            final int call,
+            final long entryIndex,
+            final long term,
+            final byte[] entry,
+            final int entryOffset,
+            final int entryLength) {
         recordBuffer.putLong(KIND_OFFSET, 0);
         recordBuffer.putByte(KIND_OFFSET, (byte) kind);
         recordBuffer.putByte(TYPE_OFFSET, (byte) type);
+        recordBuffer.putByte(CALL_OFFSET, (byte) call);
         recordBuffer.putLong(INDEX_OFFSET, entryIndex, ByteOrder.LITTLE_ENDIAN);
         recordBuffer.putLong(TERM_OFFSET, term, ByteOrder.LITTLE_ENDIAN);
         if (entry == null) {
             return ENTRY_OFFSET;
         }
-        recordBuffer.putBytes(ENTRY_OFFSET, entry);
-        return ENTRY_OFFSET + entry.length;
+        recordBuffer.putBytes(ENTRY_OFFSET, entry, entryOffset, entryLength);
+        return ENTRY_OFFSET + entryLength;
     }
 
-    /** Reads one record into the copy buffer. Holder of readLock. */
-    private byte[] readRecord(final long lsn) {
+    /**
+     * Reads the encoded entry whose first record is at an LSN: the entry of that record, or, for an
+     * entry in parts, the parts' bytes in order up to its last part. Holder of readLock.
+     */
+    private byte[] readEntry(final long lsn, final long entryIndex) {
         reader.seek(lsn);
-        readLength = -1;
-        reader.poll(
-                (buffer, offset, length, recordLsn) -> {
-                    if (readCopy.length < length) {
-                        readCopy = new byte[BitUtil.findNextPositivePowerOfTwo(length)];
-                    }
-                    buffer.getBytes(offset, readCopy, 0, length);
-                    readLength = length;
-                },
-                1);
-        if (readLength < ENTRY_OFFSET) {
-            throw new IllegalStateException("no entry record at LSN " + lsn + " of the Raft log in " + directory);
+        readLength = 0;
+        readDone = false;
+        while (!readDone) {
+            final int before = readLength;
+            final int count = reader.poll(
+                    (buffer, offset, length, recordLsn) -> {
+                        final int kind = buffer.getByte(offset + KIND_OFFSET);
+                        if ((kind != KIND_ENTRY && kind != KIND_ENTRY_PART)
+                                || length < ENTRY_OFFSET
+                                || buffer.getLong(offset + INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN) != entryIndex) {
+                            throw new IllegalStateException("the record at LSN " + recordLsn + " of the Raft log in "
+                                    + directory + " is not (a part of) the entry at index " + entryIndex
+                                    + ", whose first record is at LSN " + lsn);
+                        }
+                        final int partLength = length - ENTRY_OFFSET;
+                        if (readCopy.length < readLength + partLength) {
+                            readCopy = java.util.Arrays.copyOf(
+                                    readCopy, BitUtil.findNextPositivePowerOfTwo(readLength + partLength));
+                        }
+                        buffer.getBytes(offset + ENTRY_OFFSET, readCopy, readLength, partLength);
+                        readLength += partLength;
+                        readDone = kind == KIND_ENTRY;
+                    },
+                    1);
+            if (count == 0 && readLength == before) {
+                throw new IllegalStateException("the entry at index " + entryIndex + " (from LSN " + lsn
+                        + ") of the Raft log in " + directory + " ends before its last part");
+            }
         }
-        return readCopy;
+        return java.util.Arrays.copyOf(readCopy, readLength);
     }
 
     /** Opens the log and rebuilds the index from its records. Holder of the write lock. */
@@ -570,19 +629,33 @@ public final class WaldenLogStorage implements LogStorage {
                 index.clear();
                 markUnrecorded = false;
                 lastLsn = -1;
+                final CallReplay call = new CallReplay();
                 replay.replay((buffer, offset, length, lsn) -> {
                     final int kind = buffer.getByte(offset + KIND_OFFSET);
                     final long entryIndex = buffer.getLong(offset + INDEX_OFFSET, ByteOrder.LITTLE_ENDIAN);
                     if (kind == KIND_FIRST_INDEX) {
+                        call.drop();
                         index.setFirst(entryIndex);
                     } else if (kind == KIND_LAST_INDEX) {
+                        call.drop();
                         index.truncateSuffix(entryIndex);
-                    } else if (kind == KIND_ENTRY) {
-                        index.put(
+                    } else if (kind == KIND_ENTRY || kind == KIND_ENTRY_PART) {
+                        final int marks = buffer.getByte(offset + CALL_OFFSET);
+                        if ((marks & CALL_FIRST) != 0 || (marks == 0 && call.marked())) {
+                            // Another call begins: a marked call still open never ended (a crash, or
+                            // an append that failed part way), and stores nothing.
+                            call.drop();
+                        }
+                        call.record(
+                                kind == KIND_ENTRY,
                                 entryIndex,
                                 lsn,
                                 buffer.getLong(offset + TERM_OFFSET, ByteOrder.LITTLE_ENDIAN),
-                                buffer.getByte(offset + TYPE_OFFSET) == EntryType.ENTRY_TYPE_CONFIGURATION_VALUE);
+                                buffer.getByte(offset + TYPE_OFFSET) == EntryType.ENTRY_TYPE_CONFIGURATION_VALUE,
+                                (marks & CALL_MORE) != 0);
+                        if ((marks & CALL_MORE) == 0) {
+                            call.commit(index, lsn);
+                        }
                     } else {
                         throw new WalException(
                                 WalException.ErrorCode.CORRUPTION,
@@ -592,6 +665,80 @@ public final class WaldenLogStorage implements LogStorage {
                     lastLsn = lsn;
                 });
             }
+        }
+    }
+
+    /**
+     * The entries of the {@code appendEntries} call being replayed, held back until the call's last
+     * record: a call whose last record is missing (a crash, or an append that failed part way) stores
+     * nothing.
+     */
+    private static final class CallReplay {
+        private final LongArrayList indexes = new LongArrayList();
+        private final LongArrayList firstLsns = new LongArrayList();
+        private final LongArrayList lastLsns = new LongArrayList();
+        private final LongArrayList terms = new LongArrayList();
+        private final LongArrayList configurations = new LongArrayList();
+        // The LSN of the first part of the entry whose parts are being read, or -1.
+        private long partsFrom = -1;
+        // Whether the call being read carries the call marks (it took several batches).
+        private boolean marked;
+
+        void record(
+                final boolean lastPart,
+                final long entryIndex,
+                final long lsn,
+                final long term,
+                final boolean configuration,
+                final boolean more) {
+            marked |= more;
+            if (partsFrom < 0) {
+                partsFrom = lsn;
+            }
+            if (lastPart) {
+                indexes.addLong(entryIndex);
+                firstLsns.addLong(partsFrom);
+                lastLsns.addLong(lsn);
+                terms.addLong(term);
+                configurations.addLong(configuration ? 1 : 0);
+                partsFrom = -1;
+            }
+        }
+
+        /**
+         * Stores the entries read since the call began, at a record that ends it (or, for a call in
+         * one batch, at each record: the batch is atomic). An entry whose parts go on is kept for the
+         * next record.
+         */
+        boolean marked() {
+            return marked;
+        }
+
+        void commit(final RaftLogIndex index, final long callEndLsn) {
+            for (int i = 0; i < indexes.size(); i++) {
+                index.put(
+                        indexes.getLong(i),
+                        firstLsns.getLong(i),
+                        marked ? callEndLsn : lastLsns.getLong(i),
+                        terms.getLong(i),
+                        configurations.getLong(i) != 0);
+            }
+            indexes.clear();
+            firstLsns.clear();
+            lastLsns.clear();
+            terms.clear();
+            configurations.clear();
+            marked = false;
+        }
+
+        void drop() {
+            indexes.clear();
+            firstLsns.clear();
+            lastLsns.clear();
+            terms.clear();
+            configurations.clear();
+            partsFrom = -1;
+            marked = false;
         }
     }
 

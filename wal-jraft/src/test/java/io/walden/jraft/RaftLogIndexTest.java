@@ -69,11 +69,18 @@ class RaftLogIndexTest {
                     final long term = 1 + random.nextInt(4);
                     final boolean configuration = random.nextInt(5) == 0;
                     final long lsn = nextLsn;
-                    nextLsn += 8 * (1 + random.nextInt(20));
-                    steps.add("put " + at + " lsn " + lsn + (configuration ? " configuration" : ""));
-                    index.put(at, lsn, term, configuration);
+                    // Some entries take several records: their last record lies further on.
+                    final long lastLsn = random.nextInt(6) == 0 ? lsn + 8 * (1 + random.nextInt(10)) : lsn;
+                    nextLsn = lastLsn + 8 * (1 + random.nextInt(20));
+                    steps.add("put " + at + " lsn " + lsn + (lastLsn != lsn ? " to " + lastLsn : "")
+                            + (configuration ? " configuration" : ""));
+                    if (lastLsn == lsn && random.nextBoolean()) {
+                        index.put(at, lsn, term, configuration);
+                    } else {
+                        index.put(at, lsn, lastLsn, term, configuration);
+                    }
                     if (model.mark < 0 || at >= model.mark) {
-                        model.entries.put(at, new long[] {lsn, term});
+                        model.entries.put(at, new long[] {lsn, term, lastLsn});
                         if (configuration) {
                             model.configurations.add(at);
                         } else {
@@ -121,6 +128,12 @@ class RaftLogIndexTest {
             final long lsn = model.lsn(i);
             assertEquals(lsn, index.lsn(i), () -> "LSN of " + at + ", " + where);
             assertEquals(
+                    lsn == RaftLogIndex.ABSENT
+                            ? RaftLogIndex.ABSENT
+                            : model.entries.get(i)[2],
+                    index.lastLsn(i),
+                    () -> "LSN of the last record of " + at + ", " + where);
+            assertEquals(
                     lsn == RaftLogIndex.ABSENT ? 0 : model.entries.get(i)[1],
                     index.term(i),
                     () -> "term of " + at + ", " + where);
@@ -131,7 +144,7 @@ class RaftLogIndexTest {
                     continue;
                 }
                 if (entry.getKey() <= i) {
-                    max = Math.max(max, entry.getValue()[0]);
+                    max = Math.max(max, entry.getValue()[2]);
                 } else {
                     min = Math.min(min, entry.getValue()[0]);
                 }

@@ -15,6 +15,9 @@ import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.option.LogStorageOptions;
 import io.walden.WalConfig;
 import io.walden.format.SegmentNames;
+import io.walden.nio.NioStorageBackend;
+import io.walden.testing.ControllableBackend;
+import io.walden.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -228,20 +232,60 @@ class WaldenLogStorageTest {
     }
 
     @Test
-    void shouldStoreAllOrNoneOfAnAppendAndTakeItsRetry() {
+    void shouldStoreNoneOfAnAppendThatFailsPartWayAndTakeWhatComesInstead() {
+        final Path directory = tempDir.resolve("log");
+        final ControllableBackend backend = new ControllableBackend(new NioStorageBackend());
+        WaldenLogStorage storage = new WaldenLogStorage(directory, dir -> WalConfig.builder(dir)
+                .backend(backend)
+                .segmentCapacityBytes(SEGMENT_BYTES)
+                .bufferCapacityBytes(SEGMENT_BYTES)
+                .maxRecordBytes(8 * 1024)
+                .appendTimeoutNs(TimeUnit.MILLISECONDS.toNanos(200))
+                .build());
+        final LogStorageOptions options = new LogStorageOptions();
+        options.setConfigurationManager(new ConfigurationManager());
+        options.setLogEntryCodecFactory(DefaultJRaftServiceFactory.newInstance().createLogEntryCodecFactory());
+        assertTrue(storage.init(options));
+        open.add(storage);
+        assertEquals(5, storage.appendEntries(entries(1, 5, 1)));
+        // No write completes: the call's first batches fill the 64 KiB buffer, a later one times out.
+        backend.holdWrites();
+        assertEquals(0, storage.appendEntries(entries(6, 200, 1)), "a call that failed part way stores nothing");
+        assertHolds(storage, 1, 5, 1);
+        backend.releaseWrites();
+        // What a new leader sends instead: fewer entries, another term.
+        assertEquals(3, storage.appendEntries(entries(6, 8, 2)));
+        assertEntries(storage, 1, 5, 1);
+        assertEntries(storage, 6, 8, 2);
+        assertEquals(8, storage.getLastLogIndex());
+        storage = restart(storage, directory);
+        // The failed call's records are in the log, but its last record is not: none of it counts.
+        assertEquals(8, storage.getLastLogIndex());
+        assertEntries(storage, 1, 5, 1);
+        assertEntries(storage, 6, 8, 2);
+    }
+
+    @Test
+    void shouldStoreAnEntryLargerThanARecordInParts() {
         final Path directory = tempDir.resolve("log");
         WaldenLogStorage storage = start(directory);
-        assertEquals(5, storage.appendEntries(entries(1, 5, 1)));
-        final List<LogEntry> tooLarge = entries(6, 10, 1);
-        final LogEntry huge = new LogEntry(EntryType.ENTRY_TYPE_DATA);
-        huge.setId(new LogId(8, 1));
-        huge.setData(ByteBuffer.wrap(new byte[16 * 1024]));
-        tooLarge.set(2, huge);
-        assertEquals(0, storage.appendEntries(tooLarge), "an entry over the limit: nothing stored");
-        assertHolds(storage, 1, 5, 1);
-        assertEquals(5, storage.appendEntries(entries(6, 10, 1)), "the retry");
+        assertEquals(3, storage.appendEntries(entries(1, 3, 1)));
+        final LogEntry large = new LogEntry(EntryType.ENTRY_TYPE_DATA);
+        large.setId(new LogId(4, 1));
+        final byte[] payload = TestRecords.bytes(4, 100 * 1024);
+        large.setData(ByteBuffer.wrap(payload));
+        assertEquals(2, storage.appendEntries(List.of(large, data(5, 1))));
+        assertEquals(ByteBuffer.wrap(payload), storage.getEntry(4).getData());
+        assertEntry(storage, 5, 1);
         storage = restart(storage, directory);
-        assertHolds(storage, 1, 10, 1);
+        assertEquals(ByteBuffer.wrap(payload), storage.getEntry(4).getData());
+        assertEntries(storage, 1, 3, 1);
+        assertEntry(storage, 5, 1);
+        // A suffix truncation that keeps the large entry keeps all of its parts.
+        assertTrue(storage.truncateSuffix(4));
+        storage = restart(storage, directory);
+        assertEquals(4, storage.getLastLogIndex());
+        assertEquals(ByteBuffer.wrap(payload), storage.getEntry(4).getData());
     }
 
     @Test
@@ -255,7 +299,7 @@ class WaldenLogStorageTest {
     }
 
     @Test
-    void shouldStoreEntriesOfMegabytesWithTheDefaultConfiguration() {
+    void shouldStoreAnEntryOf64MiBWithTheDefaultConfigurationAcrossARestart() {
         final Path directory = tempDir.resolve("log");
         final WaldenLogStorage storage = new WaldenLogStorage(directory);
         final LogStorageOptions options = new LogStorageOptions();
@@ -265,10 +309,14 @@ class WaldenLogStorageTest {
         open.add(storage);
         final LogEntry large = new LogEntry(EntryType.ENTRY_TYPE_DATA);
         large.setId(new LogId(1, 1));
-        final byte[] payload = new byte[3 * 1024 * 1024];
+        final byte[] payload = new byte[64 * 1024 * 1024];
         new java.util.Random(7).nextBytes(payload);
         large.setData(ByteBuffer.wrap(payload));
         assertTrue(storage.appendEntry(large));
+        assertEquals(ByteBuffer.wrap(payload), storage.getEntry(1).getData());
+        storage.shutdown();
+        assertTrue(storage.init(options));
+        assertEquals(1, storage.getLastLogIndex());
         assertEquals(ByteBuffer.wrap(payload), storage.getEntry(1).getData());
     }
 
