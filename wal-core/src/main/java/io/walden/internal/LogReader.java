@@ -55,8 +55,10 @@ public final class LogReader implements WalReader {
 
     private long position;
     private boolean verifiedStart;
-    // Where the batch whose frames the reader checked ends: frames below it are delivered without
-    // looking ahead again. A batch's records are delivered only once all of its frames are visible.
+    // The batch whose frames the reader found complete, [start, end): frames in it are delivered
+    // without looking ahead again, after a seek into it too. A batch's records are delivered only once
+    // all of its frames are visible.
+    private long checkedBatchStart = -1;
     private long checkedBatchEnd = -1;
     // Where the frames of a batch held back stop being visible: a waiting poll waits for this one.
     private long heldBatchPosition = -1;
@@ -180,7 +182,7 @@ public final class LogReader implements WalReader {
             }
             verifiedStart = true;
             if (frameLength >= HEADER_LENGTH && buffer.getShort(index + TYPE_OFFSET) == TYPE_DATA) {
-                if (position >= checkedBatchEnd
+                if ((position >= checkedBatchEnd || position < checkedBatchStart)
                         && FrameDescriptor.batchContinues(buffer.getShort(index + FLAGS_OFFSET))
                         && !checkBatch(visible)) {
                     break;
@@ -226,7 +228,6 @@ public final class LogReader implements WalReader {
         position = lsn;
         verifiedStart = false;
         lastDeliveredPosition = -1;
-        checkedBatchEnd = -1;
         heldBatchPosition = -1;
         findNextCut();
     }
@@ -251,68 +252,61 @@ public final class LogReader implements WalReader {
     }
 
     /**
-     * Checks that every frame of the batch whose record is at {@link #position} is visible and valid,
-     * so that its records may be delivered: the batch ends at its first data frame without {@link
+     * Checks that every frame of the batch whose record is at {@link #position} is visible, so that its
+     * records may be delivered: the batch ends at its first data frame without {@link
      * FrameDescriptor#FLAG_BATCH_CONTINUES}, or where a truncation cut it (a discard frame or a
-     * discarded range), or where the SKIP policy skips damage. Leaves the buffer holding the frame at
+     * discarded range), or where the SKIP policy skips damage. It reads the frame headers only: every
+     * frame below the visible position was written whole (or, in a read-only view, validated), and
+     * each frame's checksum is checked as it is delivered. Leaves the buffer holding the frame at
      * {@link #position}.
      *
      * @return true if the batch is complete and visible; false if it is not visible whole yet (the
      *     reader holds it back, and a waiting poll waits for {@link #heldBatchPosition}).
-     * @throws WalException if a frame of the batch below the visible position does not validate.
+     * @throws WalException if a frame header of the batch below the visible position is impossible.
      */
     private boolean checkBatch(final long visible) {
         final long segmentEnd = (position | segmentMask) + 1;
         long frame = position;
+        int frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
         while (true) {
-            final int frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
-            final short type = buffer.getShort((int) (frame - bufferPosition) + TYPE_OFFSET);
-            if (type != TYPE_DATA
-                    || !FrameDescriptor.batchContinues(
-                            buffer.getShort((int) (frame - bufferPosition) + FLAGS_OFFSET))) {
+            final int index = (int) (frame - bufferPosition);
+            final short type = buffer.getShort(index + TYPE_OFFSET);
+            if (type != TYPE_DATA || !FrameDescriptor.batchContinues(buffer.getShort(index + FLAGS_OFFSET))) {
                 // A data frame without the flag ends the batch; so does a discard frame.
-                checkedBatchEnd = frame + FrameDescriptor.alignedLength(frameLength);
-                heldBatchPosition = -1;
-                return true;
+                return batchComplete(frame + FrameDescriptor.alignedLength(frameLength));
             }
             frame += FrameDescriptor.alignedLength(frameLength);
             if (frame >= nextCut || skipEnd(frame) >= 0) {
-                checkedBatchEnd = frame;
-                heldBatchPosition = -1;
-                return true;
+                return batchComplete(frame);
             }
             if (frame >= visible || frame + HEADER_LENGTH > segmentEnd) {
                 heldBatchPosition = frame;
                 return false;
             }
-            final int nextLength = loadBatchFrame(frame, visible);
-            final int nextIndex = (int) (frame - bufferPosition);
-            final short nextType = nextLength >= HEADER_LENGTH ? buffer.getShort(nextIndex + TYPE_OFFSET) : 0;
-            if (!validFrameAt(frame, nextIndex, nextLength) || (nextType != TYPE_DATA && nextType != TYPE_DISCARD)) {
+            if (frame + HEADER_LENGTH > validEnd) {
+                refillFromPosition(frame + HEADER_LENGTH, visible);
+            }
+            final int next = (int) (frame - bufferPosition);
+            frameLength = frame + HEADER_LENGTH <= validEnd ? buffer.getInt(next + LENGTH_OFFSET) : 0;
+            final short nextType = frameLength >= HEADER_LENGTH ? buffer.getShort(next + TYPE_OFFSET) : 0;
+            if (frameLength < HEADER_LENGTH
+                    || (frame & segmentMask) + frameLength > segmentCapacityBytes
+                    || (nextType != TYPE_DATA && nextType != TYPE_DISCARD)
+                    || !FrameDescriptor.validFlags(nextType, buffer.getShort(next + FLAGS_OFFSET))) {
                 throw new WalCorruptionException(
                         SegmentNames.segmentPath(directory, frame & ~segmentMask),
                         frame & segmentMask,
                         "the batch that starts at position " + position + " goes on at position " + frame
-                                + ", where no valid record or discard frame is (length field " + nextLength + ")");
+                                + ", where no record or discard frame is (length field " + frameLength + ")");
             }
         }
     }
 
-    /**
-     * Makes a frame of a batch readable in the buffer along with every frame from {@link #position},
-     * reading again from {@link #position} (and growing the buffer) if it must; returns its length.
-     */
-    private int loadBatchFrame(final long frame, final long visible) {
-        if (frame + HEADER_LENGTH > validEnd) {
-            refillFromPosition(frame + HEADER_LENGTH, visible);
-        }
-        int frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
-        final long checkedEnd = frame + Math.max(SHORT_PADDING_LENGTH, Math.min(frameLength, segmentCapacityBytes));
-        if (frameLength >= SHORT_PADDING_LENGTH && checkedEnd > validEnd) {
-            refillFromPosition(checkedEnd, visible);
-            frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
-        }
-        return frameLength;
+    private boolean batchComplete(final long batchEnd) {
+        checkedBatchStart = position;
+        checkedBatchEnd = batchEnd;
+        heldBatchPosition = -1;
+        return true;
     }
 
     private void refillFromPosition(final long end, final long visible) {
