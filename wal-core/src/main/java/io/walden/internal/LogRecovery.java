@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.agrona.collections.LongArrayList;
 
@@ -545,7 +546,7 @@ public final class LogRecovery {
             final int nextHandle = keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
         }
-        cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail.endOffset(), result, tail.kind());
+        cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail, result);
         session.closeFile(tailHandle);
         if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
             // Everything after the tail segment goes too; positions stay unique, segments contiguous.
@@ -568,20 +569,31 @@ public final class LogRecovery {
     }
 
     /**
-     * Gives up the rest of the tail segment from an offset: keeps what lies there as evidence, zeroes
-     * it, makes the frames before it durable, and covers the rest of the segment with a discard frame.
+     * Gives up the rest of the tail segment from the tail's end: keeps what lies there as evidence,
+     * zeroes it, makes the frames before it durable, and covers the rest of the segment with a discard
+     * frame.
      *
-     * @param kind why: a crash (the bytes given up are a torn tail), or the policy.
+     * <p>The zeroing survives a crash in its middle. A cut may give up valid frames that prove
+     * positions past the cut durable (a batch the crash left open whose first frames a sync covered,
+     * and the frames after it); zeroed bytes below such a proof, with the proving frame still intact,
+     * would read as damage to synced data at the next recovery. So the range is zeroed from its end
+     * down, in steps that start at the durable offsets its frames carry, each step synced before the
+     * next: whenever a crash comes, no frame left intact proves a zeroed byte, and the next recovery
+     * makes the same cut.
+     *
+     * @param tail where the kept frames end, and why: a crash (the bytes given up are a torn tail), or
+     *     the policy.
      */
     private void cutAndDiscard(
             final SegmentScanner scanner,
             final Path path,
             final long base,
             final int handle,
-            final long fromOffset,
-            final SegmentScanner.Result result,
-            final TailKind kind)
+            final Tail tail,
+            final SegmentScanner.Result result)
             throws IOException {
+        final long fromOffset = tail.endOffset();
+        final TailKind kind = tail.kind();
         final long nonZeroEnd = scanner.dataEnd(path, fromOffset, capacityBytes);
         if (nonZeroEnd > fromOffset) {
             keepEvidence(scanner, path, base, fromOffset, nonZeroEnd);
@@ -606,7 +618,21 @@ public final class LogRecovery {
                         + " from offset " + fromOffset + ": " + (nonZeroEnd - fromOffset) + " byte(s) holding "
                         + cutRecords + " valid record(s);" + kept);
             }
-            zeroRange(handle, path, fromOffset, nonZeroEnd);
+            final TreeSet<Long> steps = new TreeSet<>();
+            for (final SegmentScanner.Run run : result.runs()) {
+                if (run.endOffset() > fromOffset && run.startOffset() < nonZeroEnd) {
+                    scanner.collectDurableOffsets(path, run, fromOffset, nonZeroEnd, steps);
+                }
+            }
+            long top = nonZeroEnd;
+            for (final long step : steps.descendingSet()) {
+                if (step < top) {
+                    zeroRange(handle, path, step, top);
+                    io.sync(handle);
+                    top = step;
+                }
+            }
+            zeroRange(handle, path, fromOffset, top);
         }
         // The frames before the cut become durable before a frame that says so is written.
         io.sync(handle);

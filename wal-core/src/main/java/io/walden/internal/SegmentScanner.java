@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Reads a segment file from its first frame to its end and finds every valid frame in it, through a
@@ -487,6 +488,42 @@ final class SegmentScanner implements AutoCloseable {
                 offset += FrameDescriptor.alignedLength(frameLength);
             }
             return count;
+        } finally {
+            channel = null;
+        }
+    }
+
+    /**
+     * Adds to a set the durable offset of every frame of a run that starts in a range and proves
+     * something past the range's start. Cold path: used when a cut gives up valid frames.
+     *
+     * @param path the segment file.
+     * @param run the run, from {@link #scan}.
+     * @param fromOffset frames starting at or after this offset...
+     * @param toOffset ...and before this one.
+     * @param durableOffsets receives each durable offset above {@code fromOffset}.
+     * @throws IOException if the file cannot be read.
+     */
+    void collectDurableOffsets(
+            final Path path, final Run run, final long fromOffset, final long toOffset, final Set<Long> durableOffsets)
+            throws IOException {
+        final long end = Math.min(toOffset, run.endOffset());
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+            open(file, end + HEADER_LENGTH);
+            long offset = run.startOffset();
+            while (offset < end && ensure(offset, SHORT_PADDING_LENGTH)) {
+                final int frameLength = frameLength(offset);
+                if (frameLength == 0) {
+                    break;
+                }
+                if (offset >= fromOffset && frameLength >= HEADER_LENGTH && ensure(offset, HEADER_LENGTH)) {
+                    final long durable = durableOffset(offset);
+                    if (durable > fromOffset) {
+                        durableOffsets.add(durable);
+                    }
+                }
+                offset += FrameDescriptor.alignedLength(frameLength);
+            }
         } finally {
             channel = null;
         }
