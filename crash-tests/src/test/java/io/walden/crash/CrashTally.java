@@ -53,6 +53,19 @@ public final class CrashTally {
      */
     public static final AtomicLong UNPROVEN_SYNCED_CUT = new AtomicLong();
 
+    /**
+     * Atomic batches ({@code Wal.append(WalBatch, ...)}) whose all-or-none survival was checked: once per
+     * batch per simulated crash state it could be in, once per batch of a killed child.
+     */
+    public static final AtomicLong BATCHES = new AtomicLong();
+
+    /**
+     * Batches checked that the crash had left partly written (some of their frames intact on disk, some
+     * not) and that recovery therefore had to give up whole: the case all-or-none is about. A batch
+     * recovered in part is a violation, not counted here.
+     */
+    public static final AtomicLong BATCHES_TORN = new AtomicLong();
+
     /** Acknowledged records found missing after a crash or fault (must stay zero). */
     public static final AtomicLong LOST = new AtomicLong();
 
@@ -66,7 +79,7 @@ public final class CrashTally {
      *
      * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
-     *     hurried=... lost=... violations=...}
+     *     hurried=... batches=... batchesTorn=... lost=... violations=...}
      */
     public static String summaryLine() {
         return "CRASH-SUMMARY simulated=" + SIMULATED.get()
@@ -80,6 +93,8 @@ public final class CrashTally {
                 + " tears.newest=" + TEARS_NEWEST.get()
                 + " unproven.synced.cut=" + UNPROVEN_SYNCED_CUT.get()
                 + " hurried=" + HURRIED_SEGMENTS.get()
+                + " batches=" + BATCHES.get()
+                + " batchesTorn=" + BATCHES_TORN.get()
                 + " lost=" + LOST.get()
                 + " violations=" + VIOLATIONS.get();
     }

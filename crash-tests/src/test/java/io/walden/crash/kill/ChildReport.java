@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * What a killed child said on its pipe before it died (see {@link KillChild} for the protocol): its
- * acknowledgements in the order they were reported, its truncation requests, and how far it got.
+ * acknowledgements in the order they were reported (a batch's, one per record), the batches it was about
+ * to append and those acknowledged, its truncation requests, and how far it got.
  *
  * <p><b>Threading:</b> filled by the thread that reads the child's output; read by the test thread only
  * after that thread has ended (a join orders the two).
@@ -26,7 +27,33 @@ final class ChildReport {
         }
     }
 
+    /**
+     * A batch the child was about to append: records (thread, firstSeq .. firstSeq + count - 1).
+     *
+     * @param thread the child's appender thread.
+     * @param firstSeq the sequence number of its first record.
+     * @param count how many records it holds.
+     */
+    record Batch(int thread, int firstSeq, int count) {}
+
+    /**
+     * The acknowledgement of a batch: its append returned at a level with these LSNs.
+     *
+     * @param thread the child's appender thread.
+     * @param firstSeq the sequence number of its first record.
+     * @param level {@code B}, {@code W} or {@code S}.
+     * @param lsns each record's LSN, in order.
+     */
+    record BatchAck(int thread, int firstSeq, char level, List<Long> lsns) {
+        /** @return whether the level promises survival of a process crash (WRITTEN or SYNCED). */
+        boolean promisesSurvival() {
+            return level == 'W' || level == 'S';
+        }
+    }
+
     private final List<Ack> acks = new ArrayList<>();
+    private final List<Batch> batches = new ArrayList<>();
+    private final List<BatchAck> batchAcks = new ArrayList<>();
     private final List<Long> truncateLsns = new ArrayList<>();
     private final List<String> malformedLines = new ArrayList<>();
     private boolean opening;
@@ -43,6 +70,7 @@ final class ChildReport {
         OPENING,
         READY,
         ACK,
+        BATCHING,
         TRUNCATING,
         TRUNCATED,
         ERROR,
@@ -80,6 +108,32 @@ final class ChildReport {
                             fields[4].charAt(0)));
                     return Event.ACK;
                 }
+                case "b" -> {
+                    if (fields.length != 4 || Integer.parseInt(fields[3]) < 2) {
+                        break;
+                    }
+                    batches.add(new Batch(
+                            Integer.parseInt(fields[1]), Integer.parseInt(fields[2]), Integer.parseInt(fields[3])));
+                    return Event.BATCHING;
+                }
+                case "B" -> {
+                    if (fields.length < 6 || fields[3].length() != 1 || "BWS".indexOf(fields[3].charAt(0)) < 0) {
+                        break;
+                    }
+                    final int thread = Integer.parseInt(fields[1]);
+                    final int firstSeq = Integer.parseInt(fields[2]);
+                    final char level = fields[3].charAt(0);
+                    final List<Long> lsns = new ArrayList<>();
+                    for (int i = 4; i < fields.length; i++) {
+                        lsns.add(Long.parseLong(fields[i]));
+                    }
+                    // Every record of the batch is acknowledged at the batch's level.
+                    batchAcks.add(new BatchAck(thread, firstSeq, level, List.copyOf(lsns)));
+                    for (int i = 0; i < lsns.size(); i++) {
+                        acks.add(new Ack(thread, firstSeq + i, lsns.get(i), level));
+                    }
+                    return Event.ACK;
+                }
                 case "T" -> {
                     truncateLsns.add(Long.parseLong(fields[1]));
                     maxTruncateLsn = Math.max(maxTruncateLsn, Long.parseLong(fields[1]));
@@ -108,6 +162,16 @@ final class ChildReport {
     /** @return the acknowledgements in the order reported. */
     List<Ack> acks() {
         return acks;
+    }
+
+    /** @return the batches the child was about to append, in the order reported. */
+    List<Batch> batches() {
+        return batches;
+    }
+
+    /** @return the acknowledgements of batches, in the order reported (their records are in {@link #acks}). */
+    List<BatchAck> batchAcks() {
+        return batchAcks;
     }
 
     /** @return the last acknowledgement, or null. */
@@ -153,7 +217,7 @@ final class ChildReport {
     /** @return a one-line account of what the child reported, for failure messages. */
     String summary() {
         return "opened " + ready + " with [" + recoveredStart + ", " + recoveredEnd + "), " + acks.size()
-                + " acknowledgements"
+                + " acknowledgements, " + batches.size() + " batches (" + batchAcks.size() + " acknowledged)"
                 + (acks.isEmpty()
                         ? ""
                         : " from LSN " + acks.get(0).lsn() + " to " + lastAck().lsn())

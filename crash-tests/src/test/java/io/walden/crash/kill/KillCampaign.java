@@ -2,6 +2,7 @@ package io.walden.crash.kill;
 
 import io.walden.crash.CrashBudget;
 import io.walden.crash.CrashTally;
+import io.walden.crash.OnDiskFrames;
 import io.walden.format.SegmentNames;
 import io.walden.testing.TestFiles;
 import java.io.IOException;
@@ -27,6 +28,10 @@ import java.util.stream.Stream;
  * recovery is a crash of a recovery). The first cycle of each directory may be killed while the log is
  * being created.
  *
+ * <p>Some cycles ({@link KillTrigger.Kind#TORN_BATCH}, 15%) watch the child's newest segment and
+ * kill it as soon as the segment ends inside a batch: a kill at a random moment rarely finds a batch
+ * half written, since its frames are written within microseconds of each other.
+ *
  * <p><b>Threading:</b> used by the test thread only.
  */
 final class KillCampaign {
@@ -40,6 +45,8 @@ final class KillCampaign {
     private static final long OPEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
     private static final long TRIGGER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(3);
     private static final int SIGKILL_EXIT_STATUS = 128 + 9;
+    /** How long a {@link KillTrigger.Kind#TORN_BATCH} cycle looks for a moment inside a batch. */
+    private static final long TORN_BATCH_SEARCH_NS = TimeUnit.SECONDS.toNanos(2);
 
     private final String family;
     private final Path root;
@@ -55,6 +62,10 @@ final class KillCampaign {
     private int interruptedOpens;
     private long recordsChecked;
     private long acksChecked;
+    private long batchesChecked;
+    private long batchesTorn;
+    private int tornBatchKills;
+    private long tornBatchLooks;
 
     /**
      * Creates a campaign.
@@ -101,20 +112,26 @@ final class KillCampaign {
         }
         TestFiles.deleteRecursively(root);
         return String.format(
-                "KILL %s: %d kills (%d with O_DIRECT) in %.1f s; triggers %s (%d by timeout); interrupted:"
-                        + " %d segment preparations, %d truncations, %d opens; %d records and %d acknowledgements"
-                        + " checked; seed %d (-D%s=%d replays)",
+                "KILL %s: %d kills (%d with O_DIRECT) in %.1f s; triggers %s (%d by timeout; %d inside a batch"
+                        + " after %d looks); interrupted:"
+                        + " %d segment preparations, %d truncations, %d opens; %d records, %d acknowledgements"
+                        + " and %d batches checked (%d left torn on disk and given up whole); seed %d (-D%s=%d"
+                        + " replays)",
                 family,
                 kills,
                 directKills,
                 (System.nanoTime() - startNs) / 1e9,
                 kindCounts,
                 fallbackKills,
+                tornBatchKills,
+                tornBatchLooks,
                 interruptedPreparations,
                 interruptedTruncations,
                 interruptedOpens,
                 recordsChecked,
                 acksChecked,
+                batchesChecked,
+                batchesTorn,
                 seed,
                 SEED_PROPERTY,
                 seed);
@@ -128,6 +145,16 @@ final class KillCampaign {
     /** @return truncations the kills interrupted. */
     int interruptedTruncations() {
         return interruptedTruncations;
+    }
+
+    /** @return kills that found the child's files ending inside a batch. */
+    int tornBatchKills() {
+        return tornBatchKills;
+    }
+
+    /** @return batches kills left partly written that recovery gave up whole. */
+    long batchesTorn() {
+        return batchesTorn;
     }
 
     /** @return kills that landed after the child started to open its log and before it was open. */
@@ -155,6 +182,14 @@ final class KillCampaign {
             }
             if (trigger.kind() == KillTrigger.Kind.TIMED) {
                 TimeUnit.NANOSECONDS.sleep(trigger.delayNs());
+                child.kill();
+            } else if (trigger.kind() == KillTrigger.Kind.TORN_BATCH) {
+                TimeUnit.NANOSECONDS.sleep(trigger.delayNs());
+                if (killInsideABatch(child, directory)) {
+                    tornBatchKills++;
+                } else {
+                    fallbackKills++;
+                }
                 child.kill();
             } else if (!child.awaitDeath(TRIGGER_TIMEOUT_NS)) {
                 fallbackKills++;
@@ -197,6 +232,10 @@ final class KillCampaign {
         killCounter.incrementAndGet();
         recordsChecked += outcome.recordsChecked();
         acksChecked += outcome.acksChecked();
+        batchesChecked += outcome.batchesChecked();
+        batchesTorn += outcome.batchesTorn();
+        CrashTally.BATCHES.addAndGet(outcome.batchesChecked());
+        CrashTally.BATCHES_TORN.addAndGet(outcome.batchesTorn());
         if (!outcome.violations().isEmpty()) {
             CrashTally.VIOLATIONS.addAndGet(outcome.violations().size());
             CrashTally.LOST.addAndGet(outcome.lostAcknowledged());
@@ -208,6 +247,29 @@ final class KillCampaign {
                             + String.join("\n  ", shown) + "\n  child: " + report.summary() + "\n  files at the kill: "
                             + filesAtKill + "\n  checked " + (checked == directory ? "in place" : "on a copy"));
         }
+    }
+
+    /**
+     * Watches the child's newest segment until it ends inside a batch (the first frames of a batch
+     * written, not its last) and kills the child at once: the disk then holds part of a batch, unless
+     * the child wrote the rest in the microseconds the kill takes to land (the ledger counts the
+     * batches that were torn).
+     *
+     * @return true if the child was killed on seeing its files inside a batch; false if that was not
+     *     seen in time, or the child died first.
+     */
+    private boolean killInsideABatch(final KillableChild child, final Path directory) throws IOException {
+        final long deadlineNs = System.nanoTime() + TORN_BATCH_SEARCH_NS;
+        try (OnDiskFrames.Watcher watcher = new OnDiskFrames.Watcher(directory)) {
+            while (child.alive() && System.nanoTime() - deadlineNs < 0) {
+                tornBatchLooks++;
+                if (watcher.endsInsideABatch()) {
+                    child.kill();
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static List<String> listFiles(final Path directory) throws IOException {

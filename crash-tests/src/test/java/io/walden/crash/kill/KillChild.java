@@ -1,7 +1,9 @@
 package io.walden.crash.kill;
 
 import io.walden.Wal;
+import io.walden.WalBatch;
 import io.walden.crash.MixedAppend;
+import io.walden.format.FrameDescriptor;
 import io.walden.testing.TestRecords;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -14,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The program the kill test runs in a child JVM and kills with SIGKILL. It opens (and so recovers) the
  * log, then appends tagged records ({@link TestRecords#tagged}) from a few threads with mixed durability
- * until it is killed, and now and then truncates the log. It reports to the parent on standard output,
+ * until it is killed, 30% of the appends atomic batches of 2 to {@value #BATCH_RECORDS_MAX} records
+ * ({@link WalBatch}), and now and then truncates the log. It reports to the parent on standard output,
  * one line per event, each written with one {@code write(2)} of less than {@code PIPE_BUF} bytes, so a
  * line is either whole in the pipe or absent:
  *
@@ -23,6 +26,10 @@ import java.util.concurrent.TimeUnit;
  *   R start end                    open; the recovered log spans [start, end)
  *   A thread seq lsn level         append (and await) of record (cycle, thread, seq) returned at
  *                                  level B, W or S: written only after the call returned
+ *   b thread seq count             about to append records (cycle, thread, seq .. seq+count-1) as
+ *                                  one batch: all or none of them may be in the log from now on
+ *   B thread seq level lsn...      the append (and await) of that batch returned at level B, W or
+ *                                  S, which covers the whole batch; one LSN per record, in order
  *   T lsn                          about to call truncateBefore(lsn)
  *   t lsn deleted                  truncateBefore(lsn) returned
  *   E text                         unexpected failure; the child exits with status 2
@@ -38,6 +45,13 @@ import java.util.concurrent.TimeUnit;
 public final class KillChild {
     /** Most appender threads; a writer tag holds the thread in its low bits. */
     static final int MAX_THREADS = 8;
+    /** Most records in a batch; a batch report line stays far below {@code PIPE_BUF}. */
+    static final int BATCH_RECORDS_MAX = 12;
+    /** Percentage of the appends that append a batch rather than one record. */
+    private static final int BATCH_PERCENT = 30;
+    /** The most log space a batch's frames may take: what one record of the largest size takes. */
+    private static final int BATCH_FRAMED_BYTES_MAX =
+            FrameDescriptor.alignedLength(FrameDescriptor.frameLength(KillSetup.MAX_RECORD_BYTES));
     /** Exit status of a child that failed by itself. */
     static final int EXIT_FAILED = 2;
     /** A child whose parent has gone stops after this long, so that no orphan fills the disk. */
@@ -111,14 +125,22 @@ public final class KillChild {
     private void appendLoop(final int thread) {
         final SplittableRandom random = new SplittableRandom(seed * 31 + thread);
         final int writer = writerTag(cycle, thread);
+        final WalBatch batch = new WalBatch();
         try {
-            for (int seq = 0; System.nanoTime() < deadlineNs; seq++) {
-                final byte[] payload = TestRecords.tagged(writer, seq, recordLength(random));
-                final int choice = random.nextInt(100);
-                final MixedAppend appended = MixedAppend.append(wal, payload, choice, 35, 70, 90, random);
-                final long lsn = appended.lsn();
-                final char level = appended.level();
-                write("A " + thread + " " + seq + " " + lsn + " " + level);
+            int seq = 0;
+            while (System.nanoTime() < deadlineNs) {
+                final long lsn;
+                if (random.nextInt(100) < BATCH_PERCENT) {
+                    lsn = appendBatch(thread, writer, seq, batch, random);
+                    seq += batch.size();
+                } else {
+                    final byte[] payload = TestRecords.tagged(writer, seq, recordLength(random));
+                    final int choice = random.nextInt(100);
+                    final MixedAppend appended = MixedAppend.append(wal, payload, choice, 35, 70, 90, random);
+                    lsn = appended.lsn();
+                    write("A " + thread + " " + seq + " " + lsn + " " + appended.level());
+                    seq++;
+                }
                 if (thread == 0) {
                     maybeTruncate(lsn);
                 }
@@ -126,6 +148,46 @@ public final class KillChild {
         } catch (final Throwable ex) {
             fail(ex);
         }
+    }
+
+    /**
+     * Appends records {@code seq, seq + 1, ...} as one batch: says so first ({@code b}), so that the
+     * parent knows the batch even if the kill comes before its acknowledgement, then reports the
+     * acknowledgement with every record's LSN ({@code B}). Returns the LSN of the batch's last record.
+     */
+    private long appendBatch(
+            final int thread, final int writer, final int seq, final WalBatch batch, final SplittableRandom random)
+            throws IOException {
+        batch.clear();
+        final int count = 2 + random.nextInt(BATCH_RECORDS_MAX - 1);
+        int framedLeft = BATCH_FRAMED_BYTES_MAX;
+        for (int i = 0; i < count && framedLeft >= framed(TestRecords.TAG_LENGTH); i++) {
+            // Keep room for a second record; a record that does not fit is cut to what is left.
+            final int room = framedLeft - (i == 0 ? framed(TestRecords.TAG_LENGTH) : 0);
+            int length = recordLength(random);
+            if (framed(length) > room) {
+                length = room - FrameDescriptor.HEADER_LENGTH;
+            }
+            batch.add(TestRecords.tagged(writer, seq + i, length));
+            framedLeft -= framed(length);
+        }
+        write("b " + thread + " " + seq + " " + batch.size());
+        final MixedAppend appended = MixedAppend.appendBatch(wal, batch, random.nextInt(100), 35, 70, 90, random);
+        final StringBuilder line = new StringBuilder("B ")
+                .append(thread)
+                .append(' ')
+                .append(seq)
+                .append(' ')
+                .append(appended.level());
+        for (int i = 0; i < batch.size(); i++) {
+            line.append(' ').append(batch.lsn(i));
+        }
+        write(line.toString());
+        return batch.lsn(batch.size() - 1);
+    }
+
+    private static int framed(final int length) {
+        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
     }
 
     /** Keeps the log at a few segments: truncates two segments behind the newest record. */

@@ -12,7 +12,8 @@ final class KillEvidence {
     private KillEvidence() {}
 
     /**
-     * Fails unless some kill interrupted a segment preparation, a truncation and an open.
+     * Fails unless some kill interrupted a segment preparation, a truncation and an open, and some kill
+     * found the child's files ending inside a batch.
      *
      * @param campaign a finished campaign.
      */
@@ -20,5 +21,6 @@ final class KillEvidence {
         assertTrue(campaign.interruptedPreparations() > 0, "no kill interrupted a segment preparation");
         assertTrue(campaign.interruptedTruncations() > 0, "no kill interrupted a truncation");
         assertTrue(campaign.interruptedOpens() > 0, "no kill interrupted the opening of a log");
+        assertTrue(campaign.tornBatchKills() > 0, "no kill found the child's files ending inside a batch");
     }
 }

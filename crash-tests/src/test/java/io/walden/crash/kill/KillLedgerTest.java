@@ -45,6 +45,39 @@ final class KillLedgerTest {
     }
 
     @Test
+    void batchWholeInTheLogPasses() {
+        // Records 10 to 12 were appended one by one; reported as a batch, they are one, whole.
+        final ChildReport batchReport = new ChildReport();
+        batchReport.accept("b 0 10 3");
+        batchReport.accept("B 0 10 W " + lsns.get(10) + " " + lsns.get(11) + " " + lsns.get(12));
+        final KillLedger.Outcome outcome = new KillLedger().check(DIRECTORY, "nio", 0, batchReport);
+        assertEquals(List.of(), outcome.violations());
+        assertEquals(1, outcome.batchesChecked());
+    }
+
+    @Test
+    void batchRecoveredInPartIsReported() {
+        // Records 198 and 199 are in the log, 200 and 201 never were: as a batch, it is torn.
+        report.accept("b 0 198 4");
+        final KillLedger.Outcome outcome = new KillLedger().check(DIRECTORY, "nio", 0, report);
+        assertEquals(1, outcome.violations().size(), outcome.violations().toString());
+        assertTrue(
+                outcome.violations().get(0).contains("recovered in part (2 of 4 records"),
+                outcome.violations().toString());
+    }
+
+    @Test
+    void batchAcknowledgedWithoutAnnouncementIsReported() {
+        final ChildReport batchReport = new ChildReport();
+        batchReport.accept("B 0 10 W " + lsns.get(10) + " " + lsns.get(11));
+        final KillLedger.Outcome outcome = new KillLedger().check(DIRECTORY, "nio", 0, batchReport);
+        assertEquals(1, outcome.violations().size(), outcome.violations().toString());
+        assertTrue(
+                outcome.violations().get(0).contains("did not announce"),
+                outcome.violations().toString());
+    }
+
+    @Test
     void acknowledgementBeyondTheLogIsCountedLost() {
         report.accept("A 0 200 " + (lsns.get(199) + 4096) + " S");
         final KillLedger.Outcome outcome = new KillLedger().check(DIRECTORY, "nio", 0, report);

@@ -5,7 +5,8 @@ import java.util.SplittableRandom;
 /**
  * When the parent kills the child: at a random time, or at a random short delay after an event the
  * child reports, so that kills land often in the moments that matter (recovery, a segment roll and the
- * preparation of the next segment that starts with it, a truncation).
+ * preparation of the next segment that starts with it, a truncation), or when the child's files end
+ * inside a batch.
  *
  * <p><b>Threading:</b> {@link #onEvent} is called by the thread that reads the child's output.
  */
@@ -21,7 +22,13 @@ final class KillTrigger {
         /** An acknowledgement in the last 4 KiB of a segment: the roll fence and the roll are next. */
         NEAR_SEGMENT_END,
         /** The n-th truncation request. */
-        AT_TRUNCATE
+        AT_TRUNCATE,
+        /**
+         * The first moment, a random time after the log opened, at which the child's newest segment
+         * ends inside a batch (the first frames of a batch written, not its last). The campaign's
+         * thread watches the files and kills.
+         */
+        TORN_BATCH
     }
 
     private static final int NEAR_END_BYTES = 4096;
@@ -46,16 +53,19 @@ final class KillTrigger {
      */
     static KillTrigger random(final SplittableRandom random) {
         final int choice = random.nextInt(100);
-        if (choice < 25) {
+        if (choice < 15) {
+            return new KillTrigger(Kind.TORN_BATCH, 0, random.nextLong(100_000_000L));
+        }
+        if (choice < 33) {
             return new KillTrigger(Kind.TIMED, 0, random.nextLong(300_000_000L));
         }
-        if (choice < 35) {
+        if (choice < 43) {
             return new KillTrigger(Kind.DURING_OPEN, 1, random.nextLong(150_000_000L));
         }
-        if (choice < 60) {
+        if (choice < 65) {
             return new KillTrigger(Kind.AFTER_ROLL, 1 + random.nextInt(4), random.nextLong(2_000_000L));
         }
-        if (choice < 75) {
+        if (choice < 80) {
             return new KillTrigger(Kind.NEAR_SEGMENT_END, 1 + random.nextInt(3), random.nextLong(300_000L));
         }
         return new KillTrigger(Kind.AT_TRUNCATE, 1 + random.nextInt(3), random.nextLong(1_500_000L));
@@ -66,7 +76,10 @@ final class KillTrigger {
         return kind;
     }
 
-    /** @return how long after the event (or, for {@link Kind#TIMED}, after the log opened) to kill. */
+    /**
+     * @return how long after the event (or, for {@link Kind#TIMED}, after the log opened) to kill; for
+     *     {@link Kind#TORN_BATCH}, how long after the log opened to start looking for a batch to tear.
+     */
     long delayNs() {
         return delayNs;
     }
@@ -81,7 +94,7 @@ final class KillTrigger {
     boolean onEvent(final ChildReport.Event event, final ChildReport report) {
         final boolean counted =
                 switch (kind) {
-                    case TIMED -> false;
+                    case TIMED, TORN_BATCH -> false;
                     case DURING_OPEN -> event == ChildReport.Event.OPENING;
                     case AFTER_ROLL ->
                         event == ChildReport.Event.ACK

@@ -143,6 +143,11 @@ final class KillableChild {
         process.toHandle().destroyForcibly();
     }
 
+    /** @return whether the child is still running. */
+    boolean alive() {
+        return process.isAlive();
+    }
+
     /** @return whether the parent killed the child (as opposed to it exiting by itself). */
     boolean killed() {
         return killed;

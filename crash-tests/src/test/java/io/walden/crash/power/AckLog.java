@@ -7,11 +7,13 @@ import java.util.List;
 /**
  * What a log promised during one run on a {@link SimulatedDisk}, each promise stamped with the length
  * of the disk's event log when the appender learnt of it: every record that got an LSN, every
- * {@code SYNCED} acknowledgement, every durable position observed, and every truncation requested.
+ * {@code SYNCED} acknowledgement, every durable position observed, and every truncation requested;
+ * and which records were appended together as one batch.
  * Whatever made a promise true was recorded before the promise was observed, so a crash after {@code
  * n} events must keep every promise stamped {@code <= n}.
  *
- * <p>It starts from a base: the records a reopened log already held, all durable.
+ * <p>It starts from a base: the records a reopened log already held, all durable, and the batches
+ * among them.
  *
  * <p><b>Threading:</b> any thread; every method is synchronized.
  */
@@ -20,7 +22,9 @@ final class AckLog {
     private record Stamped(int eventCount, long position) {}
 
     private final List<Appended> base;
+    private final List<AppendedBatch> baseBatches;
     private final List<Appended> appended = new ArrayList<>();
+    private final List<AppendedBatch> batches = new ArrayList<>();
     private final List<Stamped> durable = new ArrayList<>();
     private final List<Stamped> truncations = new ArrayList<>();
 
@@ -28,9 +32,21 @@ final class AckLog {
      * Starts a log of promises.
      *
      * @param base records already in the log, in LSN order, all durable.
+     * @param baseBatches the batches among them.
      */
-    AckLog(final List<Appended> base) {
+    AckLog(final List<Appended> base, final List<AppendedBatch> baseBatches) {
         this.base = List.copyOf(base);
+        this.baseBatches = List.copyOf(baseBatches);
+    }
+
+    /**
+     * A batch got its LSNs: its records got theirs ({@link #appended}), and they are all or none.
+     *
+     * @param batch the batch.
+     */
+    synchronized void batch(final AppendedBatch batch) {
+        appended.addAll(batch.records());
+        batches.add(batch);
     }
 
     /**
@@ -43,8 +59,9 @@ final class AckLog {
     }
 
     /**
-     * Records below a position are durable: a {@code SYNCED} acknowledgement ({@code lsn + 1}), a
-     * returned {@code sync()} or an observed durable position.
+     * Records below a position are durable: a {@code SYNCED} acknowledgement ({@code lsn + 1}, of a
+     * batch its last record's), a returned {@code sync()} or an observed durable position (which
+     * promises a batch it falls inside of nothing: see {@link #at}).
      *
      * @param eventCount the disk's event count when this was learnt.
      * @param positionEnd the position below which everything is durable.
@@ -88,11 +105,13 @@ final class AckLog {
         final List<Appended> sorted = new ArrayList<>(appended);
         sorted.sort(Comparator.comparingLong(Appended::lsn));
         sequence.addAll(sorted);
+        final List<AppendedBatch> allBatches = new ArrayList<>(baseBatches);
+        allBatches.addAll(batches);
         long requiredEnd =
                 base.isEmpty() ? Long.MIN_VALUE : base.get(base.size() - 1).lsn() + 1;
         for (final Stamped promise : durable) {
             if (promise.eventCount() <= eventCount) {
-                requiredEnd = Math.max(requiredEnd, promise.position());
+                requiredEnd = Math.max(requiredEnd, promisedEnd(promise.position(), allBatches));
             }
         }
         long floor = Long.MIN_VALUE;
@@ -101,6 +120,22 @@ final class AckLog {
                 floor = Math.max(floor, truncation.position());
             }
         }
-        return new Expectation(sequence, requiredEnd, floor);
+        return new Expectation(sequence, allBatches, requiredEnd, floor);
+    }
+
+    /**
+     * What a durable position promises: every record below it, but a batch only if its last record
+     * is: a sync may cover the first frames of a batch before the rest is written, and recovery gives
+     * up a batch the crash left incomplete even where a sync covered its first frames (DURABILITY.md,
+     * "Batches: all or nothing"). A position inside a batch therefore promises the records below the
+     * batch only.
+     */
+    private static long promisedEnd(final long position, final List<AppendedBatch> batches) {
+        for (final AppendedBatch batch : batches) {
+            if (batch.firstLsn() < position && position <= batch.lastLsn()) {
+                return batch.firstLsn();
+            }
+        }
+        return position;
     }
 }

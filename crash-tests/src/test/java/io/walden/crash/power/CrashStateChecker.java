@@ -2,14 +2,21 @@ package io.walden.crash.power;
 
 import io.walden.Durability;
 import io.walden.Wal;
+import io.walden.WalBatch;
 import io.walden.crash.CrashTally;
+import io.walden.crash.OnDiskFrames;
+import io.walden.format.FrameDescriptor;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -29,9 +36,13 @@ final class CrashStateChecker {
     private static final int DERIVED_DEPTH_MAX = 1;
     private static final int WRITER_BASE = 1000;
     private static final int APPENDS_AFTER_MAX = 4;
+    /** One in this many reopened logs appends its records after recovery as one batch. */
+    private static final int BATCH_AFTER_ONE_IN = 3;
 
     private final WorkloadSpec spec;
+    private final int choicesPerRecoveryEvent;
     private int checkedCount;
+    private int cutsBelowProven;
 
     /**
      * Prepares checks for the logs of one workload.
@@ -39,7 +50,29 @@ final class CrashStateChecker {
      * @param spec the workload, for its configuration.
      */
     CrashStateChecker(final WorkloadSpec spec) {
+        this(spec, 0);
+    }
+
+    /**
+     * Prepares checks for the logs of one workload, crashing every recovery that cuts below the
+     * proven durable position at each of its events.
+     *
+     * @param spec the workload, for its configuration.
+     * @param choicesPerRecoveryEvent for a crash state whose recovery cuts the log below the position
+     *     it proved durable (it gave up a batch the crash left open), how many crash states to check
+     *     after each event of that recovery; 0 checks one random point, as for every other state.
+     */
+    CrashStateChecker(final WorkloadSpec spec, final int choicesPerRecoveryEvent) {
         this.spec = spec;
+        this.choicesPerRecoveryEvent = choicesPerRecoveryEvent;
+    }
+
+    /**
+     * @return how many checked states (of the workload, not derived) recovery cut below the position it
+     *     proved durable.
+     */
+    int cutsBelowProven() {
+        return cutsBelowProven;
     }
 
     /** @return how many crash states this checker checked. */
@@ -65,6 +98,8 @@ final class CrashStateChecker {
             final SplittableRandom random)
             throws IOException {
         final String where = history + "\n  choices: " + image.choices() + "\n  expected: " + expectation;
+        // Before the reopen changes anything: the batches the crash left partly on disk.
+        final Set<AppendedBatch> partlyWritten = partlyWritten(image.directory(), expectation.batches());
         final SimulatedDisk disk = new SimulatedDisk(image.directory());
         final Wal wal;
         try {
@@ -74,6 +109,8 @@ final class CrashStateChecker {
             throw violation(where, "reopening failed under the default policy: " + ex, 0, image, ex);
         }
         final int recoveryEventCount = disk.eventCount();
+        final boolean cutBelowProven = wal.recoveryReport().recoveredEndPosition()
+                < wal.recoveryReport().provenDurablePosition();
         final AckLog acks;
         try {
             final List<TestRecords.Read> recovered = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
@@ -90,11 +127,20 @@ final class CrashStateChecker {
                         image,
                         null);
             }
+            int torn = 0;
+            for (final AppendedBatch batch : outcome.absentBatches()) {
+                torn += partlyWritten.contains(batch) ? 1 : 0;
+            }
+            CrashTally.BATCHES.addAndGet(
+                    outcome.presentBatches().size() + outcome.absentBatches().size());
+            CrashTally.BATCHES_TORN.addAndGet(torn);
+            PowerLossStatistics.recordBatches(
+                    outcome.presentBatches().size(), outcome.absentBatches().size(), torn);
             final List<Appended> base = new ArrayList<>(recovered.size());
             for (final TestRecords.Read read : recovered) {
                 base.add(Appended.of(read));
             }
-            acks = new AckLog(base);
+            acks = new AckLog(base, outcome.presentBatches());
             try {
                 appendAfterRecovery(wal, disk, acks, depth, random);
             } catch (final RuntimeException ex) {
@@ -118,9 +164,19 @@ final class CrashStateChecker {
         CrashTally.SIMULATED.incrementAndGet();
         if (depth < DERIVED_DEPTH_MAX) {
             final List<DiskEvent> events = disk.events();
-            final int duringRecovery = random.nextInt(recoveryEventCount + 1);
-            PowerLossStatistics.STATES_DURING_RECOVERY.incrementAndGet();
-            checkDerived(image, disk, events, duringRecovery, acks, where, "during recovery", depth, random);
+            if (cutBelowProven && choicesPerRecoveryEvent > 0) {
+                cutsBelowProven++;
+                for (int eventCount = 0; eventCount <= recoveryEventCount; eventCount++) {
+                    for (int choice = 0; choice < choicesPerRecoveryEvent; choice++) {
+                        PowerLossStatistics.STATES_DURING_RECOVERY.incrementAndGet();
+                        checkDerived(image, disk, events, eventCount, acks, where, "during recovery", depth, random);
+                    }
+                }
+            } else {
+                final int duringRecovery = random.nextInt(recoveryEventCount + 1);
+                PowerLossStatistics.STATES_DURING_RECOVERY.incrementAndGet();
+                checkDerived(image, disk, events, duringRecovery, acks, where, "during recovery", depth, random);
+            }
             if (events.size() > recoveryEventCount) {
                 final int later = recoveryEventCount + 1 + random.nextInt(events.size() - recoveryEventCount);
                 checkDerived(image, disk, events, later, acks, where, "after recovery", depth, random);
@@ -164,14 +220,35 @@ final class CrashStateChecker {
             final int depth,
             final SplittableRandom random) {
         final int count = 1 + random.nextInt(APPENDS_AFTER_MAX);
+        final int writer = WRITER_BASE + depth;
+        if (count >= 2 && random.nextInt(BATCH_AFTER_ONE_IN) == 0) {
+            // The same records as one batch, which must be whole in the crashes that follow.
+            final WalBatch batch = new WalBatch();
+            int framedLeft = WorkloadSpec.BATCH_FRAMED_BYTES_MAX;
+            for (int sequence = 0; sequence < count; sequence++) {
+                final int size = Math.min(
+                        appendAfterSize(random),
+                        framedLeft / (count - sequence)
+                                - FrameDescriptor.HEADER_LENGTH
+                                - FrameDescriptor.FRAME_ALIGNMENT);
+                batch.add(TestRecords.tagged(writer, sequence, size));
+                framedLeft -= FrameDescriptor.alignedLength(FrameDescriptor.frameLength(size));
+            }
+            wal.append(batch, Durability.SYNCED);
+            final List<Appended> records = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                records.add(new Appended(batch.lsn(i), writer, i, batch.length(i)));
+            }
+            acks.batch(new AppendedBatch(records));
+            acks.durable(disk.eventCount(), batch.lsn(count - 1) + 1);
+            acks.durable(disk.eventCount(), wal.durablePosition());
+            return;
+        }
         final Durability[] levels = Durability.values();
         for (int sequence = 0; sequence < count; sequence++) {
-            final int size = TestRecords.TAG_LENGTH
-                    + random.nextInt(
-                            random.nextBoolean() ? 200 : WorkloadSpec.MAX_RECORD_BYTES - TestRecords.TAG_LENGTH);
+            final int size = appendAfterSize(random);
             final Durability durability =
                     sequence == count - 1 ? Durability.SYNCED : levels[random.nextInt(levels.length)];
-            final int writer = WRITER_BASE + depth;
             final long lsn = wal.append(TestRecords.tagged(writer, sequence, size), durability);
             acks.appended(new Appended(lsn, writer, sequence, size));
             if (durability == Durability.SYNCED) {
@@ -180,6 +257,40 @@ final class CrashStateChecker {
             final long durablePosition = wal.durablePosition();
             acks.durable(disk.eventCount(), durablePosition);
         }
+    }
+
+    private static int appendAfterSize(final SplittableRandom random) {
+        return TestRecords.TAG_LENGTH
+                + random.nextInt(random.nextBoolean() ? 200 : WorkloadSpec.MAX_RECORD_BYTES - TestRecords.TAG_LENGTH);
+    }
+
+    /**
+     * The batches of which a crashed directory holds some frames whole and some not: those recovery
+     * must give up whole.
+     */
+    private Set<AppendedBatch> partlyWritten(final Path directory, final List<AppendedBatch> batches)
+            throws IOException {
+        final Set<AppendedBatch> partly = new HashSet<>();
+        final Map<Long, byte[]> segments = new HashMap<>();
+        final long segmentMask = spec.segmentCapacityBytes() - 1L;
+        for (final AppendedBatch batch : batches) {
+            final long base = batch.firstLsn() & ~segmentMask;
+            if (!segments.containsKey(base)) {
+                segments.put(base, OnDiskFrames.readSegment(directory, base));
+            }
+            final byte[] segment = segments.get(base);
+            int whole = 0;
+            for (final Appended record : batch.records()) {
+                if (OnDiskFrames.holds(
+                        segment, record.lsn() - base, record.writer(), record.sequence(), record.lengthBytes())) {
+                    whole++;
+                }
+            }
+            if (whole > 0 && whole < batch.records().size()) {
+                partly.add(batch);
+            }
+        }
+        return partly;
     }
 
     /**

@@ -8,20 +8,32 @@ import java.util.List;
  * What a reopened log must hold after a crash: exactly a contiguous run of the appended sequence (in
  * LSN order), holding every record below {@code requiredEnd}. Records may be missing at the front only
  * below {@code floor} (whole segments a requested truncation may have deleted), and at the end only if
- * never promised.
+ * never promised. Each batch is in that run whole (its records consecutive, in order, intact) or not at
+ * all: never some of its records without the rest.
  *
  * @param sequence every record that got an LSN, in LSN order.
+ * @param batches the batches among them.
  * @param requiredEnd every record with a smaller LSN was promised durable.
  * @param floor records with a smaller LSN may have been truncated away.
  */
-record Expectation(List<Appended> sequence, long requiredEnd, long floor) {
+record Expectation(List<Appended> sequence, List<AppendedBatch> batches, long requiredEnd, long floor) {
     /**
      * The outcome of a check.
      *
      * @param violations what is wrong, empty if nothing.
      * @param lostCount promised records that are missing.
+     * @param presentBatches the batches found whole (empty if a violation stopped the check early).
+     * @param absentBatches the batches of which no record was found.
      */
-    record Outcome(List<String> violations, int lostCount) {
+    record Outcome(
+            List<String> violations,
+            int lostCount,
+            List<AppendedBatch> presentBatches,
+            List<AppendedBatch> absentBatches) {
+        Outcome(final List<String> violations, final int lostCount) {
+            this(violations, lostCount, List.of(), List.of());
+        }
+
         boolean ok() {
             return violations.isEmpty();
         }
@@ -77,7 +89,45 @@ record Expectation(List<Appended> sequence, long requiredEnd, long floor) {
             violations.add(lost + " promised record(s) lost: the log ends before " + sequence.get(end)
                     + ", but everything below lsn " + requiredEnd + " was acknowledged durable");
         }
-        return new Outcome(violations, lost);
+        final List<AppendedBatch> present = new ArrayList<>();
+        final List<AppendedBatch> absent = new ArrayList<>();
+        checkBatches(start, start + found.size(), violations, present, absent);
+        return new Outcome(violations, lost, present, absent);
+    }
+
+    /**
+     * Checks every batch against the recovered run {@code sequence[runStart, runEnd)}: all of its
+     * records in it, or none.
+     */
+    private void checkBatches(
+            final int runStart,
+            final int runEnd,
+            final List<String> violations,
+            final List<AppendedBatch> present,
+            final List<AppendedBatch> absent) {
+        for (final AppendedBatch batch : batches) {
+            final List<Appended> records = batch.records();
+            final int first = indexOf(batch.firstLsn());
+            if (first < 0
+                    || first + records.size() > sequence.size()
+                    || !sequence.subList(first, first + records.size()).equals(records)) {
+                violations.add(batch + " did not get consecutive LSNs: other records got LSNs among its own");
+                continue;
+            }
+            final int last = first + records.size() - 1;
+            final int inFrom = Math.max(first, runStart);
+            final int inTo = Math.min(last + 1, runEnd);
+            final int in = Math.max(0, inTo - inFrom);
+            if (in == records.size()) {
+                present.add(batch);
+            } else if (in == 0) {
+                absent.add(batch);
+            } else {
+                violations.add(batch + " was recovered in part: " + in + " of its " + records.size()
+                        + " records are in the log (" + sequence.get(inFrom) + " to " + sequence.get(inTo - 1)
+                        + "), the others not; a batch is all or nothing");
+            }
+        }
     }
 
     private int indexOf(final long lsn) {
@@ -107,7 +157,7 @@ record Expectation(List<Appended> sequence, long requiredEnd, long floor) {
 
     @Override
     public String toString() {
-        return "Expectation{" + sequence.size() + " records"
+        return "Expectation{" + sequence.size() + " records, " + batches.size() + " batches"
                 + (sequence.isEmpty()
                         ? ""
                         : " from " + sequence.get(0).lsn() + " to "

@@ -21,15 +21,16 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Simulated power loss: a random workload runs on a {@link SimulatedBackend} (several appender threads,
- * every durability level, records that cross pages and roll 64 KiB segments, truncations, clean
- * close and reopen, and often a power failure that freezes the disk in the middle of the last
- * session). Then the power fails, in turn, after each of {@value #CRASH_POINTS_PER_RUN} random points
+ * every durability level, records that cross pages and roll 64 KiB segments, atomic batches among
+ * them, truncations, clean close and reopen, and often a power failure that freezes the disk in the
+ * middle of the last session). Then the power fails, in turn, after each of {@value #CRASH_POINTS_PER_RUN} random points
  * of the disk's event log (and at its very end); each time a random post-crash directory is built (a
  * random subset of unsynced pages in random versions, torn sectors, forgotten directory operations,
  * sizes reverted) and {@link CrashStateChecker} reopens it and checks every promise: each {@code
  * SYNCED} acknowledgement and observed durable position survives, the log is exactly a contiguous run
- * of the appended sequence, opening never fails, appends work afterwards, and a second power failure
- * during that recovery or after those appends is survived too.
+ * of the appended sequence, each batch is in it whole or not at all (one the crash left partly on disk
+ * is counted as {@code batchesTorn}), opening never fails, appends work afterwards, and a second power
+ * failure during that recovery or after those appends is survived too.
  *
  * <p>A failure message names the workload, the crash seed, the crash point with the last events
  * before it, and every survival choice; Walden's {@link PropertyRunner} draws the workloads, shrinks
@@ -54,6 +55,9 @@ class PowerLossPropertyTest {
     private static final AtomicLong STATES_CHECKED = new AtomicLong();
     private static final AtomicLong WORKLOADS_RUN = new AtomicLong();
     private static final AtomicLong POWER_FAILED_RUNS = new AtomicLong();
+    private static final AtomicLong APPENDS = new AtomicLong();
+    private static final AtomicLong BATCH_APPENDS = new AtomicLong();
+    private static final AtomicLong BATCH_RECORDS = new AtomicLong();
     private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
     private static ScratchSpace scratch;
     private static long startNs;
@@ -83,7 +87,10 @@ class PowerLossPropertyTest {
         SILENCER.restore();
         final long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs);
         System.out.println("power-loss: " + STATES_CHECKED.get() + " crash states checked from " + WORKLOADS_RUN.get()
-                + " workloads (" + POWER_FAILED_RUNS.get() + " froze mid-session) in " + seconds + " s; "
+                + " workloads (" + POWER_FAILED_RUNS.get() + " froze mid-session; " + APPENDS.get()
+                + " appends planned, "
+                + BATCH_APPENDS.get() + " of them batches of " + BATCH_RECORDS.get() + " records) in " + seconds
+                + " s; "
                 + PowerLossStatistics.summary());
         if (CrashTally.VIOLATIONS.get() == 0) {
             scratch.close();
@@ -121,6 +128,17 @@ class PowerLossPropertyTest {
         }
         statistics.collect("froze mid-session", run.powerFailed());
         statistics.collect("sessions", spec.phases().size());
+        for (final WorkloadSpec.Phase phase : spec.phases()) {
+            for (final List<WorkloadSpec.Step> steps : phase.threads()) {
+                for (final WorkloadSpec.Step step : steps) {
+                    APPENDS.incrementAndGet();
+                    if (step.batch()) {
+                        BATCH_APPENDS.incrementAndGet();
+                        BATCH_RECORDS.addAndGet(step.sizes().size());
+                    }
+                }
+            }
+        }
         final List<DiskEvent> events = run.disk().events();
         final SplittableRandom random = new SplittableRandom(crashSeed);
         final int[] crashPoints = crashPoints(events, random);

@@ -16,6 +16,9 @@ final class PowerLossStatistics {
     static final AtomicLong NEW_LOGS = new AtomicLong();
     static final AtomicLong STATES_LOSING_UNPROMISED = new AtomicLong();
     static final AtomicLong STATES_DURING_RECOVERY = new AtomicLong();
+    static final AtomicLong BATCHES_WHOLE = new AtomicLong();
+    static final AtomicLong BATCHES_ABSENT = new AtomicLong();
+    static final AtomicLong BATCHES_TORN = new AtomicLong();
 
     private PowerLossStatistics() {}
 
@@ -43,11 +46,27 @@ final class PowerLossStatistics {
         }
     }
 
+    /**
+     * Counts how the batches of a crash state came through.
+     *
+     * @param whole batches recovered whole.
+     * @param absent batches of which nothing was recovered.
+     * @param torn batches among the absent ones that the crash had left partly on disk (some frames whole,
+     *     some not).
+     */
+    static void recordBatches(final int whole, final int absent, final int torn) {
+        BATCHES_WHOLE.addAndGet(whole);
+        BATCHES_ABSENT.addAndGet(absent);
+        BATCHES_TORN.addAndGet(torn);
+    }
+
     /** @return the counters as one line. */
     static String summary() {
         return "torn tails cut=" + TORN_TAILS_CUT.get() + ", unfinished preparations removed="
                 + PREPARATIONS_REMOVED.get() + ", new logs=" + NEW_LOGS.get()
                 + ", states that lost unpromised records=" + STATES_LOSING_UNPROMISED.get()
-                + ", crashes during recovery=" + STATES_DURING_RECOVERY.get();
+                + ", crashes during recovery=" + STATES_DURING_RECOVERY.get()
+                + ", batches recovered whole=" + BATCHES_WHOLE.get() + ", absent=" + BATCHES_ABSENT.get()
+                + " (of which the crash had left " + BATCHES_TORN.get() + " partly on disk)";
     }
 }

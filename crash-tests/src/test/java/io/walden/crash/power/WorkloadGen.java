@@ -1,26 +1,37 @@
 package io.walden.crash.power;
 
 import io.walden.Durability;
+import io.walden.format.FrameDescriptor;
 import io.walden.spi.StorageOptions;
 import io.walden.testing.TestRecords;
 import io.walden.testing.property.Gen;
 import io.walden.testing.property.Shrink;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * The generator of {@link WorkloadSpec}s and their shrinker: sizes from a tag to {@link
  * WorkloadSpec#MAX_RECORD_BYTES} (most small, many crossing a 4 KiB page, some a large part of a 64 KiB
  * segment), every durability level, one to four appender threads, one to three sessions,
- * truncations, and a power failure in the last session more often than not.
+ * truncations, and a power failure in the last session more often than not. About 30% of the
+ * appends (35% of the appends that have two records or more to group) append an atomic batch of 2 to 12 records instead of one record: small batches within a page,
+ * batches whose frames cross several 4 KiB pages, and batches up to the most a batch may take (what one
+ * record of {@link WorkloadSpec#MAX_RECORD_BYTES} takes), which the log often has to move past the end
+ * of a 64 KiB segment (it pads the segment and rolls).
  *
  * <p><b>Threading:</b> stateless.
  */
 final class WorkloadGen {
-    private static final int STEPS_PER_THREAD_MAX = 24;
+    private static final int RECORDS_PER_THREAD_MAX = 24;
     private static final int THREADS_MAX = 4;
     private static final int PHASES_MAX = 3;
     private static final int FREEZE_AFTER_EVENTS_MAX = 300;
+    /** Of the appends, the share (in percent) that append a batch rather than one record. */
+    private static final int BATCH_PERCENT = 35;
+
+    private static final int BATCH_RECORDS_MAX = 12;
+    private static final int FULL_BATCH_ONE_IN = 8;
 
     private WorkloadGen() {}
 
@@ -50,21 +61,88 @@ final class WorkloadGen {
     }
 
     private static Gen<WorkloadSpec.Phase> phase() {
-        final Gen<List<List<WorkloadSpec.Step>>> threads =
-                step().listOf(Gen.skewed(1, STEPS_PER_THREAD_MAX)).listOf(Gen.skewed(1, THREADS_MAX));
+        final Gen<List<List<WorkloadSpec.Step>>> threads = threadSteps().listOf(Gen.skewed(1, THREADS_MAX));
         final Gen<Boolean> truncate = Gen.between(0, 3).map(draw -> draw == 0);
         return random -> new WorkloadSpec.Phase(threads.draw(random), truncate.draw(random));
     }
 
-    private static Gen<WorkloadSpec.Step> step() {
+    /**
+     * The steps of one appender thread: as many records as before batches existed (up to {@value
+     * #RECORDS_PER_THREAD_MAX}), of which runs of 2 to {@value #BATCH_RECORDS_MAX} go into one batch at
+     * {@value #BATCH_PERCENT}% of the appends, so that batches replace single appends rather than add
+     * to the work.
+     */
+    private static Gen<List<WorkloadSpec.Step>> threadSteps() {
+        final Gen<Integer> recordCount = Gen.skewed(1, RECORDS_PER_THREAD_MAX);
+        final Gen<Integer> sizes = recordSizes();
+        final Gen<Integer> batchRecords = Gen.skewed(2, BATCH_RECORDS_MAX);
+        final Gen<Durability> durability = Gen.oneOf(List.of(Durability.values()));
+        final Gen<Boolean> syncAfter = Gen.between(0, 15).map(draw -> draw == 0);
+        return random -> {
+            final int records = recordCount.draw(random);
+            final List<WorkloadSpec.Step> steps = new ArrayList<>();
+            int left = records;
+            while (left > 0) {
+                final List<Integer> stepSizes = left >= 2 && random.nextInt(100) < BATCH_PERCENT
+                        ? batchSizes(Math.min(left, batchRecords.draw(random)), sizes, random)
+                        : List.of(sizes.draw(random));
+                left -= stepSizes.size();
+                steps.add(new WorkloadSpec.Step(stepSizes, durability.draw(random), syncAfter.draw(random)));
+            }
+            return steps;
+        };
+    }
+
+    private static Gen<Integer> recordSizes() {
         final int min = TestRecords.TAG_LENGTH;
-        final Gen<Integer> sizes = Gen.frequency(List.of(
+        return Gen.frequency(List.of(
                 Gen.weighted(5, Gen.skewed(min, 256)),
                 Gen.weighted(3, Gen.skewed(min, 5000)),
                 Gen.weighted(2, Gen.skewed(min, WorkloadSpec.MAX_RECORD_BYTES))));
-        final Gen<Durability> durability = Gen.oneOf(List.of(Durability.values()));
-        final Gen<Boolean> syncAfter = Gen.between(0, 15).map(draw -> draw == 0);
-        return random -> new WorkloadSpec.Step(sizes.draw(random), durability.draw(random), syncAfter.draw(random));
+    }
+
+    /**
+     * The sizes of a batch's records, drawn like single records' and then fitted into {@link
+     * WorkloadSpec#BATCH_FRAMED_BYTES_MAX}: a record that does not fit is cut to what is left, and the
+     * batch ends there (at two records at least). One batch in {@value #FULL_BATCH_ONE_IN} is then
+     * stretched to take exactly the most a batch may take.
+     */
+    private static List<Integer> batchSizes(final int count, final Gen<Integer> sizes, final SplittableRandom random) {
+        final int min = TestRecords.TAG_LENGTH;
+        final int minFramed = framed(min);
+        final List<Integer> batch = new ArrayList<>();
+        int framedLeft = WorkloadSpec.BATCH_FRAMED_BYTES_MAX;
+        for (int i = 0; i < count; i++) {
+            // Keep room for the records that must still come to make two.
+            final int reserve = i == 0 ? minFramed : 0;
+            int size = sizes.draw(random);
+            if (framed(size) > framedLeft - reserve) {
+                size = framedLeft - reserve - FrameDescriptor.HEADER_LENGTH;
+                size -= size % FrameDescriptor.FRAME_ALIGNMENT;
+            }
+            batch.add(size);
+            framedLeft -= framed(size);
+            if (framedLeft < minFramed && i >= 1) {
+                break;
+            }
+        }
+        if (random.nextInt(FULL_BATCH_ONE_IN) == 0) {
+            // The last record grows into everything left; its length need not be a multiple of 8.
+            final int last = batch.size() - 1;
+            batch.set(
+                    last,
+                    Math.max(
+                            min,
+                            framed(batch.get(last))
+                                    + framedLeft
+                                    - FrameDescriptor.HEADER_LENGTH
+                                    - random.nextInt(FrameDescriptor.FRAME_ALIGNMENT)));
+        }
+        return batch;
+    }
+
+    private static int framed(final int size) {
+        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(size));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.walden.crash.power;
 
 import io.walden.Durability;
 import io.walden.Wal;
+import io.walden.WalBatch;
 import io.walden.WalException;
 import io.walden.crash.CrashTally;
 import io.walden.testing.TestRecords;
@@ -16,8 +17,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs a {@link WorkloadSpec} against a log on a fresh {@link SimulatedDisk} and notes every promise the
  * log made in an {@link AckLog}. Appender threads append tagged payloads ({@code writer} = phase and
- * thread, {@code sequence} = step) and note each LSN, each {@code SYNCED} acknowledgement and the
- * durable position after each step. In the last phase the disk may freeze: appends then fail (the log
+ * thread, {@code sequence} = the thread's record count), one record or one atomic batch ({@link WalBatch})
+ * per step, and note each LSN, which records form each batch, each {@code SYNCED} acknowledgement (of
+ * a batch: of its last record, which covers the whole batch) and the durable position after each step. In the last phase the disk may freeze: appends then fail (the log
  * fails-stop), which is expected there and nowhere else.
  *
  * <p><b>Threading:</b> {@link #run} is called by one thread, which starts and joins the appenders.
@@ -55,7 +57,7 @@ final class WorkloadRunner {
         Files.createDirectories(directory);
         final SimulatedDisk disk = new SimulatedDisk(directory);
         final SimulatedBackend backend = new SimulatedBackend(disk, spec.storage(), spec.backendSeed());
-        final AckLog acks = new AckLog(List.of());
+        final AckLog acks = new AckLog(List.of(), List.of());
         final List<WorkloadSpec.Phase> phases = spec.phases();
         for (int p = 0; p < phases.size(); p++) {
             final boolean mayFreeze = p == phases.size() - 1 && spec.freezeAfterEvents() >= 0;
@@ -156,22 +158,18 @@ final class WorkloadRunner {
             final List<WorkloadSpec.Step> steps,
             final AtomicInteger stepsDone,
             final boolean mayFreeze) {
-        for (int sequence = 0; sequence < steps.size(); sequence++) {
-            final WorkloadSpec.Step step = steps.get(sequence);
-            final byte[] payload = TestRecords.tagged(writer, sequence, step.sizeBytes());
+        final WalBatch batch = new WalBatch();
+        int sequence = 0;
+        for (final WorkloadSpec.Step step : steps) {
             try {
-                final long lsn;
-                if (mayFreeze) {
-                    // In two steps, so that the LSN of a record whose acknowledgement fails is known.
-                    lsn = wal.append(payload, Durability.BUFFERED);
-                    acks.appended(new Appended(lsn, writer, sequence, payload.length));
-                    wal.await(lsn, step.durability());
+                final long lastLsn;
+                if (step.batch()) {
+                    lastLsn = appendBatch(wal, acks, writer, sequence, step, batch, mayFreeze);
                 } else {
-                    lsn = wal.append(payload, step.durability());
-                    acks.appended(new Appended(lsn, writer, sequence, payload.length));
+                    lastLsn = appendRecord(wal, acks, writer, sequence, step, mayFreeze);
                 }
                 if (step.durability() == Durability.SYNCED) {
-                    acks.durable(disk.eventCount(), lsn + 1);
+                    acks.durable(disk.eventCount(), lastLsn + 1);
                 }
                 if (step.syncAfter()) {
                     wal.sync();
@@ -184,8 +182,62 @@ final class WorkloadRunner {
                 }
                 throw ex;
             } finally {
+                sequence += step.sizes().size();
                 stepsDone.incrementAndGet();
             }
         }
+    }
+
+    /** Appends one record and waits for its level; returns its LSN. */
+    private static long appendRecord(
+            final Wal wal,
+            final AckLog acks,
+            final int writer,
+            final int sequence,
+            final WorkloadSpec.Step step,
+            final boolean mayFreeze) {
+        final byte[] payload = TestRecords.tagged(writer, sequence, step.sizes().get(0));
+        final long lsn;
+        if (mayFreeze) {
+            // In two steps, so that the LSN of a record whose acknowledgement fails is known.
+            lsn = wal.append(payload, Durability.BUFFERED);
+            acks.appended(new Appended(lsn, writer, sequence, payload.length));
+            wal.await(lsn, step.durability());
+        } else {
+            lsn = wal.append(payload, step.durability());
+            acks.appended(new Appended(lsn, writer, sequence, payload.length));
+        }
+        return lsn;
+    }
+
+    /**
+     * Appends the records of a batch step, tagged with consecutive sequence numbers, as one batch and
+     * waits for its level; returns the LSN of its last record, whose level acknowledges the batch.
+     */
+    private static long appendBatch(
+            final Wal wal,
+            final AckLog acks,
+            final int writer,
+            final int firstSequence,
+            final WorkloadSpec.Step step,
+            final WalBatch batch,
+            final boolean mayFreeze) {
+        batch.clear();
+        for (int i = 0; i < step.sizes().size(); i++) {
+            batch.add(TestRecords.tagged(writer, firstSequence + i, step.sizes().get(i)));
+        }
+        // Under a possible freeze in two steps, as for a record: the LSNs of a batch whose
+        // acknowledgement fails are known.
+        wal.append(batch, mayFreeze ? Durability.BUFFERED : step.durability());
+        final List<Appended> records = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            records.add(new Appended(batch.lsn(i), writer, firstSequence + i, batch.length(i)));
+        }
+        acks.batch(new AppendedBatch(records));
+        final long lastLsn = batch.lsn(batch.size() - 1);
+        if (mayFreeze) {
+            wal.await(lastLsn, step.durability());
+        }
+        return lastLsn;
     }
 }

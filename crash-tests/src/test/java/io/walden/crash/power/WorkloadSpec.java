@@ -3,9 +3,11 @@ package io.walden.crash.power;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.format.FrameDescriptor;
 import io.walden.spi.StorageOptions;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * A random workload for one try, drawn by {@link WorkloadGen} (and shrunk by it): how the simulated storage
@@ -36,6 +38,9 @@ record WorkloadSpec(
     static final int BUFFER_CAPACITY_BYTES = WalConfig.BUFFER_CAPACITY_BYTES_MIN;
     /** Largest record: a frame must fit in half the buffer (less a segment header). */
     static final int MAX_RECORD_BYTES = 24 * 1024;
+    /** The most log space the frames of one batch may take: what one record of the largest size takes. */
+    static final int BATCH_FRAMED_BYTES_MAX =
+            FrameDescriptor.alignedLength(FrameDescriptor.frameLength(MAX_RECORD_BYTES));
 
     /**
      * One session.
@@ -50,16 +55,44 @@ record WorkloadSpec(
     }
 
     /**
-     * One append.
+     * One append: of a single record, or of an atomic batch of several ({@link
+     * Wal#append(io.walden.WalBatch, Durability)}).
      *
-     * @param sizeBytes the payload size, at least the tag length.
-     * @param durability the level waited for.
+     * @param sizes the payload size of each record, each at least the tag length; two or more make a
+     *     batch, whose frames together take at most {@link #BATCH_FRAMED_BYTES_MAX}.
+     * @param durability the level waited for (for a batch, by its last record, and so the whole batch).
      * @param syncAfter whether to call {@link Wal#sync()} afterwards.
      */
-    record Step(int sizeBytes, Durability durability, boolean syncAfter) {
+    record Step(List<Integer> sizes, Durability durability, boolean syncAfter) {
+        Step {
+            sizes = List.copyOf(sizes);
+            if (sizes.isEmpty()) {
+                throw new IllegalArgumentException("a step appends at least one record");
+            }
+        }
+
+        /**
+         * The append of a single record.
+         *
+         * @param sizeBytes the payload size, at least the tag length.
+         * @param durability the level waited for.
+         * @param syncAfter whether to call {@link Wal#sync()} afterwards.
+         */
+        Step(final int sizeBytes, final Durability durability, final boolean syncAfter) {
+            this(List.of(sizeBytes), durability, syncAfter);
+        }
+
+        /** @return whether the step appends a batch. */
+        boolean batch() {
+            return sizes.size() > 1;
+        }
+
         @Override
         public String toString() {
-            return sizeBytes + "B/" + durability.name().charAt(0) + (syncAfter ? "+sync" : "");
+            final String records = batch()
+                    ? "batch" + sizes.stream().map(String::valueOf).collect(Collectors.joining("+", "[", "]B"))
+                    : sizes.get(0) + "B";
+            return records + "/" + durability.name().charAt(0) + (syncAfter ? "+sync" : "");
         }
     }
 
