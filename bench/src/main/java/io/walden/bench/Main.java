@@ -1,8 +1,10 @@
 package io.walden.bench;
 
 import io.walden.bench.harness.BlowupCommand;
+import io.walden.bench.harness.JraftOriginalBenchCommand;
 import io.walden.bench.harness.RaftCommand;
 import io.walden.bench.harness.RaftOpenCommand;
+import io.walden.bench.harness.RaftStorageBenchCommand;
 import io.walden.bench.harness.RunCommand;
 import io.walden.bench.harness.ScenarioCommand;
 import io.walden.bench.harness.WakeFloorCommand;
@@ -24,6 +26,8 @@ import picocli.CommandLine.Unmatched;
  *   java -jar bench/target/walden-bench.jar follow       [--writers N] [--seconds S] [--visibility V] ...
  *   java -jar bench/target/walden-bench.jar jmh          [JMH options, e.g. '\.AppendBenchmark' -prof gc]
  *   java -jar bench/target/walden-bench.jar wakefloor    [--writers N] [--measure-ms M] [--rounds R] [--dir D]
+ *   java -jar bench/target/walden-bench.jar raft-storage-bench [--stores walden,rocksdb] [--rounds R] [--entries N] ...
+ *   java -jar bench/target/walden-bench.jar jraft-storage-benchmark --classes DIR [--store walden] ...
  * </pre>
  *
  * <p><b>Threading:</b> runs on the main thread.
@@ -38,7 +42,9 @@ import picocli.CommandLine.Unmatched;
             BlowupCommand.class,
             WakeFloorCommand.class,
             RaftCommand.class,
-            RaftOpenCommand.class
+            RaftOpenCommand.class,
+            RaftStorageBenchCommand.class,
+            JraftOriginalBenchCommand.class
         })
 public final class Main implements Callable<Integer> {
     /** Creates the top-level command; picocli calls it. */
