@@ -594,12 +594,6 @@ public abstract class WalModelProperties {
             resetTailReader();
         }
 
-        /**
-         * Discards every record after a retained one (or every record) with {@link
-         * Wal#truncateAfter(long)} on the open log: it continues past every position it used, holds
-         * exactly the kept records, and its tailing reader either goes on past the cut to the records
-         * that follow, or, if it had delivered a discarded record, is told so at its next poll.
-         */
         /** Where a truncation continues: past every position used, at a segment's first frame if it discarded. */
         private void checkContinuePosition(
                 final long lsn, final long next, final long usedEnd, final boolean discarded) {
@@ -613,6 +607,12 @@ public abstract class WalModelProperties {
             }
         }
 
+        /**
+         * Discards every record after a retained one (or every record) with {@link
+         * Wal#truncateAfter(long)} on the open log: it continues past every position it used, holds
+         * exactly the kept records, and its tailing reader either goes on past the cut to the records
+         * that follow, or, if it had delivered a discarded record, is told so at its next poll.
+         */
         void truncateAfterOpen(final double fraction) {
             final int retained = records.size() - firstRetained;
             final int kept = (int) Math.min(retained, Math.floor(fraction * (retained + 1)));
