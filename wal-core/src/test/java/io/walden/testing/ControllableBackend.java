@@ -7,6 +7,7 @@ import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -60,6 +61,10 @@ public final class ControllableBackend implements StorageBackend {
     // Bit set of the kinds whose completions are held, changed in one step so that releasing several
     // kinds at once releases them together.
     private final AtomicInteger heldKinds = new AtomicInteger();
+    // The durable position of the mark that starts holding data syncs, or -1; and the data syncs
+    // submitted when that mark was written, or -1 before.
+    private final AtomicLong markHoldPosition = new AtomicLong(-1);
+    private final AtomicLong dataSyncsAtMarkHold = new AtomicLong(-1);
     private volatile Session current;
 
     /**
@@ -125,6 +130,29 @@ public final class ControllableBackend implements StorageBackend {
      */
     public void holdDataSyncs() {
         heldKinds.getAndUpdate(kinds -> kinds | KIND_DATA_SYNC);
+    }
+
+    /**
+     * Starts {@link #holdDataSyncs() holding data syncs} at the moment the log writes a durability
+     * mark (a segment header rewritten when the log goes idle) that records a durable position: the
+     * sync that makes that mark durable, and every later data sync, are held until {@link
+     * #releaseDataSyncs()}. A test that needs the mark's sync in flight arms this before the log can
+     * go idle, instead of racing the log to it.
+     *
+     * @param durablePosition the position the mark must record.
+     */
+    public void holdDataSyncsFromMark(final long durablePosition) {
+        dataSyncsAtMarkHold.set(-1);
+        markHoldPosition.set(durablePosition);
+    }
+
+    /**
+     * @return data syncs submitted since the mark armed by {@link #holdDataSyncsFromMark} was written,
+     *     or -1 if it has not been written yet.
+     */
+    public long dataSyncsSinceMarkHold() {
+        final long at = dataSyncsAtMarkHold.get();
+        return at < 0 ? -1 : dataSyncsSubmitted.get() - at;
     }
 
     /** Delivers held segment-file sync completions and stops holding them. */
@@ -268,6 +296,11 @@ public final class ControllableBackend implements StorageBackend {
             // data write behind it).
             final boolean segment =
                     isSegment(paths.get(fileHandle)) && fileOffset >= SegmentHeaderDescriptor.HEADER_LENGTH;
+            if (isSegment(paths.get(fileHandle))
+                    && fileOffset == 0
+                    && lengthBytes >= SegmentHeaderDescriptor.HEADER_LENGTH) {
+                startHoldingAtMark(source, sourceOffset);
+            }
             if (segment) {
                 dataWritesSubmitted.incrementAndGet();
                 final IOException failure = nextDataWriteFailure.getAndSet(null);
@@ -280,6 +313,18 @@ public final class ControllableBackend implements StorageBackend {
                     ? KIND_WRITE
                     : isSegment(paths.get(fileHandle)) ? KIND_OTHER : KIND_WRITE | KIND_PREPARATION_WRITE;
             session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
+        }
+
+        /** A header write that records the armed position starts holding data syncs, before its sync. */
+        private void startHoldingAtMark(final ByteBuffer header, final int headerOffset) {
+            final long armed = markHoldPosition.get();
+            final long recorded = header.duplicate()
+                    .order(ByteOrder.LITTLE_ENDIAN)
+                    .getLong(headerOffset + SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
+            if (armed >= 0 && recorded == armed && markHoldPosition.compareAndSet(armed, -1)) {
+                holdDataSyncs();
+                dataSyncsAtMarkHold.set(dataSyncsSubmitted.get());
+            }
         }
 
         @Override
