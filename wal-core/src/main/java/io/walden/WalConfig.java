@@ -7,6 +7,7 @@ import io.walden.spi.StorageOptions;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.agrona.BitUtil;
 
 /**
  * Immutable configuration of a {@link Wal}, made with {@link #builder(Path)}. Every setting has a
@@ -462,7 +463,7 @@ public final class WalConfig {
 
         private static void checkPowerOfTwoInRange(
                 final String name, final int value, final int minValue, final int maxValue) {
-            if (value < minValue || value > maxValue || Integer.bitCount(value) != 1) {
+            if (value < minValue || value > maxValue || !BitUtil.isPowerOfTwo(value)) {
                 throw invalid(name, value, "must be a power of two from " + minValue + " to " + maxValue);
             }
         }

@@ -1,6 +1,7 @@
 package io.walden.format;
 
 import java.nio.ByteOrder;
+import org.agrona.BitUtil;
 
 /**
  * Layout of a frame: the unit in which records are written to a segment.
@@ -121,7 +122,7 @@ public final class FrameDescriptor {
      * @return {@code frameLength} rounded up to {@link #FRAME_ALIGNMENT}.
      */
     public static int alignedLength(final int frameLength) {
-        return (frameLength + (FRAME_ALIGNMENT - 1)) & ~(FRAME_ALIGNMENT - 1);
+        return BitUtil.align(frameLength, FRAME_ALIGNMENT);
     }
 
     /**

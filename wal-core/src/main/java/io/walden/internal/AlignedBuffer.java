@@ -8,6 +8,10 @@ import org.agrona.BufferUtil;
  * Direct memory aligned to a page, freed explicitly on {@link #close()} rather than whenever the
  * garbage collector runs, so that a closed log holds no native memory.
  *
+ * <p>Design note: Agrona's {@code BufferUtil.allocateDirectAligned} returns an aligned <em>slice</em>
+ * of a larger allocation, and a slice cannot be freed explicitly ({@code BufferUtil.free} refuses
+ * it); this class keeps the allocation beside the aligned view so that {@link #close()} can free it.
+ *
  * <p><b>Threading:</b> the owner frees it once no thread uses it.
  */
 public final class AlignedBuffer implements AutoCloseable {

@@ -8,6 +8,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.agrona.CloseHelper;
 
 /**
  * An exclusive lock on a log directory, held on its own lock file through its own channel, so that
@@ -50,13 +51,13 @@ public final class DirectoryLock implements AutoCloseable {
             }
             return new DirectoryLock(channel, lock);
         } catch (final OverlappingFileLockException ex) {
-            closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             throw locked(directory, "another open Wal in this JVM");
         } catch (final IOException ex) {
-            closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             throw new WalException(WalException.ErrorCode.IO, "cannot lock " + lockFile + ": " + ex.getMessage(), ex);
         } catch (final WalException ex) {
-            closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             throw ex;
         }
     }
@@ -68,14 +69,6 @@ public final class DirectoryLock implements AutoCloseable {
                         + "; close that log first, or open a different directory");
     }
 
-    private static void closeQuietly(final FileChannel channel) {
-        try {
-            channel.close();
-        } catch (final IOException ignored) {
-            // Nothing was locked; the failure to close an unused channel changes nothing.
-        }
-    }
-
     /** Releases the lock. The lock file stays, so that taking the lock never races a delete. */
     @Override
     public void close() {
@@ -84,6 +77,6 @@ public final class DirectoryLock implements AutoCloseable {
         } catch (final IOException ignored) {
             // Closing the channel below releases the lock as well.
         }
-        closeQuietly(channel);
+        CloseHelper.quietClose(channel);
     }
 }

@@ -12,6 +12,7 @@ import io.walden.format.SegmentHeaderDescriptor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -93,7 +94,7 @@ public final class LogBuffer implements AutoCloseable {
             final int segmentCapacityBytes,
             final long tailPosition,
             final long releasedPosition) {
-        Invariants.check(Integer.bitCount(capacityBytes) == 1, "capacityBytes=%d", capacityBytes);
+        Invariants.check(BitUtil.isPowerOfTwo(capacityBytes), "capacityBytes=%d", capacityBytes);
         Invariants.check(
                 segmentCapacityBytes % capacityBytes == 0,
                 "segmentCapacityBytes=%d capacityBytes=%d",

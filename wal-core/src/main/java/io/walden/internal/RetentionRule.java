@@ -1,5 +1,7 @@
 package io.walden.internal;
 
+import org.agrona.BitUtil;
+
 /**
  * Where retention may cut a log: pure functions from the log's segments to the position before
  * which whole segments may be deleted (the argument of {@code truncateBefore}).
@@ -91,7 +93,7 @@ public final class RetentionRule {
     private static void checkSegments(final long startBase, final long activeBase, final int segmentCapacityBytes) {
         Invariants.check(
                 segmentCapacityBytes > 0
-                        && Integer.bitCount(segmentCapacityBytes) == 1
+                        && BitUtil.isPowerOfTwo(segmentCapacityBytes)
                         && startBase >= 0
                         && activeBase >= startBase
                         && (startBase & (segmentCapacityBytes - 1)) == 0

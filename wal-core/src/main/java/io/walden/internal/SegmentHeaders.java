@@ -21,6 +21,7 @@ import io.walden.format.FrameDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
+import org.agrona.BitUtil;
 
 /**
  * Writes and checks segment headers as {@link io.walden.format.SegmentHeaderDescriptor} lays them
@@ -152,7 +153,7 @@ public final class SegmentHeaders {
                     + expectedBasePosition;
         }
         final long capacity = block.getLong(CAPACITY_OFFSET);
-        if (capacity < HEADER_LENGTH || Long.bitCount(capacity) != 1 || expectedBasePosition % capacity != 0) {
+        if (capacity < HEADER_LENGTH || !BitUtil.isPowerOfTwo(capacity) || expectedBasePosition % capacity != 0) {
             return "invalid segment capacity " + capacity;
         }
         final int flags = block.getInt(FLAGS_OFFSET);

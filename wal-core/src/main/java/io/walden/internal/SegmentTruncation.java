@@ -3,6 +3,7 @@ package io.walden.internal;
 import io.walden.format.SegmentNames;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;
+import org.agrona.BitUtil;
 
 /**
  * Deletes the segments below a requested position, oldest first, each delete made durable before the
@@ -60,7 +61,7 @@ final class SegmentTruncation {
             final long firstSegmentBase,
             final long token) {
         Invariants.check(
-                segmentCapacityBytes > 0 && (segmentCapacityBytes & (segmentCapacityBytes - 1)) == 0,
+                BitUtil.isPowerOfTwo(segmentCapacityBytes),
                 "segment capacity %d not a power of two",
                 segmentCapacityBytes);
         this.session = session;
