@@ -1,0 +1,215 @@
+package io.walden.internal;
+
+import io.walden.format.SegmentNames;
+import io.walden.internal.TailJudge.Tail;
+import io.walden.internal.TailJudge.TailKind;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Carries out what recovery decided about the end of the log, with evidence: cuts the tail segment
+ * (the bytes given up kept in the evidence directory, zeroed crash-safely, covered by a discard
+ * frame), discards whole segments under {@code TRUNCATE}, withdraws a clean-close record before the
+ * log is written again, and keeps or deletes the segments after the end. Every change is synced
+ * before the next one depends on it, so a crash at any point leaves a state that the same rules
+ * recover again.
+ *
+ * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
+ */
+final class TailRepair {
+    private final StorageSession session;
+    private final BlockingIo io;
+    private final RecoveryWriter writer;
+    private final RecoveryEvidence evidence;
+    private final RecoveryTally tally;
+    private final int capacityBytes;
+
+    /**
+     * Creates the repair of one log.
+     *
+     * @param session the storage session.
+     * @param io blocking operations over it.
+     * @param writer the log's recovery writer.
+     * @param evidence where what is cut or discarded is kept.
+     * @param tally where findings and counts go.
+     * @param capacityBytes the log's segment capacity.
+     */
+    TailRepair(
+            final StorageSession session,
+            final BlockingIo io,
+            final RecoveryWriter writer,
+            final RecoveryEvidence evidence,
+            final RecoveryTally tally,
+            final int capacityBytes) {
+        this.session = session;
+        this.io = io;
+        this.writer = writer;
+        this.evidence = evidence;
+        this.tally = tally;
+        this.capacityBytes = capacityBytes;
+    }
+
+    /**
+     * Gives up the rest of the tail segment from the tail's end: keeps what lies there as evidence,
+     * zeroes it, makes the frames before it durable, and covers the rest of the segment with a discard
+     * frame.
+     *
+     * <p>The zeroing survives a crash in its middle. A cut may give up valid frames that prove
+     * positions past the cut durable (a batch the crash left open whose first frames a sync covered,
+     * and the frames after it); zeroed bytes below such a proof, with the proving frame still intact,
+     * would read as damage to synced data at the next recovery. So the range is zeroed from its end
+     * down, in steps that start at the durable offsets its frames carry, each step synced before the
+     * next: whenever a crash comes, no frame left intact proves a zeroed byte, and the next recovery
+     * makes the same cut.
+     *
+     * @param tail where the kept frames end, and why: a crash (the bytes given up are a torn tail), or
+     *     the policy.
+     */
+    void cutAndDiscard(
+            final SegmentScanner scanner,
+            final Path path,
+            final long base,
+            final int handle,
+            final Tail tail,
+            final SegmentScanner.Result result)
+            throws IOException {
+        final long fromOffset = tail.endOffset();
+        final TailKind kind = tail.kind();
+        final long nonZeroEnd = scanner.dataEnd(path, fromOffset, capacityBytes);
+        if (nonZeroEnd > fromOffset) {
+            evidence.keepRange(scanner, path, base, fromOffset, nonZeroEnd);
+            final long cutRecords =
+                    TailJudge.countRecordsBetween(scanner, result.runs(), fromOffset, capacityBytes, path, base);
+            final String kept = " kept in " + evidence.last().getFileName();
+            if (kind == TailKind.CRASH) {
+                tally.tornTailFile = path;
+                tally.tornTailOffset = fromOffset;
+                tally.tornTailBytesCut = nonZeroEnd - fromOffset;
+                tally.tornTailRecordsCut = cutRecords;
+                tally.finding("cut the torn tail of " + path.getFileName() + " at offset " + fromOffset
+                        + " (positions " + (base + fromOffset) + " to " + (base + nonZeroEnd) + "): "
+                        + (nonZeroEnd - fromOffset) + " byte(s) past everything proven durable or of a batch the"
+                        + " crash left incomplete, holding " + cutRecords + " valid record(s) never acknowledged;"
+                        + kept);
+            } else {
+                if (kind == TailKind.SKIP_END) {
+                    tally.skippedAtEnd(nonZeroEnd - fromOffset);
+                } else {
+                    tally.dropped(nonZeroEnd - fromOffset);
+                }
+                tally.finding((kind == TailKind.SKIP_END ? "skipped " : "discarded ") + path.getFileName()
+                        + " from offset " + fromOffset + ": " + (nonZeroEnd - fromOffset) + " byte(s) holding "
+                        + cutRecords + " valid record(s);" + kept);
+            }
+            final TreeSet<Long> steps = new TreeSet<>();
+            for (final SegmentScanner.Run run : result.runs()) {
+                if (run.endOffset() > fromOffset && run.startOffset() < nonZeroEnd) {
+                    scanner.collectDurableOffsets(path, run, fromOffset, nonZeroEnd, steps);
+                }
+            }
+            writer.zeroDownInSteps(handle, path, fromOffset, nonZeroEnd, steps);
+        }
+        // The frames before the cut become durable before a frame that says so is written.
+        io.sync(handle);
+        writer.writeDiscardFrame(handle, path, base, fromOffset);
+        io.sync(handle);
+        if (fromOffset < capacityBytes) {
+            tally.finding("positions " + (base + fromOffset) + " to " + (base + capacityBytes) + " of "
+                    + path.getFileName() + " given up: the log continues in the next segment, so that no position"
+                    + " a reader may have seen before is given to another record");
+        }
+    }
+
+    /**
+     * Discards every segment from a base on (TRUNCATE): each existing file is moved into the evidence
+     * directory, and every base up to the highest one the log had gets a segment that holds only a
+     * discard frame, so that segments stay contiguous and no position is given out twice.
+     *
+     * @return where the log continues: the base after the highest segment it had.
+     */
+    long discardSegments(final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase)
+            throws IOException {
+        final long continueAt = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
+        // Files whose names are not a multiple of the capacity (foreign files) are moved, not replaced.
+        for (final Path path : segments.tailMap(fromBase, true).values()) {
+            if (SegmentNames.parseSegmentName(path.getFileName().toString()) % capacityBytes != 0) {
+                tally.dropped(Files.size(path));
+                evidence.moveSegment(path);
+            }
+        }
+        // Newest first: a crash part way leaves discarded segments after the kept ones, never a gap
+        // between kept ones.
+        for (long base = continueAt - capacityBytes; base >= fromBase; base -= capacityBytes) {
+            Path existing = segments.get(base);
+            if (existing != null && scanner.holdsData(existing, capacityBytes)) {
+                tally.dropped(Files.size(existing));
+            } else if (existing != null) {
+                // An unused prepared segment: nothing to keep.
+                io.delete(existing);
+                existing = null;
+            }
+            writer.replaceWithDiscarded(base, existing, evidence);
+        }
+        tally.finding("discarded positions " + fromBase + " to " + continueAt + ": the segments there were moved into "
+                + evidence.directory() + " and replaced by segments that hold one discard frame");
+        return continueAt;
+    }
+
+    /** Keeps the prepared, unused segment at a base as the next one; deletes every other later segment. */
+    int keepNextPrepared(
+            final TreeMap<Long, Path> segments, final List<Long> bases, final int fromIndex, final long nextBase)
+            throws IOException {
+        int nextHandle = -1;
+        // Newest first, each delete synced on its own: a crash part way leaves an unbroken run of
+        // segments (unsynced directory changes survive in any subset), never a gap.
+        for (int j = bases.size() - 1; j > fromIndex; j--) {
+            final long base = bases.get(j);
+            final Path path = segments.get(base);
+            if (base == nextBase) {
+                nextHandle = session.openFile(path, false);
+            } else {
+                io.delete(path);
+                io.syncDirectory();
+            }
+        }
+        return nextHandle;
+    }
+
+    /**
+     * Clears the clean-close record of the segment that holds it, if it holds one, before the log is
+     * written again: a later crash must never look like a clean close.
+     *
+     * @return whether the log was closed cleanly at {@code endPosition}.
+     */
+    boolean clearCleanClose(final TreeMap<Long, Path> segments, final long base, final long endPosition)
+            throws IOException {
+        boolean clean = false;
+        for (long candidate = base; candidate >= base - capacityBytes && candidate >= 0; candidate -= capacityBytes) {
+            final Path path = segments.get(candidate);
+            if (path == null) {
+                continue;
+            }
+            final ByteBuffer header = FileReads.readHeader(path);
+            final long cleanEnd = SegmentHeaders.cleanEndPosition(header);
+            if (cleanEnd < 0) {
+                continue;
+            }
+            clean |= cleanEnd == endPosition;
+            final int handle = session.openFile(path, false);
+            try {
+                // The durable position stays true; only the clean close is withdrawn.
+                writer.writeHeaderState(handle, header, SegmentHeaders.durablePosition(header), false);
+                io.sync(handle);
+            } finally {
+                session.closeFile(handle);
+            }
+        }
+        return clean;
+    }
+}
