@@ -33,6 +33,11 @@ public class WalException extends RuntimeException {
         STORAGE_SPACE,
         /** Data on disk is damaged or is not Walden's. */
         CORRUPTION,
+        /**
+         * The log on disk is in a format version this release does not read (written by an older or a
+         * newer release). Nothing was changed: open it with the release that wrote it.
+         */
+        FORMAT,
         /** The log is closed, or failed earlier and refuses further use. */
         CLOSED,
         /** Another process or another open log holds the directory. */

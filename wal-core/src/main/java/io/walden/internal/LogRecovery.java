@@ -103,6 +103,9 @@ public final class LogRecovery {
     public RecoveredLog recover() throws IOException {
         final long startNs = System.nanoTime();
         final TreeMap<Long, Path> segments = inventory.list();
+        // Refused before anything is changed.
+        inventory.refuseOtherFormats(segments);
+        inventory.removeTemporaries();
         if (segments.isEmpty()) {
             identify(new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes()));
             return createLog(startNs, 0, 0, true);
@@ -174,6 +177,7 @@ public final class LogRecovery {
             throws IOException {
         final long startNs = System.nanoTime();
         final TreeMap<Long, Path> segments = inventory.list();
+        inventory.removeTemporaries();
         identify(inventory.readIdentity(segments, LogRecovery::newLogId));
         final SuffixTruncationRecord record = truncations().read();
         final Path recordPath = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
@@ -255,6 +259,7 @@ public final class LogRecovery {
                     "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
         }
         long start = segments.firstKey();
+        inventory.refuseOtherFormats(segments);
         try {
             identify(inventory.readIdentity(segments, LogRecovery::newLogId));
             // Reported as a finding: an open completes it before anything else.

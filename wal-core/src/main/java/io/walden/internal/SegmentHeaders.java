@@ -112,6 +112,36 @@ public final class SegmentHeaders {
     }
 
     /**
+     * The format version of a header that is Walden's (its magic and checksum are right), whatever the
+     * version; -1 for anything else (damage, or not a Walden segment).
+     *
+     * @param block the header bytes, little-endian.
+     * @return the version, or -1.
+     */
+    static int formatVersion(final ByteBuffer block) {
+        return block.getLong(MAGIC_OFFSET) == MAGIC && block.getInt(HEADER_CHECKSUM_OFFSET) == checksum(block)
+                ? block.getInt(VERSION_OFFSET)
+                : -1;
+    }
+
+    /**
+     * What is wrong with a format version other than this release's.
+     *
+     * @param version the version a header carries.
+     * @return the problem, naming the version and what to do.
+     */
+    static String formatVersionProblem(final int version) {
+        if (version == FORMAT_VERSION_1) {
+            return "format version 1, written by a development version of Walden before format 2; this version"
+                    + " reads format " + FORMAT_VERSION + " only (version 1 frames carry no durable offset, so"
+                    + " recovery could not tell a torn write from damage). Read the records with the version that"
+                    + " wrote them and append them to a new log";
+        }
+        return "unsupported format version " + version + " (this code reads " + FORMAT_VERSION
+                + "); open the log with the Walden version that wrote it";
+    }
+
+    /**
      * Checks a header read from a segment file.
      *
      * @param block the header bytes, little-endian, all {@code HEADER_LENGTH} of them: the unused part
@@ -126,15 +156,8 @@ public final class SegmentHeaders {
         if (block.getInt(HEADER_CHECKSUM_OFFSET) != checksum(block)) {
             return "segment header checksum mismatch";
         }
-        if (block.getInt(VERSION_OFFSET) == FORMAT_VERSION_1) {
-            return "format version 1, written by a development version of Walden before format 2; this version"
-                    + " reads format " + FORMAT_VERSION + " only (version 1 frames carry no durable offset, so"
-                    + " recovery could not tell a torn write from damage). Read the records with the version that"
-                    + " wrote them and append them to a new log";
-        }
         if (block.getInt(VERSION_OFFSET) != FORMAT_VERSION) {
-            return "unsupported format version " + block.getInt(VERSION_OFFSET) + " (this code reads " + FORMAT_VERSION
-                    + "); open the log with the Walden version that wrote it";
+            return formatVersionProblem(block.getInt(VERSION_OFFSET));
         }
         if (block.getInt(HEADER_LENGTH_OFFSET) != HEADER_LENGTH
                 || block.getInt(FRAME_ALIGNMENT_OFFSET) != FrameDescriptor.FRAME_ALIGNMENT) {

@@ -3,6 +3,8 @@ package io.walden.internal;
 import io.walden.RecoveryPolicy;
 import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
 import java.io.IOException;
@@ -48,6 +50,7 @@ final class SegmentInventory {
     private final Path directory;
     private final BlockingIo io;
     private final RecoveryTally tally;
+    private final List<Path> temporaries = new ArrayList<>();
 
     /**
      * Creates the inventory of a directory.
@@ -64,14 +67,15 @@ final class SegmentInventory {
     }
 
     /**
-     * Lists the segment files; on an open, deletes leftover temporary files and syncs the directory.
+     * Lists the segment files, and the leftover temporary files for {@link #removeTemporaries}; changes
+     * nothing.
      *
      * @return the segments by base position.
-     * @throws IOException if the directory cannot be listed or changed.
+     * @throws IOException if the directory cannot be listed.
      */
     TreeMap<Long, Path> list() throws IOException {
         final TreeMap<Long, Path> segments = new TreeMap<>();
-        final List<Path> temporaries = new ArrayList<>();
+        temporaries.clear();
         try (Stream<Path> entries = Files.list(directory)) {
             entries.forEach(path -> {
                 final String name = path.getFileName().toString();
@@ -91,8 +95,17 @@ final class SegmentInventory {
                 tally.finding("unfinished " + (isSegmentTemporary(temporary) ? "segment preparation " : "write of ")
                         + temporary.getFileName() + " (an open deletes it)");
             }
-            return segments;
         }
+        return segments;
+    }
+
+    /**
+     * Deletes the leftover temporary files the last {@link #list} found (unfinished preparations and
+     * writes) and syncs the directory.
+     *
+     * @throws IOException if a delete or the sync fails.
+     */
+    void removeTemporaries() throws IOException {
         for (final Path temporary : temporaries) {
             io.delete(temporary);
             tally.finding("deleted unfinished "
@@ -104,7 +117,29 @@ final class SegmentInventory {
         // listing but not durable. Adopted and written into, it would vanish at a power loss with
         // every record synced into it since.
         io.syncDirectory();
-        return segments;
+    }
+
+    /**
+     * Refuses a log in another format version, under every policy and before anything is changed: no
+     * recovery policy applies to a format this release cannot read (under {@code TRUNCATE} it would
+     * discard the whole log as damage).
+     *
+     * @param segments the segments.
+     * @throws IOException if a header cannot be read.
+     * @throws WalException with {@link WalException.ErrorCode#FORMAT} if a segment whose header is
+     *     Walden's (magic and checksum right) carries another format version.
+     */
+    void refuseOtherFormats(final TreeMap<Long, Path> segments) throws IOException {
+        for (final Path path : segments.values()) {
+            final ByteBuffer header = FileReads.readHeader(path);
+            final int version = header == null ? -1 : SegmentHeaders.formatVersion(header);
+            if (version >= 0 && version != SegmentHeaderDescriptor.FORMAT_VERSION) {
+                throw new WalException(
+                        WalException.ErrorCode.FORMAT,
+                        "cannot open the log in " + directory + ": segment " + path.getFileName() + " holds "
+                                + SegmentHeaders.formatVersionProblem(version) + ". Nothing was changed.");
+            }
+        }
     }
 
     /**

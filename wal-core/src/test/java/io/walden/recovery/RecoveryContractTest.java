@@ -617,20 +617,60 @@ public abstract class RecoveryContractTest {
 
     @Test
     void aLogOfFormatVersionOneIsRefusedWithAClearMessage() throws IOException {
+        final Path segment = logWithFormatVersion(1);
+        final WalException ex = assertRefusedUnchangedUnderEveryPolicy(segment);
+        assertTrue(ex.getMessage().contains("format version 1"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("append them to a new log"), ex.getMessage());
+    }
+
+    @Test
+    void aLogOfANewerFormatVersionIsRefusedUnderEveryPolicyAndLeftAsItWas() throws IOException {
+        // Under TRUNCATE an unknown version once read as a bad header, and the whole log was moved away.
+        final Path segment = logWithFormatVersion(SegmentHeaderDescriptor.FORMAT_VERSION + 1);
+        final WalException ex = assertRefusedUnchangedUnderEveryPolicy(segment);
+        assertTrue(
+                ex.getMessage().contains("unsupported format version " + (SegmentHeaderDescriptor.FORMAT_VERSION + 1)),
+                ex.getMessage());
+        assertTrue(ex.getMessage().contains("the Walden version that wrote it"), ex.getMessage());
+    }
+
+    /** A log of two segments whose first segment's header says another format version (checksum right). */
+    private Path logWithFormatVersion(final int version) throws IOException {
         createLog(dir, 2, 100);
         final Path segment = SegmentNames.segmentPath(dir, 0);
         final ByteBuffer header = ByteBuffer.wrap(readRange(segment, 0, 64)).order(ByteOrder.LITTLE_ENDIAN);
-        header.putInt(SegmentHeaderDescriptor.VERSION_OFFSET, 1);
+        header.putInt(SegmentHeaderDescriptor.VERSION_OFFSET, version);
         header.putInt(SegmentHeaderDescriptor.FLAGS_OFFSET, 0);
         header.putLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET, 0);
         final CRC32C crc = new CRC32C();
         crc.update(header.array(), 0, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
         header.putInt(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, (int) crc.getValue());
         writeRange(segment, 0, header.array());
+        // A leftover preparation, which an open that went ahead would delete first.
+        Files.write(dir.resolve(SegmentNames.temporaryName(1L << 40)), new byte[] {1});
+        return segment;
+    }
 
-        final WalCorruptionException ex = assertOpenFails(dir, RecoveryPolicy.FAIL, segment, 0);
-        assertTrue(ex.getMessage().contains("format version 1"), ex.getMessage());
-        assertTrue(ex.getMessage().contains("append them to a new log"), ex.getMessage());
+    /** Every policy refuses the open with FORMAT, naming the segment, and no file changes. */
+    private WalException assertRefusedUnchangedUnderEveryPolicy(final Path segment) throws IOException {
+        final TreeMap<String, byte[]> before = snapshot(dir);
+        WalException last = null;
+        for (final RecoveryPolicy policy : RecoveryPolicy.values()) {
+            final WalException ex = assertThrows(
+                    WalException.class,
+                    () -> Wal.open(configBuilder(dir, policy).build()).close(),
+                    "opening under " + policy);
+            assertEquals(WalException.ErrorCode.FORMAT, ex.errorCode(), policy + ": " + ex);
+            assertTrue(ex.getMessage().contains(segment.getFileName().toString()), ex.getMessage());
+            final TreeMap<String, byte[]> after = snapshot(dir);
+            assertEquals(before.keySet(), after.keySet(), "a refused open under " + policy + " adds or removes files");
+            for (final String name : before.keySet()) {
+                assertArrayEquals(
+                        before.get(name), after.get(name), "a refused open under " + policy + " changed " + name);
+            }
+            last = ex;
+        }
+        return last;
     }
 
     private static void zeroFirstWholeSectorAfterHeader(final Location frame) throws IOException {
