@@ -26,6 +26,7 @@ import io.walden.internal.events.SyncEvent;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import io.walden.testing.ControllableBackend;
+import io.walden.testing.LogImages;
 import io.walden.testing.TestRecords;
 import io.walden.testing.TestRecords.Read;
 import java.io.IOException;
@@ -214,7 +215,16 @@ public abstract class WalContractTest extends BatchContractTest {
                 } while (lsn < SEGMENT_BYTES);
                 awaitCondition(() -> wal.durablePosition() == SEGMENT_BYTES, "the roll fence");
                 if (!writesDurable()) {
-                    awaitCondition(() -> backend.dataSyncsSinceMarkHold() >= 1, "the sync of the mark");
+                    final long deadlineNs = System.nanoTime() + WAIT_NS;
+                    while (backend.dataSyncsSinceMarkHold() < 1) {
+                        if (System.nanoTime() - deadlineNs > 0) {
+                            fail("timed out waiting for the sync of the mark: data syncs since the mark "
+                                    + backend.dataSyncsSinceMarkHold() + ", header durable position "
+                                    + LogImages.headerDurablePosition(SegmentNames.segmentPath(directory, 0))
+                                    + ", " + wal.stats());
+                        }
+                        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+                    }
                 }
                 backend.releasePreparationWrites();
                 final Path next = SegmentNames.segmentPath(directory, SEGMENT_BYTES);
@@ -840,6 +850,49 @@ public abstract class WalContractTest extends BatchContractTest {
         final List<RecordedEvent> failures = events.getOrDefault(FailStopEvent.NAME, List.of());
         assertEquals(1, failures.size(), failures.toString());
         assertTrue(failures.get(0).getString("cause").contains("injected failure"), failures.toString());
+    }
+
+    @Test
+    void shouldReportInEachSyncEventTheDurablePositionItsSyncMadeAndAgreeWithStats() throws IOException {
+        // Each event is committed once its sync moved the durable position, so the last one reports the
+        // position the log reports; one event per sync the counters count.
+        final Path directory = logDirectory();
+        final Path recordingFile = tempDir.resolve("syncs.jfr");
+        final int records = 40;
+        final long durable;
+        final WalStats stats;
+        try (Recording recording = new Recording()) {
+            recording.enable(SyncEvent.NAME).withThreshold(Duration.ZERO);
+            recording.start();
+            try (Wal wal = open(config(directory).syncIntervalNs(0).build())) {
+                for (int i = 0; i < records; i++) {
+                    wal.append(bytes(i, 100), Durability.SYNCED);
+                }
+                durable = wal.durablePosition();
+                stats = wal.stats();
+                recording.stop();
+            }
+            recording.dump(recordingFile);
+        }
+        final List<RecordedEvent> syncs = RecordingFile.readAllEvents(recordingFile).stream()
+                .filter(e -> e.getEventType().getName().equals(SyncEvent.NAME))
+                .filter(e -> e.getString("directory").equals(directory.toString()))
+                .collect(Collectors.toList());
+        assertFalse(syncs.isEmpty(), "no sync events");
+        long bytes = 0;
+        long syncedRecords = 0;
+        long highest = 0;
+        for (final RecordedEvent sync : syncs) {
+            bytes += sync.getLong("bytes");
+            syncedRecords += sync.getLong("records");
+            highest = Math.max(highest, sync.getLong("durablePosition"));
+        }
+        assertEquals(durable, highest, "the last event reports the durable position its sync made: " + syncs);
+        assertEquals(durable - SegmentHeaderDescriptor.HEADER_LENGTH, bytes, "bytes made durable, event by event");
+        assertEquals(records, syncedRecords, "records made durable, event by event");
+        if (!writesDurable()) {
+            assertEquals(stats.syncs(), syncs.size(), "one event per sync counted: " + stats);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -51,6 +51,8 @@ public final class ControllableBackend implements StorageBackend {
     private static final int KIND_PREPARATION_WRITE = 8;
     // A sync of a segment file (not of a segment under preparation); also KIND_SYNC.
     private static final int KIND_DATA_SYNC = 16;
+    // A sync of a segment file submitted after the mark armed by holdDataSyncsFromMark was written.
+    private static final int KIND_SYNC_AFTER_MARK = 32;
 
     private final StorageBackend delegate;
     private final AtomicReference<IOException> nextDataWriteFailure = new AtomicReference<>();
@@ -65,6 +67,7 @@ public final class ControllableBackend implements StorageBackend {
     // submitted when that mark was written, or -1 before.
     private final AtomicLong markHoldPosition = new AtomicLong(-1);
     private final AtomicLong dataSyncsAtMarkHold = new AtomicLong(-1);
+    private volatile boolean markWritten;
     private volatile Session current;
 
     /**
@@ -133,16 +136,18 @@ public final class ControllableBackend implements StorageBackend {
     }
 
     /**
-     * Starts {@link #holdDataSyncs() holding data syncs} at the moment the log writes a durability
-     * mark (a segment header rewritten when the log goes idle) that records a durable position: the
-     * sync that makes that mark durable, and every later data sync, are held until {@link
-     * #releaseDataSyncs()}. A test that needs the mark's sync in flight arms this before the log can
-     * go idle, instead of racing the log to it.
+     * Holds the completions of the data syncs submitted after the log writes a durability mark (a
+     * segment header rewritten when the log goes idle) that records a durable position: the sync that
+     * makes that mark durable, and every later data sync, until {@link #releaseDataSyncs()}. A sync
+     * already in flight when the mark is written completes as usual. A test that needs the mark's sync
+     * in flight arms this before the log can go idle, instead of racing the log to it.
      *
      * @param durablePosition the position the mark must record.
      */
     public void holdDataSyncsFromMark(final long durablePosition) {
         dataSyncsAtMarkHold.set(-1);
+        markWritten = false;
+        heldKinds.getAndUpdate(kinds -> kinds | KIND_SYNC_AFTER_MARK);
         markHoldPosition.set(durablePosition);
     }
 
@@ -157,7 +162,7 @@ public final class ControllableBackend implements StorageBackend {
 
     /** Delivers held segment-file sync completions and stops holding them. */
     public void releaseDataSyncs() {
-        heldKinds.getAndUpdate(kinds -> kinds & ~KIND_DATA_SYNC);
+        heldKinds.getAndUpdate(kinds -> kinds & ~(KIND_DATA_SYNC | KIND_SYNC_AFTER_MARK));
         wake();
     }
 
@@ -315,15 +320,15 @@ public final class ControllableBackend implements StorageBackend {
             session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
         }
 
-        /** A header write that records the armed position starts holding data syncs, before its sync. */
+        /** A header write that records the armed position: the data syncs submitted from now on are held. */
         private void startHoldingAtMark(final ByteBuffer header, final int headerOffset) {
             final long armed = markHoldPosition.get();
             final long recorded = header.duplicate()
                     .order(ByteOrder.LITTLE_ENDIAN)
                     .getLong(headerOffset + SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
             if (armed >= 0 && recorded == armed && markHoldPosition.compareAndSet(armed, -1)) {
-                holdDataSyncs();
                 dataSyncsAtMarkHold.set(dataSyncsSubmitted.get());
+                markWritten = true;
             }
         }
 
@@ -338,7 +343,9 @@ public final class ControllableBackend implements StorageBackend {
                     return;
                 }
             }
-            session.submitSync(fileHandle, wrap(token, segment ? KIND_SYNC | KIND_DATA_SYNC : KIND_SYNC));
+            final int kind =
+                    segment ? KIND_SYNC | KIND_DATA_SYNC | (markWritten ? KIND_SYNC_AFTER_MARK : 0) : KIND_SYNC;
+            session.submitSync(fileHandle, wrap(token, kind));
         }
 
         @Override

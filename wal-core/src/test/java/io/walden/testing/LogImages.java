@@ -69,6 +69,23 @@ public final class LogImages {
     }
 
     /**
+     * The durable position a segment's header records (its durability mark, or its clean end).
+     *
+     * @param segment the segment file.
+     * @return the position, 0 if none.
+     * @throws IOException if the file cannot be read.
+     */
+    public static long headerDurablePosition(final Path segment) throws IOException {
+        final ByteBuffer header = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ)) {
+            while (header.hasRemaining() && channel.read(header, header.position()) >= 0) {
+                // Fill.
+            }
+        }
+        return header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
+    }
+
+    /**
      * The segment files of a directory, oldest first.
      *
      * @param directory the log directory.
