@@ -7,20 +7,17 @@ import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.events.FailStopEvent;
 import io.walden.internal.events.SegmentRollEvent;
-import io.walden.internal.events.SyncEvent;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The log's I/O thread: it checksums published frames, writes them from the log buffer without
@@ -59,22 +56,20 @@ import org.agrona.concurrent.UnsafeBuffer;
  * durability marks, futures, closing) the loop wakes this thread. A signal that finds the duty held
  * leaves a flag ({@code completionPending}) that every holder looks at after it lets go.
  *
- * <p><b>Threading:</b> every field not marked shared belongs to the holder of the I/O duty (the
- * "I/O thread" of the comments below): the I/O thread, or an appender driving its own record. Taking
- * and letting go of the duty are a volatile read and write, so each holder sees everything its
- * predecessor did.
+ * <p>Parts: {@link IoPositions} (where the I/O path stands), {@link WriteStage} (one write of
+ * frames in flight), {@link SyncStage} (group commit's decisions carried out, the durable position
+ * published), {@link DurabilityMarker} (the header's durability mark and clean close), {@link
+ * FrameScanner}, {@link SegmentPreparer}, {@link SegmentTruncation}, {@link IoIdleStrategy}; the
+ * completion token's layout is {@link CompletionToken}. This class runs the rounds, holds the duty,
+ * rolls segments, and fails or shuts the log down.
+ *
+ * <p><b>Threading:</b> every field not marked shared, and every part above, belongs to the holder of
+ * the I/O duty: the I/O thread (the {@code AgentRunner}'s thread), an appender driving its own record,
+ * or the backend's completion thread in a completion round. Taking and letting go of the duty are a
+ * volatile read and write, so each holder sees everything its predecessor did.
  */
 public final class IoAgent implements Agent, CompletionHandler {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
-    private static final int KIND_SHIFT = 56;
-    private static final long KIND_WRITE = 1;
-    /** Low bit of a write's token: the part that rewrites the partial last block (direct I/O). */
-    private static final long WRITE_TAIL = 1;
-
-    private static final long KIND_SYNC = 2;
-    private static final long KIND_PREPARE = 3;
-    private static final long KIND_TRUNCATE = 4;
-    private static final long KIND_MARK = 5;
     /** What a round may do: everything (the I/O thread). */
     private static final int ROUND_IO_THREAD = 0;
     /** What a round may do: no background work (an appender driving its record). */
@@ -108,11 +103,6 @@ public final class IoAgent implements Agent, CompletionHandler {
     private static final int YIELD_WAITERS_MAX = 2;
 
     private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
-    /**
-     * How long the log must be idle, after the durable position moved past everything a frame proves,
-     * before the I/O thread records it in the segment header (see {@link #markDurable}).
-     */
-    private static final long MARK_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     static {
         try {
@@ -140,68 +130,20 @@ public final class IoAgent implements Agent, CompletionHandler {
     private final long logId;
     // Checksums published frames and cuts them into writes.
     private final FrameScanner scanner;
-    private final ByteBuffer writeView;
-    private final UnsafeBuffer ring;
-    private final AlignedBuffer scratchMemory;
-    private final ByteBuffer scratchBlock;
-    private final UnsafeBuffer scratch;
+    // Writes published frames, one write in flight at a time.
+    private final WriteStage writes;
 
-    private long activeBase;
-    private int activeHandle;
-    private long releasedPosition;
-    private long submittedPosition;
-    private long writtenPosition;
-    private long durablePosition;
-    private long writtenRecords;
-    private long durableRecords;
-    // When the durable position last moved: see markDurable.
-    private long durableSinceNs;
-    // The durability mark: the header block it writes, whether that write is in flight, the durable
-    // position it records and the one the active segment's header holds, and whether a sync has yet to
-    // cover the header.
-    private final AlignedBuffer headerMemory;
-    private final ByteBuffer headerBlock;
-    private boolean markWriteInFlight;
-    private long markPosition;
-    private long headerDurablePosition;
-    private boolean markUnsynced;
-    private boolean syncCoversMark;
-
-    // The write in flight, if any. One write at a time: a write that fails can then never be
-    // followed by a later write that lands, so after any failure the file holds a prefix of the
-    // log and recovery needs no special case. Writes still overlap syncs, the pipelining that counts.
-    private boolean writeInFlight;
-    private int writePartsPending;
-    // Length of each part of the write in flight: the frames (or, with direct I/O, their whole
-    // blocks) and, with direct I/O, the partial last block; the part is the token's low bit.
-    private long writeFrameBytes;
-    private long writeTailBytes;
-    private long writeStartPosition;
-    private long writeEndPosition;
-    private long writeEndRecords;
-
-    private boolean syncInFlight;
-    // Set when a sync completed and its blocked waiters are still to be woken (after the next sync is
-    // submitted). I/O thread only.
-    private boolean durableWakePending;
-    private long syncTargetPosition;
-    private long syncTargetRecords;
-    private long syncStartNs;
-    // When to sync (group commit); whether its last decision was to hold for a returning group.
-    private final GroupCommitPolicy commitPolicy;
-    private boolean cohortHolding;
+    // Where the I/O path stands.
+    private final IoPositions positions;
+    // Writes the durability mark and the clean close into the active segment's header.
+    private final DurabilityMarker marker;
+    // Carries out group commit's decisions and publishes the durable position.
+    private final SyncStage syncs;
 
     // Deletes segments below a requested position (Wal.truncateBefore and retention).
     private final SegmentTruncation truncation;
 
-    // When the write in flight was submitted, with durable writes (O_DSYNC) only. I/O thread.
-    private long writeSubmitNs;
-
-    // Flight Recorder events in progress, null unless a recording has them enabled; sync requests
-    // since the previous sync's submission (the event's waiters); since when the full active segment
-    // has waited for the next one, or -1. I/O thread.
-    private SyncEvent syncEvent;
-    private long syncEventWaiters;
+    // Since when the full active segment has waited for the next one, or -1. I/O thread.
     private long rollWantedSinceNs = -1;
 
     private boolean failed;
@@ -231,11 +173,6 @@ public final class IoAgent implements Agent, CompletionHandler {
     // the duty holder before it polls. Whoever lets go of the duty looks at it afterwards, so a
     // completion signalled while the duty was held is never left for the I/O thread's next timed wake.
     private volatile boolean completionPending;
-    // Shared: whether the last sync was asked for by one waiter at most (a lone writer's load).
-    // Written by the duty holder at each sync submission; read by appenders before they try to run
-    // their own I/O, and by the I/O thread before it rests without the duty. Under contention it is
-    // false, and neither happens: group commit runs as it would without them.
-    private volatile boolean loneWriter = true;
 
     /**
      * Creates the agent for a recovered log.
@@ -273,24 +210,19 @@ public final class IoAgent implements Agent, CompletionHandler {
         // the roll fence (a sync of the whole segment's tail) never waits for much.
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
         this.logId = recovered.logId();
-        this.writeView = logBuffer.newByteBufferView();
-        this.ring = logBuffer.buffer();
+        this.writes = new WriteStage(session, logBuffer, stats, directory);
         Invariants.check(
                 session.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
                 "block size %d larger than the segment header",
                 session.blockSizeBytes());
-        this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
-        this.headerBlock = headerMemory.buffer();
-        this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
-        this.scratchBlock = directIo ? scratchMemory.buffer() : null;
-        this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
+        this.marker = new DurabilityMarker(session, stats, directory, (int) segmentCapacityBytes, logId);
         this.preparer = new SegmentPreparer(
                 session,
                 directory,
                 (int) segmentCapacityBytes,
                 completionsRunIo ? WalConfig.PREPARE_WRITE_BYTES : SegmentPreparer.INLINE_WRITE_BYTES,
                 logId,
-                KIND_PREPARE << KIND_SHIFT);
+                CompletionToken.of(CompletionToken.PREPARE));
 
         this.truncation = new SegmentTruncation(
                 session,
@@ -298,9 +230,7 @@ public final class IoAgent implements Agent, CompletionHandler {
                 directory,
                 segmentCapacityBytes,
                 recovered.firstSegmentBase(),
-                KIND_TRUNCATE << KIND_SHIFT);
-        this.activeBase = recovered.activeSegmentBase();
-        this.activeHandle = recovered.activeSegmentHandle();
+                CompletionToken.of(CompletionToken.TRUNCATE));
         final long endPosition = recovered.endPosition();
         this.scanner = new FrameScanner(
                 logBuffer,
@@ -310,20 +240,30 @@ public final class IoAgent implements Agent, CompletionHandler {
                 maxBatchBytes,
                 directIo ? session.blockSizeBytes() : 0,
                 endPosition);
-        this.releasedPosition = directIo ? endPosition & ~blockMask : endPosition;
-        this.submittedPosition = endPosition;
-        this.writtenPosition = endPosition;
-        this.durablePosition = endPosition;
+        this.positions = new IoPositions(
+                recovered.activeSegmentBase(),
+                recovered.activeSegmentHandle(),
+                endPosition,
+                directIo ? endPosition & ~blockMask : endPosition);
         if (recovered.nextSegmentHandle() >= 0) {
-            preparer.adoptReady(activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
+            preparer.adoptReady(positions.activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
-        this.commitPolicy = new GroupCommitPolicy(
-                config.syncIntervalNs(),
-                segmentCapacityBytes / 4,
-                config.groupWindowNs(),
-                maxBatchBytes,
-                config.groupReturnWait(),
-                System.nanoTime());
+        this.syncs = new SyncStage(
+                session,
+                state,
+                stats,
+                positions,
+                marker,
+                new GroupCommitPolicy(
+                        config.syncIntervalNs(),
+                        segmentCapacityBytes / 4,
+                        config.groupWindowNs(),
+                        maxBatchBytes,
+                        config.groupReturnWait(),
+                        System.nanoTime()),
+                directory,
+                segmentCapacityBytes,
+                this::nothingElseToWrite);
     }
 
     /**
@@ -412,14 +352,14 @@ public final class IoAgent implements Agent, CompletionHandler {
      * does, or that no completion will carry on. Duty holder.
      */
     private boolean ioThreadNeeded() {
-        final long segmentEnd = activeBase + segmentCapacityBytes;
+        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
         return failed
-                || cohortHolding
+                || syncs.cohortHolding()
                 || hasWorkHint()
                 || preparer.hasStepToSubmit()
                 || truncation.isActive()
                 || asyncCompletions.hasWaiting()
-                || (scanner.position() == segmentEnd && durablePosition == segmentEnd);
+                || (scanner.position() == segmentEnd && positions.durablePosition == segmentEnd);
     }
 
     /**
@@ -491,7 +431,7 @@ public final class IoAgent implements Agent, CompletionHandler {
      */
     public int driveFor(final long position, final boolean synced) {
         if (!callerMayRunIo
-                || !loneWriter
+                || !syncs.loneWriter()
                 || duty != 0
                 || closeRequested
                 || state.waiterCount() != 0
@@ -506,7 +446,7 @@ public final class IoAgent implements Agent, CompletionHandler {
             roundKind = ROUND_CALLER;
             reached = drive(position, synced);
             // With completions that run the I/O, an operation in flight carries the record on.
-            carriedOn = !reached && completionsRunIo && !failed && (writeInFlight || syncInFlight);
+            carriedOn = !reached && completionsRunIo && !failed && (writes.inFlight() || syncs.inFlight());
             workLeft = (!reached && !carriedOn) || ioThreadNeeded();
         } catch (final Throwable ex) {
             fail(ex);
@@ -527,7 +467,7 @@ public final class IoAgent implements Agent, CompletionHandler {
     private boolean drive(final long position, final boolean synced) {
         for (int round = 0; round < DRIVE_ROUNDS_MAX && !failed && finalTailPosition < 0; round++) {
             final int workCount = ioRound(System.nanoTime(), ROUND_CALLER);
-            if ((synced ? durablePosition : writtenPosition) >= position) {
+            if ((synced ? positions.durablePosition : positions.writtenPosition) >= position) {
                 stats.recordRunByCaller();
                 return true;
             }
@@ -571,7 +511,7 @@ public final class IoAgent implements Agent, CompletionHandler {
     public void onStart() {
         thread = Thread.currentThread();
         try {
-            preparer.start(activeBase + segmentCapacityBytes);
+            preparer.start(positions.activeBase + segmentCapacityBytes);
         } catch (final Throwable ex) {
             fail(ex);
         }
@@ -627,10 +567,14 @@ public final class IoAgent implements Agent, CompletionHandler {
             finalTailPosition = logBuffer.closeTail();
         }
         try {
-            workCount += scanner.scan(submittedPosition, releasedPosition, durablePosition, activeBase);
+            workCount += scanner.scan(
+                    positions.submittedPosition,
+                    positions.releasedPosition,
+                    positions.durablePosition,
+                    positions.activeBase);
             workCount += submitWrites();
-            workCount += maybeSync(nowNs);
-            if (!cohortHolding) {
+            workCount += syncs.maybeSync(nowNs, finalTailPosition >= 0);
+            if (!syncs.cohortHolding()) {
                 // Appenders wake this thread again as soon as it no longer holds a sync for a group.
                 state.cohortWakeCount(0);
             }
@@ -638,210 +582,76 @@ public final class IoAgent implements Agent, CompletionHandler {
                 workCount += maybeRoll();
             }
             if (background) {
-                if (finalTailPosition < 0 || finalTailPosition > activeBase + segmentCapacityBytes) {
+                if (finalTailPosition < 0 || finalTailPosition > positions.activeBase + segmentCapacityBytes) {
                     // Closing stops background preparation unless the final records need the segment.
                     workCount += prepare();
                 }
-                workCount += truncation.step(activeBase);
+                workCount += truncation.step(positions.activeBase);
                 workCount += markDurable(nowNs);
             }
         } catch (final IOException ex) {
             fail(ex);
         }
-        if (durableWakePending) {
-            durableWakePending = false;
+        if (syncs.takeWakePending()) {
             state.wakeDurable();
         }
         if (kind != ROUND_COMPLETION) {
-            workCount += asyncCompletions.complete(writtenPosition, durablePosition);
+            workCount += asyncCompletions.complete(positions.writtenPosition, positions.durablePosition);
         }
         return workCount;
     }
 
     /** Whether a published frame waits that the next round would scan. */
     private boolean hasFrameToScan() {
-        return scanner.hasFrameToScan(submittedPosition, releasedPosition);
+        return scanner.hasFrameToScan(positions.submittedPosition, positions.releasedPosition);
     }
 
     private int submitWrites() {
         final long scannedPosition = scanner.position();
-        if (scannedPosition == submittedPosition || writeInFlight || markWriteInFlight) {
+        if (scannedPosition == positions.submittedPosition || writes.inFlight() || marker.writeInFlight()) {
             return 0;
         }
-        final long start = submittedPosition;
+        final long start = positions.submittedPosition;
         final long end = scanner.batchEnd(start);
-        final long endRecords = scanner.batchEndRecords();
-        // A long batch (the appenders are ahead) with direct I/O: whole blocks only. The frames past
-        // the cut are written, with their block rewritten identically in place, by the next batch,
-        // which is submitted as soon as this one completes.
-        final boolean blockCut = end != scannedPosition;
         Invariants.check(
-                start >= activeBase + SegmentHeaderDescriptor.HEADER_LENGTH && end <= activeBase + segmentCapacityBytes,
+                start >= positions.activeBase + SegmentHeaderDescriptor.HEADER_LENGTH
+                        && end <= positions.activeBase + segmentCapacityBytes,
                 "write [%d, %d) outside active segment %d",
                 start,
                 end,
-                activeBase);
-        final long token = KIND_WRITE << KIND_SHIFT;
-        writeInFlight = true;
+                positions.activeBase);
         if (writesDurable) {
-            writeSubmitNs = System.nanoTime();
-            syncEvent = SyncEvent.beginIfEnabled();
+            syncs.beginWriteEvent();
         }
-        writeStartPosition = start;
-        writeEndPosition = end;
-        writeEndRecords = endRecords;
-        if (blockCut) {
-            submitBlocksWrite(start & ~blockMask, scannedPosition & ~blockMask, token);
-        } else if (!directIo) {
-            writePartsPending = 1;
-            writeFrameBytes = end - start;
-            session.submitWrite(
-                    activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
-        } else {
-            submitDirectWrite(start, end, token);
-        }
-        submittedPosition = end;
+        writes.submit(
+                start,
+                end,
+                scanner.batchEndRecords(),
+                scannedPosition,
+                positions.activeBase,
+                positions.activeHandle,
+                writesDurable ? System.nanoTime() : 0);
+        positions.submittedPosition = end;
         return 1;
     }
 
-    /** Direct I/O: writes whole blocks from the log buffer, nothing else. */
-    private void submitBlocksWrite(final long blockStart, final long blockEnd, final long token) {
-        Invariants.check(
-                blockEnd > blockStart && (blockStart & blockMask) == 0 && (blockEnd & blockMask) == 0,
-                "blocks write [%d, %d)",
-                blockStart,
-                blockEnd);
-        writePartsPending = 1;
-        writeFrameBytes = blockEnd - blockStart;
-        writeFromBuffer(blockStart, blockEnd, token);
+    /** Whether no write is in flight and every frame published is written. Duty holder. */
+    private boolean nothingElseToWrite() {
+        return !writes.inFlight()
+                && scanner.position() == positions.writtenPosition
+                && logBuffer.tailPosition() == positions.writtenPosition;
     }
 
-    /** Submits a write of log positions [start, end) of the active segment straight from the buffer. */
-    private void writeFromBuffer(final long start, final long end, final long token) {
-        session.submitWrite(
-                activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
-    }
-
-    private void submitDirectWrite(final long start, final long end, final long token) {
-        final long blockStart = start & ~blockMask;
-        final long blockEnd = end & ~blockMask;
-        int parts = 0;
-        if (blockEnd > blockStart) {
-            parts++;
-        }
-        if (end > blockEnd) {
-            parts++;
-        }
-        writePartsPending = parts;
-        writeFrameBytes = blockEnd - blockStart;
-        writeTailBytes = scratchBlock.capacity();
-        if (blockEnd > blockStart) {
-            writeFromBuffer(blockStart, blockEnd, token);
-        }
-        if (end > blockEnd) {
-            final int tailLength = (int) (end - blockEnd);
-            scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
-            scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
-            session.submitWrite(
-                    activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), token | WRITE_TAIL);
-        }
-    }
-
-    private int maybeSync(final long nowNs) {
-        cohortHolding = false;
-        if (syncInFlight || writesDurable) {
-            return 0;
-        }
-        final long requestPosition = state.syncRequestPosition();
-        final int decision = commitPolicy.decide(
-                nowNs,
-                writtenPosition,
-                durablePosition,
-                requestPosition,
-                state.syncRequestCount(),
-                writtenPosition == activeBase + segmentCapacityBytes,
-                finalTailPosition >= 0,
-                markUnsynced && !markWriteInFlight);
-        if (decision == GroupCommitPolicy.HOLD) {
-            // The writers the last sync woke are coming back: they wake this thread when all are.
-            cohortHolding = true;
-            state.cohortWakeCount(commitPolicy.groupBackAtRequestCount());
-            return 0;
-        }
-        if (decision != GroupCommitPolicy.SYNC) {
-            return 0;
-        }
-        syncInFlight = true;
-        syncCoversMark = markUnsynced && !markWriteInFlight;
-        syncTargetPosition = writtenPosition;
-        syncTargetRecords = writtenRecords;
-        syncStartNs = nowNs;
-        final long requestCount = state.syncRequestCount();
-        syncEventWaiters = commitPolicy.requestsSinceLastSubmit(requestCount);
-        syncEvent = SyncEvent.beginIfEnabled();
-        final boolean alone = syncEventWaiters == 1
-                && requestPosition > durablePosition
-                && !writeInFlight
-                && !markWriteInFlight
-                && scanner.position() == writtenPosition
-                && logBuffer.tailPosition() == writtenPosition;
-        commitPolicy.onSyncSubmitted(requestCount);
-        final boolean lone = syncEventWaiters <= 1;
-        if (loneWriter != lone) {
-            loneWriter = lone;
-        }
-        if (alone) {
-            // One waiter and nothing else to write: this thread would only wait for the sync, so
-            // the backend may run it here rather than hand it to a thread of its own and back. Not
-            // for syncs nobody waits for (periodic, fences), which may cover much more data: writes
-            // go on beside those.
-            session.submitSyncOnCaller(activeHandle, KIND_SYNC << KIND_SHIFT);
-        } else {
-            session.submitSync(activeHandle, KIND_SYNC << KIND_SHIFT);
-        }
-        return 1;
-    }
-
-    /**
-     * Writes a durability mark when the log has gone idle with records durable that no frame on disk
-     * proves (the last group commit before a pause): the active segment's header is rewritten to
-     * record the durable position. Without it, damage to those records after a crash could not be
-     * told from a torn write, and a lost sector or page at the end of the data could take their proof
-     * with it; the header lies elsewhere. It costs one 4 KiB write per pause; the next periodic sync
-     * makes it durable (a process crash keeps it anyway: it is in the page cache). Data writes wait
-     * for it, as for any write.
-     */
+    /** Writes the durability mark when the log has gone idle (see {@link DurabilityMarker}). */
     private int markDurable(final long nowNs) {
-        if (durablePosition <= scanner.provenPosition()
-                || durablePosition <= headerDurablePosition
-                || nowNs - durableSinceNs < MARK_IDLE_NS
+        if (!marker.due(nowNs, positions.durablePosition, positions.durableSinceNs, scanner.provenPosition())
                 || finalTailPosition >= 0
-                || writeInFlight
-                || markWriteInFlight
-                || scanner.position() != submittedPosition
+                || writes.inFlight()
+                || scanner.position() != positions.submittedPosition
                 || hasFrameToScan()) {
             return 0;
         }
-        SegmentHeaders.write(headerBlock, (int) segmentCapacityBytes, activeBase, logId);
-        SegmentHeaders.writeState(headerBlock, durablePosition, false);
-        markPosition = durablePosition;
-        markWriteInFlight = true;
-        session.submitWrite(
-                activeHandle, 0, headerBlock, 0, SegmentHeaderDescriptor.HEADER_LENGTH, KIND_MARK << KIND_SHIFT);
-        return 1;
-    }
-
-    private void onMarkWritten(final long result) {
-        markWriteInFlight = false;
-        if (result != SegmentHeaderDescriptor.HEADER_LENGTH) {
-            fail(new IOException("short write: the storage backend reported " + result + " bytes written"
-                    + " without an error for the header of " + SegmentNames.segmentPath(directory, activeBase)
-                    + "; a backend must finish a short write or fail it"));
-            return;
-        }
-        headerDurablePosition = markPosition;
-        markUnsynced = !writesDurable;
-        stats.durabilityMarks = stats.durabilityMarks + 1;
+        return marker.write(positions.durablePosition, positions.activeBase, positions.activeHandle);
     }
 
     /**
@@ -852,10 +662,12 @@ public final class IoAgent implements Agent, CompletionHandler {
      * SegmentPreparer}).
      */
     private int prepare() {
-        if (activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes && preparer.hurry()) {
+        if (positions.activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes
+                && preparer.hurry()) {
             stats.segmentsHurried = stats.segmentsHurried + 1;
         }
-        final boolean framesWaiting = writeInFlight || scanner.position() != submittedPosition || hasFrameToScan();
+        final boolean framesWaiting =
+                writes.inFlight() || scanner.position() != positions.submittedPosition || hasFrameToScan();
         if (framesWaiting && !preparer.isHurried()) {
             return 0;
         }
@@ -863,11 +675,14 @@ public final class IoAgent implements Agent, CompletionHandler {
     }
 
     private int maybeRoll() throws IOException {
-        final long segmentEnd = activeBase + segmentCapacityBytes;
+        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
         // Not while a sync is in flight: one submitted after the fence (to make a durability mark
         // durable while the roll waited for its segment) targets the old segment's end, and its
         // completion after the roll would move the durable position back into the old segment.
-        if (scanner.position() != segmentEnd || durablePosition != segmentEnd || markWriteInFlight || syncInFlight) {
+        if (scanner.position() != segmentEnd
+                || positions.durablePosition != segmentEnd
+                || marker.writeInFlight()
+                || syncs.inFlight()) {
             return 0;
         }
         if (!preparer.isReady(segmentEnd)) {
@@ -880,28 +695,27 @@ public final class IoAgent implements Agent, CompletionHandler {
         if (SegmentRollEvent.enabled()) {
             final SegmentRollEvent event = new SegmentRollEvent();
             event.directory = directory.toString();
-            event.fromBasePosition = activeBase;
+            event.fromBasePosition = positions.activeBase;
             event.toBasePosition = segmentEnd;
             event.waitedNs = rollWantedSinceNs < 0 ? 0 : System.nanoTime() - rollWantedSinceNs;
             event.commit();
         }
         rollWantedSinceNs = -1;
-        session.closeFile(activeHandle);
-        activeHandle = preparer.take();
-        activeBase = segmentEnd;
+        session.closeFile(positions.activeHandle);
+        positions.activeHandle = preparer.take();
+        positions.activeBase = segmentEnd;
         final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
         scanner.rollTo(firstFramePosition);
-        submittedPosition = firstFramePosition;
-        writtenPosition = firstFramePosition;
-        durablePosition = firstFramePosition;
-        headerDurablePosition = 0;
-        markUnsynced = false;
-        releasedPosition = firstFramePosition;
-        logBuffer.release(releasedPosition);
+        positions.submittedPosition = firstFramePosition;
+        positions.writtenPosition = firstFramePosition;
+        positions.durablePosition = firstFramePosition;
+        marker.onRoll();
+        positions.releasedPosition = firstFramePosition;
+        logBuffer.release(positions.releasedPosition);
         state.publishWritten(firstFramePosition);
         state.publishDurable(firstFramePosition);
         stats.segmentsRolled = stats.segmentsRolled + 1;
-        preparer.start(activeBase + segmentCapacityBytes);
+        preparer.start(positions.activeBase + segmentCapacityBytes);
         return 1;
     }
 
@@ -916,113 +730,59 @@ public final class IoAgent implements Agent, CompletionHandler {
             fail(failure != null ? failure : new IOException("operation failed with result " + result));
             return;
         }
-        final long kind = token >>> KIND_SHIFT;
-        if (kind == KIND_WRITE) {
+        final long kind = CompletionToken.kind(token);
+        if (kind == CompletionToken.WRITE) {
             onWriteComplete(token, result);
-        } else if (kind == KIND_SYNC) {
-            onSyncComplete();
-        } else if (kind == KIND_PREPARE) {
+        } else if (kind == CompletionToken.SYNC) {
+            syncs.onComplete();
+        } else if (kind == CompletionToken.PREPARE) {
             try {
                 preparer.onCompletion(result);
             } catch (final IOException ex) {
                 fail(ex);
             }
-        } else if (kind == KIND_TRUNCATE) {
+        } else if (kind == CompletionToken.TRUNCATE) {
             truncation.onCompletion();
-        } else if (kind == KIND_MARK) {
-            onMarkWritten(result);
+        } else if (kind == CompletionToken.MARK) {
+            final IOException shortWrite = marker.onWritten(result, positions.activeBase);
+            if (shortWrite != null) {
+                fail(shortWrite);
+            }
         } else {
             throw new AssertionError("unknown completion token " + Long.toHexString(token));
         }
     }
 
     private void onWriteComplete(final long token, final long result) {
-        Invariants.check(writeInFlight && writePartsPending > 0, "unexpected write completion of %d bytes", result);
-        if (result != ((token & WRITE_TAIL) != 0 ? writeTailBytes : writeFrameBytes)) {
-            // The SPI makes a backend finish a short write or fail it; a short result taken for a
-            // whole write would acknowledge records that never reached the file. Failing at once
-            // also acknowledges nothing that completes after it.
-            fail(new IOException("short write: the storage backend reported " + result + " bytes written"
-                    + " without an error for a write of log positions [" + writeStartPosition + ", "
-                    + writeEndPosition + ") at offset " + (writeStartPosition - activeBase) + " of "
-                    + SegmentNames.segmentPath(directory, activeBase)
-                    + "; a backend must finish a short write or fail it"));
+        final int outcome = writes.onComplete(token, result);
+        if (outcome == WriteStage.SHORT) {
+            fail(writes.shortWriteFailure(result, positions.activeBase));
             return;
         }
-        writePartsPending--;
-        stats.recordWrite(result);
-        if (writePartsPending > 0) {
+        if (outcome == WriteStage.PART_PENDING) {
             return;
         }
-        writeInFlight = false;
-        writtenRecords = writeEndRecords;
-        if (writeEndPosition != writtenPosition) {
-            writtenPosition = writeEndPosition;
-            releasedPosition = directIo ? writtenPosition & ~blockMask : writtenPosition;
-            logBuffer.release(releasedPosition);
+        positions.writtenRecords = writes.endRecords();
+        final long writeEndPosition = writes.endPosition();
+        if (writeEndPosition != positions.writtenPosition) {
+            positions.writtenPosition = writeEndPosition;
+            positions.releasedPosition = directIo ? positions.writtenPosition & ~blockMask : positions.writtenPosition;
+            logBuffer.release(positions.releasedPosition);
             // Written first, so that no observer ever sees durable ahead of written.
-            state.publishWritten(writtenPosition);
+            state.publishWritten(positions.writtenPosition);
             if (writesDurable) {
-                final long newlyDurableBytes = writtenPosition - durablePosition;
-                final long newlyDurableRecords = writtenRecords - durableRecords;
-                durablePosition = writtenPosition;
-                durableRecords = writtenRecords;
-                durableSinceNs = System.nanoTime();
+                final long newlyDurableBytes = positions.writtenPosition - positions.durablePosition;
+                final long newlyDurableRecords = positions.writtenRecords - positions.durableRecords;
+                positions.durablePosition = positions.writtenPosition;
+                positions.durableRecords = positions.writtenRecords;
+                positions.durableSinceNs = System.nanoTime();
                 // A durable write is this mode's sync: its duration tells SYNCED waiters whether to yield.
-                final long latencyNs = durableSinceNs - writeSubmitNs;
+                final long latencyNs = positions.durableSinceNs - writes.submitNs();
                 state.recordSyncDuration(latencyNs);
                 stats.recordDurableWrite(latencyNs);
-                commitSyncEvent("O_DSYNC write", newlyDurableBytes, newlyDurableRecords, 0);
-                state.publishDurable(durablePosition);
+                syncs.commitEvent("O_DSYNC write", newlyDurableBytes, newlyDurableRecords, 0);
+                state.publishDurable(positions.durablePosition);
             }
-        }
-    }
-
-    private void onSyncComplete() {
-        Invariants.check(
-                syncTargetPosition >= durablePosition && syncTargetPosition >= activeBase,
-                "sync to %d completed with the durable position at %d, active segment %d",
-                syncTargetPosition,
-                durablePosition,
-                activeBase);
-        syncInFlight = false;
-        final long nowNs = System.nanoTime();
-        stats.recordSync(syncTargetRecords - durableRecords, syncTargetPosition - durablePosition, nowNs - syncStartNs);
-        commitSyncEvent(
-                "fdatasync",
-                syncTargetPosition - durablePosition,
-                syncTargetRecords - durableRecords,
-                syncEventWaiters);
-        state.recordSyncDuration(nowNs - syncStartNs);
-        commitPolicy.onSyncCompleted(nowNs, syncStartNs, state.syncRequestCount());
-        if (syncTargetPosition != durablePosition) {
-            durableSinceNs = nowNs;
-        }
-        durablePosition = syncTargetPosition;
-        durableRecords = syncTargetRecords;
-        if (syncCoversMark) {
-            markUnsynced = false;
-        }
-        // Blocked waiters are woken after the next sync is submitted (end of doWork).
-        state.publishDurableQuietly(durablePosition);
-        durableWakePending = true;
-    }
-
-    private void commitSyncEvent(final String method, final long bytes, final long records, final long waiters) {
-        final SyncEvent event = syncEvent;
-        if (event == null) {
-            return;
-        }
-        syncEvent = null;
-        event.end();
-        if (event.shouldCommit()) {
-            event.directory = directory.toString();
-            event.method = method;
-            event.bytes = bytes;
-            event.records = records;
-            event.waiters = waiters;
-            event.durablePosition = durablePosition;
-            event.commit();
         }
     }
 
@@ -1040,10 +800,10 @@ public final class IoAgent implements Agent, CompletionHandler {
                 ? scanner.position()
                 : finalTailPosition;
         return scanner.position() == end
-                && writtenPosition == end
-                && (writesDurable || durablePosition == end)
-                && !syncInFlight
-                && !markWriteInFlight
+                && positions.writtenPosition == end
+                && (writesDurable || positions.durablePosition == end)
+                && !syncs.inFlight()
+                && !marker.writeInFlight()
                 && !truncation.isActive()
                 && !preparer.isOperationInFlight();
     }
@@ -1051,7 +811,7 @@ public final class IoAgent implements Agent, CompletionHandler {
     /** Lets go of the duty and parks, unless work is waiting; takes the duty back. Duty holder. */
     private void park(final long parkNs) {
         final long holdNs =
-                cohortHolding ? Math.max(1, Math.min(parkNs, commitPolicy.holdUntilNs() - System.nanoTime())) : parkNs;
+                syncs.cohortHolding() ? Math.max(1, Math.min(parkNs, syncs.holdUntilNs() - System.nanoTime())) : parkNs;
         duty = 0;
         parkWithoutDuty(holdNs);
     }
@@ -1102,9 +862,9 @@ public final class IoAgent implements Agent, CompletionHandler {
         @Override
         public boolean mayRestWithoutDuty() {
             return callerMayRunIo
-                    && (completionsRunIo || (!syncInFlight && !writeInFlight && !markWriteInFlight))
-                    && !cohortHolding
-                    && loneWriter
+                    && (completionsRunIo || (!syncs.inFlight() && !writes.inFlight() && !marker.writeInFlight()))
+                    && !syncs.cohortHolding()
+                    && syncs.loneWriter()
                     && state.waiterCount() == 0;
         }
 
@@ -1114,7 +874,9 @@ public final class IoAgent implements Agent, CompletionHandler {
             // append the next group. Waiters that yield are not counted: they let this thread run
             // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
             // Completions that run the I/O themselves need nothing from this thread.
-            return !completionsRunIo && (syncInFlight || writeInFlight) && state.waiterCount() <= YIELD_WAITERS_MAX;
+            return !completionsRunIo
+                    && (syncs.inFlight() || writes.inFlight())
+                    && state.waiterCount() <= YIELD_WAITERS_MAX;
         }
 
         @Override
@@ -1146,16 +908,16 @@ public final class IoAgent implements Agent, CompletionHandler {
 
     /** Whether work is waiting that {@link #doWork} could make progress on now. */
     private boolean hasWorkHint() {
-        final boolean canSubmit = scanner.position() > submittedPosition && !writeInFlight;
+        final boolean canSubmit = scanner.position() > positions.submittedPosition && !writes.inFlight();
         return closeRequested
                 || truncation.hasPending()
                 || asyncCompletions.hasInbox()
                 || canSubmit
                 || hasFrameToScan()
-                || (!syncInFlight
-                        && !cohortHolding
-                        && state.syncRequestPosition() > durablePosition
-                        && writtenPosition > durablePosition);
+                || (!syncs.inFlight()
+                        && !syncs.cohortHolding()
+                        && state.syncRequestPosition() > positions.durablePosition
+                        && positions.writtenPosition > positions.durablePosition);
     }
 
     private void fail(final Throwable cause) {
@@ -1169,8 +931,8 @@ public final class IoAgent implements Agent, CompletionHandler {
         if (event.isEnabled()) {
             event.directory = directory.toString();
             event.cause = String.valueOf(cause);
-            event.writtenPosition = writtenPosition;
-            event.durablePosition = durablePosition;
+            event.writtenPosition = positions.writtenPosition;
+            event.durablePosition = positions.durablePosition;
             event.commit();
         }
         // Refuse appends before anyone can learn of the failure: a thread that saw an append fail
@@ -1259,10 +1021,8 @@ public final class IoAgent implements Agent, CompletionHandler {
         final int inFlight = session.inFlight();
         if (inFlight == 0) {
             preparer.close();
-            headerMemory.close();
-            if (scratchMemory != null) {
-                scratchMemory.close();
-            }
+            marker.close();
+            writes.close();
         } else {
             LOGGER.log(
                     System.Logger.Level.WARNING,
@@ -1271,8 +1031,8 @@ public final class IoAgent implements Agent, CompletionHandler {
         }
         buffersFreeable = producersDone && inFlight == 0;
         asyncCompletions.stop(
-                failed ? -1 : writtenPosition,
-                failed ? -1 : durablePosition,
+                failed ? -1 : positions.writtenPosition,
+                failed ? -1 : positions.durablePosition,
                 failed
                         ? state.failure()
                         : new WalException(
@@ -1290,20 +1050,17 @@ public final class IoAgent implements Agent, CompletionHandler {
      */
     private void markClosedCleanly() {
         Invariants.check(
-                writesDurable || durablePosition == writtenPosition,
+                writesDurable || positions.durablePosition == positions.writtenPosition,
                 "closing with written %d durable %d",
-                writtenPosition,
-                durablePosition);
+                positions.writtenPosition,
+                positions.durablePosition);
         try {
-            SegmentHeaders.write(headerBlock, (int) segmentCapacityBytes, activeBase, logId);
-            SegmentHeaders.writeState(headerBlock, durablePosition, true);
-            final BlockingIo io = new BlockingIo(session);
-            io.write(activeHandle, 0, headerBlock, SegmentHeaderDescriptor.HEADER_LENGTH);
-            io.sync(activeHandle);
+            marker.recordCleanClose(
+                    new BlockingIo(session), positions.activeBase, positions.activeHandle, positions.durablePosition);
         } catch (final IOException | RuntimeException ex) {
             LOGGER.log(
                     System.Logger.Level.WARNING,
-                    "could not record the clean close in " + SegmentNames.segmentPath(directory, activeBase)
+                    "could not record the clean close in " + SegmentNames.segmentPath(directory, positions.activeBase)
                             + "; every record is durable, and the next open recovers the log as after a crash",
                     ex);
         }

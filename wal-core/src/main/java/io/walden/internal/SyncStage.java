@@ -1,0 +1,244 @@
+package io.walden.internal;
+
+import io.walden.internal.events.SyncEvent;
+import io.walden.spi.StorageSession;
+import java.nio.file.Path;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The sync stage of the I/O path: carries out {@link GroupCommitPolicy}'s decision (sync now, hold
+ * for a returning group, or wait), one data sync in flight at a time, and publishes the durable
+ * position its completion proves. A sync covers only what was written when it was submitted: its
+ * target is the written position then. Blocked waiters are woken after the next sync is submitted
+ * ({@link #takeWakePending}), so that their next appends join it.
+ *
+ * <p>Also records the Flight Recorder {@link SyncEvent}s, of syncs and, with durable writes
+ * (O_DSYNC), of the writes that are this mode's syncs, each committed once the durable position it
+ * reports has moved.
+ *
+ * <p><b>Threading:</b> owned by the holder of the I/O duty, except {@link #loneWriter}, which any
+ * thread reads.
+ */
+final class SyncStage {
+    private final StorageSession session;
+    private final LogState state;
+    private final StatsCounters stats;
+    private final IoPositions positions;
+    private final DurabilityMarker marker;
+    private final GroupCommitPolicy commitPolicy;
+    private final Path directory;
+    private final long segmentCapacityBytes;
+    private final boolean writesDurable;
+    // Whether nothing but the sync is left to do: no write in flight and nothing more to write.
+    private final BooleanSupplier nothingElseToWrite;
+
+    private boolean inFlight;
+    // Whether the sync in flight began after the durability mark was written, and so makes it durable.
+    private boolean coversMark;
+    private long targetPosition;
+    private long targetRecords;
+    private long startNs;
+    // Whether the last decision was to hold for a returning group.
+    private boolean cohortHolding;
+    // Set when a sync completed and its blocked waiters are still to be woken.
+    private boolean wakePending;
+    // The Flight Recorder event in progress, null unless a recording has it enabled; sync requests
+    // since the previous sync's submission (the event's waiters).
+    private SyncEvent event;
+    private long eventWaiters;
+    // Shared: whether the last sync was asked for by one waiter at most (a lone writer's load).
+    // Written at each sync submission; read by appenders before they try to run their own I/O, and by
+    // the I/O thread before it rests without the duty. Under contention it is false, and neither
+    // happens: group commit runs as it would without them.
+    private volatile boolean loneWriter = true;
+
+    /**
+     * Creates the sync stage of one log.
+     *
+     * @param session the storage session.
+     * @param state the shared state: sync requests, published positions, waiters.
+     * @param stats the counters.
+     * @param positions where the I/O path stands.
+     * @param marker the durability marker, whose mark a sync may make durable.
+     * @param commitPolicy when to sync.
+     * @param directory the log's directory, for events.
+     * @param segmentCapacityBytes the segment capacity.
+     * @param nothingElseToWrite whether no write is in flight and nothing more is to be written,
+     *     asked only when a sync is submitted.
+     */
+    SyncStage(
+            final StorageSession session,
+            final LogState state,
+            final StatsCounters stats,
+            final IoPositions positions,
+            final DurabilityMarker marker,
+            final GroupCommitPolicy commitPolicy,
+            final Path directory,
+            final long segmentCapacityBytes,
+            final BooleanSupplier nothingElseToWrite) {
+        this.session = session;
+        this.state = state;
+        this.stats = stats;
+        this.positions = positions;
+        this.marker = marker;
+        this.commitPolicy = commitPolicy;
+        this.directory = directory;
+        this.segmentCapacityBytes = segmentCapacityBytes;
+        this.writesDurable = session.writesDurable();
+        this.nothingElseToWrite = nothingElseToWrite;
+    }
+
+    /** @return whether a sync is in flight. */
+    boolean inFlight() {
+        return inFlight;
+    }
+
+    /** @return whether the last decision was to hold a sync for a returning group. */
+    boolean cohortHolding() {
+        return cohortHolding;
+    }
+
+    /** @return until when a held sync waits for its group. */
+    long holdUntilNs() {
+        return commitPolicy.holdUntilNs();
+    }
+
+    /** @return whether the last sync was asked for by one waiter at most. Any thread. */
+    boolean loneWriter() {
+        return loneWriter;
+    }
+
+    /**
+     * Syncs if the policy says so.
+     *
+     * @param nowNs now.
+     * @param closing whether the log is closing (everything left is to be synced).
+     * @return 1 if a sync was submitted, else 0.
+     */
+    int maybeSync(final long nowNs, final boolean closing) {
+        cohortHolding = false;
+        if (inFlight || writesDurable) {
+            return 0;
+        }
+        final long requestPosition = state.syncRequestPosition();
+        final int decision = commitPolicy.decide(
+                nowNs,
+                positions.writtenPosition,
+                positions.durablePosition,
+                requestPosition,
+                state.syncRequestCount(),
+                positions.writtenPosition == positions.activeBase + segmentCapacityBytes,
+                closing,
+                marker.awaitsSync());
+        if (decision == GroupCommitPolicy.HOLD) {
+            // The writers the last sync woke are coming back: they wake the I/O thread when all are.
+            cohortHolding = true;
+            state.cohortWakeCount(commitPolicy.groupBackAtRequestCount());
+            return 0;
+        }
+        if (decision != GroupCommitPolicy.SYNC) {
+            return 0;
+        }
+        inFlight = true;
+        coversMark = marker.awaitsSync();
+        targetPosition = positions.writtenPosition;
+        targetRecords = positions.writtenRecords;
+        startNs = nowNs;
+        final long requestCount = state.syncRequestCount();
+        eventWaiters = commitPolicy.requestsSinceLastSubmit(requestCount);
+        event = SyncEvent.beginIfEnabled();
+        final boolean alone = eventWaiters == 1
+                && requestPosition > positions.durablePosition
+                && !marker.writeInFlight()
+                && nothingElseToWrite.getAsBoolean();
+        commitPolicy.onSyncSubmitted(requestCount);
+        final boolean lone = eventWaiters <= 1;
+        if (loneWriter != lone) {
+            loneWriter = lone;
+        }
+        if (alone) {
+            // One waiter and nothing else to write: this thread would only wait for the sync, so
+            // the backend may run it here rather than hand it to a thread of its own and back. Not
+            // for syncs nobody waits for (periodic, fences), which may cover much more data: writes
+            // go on beside those.
+            session.submitSyncOnCaller(positions.activeHandle, CompletionToken.of(CompletionToken.SYNC));
+        } else {
+            session.submitSync(positions.activeHandle, CompletionToken.of(CompletionToken.SYNC));
+        }
+        return 1;
+    }
+
+    /** The sync in flight completed: everything below its target is durable. */
+    void onComplete() {
+        Invariants.check(
+                targetPosition >= positions.durablePosition && targetPosition >= positions.activeBase,
+                "sync to %d completed with the durable position at %d, active segment %d",
+                targetPosition,
+                positions.durablePosition,
+                positions.activeBase);
+        inFlight = false;
+        final long nowNs = System.nanoTime();
+        final long newlyDurableBytes = targetPosition - positions.durablePosition;
+        final long newlyDurableRecords = targetRecords - positions.durableRecords;
+        stats.recordSync(newlyDurableRecords, newlyDurableBytes, nowNs - startNs);
+        state.recordSyncDuration(nowNs - startNs);
+        commitPolicy.onSyncCompleted(nowNs, startNs, state.syncRequestCount());
+        if (targetPosition != positions.durablePosition) {
+            positions.durableSinceNs = nowNs;
+        }
+        positions.durablePosition = targetPosition;
+        positions.durableRecords = targetRecords;
+        // After the durable position moved: the event reports the position the sync made durable.
+        commitEvent("fdatasync", newlyDurableBytes, newlyDurableRecords, eventWaiters);
+        if (coversMark) {
+            marker.onSynced();
+        }
+        // Blocked waiters are woken after the next sync is submitted (end of the round).
+        state.publishDurableQuietly(positions.durablePosition);
+        wakePending = true;
+    }
+
+    /**
+     * Whether blocked waiters are to be woken; clears it.
+     *
+     * @return whether a sync completed since the last call.
+     */
+    boolean takeWakePending() {
+        if (!wakePending) {
+            return false;
+        }
+        wakePending = false;
+        return true;
+    }
+
+    /** Begins the event of a durable write (O_DSYNC), this mode's sync. */
+    void beginWriteEvent() {
+        event = SyncEvent.beginIfEnabled();
+    }
+
+    /**
+     * Commits the event in progress, if any, once the durable position it reports has moved.
+     *
+     * @param method how the data was made durable.
+     * @param bytes bytes made durable.
+     * @param records records made durable.
+     * @param waiters sync requests since the previous sync.
+     */
+    void commitEvent(final String method, final long bytes, final long records, final long waiters) {
+        final SyncEvent current = event;
+        if (current == null) {
+            return;
+        }
+        event = null;
+        current.end();
+        if (current.shouldCommit()) {
+            current.directory = directory.toString();
+            current.method = method;
+            current.bytes = bytes;
+            current.records = records;
+            current.waiters = waiters;
+            current.durablePosition = positions.durablePosition;
+            current.commit();
+        }
+    }
+}
