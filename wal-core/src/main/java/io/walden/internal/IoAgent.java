@@ -1,12 +1,8 @@
 package io.walden.internal;
 
 import io.walden.WalConfig;
-import io.walden.WalException;
-import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.format.SegmentNames;
 import io.walden.internal.events.FailStopEvent;
-import io.walden.internal.events.SegmentRollEvent;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -102,8 +98,6 @@ public final class IoAgent implements Agent, CompletionHandler {
     /** Most blocked waiters for which the idle thread keeps yielding while a completion is due. */
     private static final int YIELD_WAITERS_MAX = 2;
 
-    private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
-
     static {
         try {
             DUTY = MethodHandles.lookup().findVarHandle(IoAgent.class, "duty", int.class);
@@ -126,7 +120,6 @@ public final class IoAgent implements Agent, CompletionHandler {
     private final boolean callerMayRunIo;
     private final boolean completionsRunIo;
     private final long blockMask;
-    private final long hurryDistanceBytes;
     private final long logId;
     // Checksums published frames and cuts them into writes.
     private final FrameScanner scanner;
@@ -143,8 +136,8 @@ public final class IoAgent implements Agent, CompletionHandler {
     // Deletes segments below a requested position (Wal.truncateBefore and retention).
     private final SegmentTruncation truncation;
 
-    // Since when the full active segment has waited for the next one, or -1. I/O thread.
-    private long rollWantedSinceNs = -1;
+    // Rolls behind the fence and paces the next segment's preparation.
+    private final SegmentRoller roller;
 
     private boolean failed;
     // The kind of the round in progress (ROUND_*), for fail(). Duty holder.
@@ -206,9 +199,6 @@ public final class IoAgent implements Agent, CompletionHandler {
         this.completionsRunIo = session.completionThreadMayRunIo();
         this.idleStrategy = new IoIdleStrategy(new IdleHost(), !completionsRunIo);
         this.blockMask = session.blockSizeBytes() - 1L;
-        // Written data is synced in the background once a quarter segment is unsynced, so that
-        // the roll fence (a sync of the whole segment's tail) never waits for much.
-        this.hurryDistanceBytes = segmentCapacityBytes / 8;
         this.logId = recovered.logId();
         this.writes = new WriteStage(session, logBuffer, stats, directory);
         Invariants.check(
@@ -256,6 +246,8 @@ public final class IoAgent implements Agent, CompletionHandler {
                 marker,
                 new GroupCommitPolicy(
                         config.syncIntervalNs(),
+                        // Written data is synced in the background once a quarter segment is unsynced,
+                        // so that the roll fence (a sync of the whole segment's tail) never waits for much.
                         segmentCapacityBytes / 4,
                         config.groupWindowNs(),
                         maxBatchBytes,
@@ -264,6 +256,18 @@ public final class IoAgent implements Agent, CompletionHandler {
                 directory,
                 segmentCapacityBytes,
                 this::nothingElseToWrite);
+        this.roller = new SegmentRoller(
+                session,
+                preparer,
+                scanner,
+                positions,
+                marker,
+                syncs,
+                logBuffer,
+                state,
+                stats,
+                directory,
+                segmentCapacityBytes);
     }
 
     /**
@@ -579,12 +583,13 @@ public final class IoAgent implements Agent, CompletionHandler {
                 state.cohortWakeCount(0);
             }
             if (kind != ROUND_COMPLETION) {
-                workCount += maybeRoll();
+                workCount += roller.maybeRoll();
             }
             if (background) {
                 if (finalTailPosition < 0 || finalTailPosition > positions.activeBase + segmentCapacityBytes) {
                     // Closing stops background preparation unless the final records need the segment.
-                    workCount += prepare();
+                    workCount += roller.prepare(
+                            writes.inFlight() || scanner.position() != positions.submittedPosition || hasFrameToScan());
                 }
                 workCount += truncation.step(positions.activeBase);
                 workCount += markDurable(nowNs);
@@ -652,71 +657,6 @@ public final class IoAgent implements Agent, CompletionHandler {
             return 0;
         }
         return marker.write(positions.durablePosition, positions.activeBase, positions.activeHandle);
-    }
-
-    /**
-     * Background preparation of the next segment. Its zero-fill is a second write of every byte, so it
-     * yields to the log's own writes: a step is submitted only when no frame waits to be written. When
-     * the appenders come within an eighth of a segment of its end and the next one is still being
-     * zero-filled, the preparer is hurried: the rest of the zero-fill is skipped (see {@link
-     * SegmentPreparer}).
-     */
-    private int prepare() {
-        if (positions.activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes
-                && preparer.hurry()) {
-            stats.segmentsHurried = stats.segmentsHurried + 1;
-        }
-        final boolean framesWaiting =
-                writes.inFlight() || scanner.position() != positions.submittedPosition || hasFrameToScan();
-        if (framesWaiting && !preparer.isHurried()) {
-            return 0;
-        }
-        return preparer.doWork();
-    }
-
-    private int maybeRoll() throws IOException {
-        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
-        // Not while a sync is in flight: one submitted after the fence (to make a durability mark
-        // durable while the roll waited for its segment) targets the old segment's end, and its
-        // completion after the roll would move the durable position back into the old segment.
-        if (scanner.position() != segmentEnd
-                || positions.durablePosition != segmentEnd
-                || marker.writeInFlight()
-                || syncs.inFlight()) {
-            return 0;
-        }
-        if (!preparer.isReady(segmentEnd)) {
-            if (rollWantedSinceNs < 0) {
-                rollWantedSinceNs = System.nanoTime();
-            }
-            preparer.start(segmentEnd);
-            return 0;
-        }
-        if (SegmentRollEvent.enabled()) {
-            final SegmentRollEvent event = new SegmentRollEvent();
-            event.directory = directory.toString();
-            event.fromBasePosition = positions.activeBase;
-            event.toBasePosition = segmentEnd;
-            event.waitedNs = rollWantedSinceNs < 0 ? 0 : System.nanoTime() - rollWantedSinceNs;
-            event.commit();
-        }
-        rollWantedSinceNs = -1;
-        session.closeFile(positions.activeHandle);
-        positions.activeHandle = preparer.take();
-        positions.activeBase = segmentEnd;
-        final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
-        scanner.rollTo(firstFramePosition);
-        positions.submittedPosition = firstFramePosition;
-        positions.writtenPosition = firstFramePosition;
-        positions.durablePosition = firstFramePosition;
-        marker.onRoll();
-        positions.releasedPosition = firstFramePosition;
-        logBuffer.release(positions.releasedPosition);
-        state.publishWritten(firstFramePosition);
-        state.publishDurable(firstFramePosition);
-        stats.segmentsRolled = stats.segmentsRolled + 1;
-        preparer.start(positions.activeBase + segmentCapacityBytes);
-        return 1;
     }
 
     @Override
@@ -956,36 +896,6 @@ public final class IoAgent implements Agent, CompletionHandler {
     }
 
     /**
-     * After a failure: waits until every producer that claimed space before the tail closed has
-     * published its frame (they copy and publish without blocking), walking the claimed frames to the
-     * final tail. A producer that does not publish within the wait (a descheduled or dying thread)
-     * keeps the buffer from being freed.
-     *
-     * @return whether every claimed frame was published, so that no producer touches the buffer again.
-     */
-    private boolean awaitProducersAfterFailure() {
-        final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;
-        final long tailPosition = logBuffer.closeTail();
-        long position = scanner.position();
-        while (position < tailPosition) {
-            if ((position & segmentMask) == 0) {
-                position += SegmentHeaderDescriptor.HEADER_LENGTH;
-                continue;
-            }
-            final int frameLength = logBuffer.frameLengthAcquire(position);
-            if (frameLength == 0) {
-                if (System.nanoTime() - deadlineNs > 0) {
-                    return false;
-                }
-                Thread.onSpinWait();
-                continue;
-            }
-            position += FrameDescriptor.alignedLength(frameLength);
-        }
-        return true;
-    }
-
-    /**
      * Whether the log buffer may be freed: every claimed frame was published and no operation that
      * reads it is in flight. Valid once the thread has stopped.
      *
@@ -996,74 +906,19 @@ public final class IoAgent implements Agent, CompletionHandler {
     }
 
     private void shutdown() {
-        boolean producersDone = true;
-        if (failed) {
-            producersDone = awaitProducersAfterFailure();
-        } else {
-            markClosedCleanly();
-            try {
-                preparer.abandon(new BlockingIo(session));
-            } catch (final IOException | RuntimeException ex) {
-                LOGGER.log(
-                        System.Logger.Level.WARNING,
-                        "could not remove an unfinished segment preparation in " + directory
-                                + "; the next open removes it",
-                        ex);
-            }
-        }
-        try {
-            session.close();
-        } catch (final RuntimeException ex) {
-            LOGGER.log(System.Logger.Level.WARNING, "closing the storage session of " + directory + " failed", ex);
-        }
-        // Counted, not timed: memory an unfinished operation may still read is never freed; it is left
-        // to the garbage collector, which frees it only once nothing refers to it.
-        final int inFlight = session.inFlight();
-        if (inFlight == 0) {
-            preparer.close();
-            marker.close();
-            writes.close();
-        } else {
-            LOGGER.log(
-                    System.Logger.Level.WARNING,
-                    inFlight + " I/O operation(s) of the log in " + directory + " were still in flight when its"
-                            + " storage session closed; their buffers are left to the garbage collector");
-        }
-        buffersFreeable = producersDone && inFlight == 0;
-        asyncCompletions.stop(
-                failed ? -1 : positions.writtenPosition,
-                failed ? -1 : positions.durablePosition,
-                failed
-                        ? state.failure()
-                        : new WalException(
-                                WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
-        if (!handOver) {
-            state.markClosed();
-        }
-    }
-
-    /**
-     * Records the clean close in the active segment's header: every frame is durable now (the thread
-     * stops only once the final position is), so the log ends exactly at the durable position. The
-     * header is rewritten in place and synced. If that fails, nothing acknowledged is at risk: the
-     * next open recovers the log as after a crash.
-     */
-    private void markClosedCleanly() {
-        Invariants.check(
-                writesDurable || positions.durablePosition == positions.writtenPosition,
-                "closing with written %d durable %d",
-                positions.writtenPosition,
-                positions.durablePosition);
-        try {
-            marker.recordCleanClose(
-                    new BlockingIo(session), positions.activeBase, positions.activeHandle, positions.durablePosition);
-        } catch (final IOException | RuntimeException ex) {
-            LOGGER.log(
-                    System.Logger.Level.WARNING,
-                    "could not record the clean close in " + SegmentNames.segmentPath(directory, positions.activeBase)
-                            + "; every record is durable, and the next open recovers the log as after a crash",
-                    ex);
-        }
+        buffersFreeable = new IoShutdown(
+                        session,
+                        logBuffer,
+                        scanner,
+                        preparer,
+                        marker,
+                        writes,
+                        asyncCompletions,
+                        state,
+                        positions,
+                        directory,
+                        segmentCapacityBytes)
+                .shutdown(failed, handOver);
     }
 
     private static final CompletionHandler DISCARD = (token, result, failure) -> {};

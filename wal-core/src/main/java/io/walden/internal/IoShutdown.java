@@ -1,0 +1,188 @@
+package io.walden.internal;
+
+import io.walden.WalException;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Shuts the I/O path down once the I/O thread has run its last round: after a clean close, records
+ * the clean close in the active segment's header and abandons an unfinished preparation; after a
+ * failure, waits for the producers that claimed space to publish; then closes the session, frees the
+ * buffers no operation can still read, completes the futures left, and closes the log state (unless
+ * another agent takes it over).
+ *
+ * <p><b>Threading:</b> the I/O thread, as it stops.
+ */
+final class IoShutdown {
+    private static final System.Logger LOGGER = System.getLogger(IoShutdown.class.getName());
+    private static final long CLOSE_PUBLISH_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
+
+    private final StorageSession session;
+    private final LogBuffer logBuffer;
+    private final FrameScanner scanner;
+    private final SegmentPreparer preparer;
+    private final DurabilityMarker marker;
+    private final WriteStage writes;
+    private final AsyncCompletions asyncCompletions;
+    private final LogState state;
+    private final IoPositions positions;
+    private final Path directory;
+    private final long segmentMask;
+    private final boolean writesDurable;
+
+    /**
+     * Creates the shutdown of one log.
+     *
+     * @param session the storage session.
+     * @param logBuffer the log buffer.
+     * @param scanner the frame scanner.
+     * @param preparer the segment preparer.
+     * @param marker the durability marker.
+     * @param writes the write stage.
+     * @param asyncCompletions the futures left.
+     * @param state the shared state.
+     * @param positions where the I/O path stands.
+     * @param directory the log's directory, for messages.
+     * @param segmentCapacityBytes the segment capacity.
+     */
+    IoShutdown(
+            final StorageSession session,
+            final LogBuffer logBuffer,
+            final FrameScanner scanner,
+            final SegmentPreparer preparer,
+            final DurabilityMarker marker,
+            final WriteStage writes,
+            final AsyncCompletions asyncCompletions,
+            final LogState state,
+            final IoPositions positions,
+            final Path directory,
+            final long segmentCapacityBytes) {
+        this.session = session;
+        this.logBuffer = logBuffer;
+        this.scanner = scanner;
+        this.preparer = preparer;
+        this.marker = marker;
+        this.writes = writes;
+        this.asyncCompletions = asyncCompletions;
+        this.state = state;
+        this.positions = positions;
+        this.directory = directory;
+        this.segmentMask = segmentCapacityBytes - 1;
+        this.writesDurable = session.writesDurable();
+    }
+
+    /**
+     * Shuts the I/O path down after the I/O thread's last round.
+     *
+     * @param failed whether the log failed.
+     * @param handOver whether another agent takes the log state over (the state is left open).
+     * @return whether the log buffer may be freed: every claimed frame was published and no operation
+     *     that reads it is in flight.
+     */
+    boolean shutdown(final boolean failed, final boolean handOver) {
+        boolean producersDone = true;
+        if (failed) {
+            producersDone = awaitProducersAfterFailure();
+        } else {
+            markClosedCleanly();
+            try {
+                preparer.abandon(new BlockingIo(session));
+            } catch (final IOException | RuntimeException ex) {
+                LOGGER.log(
+                        System.Logger.Level.WARNING,
+                        "could not remove an unfinished segment preparation in " + directory
+                                + "; the next open removes it",
+                        ex);
+            }
+        }
+        try {
+            session.close();
+        } catch (final RuntimeException ex) {
+            LOGGER.log(System.Logger.Level.WARNING, "closing the storage session of " + directory + " failed", ex);
+        }
+        // Counted, not timed: memory an unfinished operation may still read is never freed; it is left
+        // to the garbage collector, which frees it only once nothing refers to it.
+        final int inFlight = session.inFlight();
+        if (inFlight == 0) {
+            preparer.close();
+            marker.close();
+            writes.close();
+        } else {
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    inFlight + " I/O operation(s) of the log in " + directory + " were still in flight when its"
+                            + " storage session closed; their buffers are left to the garbage collector");
+        }
+        final boolean buffersFreeable = producersDone && inFlight == 0;
+        asyncCompletions.stop(
+                failed ? -1 : positions.writtenPosition,
+                failed ? -1 : positions.durablePosition,
+                failed
+                        ? state.failure()
+                        : new WalException(
+                                WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
+        if (!handOver) {
+            state.markClosed();
+        }
+        return buffersFreeable;
+    }
+
+    /**
+     * Records the clean close in the active segment's header: every frame is durable now (the thread
+     * stops only once the final position is), so the log ends exactly at the durable position. The
+     * header is rewritten in place and synced. If that fails, nothing acknowledged is at risk: the
+     * next open recovers the log as after a crash.
+     */
+    private void markClosedCleanly() {
+        Invariants.check(
+                writesDurable || positions.durablePosition == positions.writtenPosition,
+                "closing with written %d durable %d",
+                positions.writtenPosition,
+                positions.durablePosition);
+        try {
+            marker.recordCleanClose(
+                    new BlockingIo(session), positions.activeBase, positions.activeHandle, positions.durablePosition);
+        } catch (final IOException | RuntimeException ex) {
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    "could not record the clean close in " + SegmentNames.segmentPath(directory, positions.activeBase)
+                            + "; every record is durable, and the next open recovers the log as after a crash",
+                    ex);
+        }
+    }
+
+    /**
+     * After a failure: waits until every producer that claimed space before the tail closed has
+     * published its frame (they copy and publish without blocking), walking the claimed frames to the
+     * final tail. A producer that does not publish within the wait (a descheduled or dying thread)
+     * keeps the buffer from being freed.
+     *
+     * @return whether every claimed frame was published, so that no producer touches the buffer again.
+     */
+    private boolean awaitProducersAfterFailure() {
+        final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;
+        final long tailPosition = logBuffer.closeTail();
+        long position = scanner.position();
+        while (position < tailPosition) {
+            if ((position & segmentMask) == 0) {
+                position += SegmentHeaderDescriptor.HEADER_LENGTH;
+                continue;
+            }
+            final int frameLength = logBuffer.frameLengthAcquire(position);
+            if (frameLength == 0) {
+                if (System.nanoTime() - deadlineNs > 0) {
+                    return false;
+                }
+                Thread.onSpinWait();
+                continue;
+            }
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+        return true;
+    }
+}
