@@ -1,6 +1,6 @@
 package io.walden.nio;
 
-import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -81,46 +81,9 @@ final class CallerInterruptingBackend implements StorageBackend {
         }
     }
 
-    private final class Session implements StorageSession {
-        private final StorageSession session;
-
+    private final class Session extends ForwardingStorageSession {
         Session(final StorageSession session) {
-            this.session = session;
-        }
-
-        @Override
-        public boolean directIo() {
-            return session.directIo();
-        }
-
-        @Override
-        public boolean writesDurable() {
-            return session.writesDurable();
-        }
-
-        @Override
-        public String durabilityNote() {
-            return session.durabilityNote();
-        }
-
-        @Override
-        public int blockSizeBytes() {
-            return session.blockSizeBytes();
-        }
-
-        @Override
-        public int maxInFlight() {
-            return session.maxInFlight();
-        }
-
-        @Override
-        public int openFile(final Path path, final boolean create) throws IOException {
-            return session.openFile(path, create);
-        }
-
-        @Override
-        public void closeFile(final int fileHandle) throws IOException {
-            session.closeFile(fileHandle);
+            super(session);
         }
 
         @Override
@@ -132,64 +95,13 @@ final class CallerInterruptingBackend implements StorageBackend {
                 final int lengthBytes,
                 final long token) {
             maybeInterrupt();
-            session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
-        }
-
-        @Override
-        public void submitAllocate(
-                final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-            session.submitAllocate(fileHandle, fileOffset, lengthBytes, token);
-        }
-
-        @Override
-        public void submitSync(final int fileHandle, final long token) {
-            session.submitSync(fileHandle, token);
+            super.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
         }
 
         @Override
         public void submitSyncOnCaller(final int fileHandle, final long token) {
             maybeInterrupt();
-            session.submitSyncOnCaller(fileHandle, token);
-        }
-
-        @Override
-        public boolean callerMayRunIo() {
-            return session.callerMayRunIo();
-        }
-
-        @Override
-        public boolean completionThreadMayRunIo() {
-            return session.completionThreadMayRunIo();
-        }
-
-        @Override
-        public void submitSyncDirectory(final long token) {
-            session.submitSyncDirectory(token);
-        }
-
-        @Override
-        public void submitRename(final Path source, final Path target, final long token) {
-            session.submitRename(source, target, token);
-        }
-
-        @Override
-        public void submitDelete(final Path path, final long token) {
-            session.submitDelete(path, token);
-        }
-
-        @Override
-        public int poll(final CompletionHandler handler, final int limit) {
-            return session.poll(handler, limit);
-        }
-
-        @Override
-        public int inFlight() {
-            return session.inFlight();
-        }
-
-        @Override
-        public void close() {
-            session.close();
+            super.submitSyncOnCaller(fileHandle, token);
         }
     }
 }
