@@ -6,8 +6,10 @@ import io.walden.internal.BackendSelector;
 import io.walden.internal.DirectoryLock;
 import io.walden.internal.FileSystemCheck;
 import io.walden.internal.IoAgent;
+import io.walden.internal.IoErrors;
 import io.walden.internal.LiveInspection;
 import io.walden.internal.LogBuffer;
+import io.walden.internal.LogDirectories;
 import io.walden.internal.LogEngine;
 import io.walden.internal.LogReader;
 import io.walden.internal.LogState;
@@ -19,18 +21,13 @@ import io.walden.internal.SuffixTruncation;
 import io.walden.internal.TruncateRequest;
 import io.walden.internal.events.BackPressureEvent;
 import io.walden.spi.StorageBackend;
-import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.agrona.DirectBuffer;
@@ -64,7 +61,6 @@ import org.agrona.DirectBuffer;
  */
 public final class Wal implements AutoCloseable {
     private static final System.Logger LOGGER = System.getLogger(Wal.class.getName());
-    private static final Set<String> WARNED_FILE_SYSTEM_TYPES = ConcurrentHashMap.newKeySet();
     /** {@link #tryAppend} result: the log buffer is full; retry later. */
     public static final long BACK_PRESSURED = LogBuffer.BACK_PRESSURED;
     /** {@link #tryAppend} result: the log is closed. */
@@ -300,12 +296,26 @@ public final class Wal implements AutoCloseable {
      * table with it).
      */
     static Wal open(final WalConfig config, final Function<Path, String> fileSystemTypes) {
+        // A pending interrupt would close the FileChannels that opening reads and writes through
+        // (ClosedByInterruptException) and fail the open: it runs with the flag cleared, and the flag
+        // is set again for the caller, whose interrupt it stays.
+        final boolean interrupted = Thread.interrupted();
         try {
-            createDirectoryDurably(config.directory());
+            return openUninterrupted(config, fileSystemTypes);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static Wal openUninterrupted(final WalConfig config, final Function<Path, String> fileSystemTypes) {
+        try {
+            LogDirectories.createDurably(config.directory());
         } catch (final IOException ex) {
             throw new WalException(
                     WalException.ErrorCode.IO,
-                    "cannot create the log directory " + config.directory() + ": " + ex.getMessage(),
+                    "cannot create the log directory " + config.directory() + ": " + IoErrors.reason(ex),
                     ex);
         }
         final DirectoryLock lock = DirectoryLock.acquire(config.directory());
@@ -315,7 +325,11 @@ public final class Wal implements AutoCloseable {
             final String fileSystemType = fileSystemTypes.apply(config.directory());
             final StatsCounters stats = new StatsCounters();
             final LogEngine engine = LogEngine.start(
-                    config, backend, null, stats, session -> warnAboutDurability(config, fileSystemType, session));
+                    config,
+                    backend,
+                    null,
+                    stats,
+                    session -> LogDirectories.warnIfNotDurable(config.directory(), fileSystemType, session));
             return new Wal(config, lock, backend, fileSystemType, stats, engine);
         } catch (final IOException ex) {
             lock.close();
@@ -324,53 +338,6 @@ public final class Wal implements AutoCloseable {
         } catch (final RuntimeException | Error ex) {
             lock.close();
             throw ex;
-        }
-    }
-
-    private static void warnAboutDurability(
-            final WalConfig config, final String fileSystemType, final StorageSession session) {
-        if (!FileSystemCheck.survivesPowerLoss(fileSystemType)) {
-            // Once per file system type and JVM at WARNING (a test suite may open thousands of logs
-            // there); every log's statistics say it anyway.
-            LOGGER.log(
-                    WARNED_FILE_SYSTEM_TYPES.add(fileSystemType)
-                            ? System.Logger.Level.WARNING
-                            : System.Logger.Level.DEBUG,
-                    "the log in " + config.directory() + " is on " + fileSystemType + ", a file system in memory:"
-                            + " SYNCED records survive a process crash there, but no power loss or reboot."
-                            + " Put the log on a disk file system (ext4, xfs) for durability.");
-        }
-        final String note = session.durabilityNote();
-        if (note != null) {
-            LOGGER.log(System.Logger.Level.WARNING, "the log in " + config.directory() + ": " + note);
-        }
-    }
-
-    /**
-     * Creates the log directory if missing and fsyncs the parent of each directory created, so that
-     * the directory (and with it every synced record) survives power loss.
-     */
-    private static void createDirectoryDurably(final java.nio.file.Path directory) throws IOException {
-        final java.nio.file.Path absolute = directory.toAbsolutePath();
-        if (Files.isDirectory(absolute)) {
-            return;
-        }
-        final java.nio.file.Path parent = absolute.getParent();
-        if (parent != null) {
-            createDirectoryDurably(parent);
-        }
-        try {
-            Files.createDirectory(absolute);
-        } catch (final java.nio.file.FileAlreadyExistsException ex) {
-            if (Files.isDirectory(absolute)) {
-                return;
-            }
-            throw ex;
-        }
-        if (parent != null) {
-            try (FileChannel channel = FileChannel.open(parent, StandardOpenOption.READ)) {
-                channel.force(true);
-            }
         }
     }
 
@@ -416,6 +383,7 @@ public final class Wal implements AutoCloseable {
         // Checked before claiming: a claimed frame that is never published would stall the log.
         Objects.checkFromIndexSize(offset, length, payload.length);
         checkLength(length);
+        checkDurability(durability);
         LogEngine e;
         long lsn;
         while ((lsn = claim(e = engine, length)) == REPLACED) {
@@ -439,6 +407,7 @@ public final class Wal implements AutoCloseable {
     public long append(final ByteBuffer payload, final Durability durability) {
         final int length = payload.remaining();
         checkLength(length);
+        checkDurability(durability);
         LogEngine e;
         long lsn;
         while ((lsn = claim(e = engine, length)) == REPLACED) {
@@ -464,6 +433,7 @@ public final class Wal implements AutoCloseable {
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.capacity());
         checkLength(length);
+        checkDurability(durability);
         LogEngine e;
         long lsn;
         while ((lsn = claim(e = engine, length)) == REPLACED) {
@@ -492,6 +462,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the batch could not be appended, or did not reach the level.
      */
     public long append(final WalBatch batch, final Durability durability) {
+        checkDurability(durability);
         final int framedBytes = checkBatch(batch);
         final int last = batch.size() - 1;
         if (last == 0) {
@@ -567,6 +538,7 @@ public final class Wal implements AutoCloseable {
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
         final int length = payload.length;
         checkLength(length);
+        checkDurability(durability);
         LogEngine e;
         long lsn;
         while ((lsn = claim(e = engine, length)) == REPLACED) {
@@ -594,6 +566,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log fails or is closed before the record reaches the level.
      */
     public void await(final long lsn, final Durability durability) {
+        checkDurability(durability);
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
             // Reached already: no sync request to count, which would make the group commit wait for a
             // waiter that never comes.
@@ -1041,6 +1014,14 @@ public final class Wal implements AutoCloseable {
                     WalException.ErrorCode.CONFIG,
                     "record of " + length + " bytes exceeds maxRecordBytes=" + maxRecordBytes
                             + "; raise WalConfig maxRecordBytes (and bufferCapacityBytes) or split the record");
+        }
+    }
+
+    /** Refuses a null level before anything is claimed: it would be taken for one of the three. */
+    private static void checkDurability(final Durability durability) {
+        if (durability == null) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG, "durability is null; pass Durability.BUFFERED, WRITTEN or SYNCED");
         }
     }
 

@@ -101,8 +101,8 @@ public final class WalConfig {
         this.backend = builder.backend;
         this.storageOptions = builder.storageOptions;
         this.segmentCapacityBytes = builder.segmentCapacityBytes;
-        this.bufferCapacityBytes = builder.bufferCapacityBytes;
-        this.maxRecordBytes = builder.maxRecordBytes;
+        this.bufferCapacityBytes = builder.builtBufferCapacityBytes;
+        this.maxRecordBytes = builder.builtMaxRecordBytes;
         this.maxBatchBytes = builder.maxBatchBytes;
         this.groupWindowNs = builder.groupWindowNs;
         this.groupReturnWait = builder.groupReturnWait;
@@ -220,6 +220,12 @@ public final class WalConfig {
         private int segmentCapacityBytes = SEGMENT_CAPACITY_BYTES_DEFAULT;
         private int bufferCapacityBytes = BUFFER_CAPACITY_BYTES_DEFAULT;
         private int maxRecordBytes = MAX_RECORD_BYTES_DEFAULT;
+        // Whether the two were set; if not, build() derives them from the segment capacity.
+        private boolean bufferCapacitySet;
+        private boolean maxRecordSet;
+        // What build() settled on, set or derived.
+        private int builtBufferCapacityBytes;
+        private int builtMaxRecordBytes;
         private int maxBatchBytes = MAX_BATCH_BYTES_DEFAULT;
         private long groupWindowNs = GROUP_WINDOW_NS_DEFAULT;
         private boolean groupReturnWait = true;
@@ -239,8 +245,12 @@ public final class WalConfig {
          */
         public Builder fromSystemProperties() {
             segmentCapacityBytes = (int) longProperty(SEGMENT_CAPACITY_BYTES_PROP_NAME, segmentCapacityBytes);
-            bufferCapacityBytes = (int) longProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, bufferCapacityBytes);
-            maxRecordBytes = (int) longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes);
+            if (System.getProperty(BUFFER_CAPACITY_BYTES_PROP_NAME) != null) {
+                bufferCapacityBytes((int) longProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, bufferCapacityBytes));
+            }
+            if (System.getProperty(MAX_RECORD_BYTES_PROP_NAME) != null) {
+                maxRecordBytes((int) longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes));
+            }
             maxBatchBytes = (int) longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
             groupWindowNs = longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
             groupReturnWait = booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, groupReturnWait);
@@ -285,24 +295,28 @@ public final class WalConfig {
 
         /**
          * Sets the capacity of the log buffer: a power of two from 64 KiB up to the segment capacity.
-         * This bounds the memory a log uses for unwritten records; appends wait when it is full.
+         * This bounds the memory a log uses for unwritten records; appends wait when it is full. If
+         * not set: 8 MiB, or the segment capacity if that is smaller.
          *
          * @param bufferCapacityBytes the capacity.
          * @return this builder.
          */
         public Builder bufferCapacityBytes(final int bufferCapacityBytes) {
             this.bufferCapacityBytes = bufferCapacityBytes;
+            this.bufferCapacitySet = true;
             return this;
         }
 
         /**
-         * Sets the largest record payload; a frame of it must fit in half the log buffer.
+         * Sets the largest record payload; a frame of it must fit in half the log buffer. If not set:
+         * 1 MiB, or what half the log buffer holds if that is less.
          *
          * @param maxRecordBytes the limit.
          * @return this builder.
          */
         public Builder maxRecordBytes(final int maxRecordBytes) {
             this.maxRecordBytes = maxRecordBytes;
+            this.maxRecordSet = true;
             return this;
         }
 
@@ -428,16 +442,26 @@ public final class WalConfig {
                     segmentCapacityBytes,
                     SEGMENT_CAPACITY_BYTES_MIN,
                     SEGMENT_CAPACITY_BYTES_MAX);
-            checkPowerOfTwoInRange(
-                    "bufferCapacityBytes", bufferCapacityBytes, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
-            final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
+            // Unset, the buffer and the largest record follow the segment capacity down, so that setting
+            // only a small segment capacity works.
+            final int buffer = bufferCapacitySet
+                    ? bufferCapacityBytes
+                    : Math.min(BUFFER_CAPACITY_BYTES_DEFAULT, segmentCapacityBytes);
+            checkPowerOfTwoInRange("bufferCapacityBytes", buffer, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
+            final int maxFrameBytes = (buffer - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
             final int maxRecordLimit = maxFrameBytes - FrameDescriptor.HEADER_LENGTH;
-            if (maxRecordBytes < 0 || maxRecordBytes > maxRecordLimit) {
+            final int maxRecord = maxRecordSet ? maxRecordBytes : Math.min(MAX_RECORD_BYTES_DEFAULT, maxRecordLimit);
+            if (maxRecord < 0 || maxRecord > maxRecordLimit) {
                 throw invalid(
                         "maxRecordBytes",
-                        maxRecordBytes,
+                        maxRecord,
                         "must be from 0 to " + maxRecordLimit + " so that a frame fits in half the buffer of "
-                                + bufferCapacityBytes + " bytes; raise bufferCapacityBytes for larger records");
+                                + buffer + " bytes"
+                                + (bufferCapacitySet
+                                        ? ""
+                                        : " (bufferCapacityBytes, derived from" + " segmentCapacityBytes="
+                                                + segmentCapacityBytes + ")")
+                                + "; raise bufferCapacityBytes for larger records");
             }
             if (maxBatchBytes < MAX_BATCH_BYTES_MIN) {
                 throw invalid("maxBatchBytes", maxBatchBytes, "must be at least " + MAX_BATCH_BYTES_MIN);
@@ -458,6 +482,8 @@ public final class WalConfig {
             if (appendTimeoutNs <= 0) {
                 throw invalid("appendTimeoutNs", appendTimeoutNs, "must be positive");
             }
+            builtBufferCapacityBytes = buffer;
+            builtMaxRecordBytes = maxRecord;
             return new WalConfig(this);
         }
 

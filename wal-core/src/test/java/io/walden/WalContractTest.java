@@ -853,6 +853,48 @@ public abstract class WalContractTest extends BatchContractTest {
     }
 
     @Test
+    void shouldRefuseANullDurabilityBeforeAppendingAnything() throws IOException {
+        try (Wal wal = open(config(logDirectory()).build())) {
+            final long tail = wal.stats().tailPosition();
+            for (final org.junit.jupiter.api.function.Executable call :
+                    List.<org.junit.jupiter.api.function.Executable>of(
+                            () -> wal.append(bytes(1, 10), null),
+                            () -> wal.append(ByteBuffer.wrap(bytes(2, 10)), null),
+                            () -> wal.append(new WalBatch().add(bytes(3, 10)).add(bytes(4, 10)), null),
+                            () -> wal.appendAsync(bytes(5, 10), null))) {
+                final WalException ex = assertThrows(WalException.class, call);
+                assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode());
+                assertTrue(ex.getMessage().contains("durability is null"), ex.getMessage());
+            }
+            assertEquals(tail, wal.stats().tailPosition(), "a refused append claims nothing");
+        }
+    }
+
+    @Test
+    void shouldOpenOnAThreadWhoseInterruptIsPendingAndLeaveItPending() throws IOException {
+        final Path directory = logDirectory();
+        try (Wal wal = open(config(directory).build())) {
+            wal.append(bytes(1, 100), Durability.SYNCED);
+        }
+        Thread.currentThread().interrupt();
+        try (Wal wal = open(config(directory).build())) {
+            assertTrue(Thread.interrupted(), "the caller's interrupt stays pending (and is cleared here)");
+            assertEquals(1, replayAll(wal).size());
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void shouldSayInWordsWhyTheLogDirectoryCannotBeCreated() throws IOException {
+        final Path file = Files.writeString(tempDir.resolve("a-file"), "not a directory");
+        final WalException ex =
+                assertThrows(WalException.class, () -> open(config(file).build()));
+        assertEquals(WalException.ErrorCode.IO, ex.errorCode());
+        assertTrue(ex.getMessage().contains("not a directory"), ex.getMessage());
+    }
+
+    @Test
     void shouldReportInEachSyncEventTheDurablePositionItsSyncMadeAndAgreeWithStats() throws IOException {
         // Each event is committed once its sync moved the durable position, so the last one reports the
         // position the log reports; one event per sync the counters count.

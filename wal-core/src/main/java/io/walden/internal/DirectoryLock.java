@@ -42,7 +42,9 @@ public final class DirectoryLock implements AutoCloseable {
             channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         } catch (final IOException ex) {
             throw new WalException(
-                    WalException.ErrorCode.IO, "cannot open the lock file " + lockFile + ": " + ex.getMessage(), ex);
+                    WalException.ErrorCode.IO,
+                    "cannot open the lock file " + lockFile + ": " + IoErrors.reason(ex),
+                    ex);
         }
         try {
             final FileLock lock = channel.tryLock();
@@ -55,7 +57,8 @@ public final class DirectoryLock implements AutoCloseable {
             throw locked(directory, "another open Wal in this JVM");
         } catch (final IOException ex) {
             CloseHelper.quietClose(channel);
-            throw new WalException(WalException.ErrorCode.IO, "cannot lock " + lockFile + ": " + ex.getMessage(), ex);
+            throw new WalException(
+                    WalException.ErrorCode.IO, "cannot lock " + lockFile + ": " + IoErrors.reason(ex), ex);
         } catch (final WalException ex) {
             CloseHelper.quietClose(channel);
             throw ex;

@@ -394,7 +394,10 @@ public final class LogReader implements WalReader {
         } catch (final IOException ex) {
             throw new WalException(
                     WalException.ErrorCode.IO,
-                    "cannot read " + SegmentNames.segmentPath(directory, base) + ": " + ex.getMessage(),
+                    "cannot read " + SegmentNames.segmentPath(directory, base) + ": " + IoErrors.reason(ex)
+                            + (ex instanceof java.nio.channels.ClosedByInterruptException
+                                    ? " (the reading thread was interrupted)"
+                                    : ""),
                     ex);
         }
     }
