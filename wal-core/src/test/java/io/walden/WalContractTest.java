@@ -221,7 +221,7 @@ public abstract class WalContractTest extends BatchContractTest {
                             fail("timed out waiting for the sync of the mark: data syncs since the mark "
                                     + backend.dataSyncsSinceMarkHold() + ", header durable position "
                                     + LogImages.headerDurablePosition(SegmentNames.segmentPath(directory, 0))
-                                    + ", " + wal.stats());
+                                    + ", completions held " + backend.heldCompletions() + ", " + wal.stats());
                         }
                         LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
                     }

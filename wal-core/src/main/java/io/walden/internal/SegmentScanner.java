@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Reads a segment file from its first frame to its end and finds every valid frame in it, through a
@@ -452,84 +451,6 @@ final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Counts the data frames that start in a range of a run of valid frames, walking the run from its
-     * start. Cold path: used when a cut goes through a run.
-     *
-     * @param path the segment file.
-     * @param basePosition its base position.
-     * @param runStartOffset the first frame of the run.
-     * @param fromOffset count frames starting at or after this offset.
-     * @param toOffset and before this one.
-     * @return the count.
-     * @throws IOException if the file cannot be read.
-     */
-    long countDataFrames(
-            final Path path,
-            final long basePosition,
-            final long runStartOffset,
-            final long fromOffset,
-            final long toOffset)
-            throws IOException {
-        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, toOffset + HEADER_LENGTH);
-            long count = 0;
-            long offset = runStartOffset;
-            while (offset < toOffset && ensure(offset, SHORT_PADDING_LENGTH)) {
-                final int frameLength = frameLength(offset);
-                if (frameLength == 0) {
-                    break;
-                }
-                if (offset >= fromOffset
-                        && frameLength >= HEADER_LENGTH
-                        && ensure(offset, HEADER_LENGTH)
-                        && frameType(offset) == TYPE_DATA) {
-                    count++;
-                }
-                offset += FrameDescriptor.alignedLength(frameLength);
-            }
-            return count;
-        } finally {
-            channel = null;
-        }
-    }
-
-    /**
-     * Adds to a set the durable offset of every frame of a run that starts in a range and proves
-     * something past the range's start. Cold path: used when a cut gives up valid frames.
-     *
-     * @param path the segment file.
-     * @param run the run, from {@link #scan}.
-     * @param fromOffset frames starting at or after this offset...
-     * @param toOffset ...and before this one.
-     * @param durableOffsets receives each durable offset above {@code fromOffset}.
-     * @throws IOException if the file cannot be read.
-     */
-    void collectDurableOffsets(
-            final Path path, final Run run, final long fromOffset, final long toOffset, final Set<Long> durableOffsets)
-            throws IOException {
-        final long end = Math.min(toOffset, run.endOffset());
-        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, end + HEADER_LENGTH);
-            long offset = run.startOffset();
-            while (offset < end && ensure(offset, SHORT_PADDING_LENGTH)) {
-                final int frameLength = frameLength(offset);
-                if (frameLength == 0) {
-                    break;
-                }
-                if (offset >= fromOffset && frameLength >= HEADER_LENGTH && ensure(offset, HEADER_LENGTH)) {
-                    final long durable = durableOffset(offset);
-                    if (durable > fromOffset) {
-                        durableOffsets.add(durable);
-                    }
-                }
-                offset += FrameDescriptor.alignedLength(frameLength);
-            }
-        } finally {
-            channel = null;
-        }
-    }
-
-    /**
      * The end of the data frame that starts at an offset, walking the valid frames of the run that
      * holds it from the run's start.
      *
@@ -544,24 +465,62 @@ final class SegmentScanner implements AutoCloseable {
         if (offset < run.startOffset() || offset >= run.endOffset()) {
             return -1;
         }
-        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, run.endOffset() + HEADER_LENGTH);
-            long frameOffset = run.startOffset();
-            while (frameOffset <= offset && ensure(frameOffset, SHORT_PADDING_LENGTH)) {
-                final int frameLength = frameLength(frameOffset);
-                if (frameLength == 0) {
-                    return -1;
-                }
-                if (frameOffset == offset) {
-                    return frameLength >= HEADER_LENGTH
-                                    && ensure(frameOffset, HEADER_LENGTH)
-                                    && frameType(frameOffset) == TYPE_DATA
-                            ? frameOffset + FrameDescriptor.alignedLength(frameLength)
-                            : -1;
-                }
-                frameOffset += FrameDescriptor.alignedLength(frameLength);
+        final long[] end = {-1};
+        forEachFrame(path, run.startOffset(), offset + 1, (frameOffset, frameLength, type, durableOffset) -> {
+            if (frameOffset != offset) {
+                return true;
             }
-            return -1;
+            if (type == TYPE_DATA) {
+                end[0] = frameOffset + FrameDescriptor.alignedLength(frameLength);
+            }
+            return false;
+        });
+        return end[0];
+    }
+
+    /** What a walk over a run's frames does with each one. */
+    @FunctionalInterface
+    interface FrameVisitor {
+        /**
+         * Visits a frame.
+         *
+         * @param offset where it starts in the segment.
+         * @param frameLength its length.
+         * @param type its type, or -1 for a short padding frame (no full header).
+         * @param durableOffset the durable offset it carries, or -1 for a short padding frame.
+         * @return false to stop the walk.
+         * @throws IOException if the visitor fails.
+         */
+        boolean visit(long offset, int frameLength, int type, long durableOffset) throws IOException;
+    }
+
+    /**
+     * Walks the frames of a run from its start, one frame header at a time, while frames start before
+     * {@code toOffset}; stops at a zero length. Cold path: the frames were validated by {@link #scan}.
+     *
+     * @param path the segment file.
+     * @param runStartOffset the run's first frame.
+     * @param toOffset frames that start before this are visited.
+     * @param visitor what to do with each.
+     * @throws IOException if the file cannot be read or the visitor fails.
+     */
+    void forEachFrame(final Path path, final long runStartOffset, final long toOffset, final FrameVisitor visitor)
+            throws IOException {
+        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
+            open(file, toOffset + HEADER_LENGTH);
+            long offset = runStartOffset;
+            while (offset < toOffset && ensure(offset, SHORT_PADDING_LENGTH)) {
+                final int frameLength = frameLength(offset);
+                if (frameLength == 0) {
+                    return;
+                }
+                final boolean header = frameLength >= HEADER_LENGTH && ensure(offset, HEADER_LENGTH);
+                if (!visitor.visit(
+                        offset, frameLength, header ? frameType(offset) : -1, header ? durableOffset(offset) : -1)) {
+                    return;
+                }
+                offset += FrameDescriptor.alignedLength(frameLength);
+            }
         } finally {
             channel = null;
         }

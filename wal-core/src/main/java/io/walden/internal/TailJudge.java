@@ -2,6 +2,7 @@ package io.walden.internal;
 
 import io.walden.RecoveryPolicy;
 import io.walden.WalCorruptionException;
+import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -199,12 +200,19 @@ final class TailJudge {
             if (run.startOffset() >= fromOffset && run.endOffset() <= toOffset) {
                 count += run.records();
             } else if (run.endOffset() > fromOffset && run.startOffset() < toOffset) {
-                count += scanner.countDataFrames(
+                final long from = Math.max(fromOffset, run.startOffset());
+                final long[] inRun = {0};
+                scanner.forEachFrame(
                         path,
-                        base,
                         run.startOffset(),
-                        Math.max(fromOffset, run.startOffset()),
-                        Math.min(toOffset, run.endOffset()));
+                        Math.min(toOffset, run.endOffset()),
+                        (offset, frameLength, type, durableOffset) -> {
+                            if (offset >= from && type == FrameDescriptor.TYPE_DATA) {
+                                inRun[0]++;
+                            }
+                            return true;
+                        });
+                count += inRun[0];
             }
         }
         return count;

@@ -110,7 +110,17 @@ final class TailRepair {
             final TreeSet<Long> steps = new TreeSet<>();
             for (final SegmentScanner.Run run : result.runs()) {
                 if (run.endOffset() > fromOffset && run.startOffset() < nonZeroEnd) {
-                    scanner.collectDurableOffsets(path, run, fromOffset, nonZeroEnd, steps);
+                    // Every durable offset past the cut that a frame in the range carries.
+                    scanner.forEachFrame(
+                            path,
+                            run.startOffset(),
+                            Math.min(nonZeroEnd, run.endOffset()),
+                            (offset, frameLength, type, durableOffset) -> {
+                                if (offset >= fromOffset && durableOffset > fromOffset) {
+                                    steps.add(durableOffset);
+                                }
+                                return true;
+                            });
                 }
             }
             writer.zeroDownInSteps(handle, path, fromOffset, nonZeroEnd, steps);
