@@ -78,9 +78,26 @@ final class DurabilityMarker {
         return unsynced && !writeInFlight;
     }
 
-    /** A sync that began after the mark was written completed: the mark is durable. */
-    void onSynced() {
-        unsynced = false;
+    /**
+     * The position the written, unsynced mark records: what a sync submitted now makes durable.
+     *
+     * @return the position, or -1 if no written mark waits for a sync.
+     */
+    long awaitingMarkPosition() {
+        return awaitsSync() ? headerDurablePosition : -1;
+    }
+
+    /**
+     * A sync completed that was submitted when the mark recording a position was written and waited
+     * for a sync: that mark is durable. A mark written while the sync was in flight is not, and still
+     * waits for one.
+     *
+     * @param coveredMarkPosition {@link #awaitingMarkPosition()} when the sync was submitted.
+     */
+    void onSynced(final long coveredMarkPosition) {
+        if (coveredMarkPosition >= 0 && coveredMarkPosition == headerDurablePosition) {
+            unsynced = false;
+        }
     }
 
     /** The log rolled: the new active segment's header records nothing yet. */

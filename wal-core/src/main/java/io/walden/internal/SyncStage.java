@@ -33,8 +33,9 @@ final class SyncStage {
     private final BooleanSupplier nothingElseToWrite;
 
     private boolean inFlight;
-    // Whether the sync in flight began after the durability mark was written, and so makes it durable.
-    private boolean coversMark;
+    // The position of the durability mark the sync in flight makes durable (written before it was
+    // submitted), or -1.
+    private long coveredMarkPosition = -1;
     private long targetPosition;
     private long targetRecords;
     private long startNs;
@@ -140,7 +141,7 @@ final class SyncStage {
             return 0;
         }
         inFlight = true;
-        coversMark = marker.awaitsSync();
+        coveredMarkPosition = marker.awaitingMarkPosition();
         targetPosition = positions.writtenPosition;
         targetRecords = positions.writtenRecords;
         startNs = nowNs;
@@ -190,9 +191,7 @@ final class SyncStage {
         positions.durableRecords = targetRecords;
         // After the durable position moved: the event reports the position the sync made durable.
         commitEvent("fdatasync", newlyDurableBytes, newlyDurableRecords, eventWaiters);
-        if (coversMark) {
-            marker.onSynced();
-        }
+        marker.onSynced(coveredMarkPosition);
         // Blocked waiters are woken after the next sync is submitted (end of the round).
         state.publishDurableQuietly(positions.durablePosition);
         wakePending = true;
