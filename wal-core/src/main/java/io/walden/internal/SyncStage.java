@@ -198,6 +198,26 @@ final class SyncStage {
     }
 
     /**
+     * With durable writes (O_DSYNC), a completed write is this mode's sync: everything below the
+     * written position is durable, and is published at once.
+     *
+     * @param writeSubmitNs when the write was submitted, for its latency.
+     */
+    void onDurableWrite(final long writeSubmitNs) {
+        final long newlyDurableBytes = positions.writtenPosition - positions.durablePosition;
+        final long newlyDurableRecords = positions.writtenRecords - positions.durableRecords;
+        positions.durablePosition = positions.writtenPosition;
+        positions.durableRecords = positions.writtenRecords;
+        positions.durableSinceNs = System.nanoTime();
+        // Its duration tells SYNCED waiters whether to yield, as a sync's does.
+        final long latencyNs = positions.durableSinceNs - writeSubmitNs;
+        state.recordSyncDuration(latencyNs);
+        stats.recordDurableWrite(latencyNs);
+        commitEvent("O_DSYNC write", newlyDurableBytes, newlyDurableRecords, 0);
+        state.publishDurable(positions.durablePosition);
+    }
+
+    /**
      * Whether blocked waiters are to be woken; clears it.
      *
      * @return whether a sync completed since the last call.

@@ -20,8 +20,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * more frames. A long batch (the appenders are ahead) is cut at a block boundary and written as whole
  * blocks only.
  *
- * <p>Design note: apart from {@link IoAgent}, which decides when to write and publishes what a
- * completed write makes visible, so that the layout rules of a write live in one small class.
+ * <p>{@link IoAgent}'s round decides when to write; this stage submits the write, settles its
+ * completion and publishes the written position it proves ({@link #publishWritten}).
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #close} by the I/O thread as it
  * stops.
@@ -36,7 +36,9 @@ final class WriteStage {
 
     private final StorageSession session;
     private final LogBuffer logBuffer;
+    private final LogState state;
     private final StatsCounters stats;
+    private final IoPositions positions;
     private final Path directory;
     private final boolean directIo;
     private final long blockMask;
@@ -62,14 +64,23 @@ final class WriteStage {
      *
      * @param session the storage session.
      * @param logBuffer the log buffer the frames are written from.
+     * @param state the shared state, where the written position is published.
      * @param stats the counters.
+     * @param positions where the I/O path stands.
      * @param directory the log's directory, for messages.
      */
     WriteStage(
-            final StorageSession session, final LogBuffer logBuffer, final StatsCounters stats, final Path directory) {
+            final StorageSession session,
+            final LogBuffer logBuffer,
+            final LogState state,
+            final StatsCounters stats,
+            final IoPositions positions,
+            final Path directory) {
         this.session = session;
         this.logBuffer = logBuffer;
+        this.state = state;
         this.stats = stats;
+        this.positions = positions;
         this.directory = directory;
         this.directIo = session.directIo();
         this.blockMask = session.blockSizeBytes() - 1L;
@@ -207,6 +218,26 @@ final class WriteStage {
         }
         inFlight = false;
         return COMPLETE;
+    }
+
+    /**
+     * Publishes what the completed write made visible: the written position and record count, and
+     * the buffer's space below it (with direct I/O, below the partial last block, which the next write
+     * rewrites). Written is published before anyone can publish durable past it, so that no observer
+     * ever sees durable ahead of written.
+     *
+     * @return whether the written position moved.
+     */
+    boolean publishWritten() {
+        positions.writtenRecords = endRecords;
+        if (endPosition == positions.writtenPosition) {
+            return false;
+        }
+        positions.writtenPosition = endPosition;
+        positions.releasedPosition = directIo ? endPosition & ~blockMask : endPosition;
+        logBuffer.release(positions.releasedPosition);
+        state.publishWritten(endPosition);
+        return true;
     }
 
     /**

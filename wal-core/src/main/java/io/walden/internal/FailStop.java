@@ -1,0 +1,105 @@
+package io.walden.internal;
+
+import io.walden.internal.events.FailStopEvent;
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageSession;
+import java.nio.file.Path;
+
+/**
+ * Fail-stop: the first failed operation fails the log. Appends are refused before anyone can learn
+ * of the failure (a thread that saw an append fail must never get a later append acknowledged),
+ * waiters, futures and delete requests fail with the cause, nothing is acknowledged after it and no
+ * operation is retried; until it is closed the failed log only drains the completions still due.
+ *
+ * <p><b>Threading:</b> owned by the holder of the I/O duty.
+ */
+final class FailStop {
+    private static final System.Logger LOGGER = System.getLogger(FailStop.class.getName());
+    private static final int POLL_LIMIT = 64;
+    private static final CompletionHandler DISCARD = (token, result, failure) -> {};
+
+    private final StorageSession session;
+    private final LogBuffer logBuffer;
+    private final LogState state;
+    private final AsyncCompletions asyncCompletions;
+    private final SegmentTruncation truncation;
+    private final IoPositions positions;
+    private final Path directory;
+    private boolean failed;
+
+    /**
+     * Creates the fail-stop of one log.
+     *
+     * @param session the storage session.
+     * @param logBuffer the log buffer, whose tail a failure closes.
+     * @param state the shared state, which a failure fails.
+     * @param asyncCompletions the futures, failed with the cause.
+     * @param truncation the delete requests, failed with the cause.
+     * @param positions where the I/O path stood, for the event.
+     * @param directory the log's directory, for messages.
+     */
+    FailStop(
+            final StorageSession session,
+            final LogBuffer logBuffer,
+            final LogState state,
+            final AsyncCompletions asyncCompletions,
+            final SegmentTruncation truncation,
+            final IoPositions positions,
+            final Path directory) {
+        this.session = session;
+        this.logBuffer = logBuffer;
+        this.state = state;
+        this.asyncCompletions = asyncCompletions;
+        this.truncation = truncation;
+        this.positions = positions;
+        this.directory = directory;
+    }
+
+    /** @return whether the log failed. */
+    boolean failed() {
+        return failed;
+    }
+
+    /**
+     * Fails the log, once; later calls do nothing.
+     *
+     * @param cause the failure.
+     * @param userCodeMayRun false on the backend's completion thread, where the futures' callbacks
+     *     (user code) must not run: the I/O thread, which that round wakes, fails them.
+     */
+    void fail(final Throwable cause, final boolean userCodeMayRun) {
+        if (failed) {
+            return;
+        }
+        failed = true;
+        LOGGER.log(
+                System.Logger.Level.ERROR, "Walden log in " + directory + " failed; it accepts no more appends", cause);
+        final FailStopEvent event = new FailStopEvent();
+        if (event.isEnabled()) {
+            event.directory = directory.toString();
+            event.cause = String.valueOf(cause);
+            event.writtenPosition = positions.writtenPosition;
+            event.durablePosition = positions.durablePosition;
+            event.commit();
+        }
+        logBuffer.closeTail();
+        state.fail(cause);
+        if (userCodeMayRun) {
+            asyncCompletions.failAll(state.failure());
+        }
+        truncation.fail(cause);
+    }
+
+    /**
+     * A round of a failed log: discards the completions due and fails what was asked since. The I/O
+     * thread.
+     *
+     * @return the work done: none, so that the thread idles until it is closed.
+     */
+    int drain() {
+        session.poll(DISCARD, POLL_LIMIT);
+        truncation.failPending(state.failure());
+        asyncCompletions.failAll(state.failure());
+        return 0;
+    }
+}

@@ -1,0 +1,334 @@
+package io.walden.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The I/O duty: which thread may run the log's next round of I/O, and how the I/O thread parks and
+ * is woken around it. At most one thread holds the duty; its holder alone touches the write path's
+ * state ({@link IoPositions} and the stages), and taking and letting go of it are a volatile
+ * compare-and-set and a volatile write, so each holder sees everything its predecessor did.
+ *
+ * <pre>
+ *   holder                      takes the duty                         lets go
+ *   ------------------------    -------------------------------------  -------------------------------
+ *   the I/O thread              at construction; {@link #takeBack}      {@link #releaseAndPark}, or to rest
+ *                               after a park or rest (waits, raising   ({@link #releaseForRest})
+ *                               wanted, while another holds it)
+ *   an appender (driveFor)      {@link #tryTake}: only if free          {@link #release}, then
+ *                                                                      {@link #wakeIfWorkLeft}
+ *   the completion thread       {@link #tryTakeForCompletion}: only     the same
+ *                               if free and a completion is pending
+ * </pre>
+ *
+ * <p>The rule that no wake is lost: the I/O thread raises {@code parked}, fences, and only then looks
+ * for work (signals, pending completions, and frames while the duty is free); anyone who leaves work
+ * sets {@code signalled} or lets go of the duty first and reads {@code parked} after, so one of the
+ * two sees the other. A frame published while another thread holds the duty is that holder's to
+ * drive: when it lets go it looks at {@code parked} and wakes the thread for what it leaves.
+ *
+ * <p>The named points ({@code POINT_*}) are where a test's {@link Hook} may stop a thread to force an
+ * interleaving; {@link Parking} stands in for {@link LockSupport} in the same tests. In production
+ * both are the no-op and {@link LockSupport}.
+ *
+ * <p><b>Threading:</b> every method says which thread calls it; every field is shared and volatile.
+ */
+final class IoDuty {
+    /** Where a {@link Hook} is called: {@link #tryTake}, before the compare-and-set. */
+    static final int POINT_BEFORE_TAKE = 1;
+    /** {@link #release}: after the duty is free, before {@code wanted} is read. */
+    static final int POINT_AFTER_RELEASE = 2;
+    /** {@link #wakeIfWorkLeft}: before {@code parked} is read. */
+    static final int POINT_BEFORE_WAKE_CHECK = 3;
+    /** The I/O thread's park: after {@code parked} is raised, before it looks for work. */
+    static final int POINT_PARKED_RAISED = 4;
+    /** The I/O thread's park: it found no work and is about to park. */
+    static final int POINT_BEFORE_PARK = 5;
+    /** {@link #wake}: after {@code signalled} is set, before {@code parked} is read. */
+    static final int POINT_AFTER_SIGNAL = 6;
+    /** {@link #takeBack}: after a failed compare-and-set, before {@code wanted} is raised. */
+    static final int POINT_TAKE_BACK_RETRY = 7;
+    /** The I/O thread's park: before {@code parked} is raised. */
+    static final int POINT_PARKING = 8;
+    /** {@link #releaseForRest}: the I/O thread rests without the duty. */
+    static final int POINT_RESTING = 9;
+
+    /**
+     * Longest single park of the I/O thread while another thread holds the duty; the holder unparks
+     * it when it lets go, so this only bounds a missed wake.
+     */
+    static final long TAKE_BACK_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final int FREE = 0;
+    private static final int HELD = 1;
+    private static final VarHandle HELD_STATE;
+
+    static {
+        try {
+            HELD_STATE = MethodHandles.lookup().findVarHandle(IoDuty.class, "state", int.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** Work the I/O thread could make progress on; asked for without holding the duty, so a hint. */
+    interface Work {
+        /** @return whether work is waiting. */
+        boolean hasWorkHint();
+    }
+
+    /** Called at the named points; tests stop threads there. */
+    interface Hook {
+        /** The production hook: nothing. */
+        Hook NONE = point -> {};
+
+        /**
+         * A thread reached a point.
+         *
+         * @param point one of the {@code POINT_*} constants.
+         */
+        void at(int point);
+    }
+
+    /** How threads park and are unparked; tests use a model of {@link LockSupport}'s permits. */
+    interface Parking {
+        /** {@link LockSupport}. */
+        Parking LOCK_SUPPORT = new Parking() {
+            @Override
+            public void park(final Object blocker, final long parkNs) {
+                LockSupport.parkNanos(blocker, parkNs);
+            }
+
+            @Override
+            public void unpark(final Thread thread) {
+                LockSupport.unpark(thread);
+            }
+        };
+
+        /**
+         * Parks the calling thread for at most this long, unless a permit is available.
+         *
+         * @param blocker the object parked on.
+         * @param parkNs the longest park.
+         */
+        void park(Object blocker, long parkNs);
+
+        /**
+         * Gives a thread a permit, unparking it if it is parked.
+         *
+         * @param thread the thread; null does nothing.
+         */
+        void unpark(Thread thread);
+    }
+
+    private final Hook hook;
+    private final Parking parking;
+
+    // Shared: HELD while a thread holds the duty. The I/O thread holds it from construction.
+    private volatile int state = HELD;
+    // Shared: raised by the I/O thread while it waits for the duty, so the holder unparks it.
+    private volatile boolean wanted;
+    // Shared: raised by the I/O thread before its last look for work, while it parks.
+    private volatile boolean parked;
+    // Shared: set by anyone who leaves the I/O thread work; cleared by the I/O thread before a round.
+    private volatile boolean signalled;
+    // Shared: a completion was signalled that a completion round may run; cleared by whoever runs it.
+    private volatile boolean completionPending;
+    // Set once, by the I/O thread as it starts.
+    private volatile Thread ioThread;
+
+    /** Creates the duty for production: no hook, {@link LockSupport}. The I/O thread holds it. */
+    IoDuty() {
+        this(Hook.NONE, Parking.LOCK_SUPPORT);
+    }
+
+    /**
+     * Creates the duty with a test's hook and parking. The I/O thread holds it.
+     *
+     * @param hook called at the named points.
+     * @param parking parks and unparks.
+     */
+    IoDuty(final Hook hook, final Parking parking) {
+        this.hook = hook;
+        this.parking = parking;
+    }
+
+    /**
+     * Names the I/O thread, which the duty's holder and wakers unpark. The I/O thread, as it starts.
+     *
+     * @param thread the I/O thread.
+     */
+    void bindIoThread(final Thread thread) {
+        this.ioThread = thread;
+    }
+
+    /** @return whether a thread holds the duty now (racy). Any thread. */
+    boolean isHeld() {
+        return state == HELD;
+    }
+
+    /**
+     * Takes the duty if it is free, without waiting. A thread other than the I/O thread.
+     *
+     * @return whether the caller holds the duty now.
+     */
+    boolean tryTake() {
+        if (state != FREE) {
+            return false;
+        }
+        hook.at(POINT_BEFORE_TAKE);
+        return HELD_STATE.compareAndSet(this, FREE, HELD);
+    }
+
+    /**
+     * Takes the duty for a completion round if a completion is pending and the duty is free, and
+     * clears the pending flag. A thread other than the I/O thread (the backend's completion thread,
+     * or whoever just let go of the duty).
+     *
+     * @return whether the caller holds the duty now and should run a completion round.
+     */
+    boolean tryTakeForCompletion() {
+        if (completionPending && tryTake()) {
+            completionPending = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** Lets go of the duty and unparks the I/O thread if it waits for it. The holder, not the I/O thread. */
+    void release() {
+        state = FREE;
+        hook.at(POINT_AFTER_RELEASE);
+        if (wanted) {
+            parking.unpark(ioThread);
+        }
+    }
+
+    /**
+     * After {@link #release}: wakes the I/O thread if work is left that only it does, or if it parked
+     * while the duty was held and work waits now (a frame published meanwhile, whose appender woke only
+     * a thread it saw parked). The duty was let go (a volatile write) before {@code parked} is read
+     * here, and the I/O thread raises {@code parked} before it reads the duty, so one sees the other.
+     * The thread that let go.
+     *
+     * @param ioThreadNeeded whether work is left that only the I/O thread does.
+     * @param work what the I/O thread could do.
+     */
+    void wakeIfWorkLeft(final boolean ioThreadNeeded, final Work work) {
+        hook.at(POINT_BEFORE_WAKE_CHECK);
+        if (ioThreadNeeded || (parked && work.hasWorkHint())) {
+            wake();
+        }
+    }
+
+    /** The I/O thread lets go of the duty to rest (spin or yield) without parking. */
+    void releaseForRest() {
+        state = FREE;
+        hook.at(POINT_RESTING);
+    }
+
+    /**
+     * The I/O thread lets go of the duty, parks for at most this long unless work is waiting, and
+     * takes the duty back.
+     *
+     * @param parkNs the longest park.
+     * @param work what the I/O thread could do; asked for only while the duty is free.
+     */
+    void releaseAndPark(final long parkNs, final Work work) {
+        state = FREE;
+        parkWithoutDuty(parkNs, work);
+    }
+
+    /**
+     * The I/O thread, not holding the duty: parks for at most this long unless work is waiting, and
+     * takes the duty back. Work counts only while the duty is free: a thread that holds it drives the
+     * frames, and looks at {@code parked} when it lets go.
+     *
+     * @param parkNs the longest park.
+     * @param work what the I/O thread could do.
+     */
+    void parkWithoutDuty(final long parkNs, final Work work) {
+        hook.at(POINT_PARKING);
+        parked = true;
+        VarHandle.fullFence();
+        hook.at(POINT_PARKED_RAISED);
+        final boolean workWaiting = signalled || completionPending || (state == FREE && work.hasWorkHint());
+        try {
+            if (!workWaiting) {
+                hook.at(POINT_BEFORE_PARK);
+                parking.park(this, parkNs);
+            }
+            parked = false;
+        } finally {
+            takeBack();
+        }
+    }
+
+    /** The I/O thread takes the duty back, waiting while another thread holds it. */
+    void takeBack() {
+        if (HELD_STATE.compareAndSet(this, FREE, HELD)) {
+            return;
+        }
+        hook.at(POINT_TAKE_BACK_RETRY);
+        wanted = true;
+        try {
+            while (!HELD_STATE.compareAndSet(this, FREE, HELD)) {
+                parking.park(this, TAKE_BACK_PARK_NS);
+            }
+        } finally {
+            wanted = false;
+        }
+    }
+
+    /** Wakes the I/O thread if it is parked. Any thread; cheap when it is running. */
+    void wake() {
+        if (!signalled) {
+            signalled = true;
+        }
+        VarHandle.fullFence();
+        hook.at(POINT_AFTER_SIGNAL);
+        if (parked) {
+            parking.unpark(ioThread);
+        }
+    }
+
+    /**
+     * Unparks the I/O thread if it is parked, without a fence: a wake can then be missed, and the
+     * thread's next timed wake does the work. Any thread; one volatile read.
+     */
+    void wakeIfParked() {
+        if (parked) {
+            wake();
+        }
+    }
+
+    /** @return whether the I/O thread is parked (racy). Any thread. */
+    boolean isParked() {
+        return parked;
+    }
+
+    /** @return whether the I/O thread was woken, or a completion waits, since its last round. Any thread. */
+    boolean isSignalled() {
+        return signalled || completionPending;
+    }
+
+    /**
+     * The I/O thread, before a round: clears the wake, and the pending completion, which the round
+     * delivers.
+     *
+     * @param clearCompletion whether completions signalled so far are delivered by the round.
+     */
+    void clearSignals(final boolean clearCompletion) {
+        signalled = false;
+        if (clearCompletion) {
+            completionPending = false;
+        }
+    }
+
+    /** Notes a completion that a completion round may deliver. The backend's completion thread, or any. */
+    void signalCompletion() {
+        completionPending = true;
+    }
+}
