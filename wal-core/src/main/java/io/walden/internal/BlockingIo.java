@@ -13,17 +13,17 @@ import java.nio.file.Path;
  * <p><b>Threading:</b> used by the thread that owns the session while no other operation is in
  * flight.
  */
-final class BlockingIo implements CompletionHandler {
+public final class BlockingIo implements CompletionHandler {
     private final StorageSession session;
     private boolean done;
     private long result;
     private IOException failure;
 
-    BlockingIo(final StorageSession session) {
+    public BlockingIo(final StorageSession session) {
         this.session = session;
     }
 
-    void write(final int fileHandle, final long fileOffset, final ByteBuffer source, final int lengthBytes)
+    public void write(final int fileHandle, final long fileOffset, final ByteBuffer source, final int lengthBytes)
             throws IOException {
         begin();
         session.submitWrite(fileHandle, fileOffset, source, 0, lengthBytes, 0);
@@ -35,31 +35,31 @@ final class BlockingIo implements CompletionHandler {
     }
 
     /** @return the bytes allocated: the length, or 0 where the backend or file system cannot. */
-    long allocate(final int fileHandle, final long fileOffset, final long lengthBytes) throws IOException {
+    public long allocate(final int fileHandle, final long fileOffset, final long lengthBytes) throws IOException {
         begin();
         session.submitAllocate(fileHandle, fileOffset, lengthBytes, 0);
         return await();
     }
 
-    void sync(final int fileHandle) throws IOException {
+    public void sync(final int fileHandle) throws IOException {
         begin();
         session.submitSync(fileHandle, 0);
         await();
     }
 
-    void syncDirectory() throws IOException {
+    public void syncDirectory() throws IOException {
         begin();
         session.submitSyncDirectory(0);
         await();
     }
 
-    void rename(final Path source, final Path target) throws IOException {
+    public void rename(final Path source, final Path target) throws IOException {
         begin();
         session.submitRename(source, target, 0);
         await();
     }
 
-    void delete(final Path path) throws IOException {
+    public void delete(final Path path) throws IOException {
         begin();
         session.submitDelete(path, 0);
         await();

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Records latencies into the fixed buckets of {@link LatencyHistogram}, allocating nothing, while
  * any thread takes snapshots.
  *
- * <p><b>Threading:</b> one recording thread (the log's I/O thread); any thread may call {@link
+ * <p><b>Threading:</b> one recording thread at a time (the holder of the log's I/O duty); any thread may call {@link
  * #snapshot()}, which is consistent bucket by bucket only (a value recorded meanwhile may or may not
  * be in it).
  */

@@ -76,7 +76,7 @@ public final class LogBuffer implements AutoCloseable {
     @SuppressWarnings("unused")
     private volatile long tail;
 
-    // Written by the I/O thread with release; read by producers with acquire.
+    // Written by the holder of the I/O duty with release; read by producers with acquire.
     @SuppressWarnings("unused")
     private volatile long releasedPosition;
 
@@ -266,7 +266,7 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * Zeroes the ring up to a position and makes that space claimable again. I/O thread only.
+     * Zeroes the ring up to a position and makes that space claimable again. The holder of the I/O duty only.
      *
      * @param newReleasedPosition the new released position, at or after the current one.
      */
@@ -323,7 +323,7 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * The ring as an Agrona buffer. I/O thread only.
+     * The ring as an Agrona buffer. The holder of the I/O duty only.
      *
      * @return the buffer.
      */

@@ -7,6 +7,7 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.events.RecoveryEvent;
+import io.walden.internal.io.IoAgent;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;

@@ -20,8 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward
  * and only to frame boundaries.
  *
- * <p><b>Threading:</b> positions are written by the I/O thread only (and by the opening thread
- * before the I/O thread starts); {@link #requestSync} and the waits are called by any thread.
+ * <p><b>Threading:</b> positions are written only by the holder of the I/O duty (see {@code
+ * IoDuty}: the I/O thread, an appender driving its record, or the backend's completion thread in a
+ * completion round), and by the opening thread before the I/O thread starts; {@link #requestSync}
+ * and the waits are called by any thread.
  */
 public final class LogState implements LogPositions {
     private static final VarHandle SYNC_REQUEST;
@@ -44,23 +46,23 @@ public final class LogState implements LogPositions {
 
     private final Object signal = new Object();
 
-    // Written by the I/O thread; read by any thread.
+    // Written by the holder of the I/O duty; read by any thread.
     private volatile long writtenPosition;
     private volatile long durablePosition;
     private volatile long startPosition;
     private volatile Throwable failure;
     private volatile boolean closed;
 
-    // Raised by any thread with compare-and-set; read by the I/O thread.
+    // Raised by any thread with compare-and-set; read by the holder of the I/O duty.
     @SuppressWarnings("unused")
     private volatile long syncRequestPosition;
 
     // Sync requests made so far (appends waiting for SYNCED, sync() calls); raised by any thread with
-    // an atomic add, read by the I/O thread to see how many waiters came back since its last sync.
+    // an atomic add, read by the duty holder to see how many waiters came back since its last sync.
     @SuppressWarnings("unused")
     private volatile long syncRequestCount;
 
-    // Written by the I/O thread while it holds a sync for a group of waiters to come back: the request
+    // Written by the duty holder while it holds a sync for a group of waiters to come back: the request
     // count at which an appender must wake it (0: always).
     private volatile long cohortWakeCount;
 

@@ -170,7 +170,7 @@ final class RecoveryWriter {
     }
 
     /**
-     * Prepares a segment synchronously, as {@link SegmentPreparer} does in the background: header,
+     * Prepares a segment synchronously, as {@link io.walden.internal.io.SegmentPreparer} does in the background: header,
      * zero-fill, sync, rename into place, directory sync.
      *
      * @param base the segment's base position.
@@ -199,7 +199,7 @@ final class RecoveryWriter {
     }
 
     /**
-     * Prepares a segment synchronously as a hurried {@link SegmentPreparer} does: allocated where the
+     * Prepares a segment synchronously as a hurried {@link io.walden.internal.io.SegmentPreparer} does: allocated where the
      * backend can (else the last block written, leaving a hole that reads as zeros), header written,
      * synced, renamed into place, directory synced; not zero-filled.
      *

@@ -46,7 +46,7 @@ public final class SegmentHeaders {
      * @param basePosition the segment's base position.
      * @param logId the log identity.
      */
-    static void write(
+    public static void write(
             final ByteBuffer block, final int segmentCapacityBytes, final long basePosition, final long logId) {
         block.order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < HEADER_LENGTH; i += 8) {
@@ -71,7 +71,7 @@ public final class SegmentHeaders {
      * @param durablePosition every position of the segment below it is durable; zero for none.
      * @param closedCleanly whether the log closed cleanly at {@code durablePosition}.
      */
-    static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
+    public static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
         block.putInt(FLAGS_OFFSET, closedCleanly ? FLAG_CLOSED_CLEANLY : 0);
         block.putLong(DURABLE_POSITION_OFFSET, durablePosition);
         block.putInt(HEADER_CHECKSUM_OFFSET, checksum(block));

@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counters behind {@link WalStats}. Most are written only by the I/O thread, per batch rather than
+ * Counters behind {@link WalStats}. Most are written only by the holder of the I/O duty, per batch rather than
  * per record, and read by any thread; back-pressure waits are counted by producers on their slow
  * path.
  *
@@ -41,7 +41,7 @@ public final class StatsCounters {
     volatile long writeBytes;
     volatile long appendsRunByCaller;
 
-    // Written by the I/O thread only.
+    // Written by the holder of the I/O duty only.
     volatile long syncs;
     volatile long syncRecordsTotal;
     volatile long syncRecordsMax;
@@ -49,11 +49,11 @@ public final class StatsCounters {
     volatile long syncBytesMax;
     volatile long syncLatencyNsTotal;
     volatile long syncLatencyNsMax;
-    volatile long segmentsRolled;
-    volatile long segmentsHurried;
-    volatile long durabilityMarks;
+    private volatile long segmentsRolled;
+    private volatile long segmentsHurried;
+    private volatile long durabilityMarks;
 
-    // Recorded by the I/O thread, read by any thread.
+    // Recorded by the holder of the I/O duty, read by any thread.
     private final LatencyRecorder syncLatency = new LatencyRecorder();
 
     // Incremented by producers on the slow path.
@@ -70,7 +70,7 @@ public final class StatsCounters {
      * @param appendsTotal data records scanned since the log opened.
      * @param payloadBytes the payload bytes of the records just scanned.
      */
-    void recordScanned(final long appendsTotal, final long payloadBytes) {
+    public void recordScanned(final long appendsTotal, final long payloadBytes) {
         APPENDS.setRelease(this, appendsTotal);
         APPEND_BYTES.setRelease(this, (long) APPEND_BYTES.getOpaque(this) + payloadBytes);
     }
@@ -80,17 +80,17 @@ public final class StatsCounters {
      *
      * @param bytes the bytes written.
      */
-    void recordWrite(final long bytes) {
+    public void recordWrite(final long bytes) {
         WRITES.setRelease(this, (long) WRITES.getOpaque(this) + 1);
         WRITE_BYTES.setRelease(this, (long) WRITE_BYTES.getOpaque(this) + bytes);
     }
 
     /** Duty holder: records an append whose I/O its own thread ran. */
-    void recordRunByCaller() {
+    public void recordRunByCaller() {
         APPENDS_RUN_BY_CALLER.setRelease(this, (long) APPENDS_RUN_BY_CALLER.getOpaque(this) + 1);
     }
 
-    void recordSync(final long records, final long bytes, final long latencyNs) {
+    public void recordSync(final long records, final long bytes, final long latencyNs) {
         syncs = syncs + 1;
         syncRecordsTotal = syncRecordsTotal + records;
         syncBytesTotal = syncBytesTotal + bytes;
@@ -108,7 +108,7 @@ public final class StatsCounters {
     }
 
     /** Records the latency of a write that was durable itself (O_DSYNC): that mode's sync. I/O thread. */
-    void recordDurableWrite(final long latencyNs) {
+    public void recordDurableWrite(final long latencyNs) {
         syncLatency.record(latencyNs);
     }
 
@@ -164,5 +164,30 @@ public final class StatsCounters {
                 fileSystemType,
                 FileSystemCheck.survivesPowerLoss(fileSystemType),
                 durabilityNote);
+    }
+
+    /** A segment was rolled. The holder of the I/O duty. */
+    public void recordSegmentRolled() {
+        segmentsRolled = segmentsRolled + 1;
+    }
+
+    /** The next segment's preparation was hurried. The I/O thread. */
+    public void recordSegmentHurried() {
+        segmentsHurried = segmentsHurried + 1;
+    }
+
+    /** A durability mark was written. The holder of the I/O duty. */
+    public void recordDurabilityMark() {
+        durabilityMarks = durabilityMarks + 1;
+    }
+
+    /** @return the records scanned so far. Any thread; racy. */
+    public long appendsTotal() {
+        return appends;
+    }
+
+    /** @return the payload bytes scanned so far. Any thread; racy. */
+    public long appendBytesTotal() {
+        return appendBytes;
     }
 }

@@ -11,10 +11,10 @@ import java.util.logging.Logger;
  * <p><b>Threading:</b> called by the test's lifecycle methods, one thread.
  */
 final class FailStopLogSilencer {
-    private static final String IO_AGENT_LOGGER = "io.walden.internal.IoAgent";
+    private static final String FAIL_STOP_LOGGER = "io.walden.internal.io.FailStop";
 
     // Held so that the java.util.logging logger, weakly referenced by its manager, keeps its level.
-    private final Logger logger = Logger.getLogger(IO_AGENT_LOGGER);
+    private final Logger logger = Logger.getLogger(FAIL_STOP_LOGGER);
     private final Level previousLevel = logger.getLevel();
 
     /** Silences the logger. */

@@ -11,7 +11,7 @@ import jdk.jfr.StackTrace;
  * The log failed: an I/O operation failed, and the log acknowledges nothing more until it is
  * reopened. Instant.
  *
- * <p><b>Threading:</b> created and committed by the log's I/O thread.
+ * <p><b>Threading:</b> created and committed by the holder of the log's I/O duty.
  */
 @Name(FailStopEvent.NAME)
 @Label("Walden Fail-Stop")

@@ -11,7 +11,7 @@ import jdk.jfr.StackTrace;
  * The preparation of a segment ahead of need: creation, allocation, header, zero-fill, syncs, rename
  * and directory sync, from start to ready.
  *
- * <p><b>Threading:</b> created, ended and committed by the log's I/O thread.
+ * <p><b>Threading:</b> created, ended and committed by the holder of the log's I/O duty.
  */
 @Name(SegmentPreparationEvent.NAME)
 @Label("Walden Segment Preparation")

@@ -12,7 +12,8 @@ import jdk.jfr.Timespan;
  * The log moved from a full segment to the next one. Instant; {@link #waitedNs} is how long the
  * full segment waited for the next one to be prepared.
  *
- * <p><b>Threading:</b> created and committed by the log's I/O thread.
+ * <p><b>Threading:</b> created and committed by the holder of the log's I/O duty (the I/O thread or an
+ * appender driving its record).
  */
 @Name(SegmentRollEvent.NAME)
 @Label("Walden Segment Roll")

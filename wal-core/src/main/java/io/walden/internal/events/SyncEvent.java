@@ -12,7 +12,7 @@ import jdk.jfr.StackTrace;
  * One operation that made written records durable: a data sync, or, where the storage opens its
  * files with O_DSYNC, a durable write. Its duration is from submission to completion.
  *
- * <p><b>Threading:</b> created, ended and committed by the log's I/O thread.
+ * <p><b>Threading:</b> created, ended and committed by the holder of the log's I/O duty.
  */
 @Name(SyncEvent.NAME)
 @Label("Walden Sync")

@@ -1,7 +1,11 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.Durability;
 import io.walden.WalConfig;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.LogState;
+import io.walden.internal.RecoveredLog;
+import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.util.concurrent.CompletableFuture;
 import org.agrona.concurrent.Agent;

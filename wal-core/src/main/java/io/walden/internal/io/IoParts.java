@@ -1,7 +1,13 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.WalConfig;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.FrameChecksum;
+import io.walden.internal.Invariants;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.LogState;
+import io.walden.internal.RecoveredLog;
+import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;
 

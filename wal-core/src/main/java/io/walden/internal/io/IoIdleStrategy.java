@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.BackoffIdleStrategy;

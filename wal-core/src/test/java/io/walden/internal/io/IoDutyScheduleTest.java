@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

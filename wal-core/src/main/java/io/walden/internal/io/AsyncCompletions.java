@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.Durability;
 import java.util.PriorityQueue;
@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <p>Futures are completed on the I/O thread: a callback attached with a non-async method runs
  * there and must not block.
  *
- * <p><b>Threading:</b> {@link #add} from any thread; everything else from the I/O thread.
+ * <p><b>Threading:</b> {@link #add} from any thread; everything else from the holder of the I/O duty,
+ * never in a completion round (the futures' callbacks are user code).
  */
 final class AsyncCompletions {
     /** A future waiting for a position. */
@@ -23,7 +24,7 @@ final class AsyncCompletions {
     private final PriorityQueue<Pending> written = new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
     private final PriorityQueue<Pending> synced = new PriorityQueue<>((a, b) -> Long.compare(a.lsn(), b.lsn()));
 
-    // Set once by the I/O thread when it stops serving futures; read by adding threads.
+    // Set once by the I/O thread as it stops serving futures; read by adding threads.
     private volatile Throwable stopCause;
     private volatile long finalWrittenPosition = -1;
     private volatile long finalDurablePosition = -1;

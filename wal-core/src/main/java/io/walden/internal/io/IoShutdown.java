@@ -1,9 +1,13 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.BlockingIo;
+import io.walden.internal.Invariants;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.LogState;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Path;

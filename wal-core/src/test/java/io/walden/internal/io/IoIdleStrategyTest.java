@@ -1,13 +1,13 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
-import static io.walden.internal.IoIdleStrategy.PARK;
-import static io.walden.internal.IoIdleStrategy.PARK_NS_MAX;
-import static io.walden.internal.IoIdleStrategy.REST;
-import static io.walden.internal.IoIdleStrategy.SPIN;
-import static io.walden.internal.IoIdleStrategy.SPIN_COUNT;
-import static io.walden.internal.IoIdleStrategy.YIELD;
-import static io.walden.internal.IoIdleStrategy.YIELD_COUNT;
-import static io.walden.internal.IoIdleStrategy.YIELD_IN_FLIGHT_COUNT;
+import static io.walden.internal.io.IoIdleStrategy.PARK;
+import static io.walden.internal.io.IoIdleStrategy.PARK_NS_MAX;
+import static io.walden.internal.io.IoIdleStrategy.REST;
+import static io.walden.internal.io.IoIdleStrategy.SPIN;
+import static io.walden.internal.io.IoIdleStrategy.SPIN_COUNT;
+import static io.walden.internal.io.IoIdleStrategy.YIELD;
+import static io.walden.internal.io.IoIdleStrategy.YIELD_COUNT;
+import static io.walden.internal.io.IoIdleStrategy.YIELD_IN_FLIGHT_COUNT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,9 +1,9 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 /**
  * A request to delete the segments that lie entirely below a position, completed by the I/O thread.
  *
- * <p><b>Threading:</b> created and awaited by the caller; completed by the I/O thread.
+ * <p><b>Threading:</b> created and awaited by the caller; completed by the holder of the I/O duty.
  */
 public final class TruncateRequest {
     private final long position;

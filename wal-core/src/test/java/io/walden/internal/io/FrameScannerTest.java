@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.FrameChecksum;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.StatsCounters;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,8 +56,8 @@ class FrameScannerTest {
         assertTrue(scanner.hasFrameToScan(HEADER, HEADER));
         assertEquals(2, scanner.scan(HEADER, HEADER, second, 0));
         assertEquals(3, scanner.records());
-        assertEquals(3, stats.appends);
-        assertEquals(300, stats.appendBytes);
+        assertEquals(3, stats.appendsTotal());
+        assertEquals(300, stats.appendBytesTotal());
         assertEquals(second, scanner.provenPosition());
     }
 

@@ -1,5 +1,7 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
+import io.walden.internal.LogBuffer;
+import io.walden.internal.LogState;
 import io.walden.internal.events.FailStopEvent;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;

@@ -1,6 +1,9 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.LogState;
+import io.walden.internal.StatsCounters;
 import io.walden.internal.events.SegmentRollEvent;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -91,7 +94,7 @@ final class SegmentRoller {
     int prepare(final boolean framesWaiting) {
         if (positions.activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes
                 && preparer.hurry()) {
-            stats.segmentsHurried = stats.segmentsHurried + 1;
+            stats.recordSegmentHurried();
         }
         if (framesWaiting && !preparer.isHurried()) {
             return 0;
@@ -142,7 +145,7 @@ final class SegmentRoller {
         logBuffer.release(positions.releasedPosition);
         state.publishWritten(firstFramePosition);
         state.publishDurable(firstFramePosition);
-        stats.segmentsRolled = stats.segmentsRolled + 1;
+        stats.recordSegmentRolled();
         preparer.start(positions.activeBase + segmentCapacityBytes);
         return 1;
     }

@@ -1,8 +1,8 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
-import static io.walden.internal.GroupCommitPolicy.HOLD;
-import static io.walden.internal.GroupCommitPolicy.NONE;
-import static io.walden.internal.GroupCommitPolicy.SYNC;
+import static io.walden.internal.io.GroupCommitPolicy.HOLD;
+import static io.walden.internal.io.GroupCommitPolicy.NONE;
+import static io.walden.internal.io.GroupCommitPolicy.SYNC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

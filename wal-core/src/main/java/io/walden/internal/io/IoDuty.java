@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import java.util.concurrent.TimeUnit;
 
@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Consequences the unit tests pin: a lone writer never waits; a hold never lasts past its
  * deadline; a fence or a close always syncs; nothing syncs without a reason.
  *
- * <p><b>Threading:</b> owned by the I/O thread.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty (see {@code IoDuty}).
  */
 final class GroupCommitPolicy {
     /** Do not sync now. */

@@ -1,5 +1,8 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
+import io.walden.internal.Invariants;
+import io.walden.internal.LogState;
+import io.walden.internal.StatsCounters;
 import io.walden.internal.events.SyncEvent;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;

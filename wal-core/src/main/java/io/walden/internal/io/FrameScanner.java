@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
 import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
@@ -8,6 +8,10 @@ import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
 import io.walden.format.FrameDescriptor;
+import io.walden.internal.FrameChecksum;
+import io.walden.internal.Invariants;
+import io.walden.internal.LogBuffer;
+import io.walden.internal.StatsCounters;
 import java.nio.ByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.SegmentNames;
+import io.walden.internal.LogState;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;

@@ -1,7 +1,11 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.AlignedBuffer;
+import io.walden.internal.BlockingIo;
+import io.walden.internal.SegmentHeaders;
+import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -163,7 +167,7 @@ final class DurabilityMarker {
         }
         headerDurablePosition = markPosition;
         unsynced = !writesDurable;
-        stats.durabilityMarks = stats.durabilityMarks + 1;
+        stats.recordDurabilityMark();
         return null;
     }
 

@@ -1,8 +1,12 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 import io.walden.WalConfig;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.AlignedBuffer;
+import io.walden.internal.BlockingIo;
+import io.walden.internal.Invariants;
+import io.walden.internal.SegmentHeaders;
 import io.walden.internal.events.SegmentPreparationEvent;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -40,7 +44,8 @@ import java.nio.file.Path;
  * operations complete on the backend's own thread, {@link #INLINE_WRITE_BYTES} where writes run on
  * the submitting thread (see there).
  *
- * <p><b>Threading:</b> owned by the I/O thread.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty; steps are submitted by the I/O thread
+ * only, and their completions settled by whichever holder delivers them.
  */
 final class SegmentPreparer implements AutoCloseable {
     /** Preparation steps. */

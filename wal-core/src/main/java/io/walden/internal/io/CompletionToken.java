@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.internal.io;
 
 /**
  * Layout of the 64-bit token the I/O thread hands the storage session with each operation and gets
