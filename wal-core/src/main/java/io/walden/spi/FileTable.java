@@ -16,6 +16,9 @@ public final class FileTable<F> {
     private final List<F> files = new ArrayList<>();
     private final List<Path> paths = new ArrayList<>();
 
+    /** Creates an empty table. */
+    public FileTable() {}
+
     /**
      * Adds an open file.
      *

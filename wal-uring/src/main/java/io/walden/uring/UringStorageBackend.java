@@ -1,6 +1,6 @@
 package io.walden.uring;
 
-import io.walden.internal.FileSystemCheck;
+import io.walden.spi.FileSystemTypes;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
@@ -36,7 +36,7 @@ public final class UringStorageBackend implements StorageBackend {
      * @param options the I/O options.
      */
     public UringStorageBackend(final StorageOptions options) {
-        this(options, FileSystemCheck::type);
+        this(options, FileSystemTypes::type);
     }
 
     /**
@@ -67,7 +67,7 @@ public final class UringStorageBackend implements StorageBackend {
     @Override
     public StorageSession open(final Path directory, final Runnable completionSignal) throws IOException {
         final String type = fileSystemTypes.apply(directory);
-        if (options.dsync() && FileSystemCheck.isFuse(type)) {
+        if (options.dsync() && FileSystemTypes.isFuse(type)) {
             final String note = "O_DSYNC writes through io_uring are not made durable on the FUSE file system "
                     + type + " (the kernel's FUSE path completes them without a flush), so this "
                     + name() + " backend opens its files without O_DSYNC and the log syncs with fdatasync instead;"
