@@ -2,7 +2,9 @@
 # Builds and runs a consumer project made from the README exactly as a new user would: the README's
 # first dependency block in a fresh pom, its Quickstart inside a main method (with the log directory
 # moved to a temporary one and `apply` printing each record), against the artifacts `mvn install`
-# put in the local repository. Fails unless both Quickstart records are printed.
+# put in the local repository. Fails unless both Quickstart records are printed, on the class path and
+# again on the module path (the Quickstart as a named module that requires io.walden.core and the
+# backend's module, as the README says).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,4 +83,24 @@ if ! grep -q '^record: put k1 v1$' <<<"$output" || ! grep -q '^record: put k2 v2
     echo "$output" >&2
     exit 1
 fi
-echo "consumer check: a project made from the README's dependency block and Quickstart printed both records"
+
+# The same Quickstart as a named module on the module path: the module declarations must let it
+# compile, find the backend through ServiceLoader and run.
+modular="$work/modular"
+mkdir -p "$modular/src/example/example"
+sed "s|$work/wal|$work/wal-modular|g" "$work/src/main/java/example/Quickstart.java" >"$modular/src/example/example/Quickstart.java"
+cat > "$modular/src/example/module-info.java" <<JAVA
+module example {
+    requires io.walden.core;
+    requires io.walden.nio;
+}
+JAVA
+modulepath=$(cat "$work/classpath.txt")
+javac -d "$modular/out" --module-path "$modulepath" --module-source-path "$modular/src" -m example
+output=$(java --module-path "$modulepath:$modular/out" -m example/example.Quickstart 2>&1) || true
+if ! grep -q '^record: put k1 v1$' <<<"$output" || ! grep -q '^record: put k2 v2$' <<<"$output"; then
+    echo "consumer check: the Quickstart as a named module on the module path did not print both records:" >&2
+    echo "$output" >&2
+    exit 1
+fi
+echo "consumer check: a project made from the README's dependency block and Quickstart printed both records, on the class path and on the module path"
