@@ -316,6 +316,7 @@ public final class Wal implements AutoCloseable {
         return appends.appendBatch(batch, framedBytes, durability, BATCH_FRAMES);
     }
 
+    /** {@link #BATCH_FRAMES}: here, where the batch's payload buffer and offsets are visible. */
     private static long publishBatch(
             final LogBuffer logBuffer, final long lsn, final WalBatch batch, final int offset, final int length) {
         batch.appendedAt(lsn);

@@ -10,6 +10,7 @@ import io.walden.Durability;
 import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
+import io.walden.internal.events.BackPressureEvent;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.nio.ByteBuffer;
@@ -166,6 +167,8 @@ class AppendPathTest {
                     (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             final int appendCount = 3_000;
             appendAll(appends, appendCount, byteBuffer, directBuffer);
+            // Loads the back-pressure event's class, which a first wait for space would load (and count).
+            BackPressureEvent.beginIfEnabled();
 
             final long before = threads.getCurrentThreadAllocatedBytes();
             appendAll(appends, appendCount, byteBuffer, directBuffer);
