@@ -1,34 +1,28 @@
 package io.walden;
 
-import io.walden.format.FrameDescriptor;
-import io.walden.format.SegmentNames;
-import io.walden.internal.BackendSelector;
+import io.walden.internal.AppendPath;
+import io.walden.internal.AppendWaits;
+import io.walden.internal.BufferClaim;
 import io.walden.internal.DirectoryLock;
+import io.walden.internal.EngineHolder;
 import io.walden.internal.FileSystemCheck;
-import io.walden.internal.IoErrors;
+import io.walden.internal.FramePublisher;
 import io.walden.internal.LiveInspection;
 import io.walden.internal.LogBuffer;
-import io.walden.internal.LogDirectories;
 import io.walden.internal.LogEngine;
-import io.walden.internal.LogReader;
-import io.walden.internal.LogState;
-import io.walden.internal.NoSpace;
-import io.walden.internal.RecoveredLog;
-import io.walden.internal.RetentionRule;
+import io.walden.internal.LogOpening;
+import io.walden.internal.OnlineTruncation;
+import io.walden.internal.ReaderOpening;
+import io.walden.internal.RecordLimits;
+import io.walden.internal.Retention;
 import io.walden.internal.StatsCounters;
 import io.walden.internal.SuffixTruncation;
-import io.walden.internal.events.BackPressureEvent;
-import io.walden.internal.io.IoAgent;
-import io.walden.internal.io.TruncateRequest;
 import io.walden.spi.StorageBackend;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.agrona.DirectBuffer;
 
@@ -60,33 +54,29 @@ import org.agrona.DirectBuffer;
  * one thread.
  */
 public final class Wal implements AutoCloseable {
-    private static final System.Logger LOGGER = System.getLogger(Wal.class.getName());
     /** {@link #tryAppend} result: the log buffer is full; retry later. */
     public static final long BACK_PRESSURED = LogBuffer.BACK_PRESSURED;
     /** {@link #tryAppend} result: the log is closed. */
     public static final long CLOSED = LogBuffer.CLOSED;
     /** {@link #tryAppend} result: the log failed and accepts nothing more. */
-    public static final long FAILED = -3;
+    public static final long FAILED = AppendPath.FAILED;
 
-    /** Claim result inside this class: the engine was replaced by truncateAfter; claim again. */
-    private static final long REPLACED = -4;
+    /** Publishes a batch's records, each frame but the last saying that the batch goes on. */
+    private static final FramePublisher<WalBatch> BATCH_FRAMES = Wal::publishBatch;
 
+    // Every field is final, set by the opening thread. The parts after the holder share it: the engine
+    // (replaced by truncateAfter), whether the log is closed, and the close lock.
     private final WalConfig config;
-    private final DirectoryLock lock;
-    private final StorageBackend backend;
-    private final LogState state;
     private final StatsCounters stats;
     private final RecoveryReport openReport;
     private final String backendName;
     private final String fileSystemType;
-    private final int maxRecordBytes;
-    private final long appendTimeoutNs;
-    private final Object closeLock = new Object();
-    private static final long TRUNCATE_POLL_NS = 50_000;
-    private static final long NO_FRAME_END = -1;
-    // Replaced only by truncateAfter, under closeLock; read by every method.
-    private volatile LogEngine engine;
-    private volatile boolean closed;
+    private final EngineHolder holder;
+    private final AppendPath appends;
+    private final AppendWaits waits;
+    private final OnlineTruncation truncation;
+    private final Retention retention;
+    private final ReaderOpening readers;
 
     private Wal(
             final WalConfig config,
@@ -96,16 +86,20 @@ public final class Wal implements AutoCloseable {
             final StatsCounters stats,
             final LogEngine engine) {
         this.config = config;
-        this.lock = lock;
-        this.backend = backend;
         this.backendName = backend.name();
         this.fileSystemType = fileSystemType;
         this.stats = stats;
-        this.engine = engine;
-        this.state = engine.state();
         this.openReport = engine.recovered().report();
-        this.maxRecordBytes = config.maxRecordBytes();
-        this.appendTimeoutNs = config.appendTimeoutNs();
+        this.holder = new EngineHolder(config.directory(), lock, engine);
+        this.waits = new AppendWaits(holder);
+        this.appends = new AppendPath(
+                holder,
+                new BufferClaim(config.directory(), engine.state(), stats, config.appendTimeoutNs()),
+                waits,
+                new RecordLimits(config.maxRecordBytes()));
+        this.truncation = new OnlineTruncation(config, backend, holder, stats);
+        this.retention = new Retention(holder);
+        this.readers = new ReaderOpening(holder, config.maxRecordBytes());
     }
 
     /**
@@ -181,83 +175,7 @@ public final class Wal implements AutoCloseable {
      *     the next open recovers it either as it was or truncated.
      */
     public long truncateAfter(final long lsn) {
-        synchronized (closeLock) {
-            checkOpen();
-            final LogEngine old = engine;
-            final long tail = old.logBuffer().tailPosition();
-            if (lsn != SuffixTruncation.KEEP_NONE && (lsn < state.startPosition() || lsn >= tail)) {
-                throw new WalException(
-                        WalException.ErrorCode.POSITION,
-                        "cannot truncate the log in " + config.directory() + " after position " + lsn
-                                + ": the log holds positions " + state.startPosition() + " to " + tail
-                                + " (use -1 to keep no record); nothing was changed");
-            }
-            final boolean interrupted = old.stop(true);
-            try {
-                if (state.failure() != null) {
-                    closeAfterFailedTruncation(null);
-                    throw closedException();
-                }
-                try {
-                    engine = old.truncateAndStart(config, backend, state, stats, lsn, state::addDiscardedRange);
-                    return engine.recovered().endPosition();
-                } catch (final IOException ex) {
-                    throw closeAfterFailedTruncation(new WalException(
-                            NoSpace.errorCode(ex),
-                            "truncating the log in " + config.directory() + " after position " + lsn + " failed: " + ex,
-                            ex));
-                } catch (final WalException ex) {
-                    if (ex.errorCode() != WalException.ErrorCode.POSITION) {
-                        throw closeAfterFailedTruncation(ex);
-                    }
-                    // Nothing changed: the log goes on as it was.
-                    engine = restartAfterRefusal();
-                    throw ex;
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-    }
-
-    /** Starts the log's files again as they are, after a truncateAfter that changed nothing. Under closeLock. */
-    private LogEngine restartAfterRefusal() {
-        try {
-            return LogEngine.start(config, backend, state, stats, session -> {});
-        } catch (final IOException ex) {
-            throw closeAfterFailedTruncation(new WalException(
-                    NoSpace.errorCode(ex),
-                    "cannot reopen the files of the log in " + config.directory() + ": " + ex,
-                    ex));
-        } catch (final WalException ex) {
-            throw closeAfterFailedTruncation(ex);
-        }
-    }
-
-    /**
-     * Closes the log after a truncateAfter that could not finish: every waiter and appender learns
-     * why, and the lock is released for the next open, which recovers the log as it was or truncated.
-     * Under closeLock.
-     *
-     * @return the exception to throw, or null if there was none.
-     */
-    private WalException closeAfterFailedTruncation(final WalException cause) {
-        final WalException failure = cause == null
-                ? null
-                : new WalException(
-                        cause.errorCode(),
-                        cause.getMessage() + " The log is closed; reopen it (the open recovers it either as it was"
-                                + " or truncated).",
-                        cause);
-        if (failure != null) {
-            state.fail(failure);
-        }
-        closed = true;
-        state.markClosed();
-        lock.close();
-        return failure;
+        return truncation.truncateAfter(lsn);
     }
 
     /**
@@ -296,49 +214,7 @@ public final class Wal implements AutoCloseable {
      * table with it).
      */
     static Wal open(final WalConfig config, final Function<Path, String> fileSystemTypes) {
-        // A pending interrupt would close the FileChannels that opening reads and writes through
-        // (ClosedByInterruptException) and fail the open: it runs with the flag cleared, and the flag
-        // is set again for the caller, whose interrupt it stays.
-        final boolean interrupted = Thread.interrupted();
-        try {
-            return openUninterrupted(config, fileSystemTypes);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private static Wal openUninterrupted(final WalConfig config, final Function<Path, String> fileSystemTypes) {
-        try {
-            LogDirectories.createDurably(config.directory());
-        } catch (final IOException ex) {
-            throw new WalException(
-                    WalException.ErrorCode.IO,
-                    "cannot create the log directory " + config.directory() + ": " + IoErrors.reason(ex),
-                    ex);
-        }
-        final DirectoryLock lock = DirectoryLock.acquire(config.directory());
-        try {
-            final StorageBackend backend =
-                    config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
-            final String fileSystemType = fileSystemTypes.apply(config.directory());
-            final StatsCounters stats = new StatsCounters();
-            final LogEngine engine = LogEngine.start(
-                    config,
-                    backend,
-                    null,
-                    stats,
-                    session -> LogDirectories.warnIfNotDurable(config.directory(), fileSystemType, session));
-            return new Wal(config, lock, backend, fileSystemType, stats, engine);
-        } catch (final IOException ex) {
-            lock.close();
-            throw new WalException(
-                    NoSpace.errorCode(ex), "cannot open the log in " + config.directory() + ": " + ex, ex);
-        } catch (final RuntimeException | Error ex) {
-            lock.close();
-            throw ex;
-        }
+        return LogOpening.open(config, fileSystemTypes, Wal::new);
     }
 
     /**
@@ -382,17 +258,7 @@ public final class Wal implements AutoCloseable {
     public long append(final byte[] payload, final int offset, final int length, final Durability durability) {
         // Checked before claiming: a claimed frame that is never published would stall the log.
         Objects.checkFromIndexSize(offset, length, payload.length);
-        checkLength(length);
-        checkDurability(durability);
-        LogEngine e;
-        long lsn;
-        while ((lsn = claim(e = engine, length)) == REPLACED) {
-            // truncateAfter replaced the engine meanwhile: claim in the next one.
-        }
-        final long syncTicket = syncTicket(durability);
-        e.logBuffer().publish(lsn, payload, offset, length);
-        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
-        return lsn;
+        return appends.append(payload, offset, length, durability, FramePublisher.BYTES);
     }
 
     /**
@@ -405,18 +271,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException as {@link #append(byte[], Durability)}.
      */
     public long append(final ByteBuffer payload, final Durability durability) {
-        final int length = payload.remaining();
-        checkLength(length);
-        checkDurability(durability);
-        LogEngine e;
-        long lsn;
-        while ((lsn = claim(e = engine, length)) == REPLACED) {
-            // truncateAfter replaced the engine meanwhile: claim in the next one.
-        }
-        final long syncTicket = syncTicket(durability);
-        e.logBuffer().publish(lsn, payload);
-        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
-        return lsn;
+        return appends.append(payload, 0, payload.remaining(), durability, FramePublisher.BYTE_BUFFER);
     }
 
     /**
@@ -432,17 +287,7 @@ public final class Wal implements AutoCloseable {
      */
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.capacity());
-        checkLength(length);
-        checkDurability(durability);
-        LogEngine e;
-        long lsn;
-        while ((lsn = claim(e = engine, length)) == REPLACED) {
-            // truncateAfter replaced the engine meanwhile: claim in the next one.
-        }
-        final long syncTicket = syncTicket(durability);
-        e.logBuffer().publish(lsn, payload, offset, length);
-        awaitAppended(e, lsn, frameEnd(lsn, length), durability, syncTicket);
-        return lsn;
+        return appends.append(payload, offset, length, durability, FramePublisher.DIRECT_BUFFER);
     }
 
     /**
@@ -462,40 +307,24 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the batch could not be appended, or did not reach the level.
      */
     public long append(final WalBatch batch, final Durability durability) {
-        checkDurability(durability);
-        final int framedBytes = checkBatch(batch);
-        final int last = batch.size() - 1;
-        if (last == 0) {
+        final int framedBytes = appends.checkBatch(batch, durability);
+        if (batch.size() == 1) {
             final long lsn = append(batch.payloads(), batch.offset(0), batch.length(0), durability);
             batch.appendedAt(lsn);
             return lsn;
         }
-        LogEngine e;
-        long lsn;
-        while ((lsn = claimFramed(e = engine, framedBytes)) == REPLACED) {
-            // truncateAfter replaced the engine meanwhile: claim in the next one.
-        }
-        final long syncTicket = syncTicket(durability);
+        return appends.appendBatch(batch, framedBytes, durability, BATCH_FRAMES);
+    }
+
+    /** {@link #BATCH_FRAMES}: here, where the batch's payload buffer and offsets are visible. */
+    private static long publishBatch(
+            final LogBuffer logBuffer, final long lsn, final WalBatch batch, final int offset, final int length) {
         batch.appendedAt(lsn);
-        final LogBuffer logBuffer = e.logBuffer();
+        final int last = batch.size() - 1;
         for (int i = 0; i <= last; i++) {
             logBuffer.publishBatchRecord(batch.lsn(i), batch.payloads(), batch.offset(i), batch.length(i), i < last);
         }
-        final long lastLsn = batch.lsn(last);
-        try {
-            awaitAppended(e, lastLsn, lsn + framedBytes, durability, syncTicket);
-        } catch (final WalException ex) {
-            if (ex.lsn() == lastLsn && lastLsn != lsn) {
-                throw new WalException(
-                        ex.errorCode(),
-                        ex.getMessage() + " (the record at LSN " + lastLsn + " is the last of a batch of "
-                                + batch.size() + " records that starts at LSN " + lsn + ")",
-                        ex.getCause(),
-                        lsn);
-            }
-            throw ex;
-        }
-        return lsn;
+        return batch.lsn(last);
     }
 
     /**
@@ -509,20 +338,7 @@ public final class Wal implements AutoCloseable {
      * @throws IndexOutOfBoundsException if the region lies outside {@code payload}; nothing is appended.
      */
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
-        checkLength(length);
-        Objects.checkFromIndexSize(offset, length, payload.capacity());
-        final LogEngine e = engine;
-        final long lsn = e.logBuffer().claim(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
-        if (lsn < 0) {
-            if (lsn == CLOSED && state.failure() != null) {
-                return FAILED;
-            }
-            // Claims stop while truncateAfter replaces the engine: space is coming, as after back pressure.
-            return lsn == CLOSED && !closed ? BACK_PRESSURED : lsn;
-        }
-        e.logBuffer().publish(lsn, payload, offset, length);
-        e.agent().wakeIfParked();
-        return lsn;
+        return appends.tryAppend(payload, offset, length);
     }
 
     /**
@@ -536,26 +352,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the record cannot be appended at all.
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
-        final int length = payload.length;
-        checkLength(length);
-        checkDurability(durability);
-        LogEngine e;
-        long lsn;
-        while ((lsn = claim(e = engine, length)) == REPLACED) {
-            // truncateAfter replaced the engine meanwhile: claim in the next one.
-        }
-        syncTicket(durability);
-        e.logBuffer().publish(lsn, payload, 0, length);
-        final CompletableFuture<Long> future = new CompletableFuture<>();
-        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
-            future.complete(lsn);
-            return future;
-        }
-        if (durability == Durability.SYNCED) {
-            state.requestSync(lsn + 1);
-        }
-        e.agent().completeWhenReached(lsn, durability, future);
-        return future;
+        return appends.appendAsync(payload, durability);
     }
 
     /**
@@ -566,13 +363,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log fails or is closed before the record reaches the level.
      */
     public void await(final long lsn, final Durability durability) {
-        checkDurability(durability);
-        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
-            // Reached already: no sync request to count, which would make the group commit wait for a
-            // waiter that never comes.
-            return;
-        }
-        awaitAppended(engine, lsn, NO_FRAME_END, durability, syncTicket(durability));
+        waits.await(lsn, durability);
     }
 
     /**
@@ -585,20 +376,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log fails or is closed before the record reaches the level.
      */
     public boolean await(final long lsn, final Durability durability, final long timeoutNs) {
-        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
-            return true;
-        }
-        if (durability == Durability.SYNCED) {
-            state.countSyncRequest();
-            state.requestSync(lsn + 1);
-        }
-        final LogEngine e = engine;
-        e.wake().run();
-        try {
-            return state.await(lsn + 1, durability, timeoutNs, finalPosition(e));
-        } catch (final WalException ex) {
-            throw outcomeUnknown(ex, lsn, durability);
-        }
+        return waits.await(lsn, durability, timeoutNs);
     }
 
     /**
@@ -607,16 +385,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log fails or is closed first.
      */
     public void sync() {
-        checkOpen();
-        final LogEngine e = engine;
-        final long target = e.logBuffer().tailPosition();
-        if (state.durablePosition() >= target) {
-            return;
-        }
-        state.countSyncRequest();
-        state.requestSync(target);
-        e.wake().run();
-        state.await(target, Durability.SYNCED, Long.MAX_VALUE, finalPosition(e));
+        waits.sync();
     }
 
     /**
@@ -625,7 +394,7 @@ public final class Wal implements AutoCloseable {
      * @return the written position.
      */
     public long writtenPosition() {
-        return state.writtenPosition();
+        return holder.state().writtenPosition();
     }
 
     /**
@@ -634,7 +403,7 @@ public final class Wal implements AutoCloseable {
      * @return the durable position.
      */
     public long durablePosition() {
-        return state.durablePosition();
+        return holder.state().durablePosition();
     }
 
     /**
@@ -643,7 +412,7 @@ public final class Wal implements AutoCloseable {
      * @return the tail position.
      */
     public long tailPosition() {
-        return engine.logBuffer().tailPosition();
+        return holder.engine().logBuffer().tailPosition();
     }
 
     /**
@@ -652,7 +421,7 @@ public final class Wal implements AutoCloseable {
      * @return the start position.
      */
     public long startPosition() {
-        return state.startPosition();
+        return holder.state().startPosition();
     }
 
     /**
@@ -677,23 +446,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the position was truncated away.
      */
     public WalReader reader(final long fromLsn, final Durability visibility) {
-        final LogEngine e = engine;
-        final long tail = e.logBuffer().tailPosition();
-        if (fromLsn > tail) {
-            throw new WalException(
-                    WalException.ErrorCode.POSITION,
-                    "position " + fromLsn + " is beyond the end of the log at " + tail);
-        }
-        final RecoveredLog recovered = e.recovered();
-        return new LogReader(
-                config.directory(),
-                state,
-                recovered.segmentCapacityBytes(),
-                recovered.logId(),
-                recovered.skippedRanges(),
-                maxRecordBytes,
-                fromLsn,
-                visibility);
+        return readers.open(fromLsn, visibility);
     }
 
     /**
@@ -705,36 +458,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the log is closed or failed, or a delete fails.
      */
     public long truncateBefore(final long lsn) {
-        synchronized (closeLock) {
-            checkOpen();
-            final TruncateRequest request = new TruncateRequest(lsn);
-            final LogEngine e = engine;
-            e.agent().submitTruncate(request);
-            while (!request.isDone()) {
-                if (!e.ioThreadAlive() && !request.isDone()) {
-                    // The I/O thread completes every request it took, even when the log fails; a thread
-                    // that is gone without doing so never will.
-                    throw new WalException(
-                            WalException.ErrorCode.IO,
-                            "truncating the log in " + config.directory() + " failed: the log's I/O thread stopped"
-                                    + " before it completed the request"
-                                    + (state.failure() != null
-                                            ? " (" + state.failure().getMessage() + ")"
-                                            : "")
-                                    + "; nothing was deleted that a reopen would miss. Close and reopen the log.",
-                            state.failure());
-                }
-                LockSupport.parkNanos(TRUNCATE_POLL_NS);
-            }
-            if (request.failure() != null) {
-                throw new WalException(
-                        WalException.ErrorCode.IO,
-                        "truncating the log in " + config.directory() + " failed: "
-                                + request.failure().getMessage(),
-                        request.failure());
-            }
-            return request.deletedCount();
-        }
+        return retention.truncateBefore(lsn);
     }
 
     /**
@@ -757,15 +481,7 @@ public final class Wal implements AutoCloseable {
      *     log is closed or failed, or a delete fails.
      */
     public long truncateToSize(final long maxTotalBytes, final long protectedLsn) {
-        checkRetentionArgument("maxTotalBytes", maxTotalBytes);
-        checkRetentionArgument("protectedLsn", protectedLsn);
-        synchronized (closeLock) {
-            checkOpen();
-            final int capacity = engine.recovered().segmentCapacityBytes();
-            final long startBase = state.startPosition() & -(long) capacity;
-            final long activeBase = (state.writtenPosition() - 1) & -(long) capacity;
-            return truncateBefore(RetentionRule.bySize(startBase, activeBase, capacity, maxTotalBytes, protectedLsn));
-        }
+        return retention.truncateToSize(maxTotalBytes, protectedLsn);
     }
 
     /**
@@ -782,49 +498,7 @@ public final class Wal implements AutoCloseable {
      *     segment's modification time cannot be read, the log is closed or failed, or a delete fails.
      */
     public long truncateOlderThan(final Duration maxAge, final long protectedLsn) {
-        Objects.requireNonNull(maxAge, "maxAge");
-        if (maxAge.isNegative()) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "retention maxAge=" + maxAge + " is negative; pass how long segments may be kept");
-        }
-        checkRetentionArgument("protectedLsn", protectedLsn);
-        synchronized (closeLock) {
-            checkOpen();
-            final int capacity = engine.recovered().segmentCapacityBytes();
-            final long startBase = state.startPosition() & -(long) capacity;
-            final long activeBase = (state.writtenPosition() - 1) & -(long) capacity;
-            final long[] lastModifiedMs = new long[(int) ((activeBase - startBase) / capacity + 1)];
-            for (int i = 0; i < lastModifiedMs.length; i++) {
-                lastModifiedMs[i] =
-                        lastModifiedMs(SegmentNames.segmentPath(config.directory(), startBase + (long) i * capacity));
-            }
-            final long cutoffMs = System.currentTimeMillis() - maxAge.toMillis();
-            return truncateBefore(
-                    RetentionRule.byAge(startBase, activeBase, capacity, lastModifiedMs, cutoffMs, protectedLsn));
-        }
-    }
-
-    private static long lastModifiedMs(final Path segment) {
-        try {
-            return Files.getLastModifiedTime(segment).toMillis();
-        } catch (final java.nio.file.NoSuchFileException ex) {
-            return -1;
-        } catch (final IOException ex) {
-            throw new WalException(
-                    WalException.ErrorCode.IO,
-                    "retention cannot read the modification time of " + segment + ": " + ex.getMessage()
-                            + "; nothing was deleted",
-                    ex);
-        }
-    }
-
-    private static void checkRetentionArgument(final String name, final long value) {
-        if (value < 0) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "retention " + name + "=" + value + " is negative; nothing was deleted");
-        }
+        return retention.truncateOlderThan(maxAge, protectedLsn);
     }
 
     /**
@@ -833,8 +507,8 @@ public final class Wal implements AutoCloseable {
      * @return the statistics.
      */
     public WalStats stats() {
-        final LogEngine e = engine;
-        return stats.snapshot(backendName, state, e.logBuffer(), fileSystemType, e.durabilityNote());
+        final LogEngine e = holder.engine();
+        return stats.snapshot(backendName, holder.state(), e.logBuffer(), fileSystemType, e.durabilityNote());
     }
 
     /**
@@ -863,203 +537,6 @@ public final class Wal implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (closeLock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            final boolean interrupted = engine.stop(false);
-            lock.close();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Claims space for a frame in an engine's log buffer, waiting while it is full.
-     *
-     * @return the frame's position, or {@link #REPLACED} if truncateAfter replaced the engine meanwhile.
-     */
-    private long claim(final LogEngine e, final int length) {
-        return claimFramed(e, FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)));
-    }
-
-    /**
-     * Claims contiguous space for frames in an engine's log buffer, waiting while it is full.
-     *
-     * @param alignedLength the frames' space together, at most a largest record's frame.
-     * @return the first frame's position, or {@link #REPLACED} if truncateAfter replaced the engine.
-     */
-    private long claimFramed(final LogEngine e, final int alignedLength) {
-        final LogBuffer logBuffer = e.logBuffer();
-        long lsn = logBuffer.claim(alignedLength);
-        if (lsn == BACK_PRESSURED) {
-            stats.recordBackPressureWait();
-            final BackPressureEvent event = BackPressureEvent.beginIfEnabled();
-            lsn = state.awaitClaim(logBuffer, alignedLength, System.nanoTime() + appendTimeoutNs, e.wake());
-            if (event != null) {
-                event.end();
-                if (event.shouldCommit()) {
-                    event.directory = config.directory().toString();
-                    event.frameBytes = alignedLength;
-                    event.bufferCapacityBytes = logBuffer.capacityBytes();
-                    event.gotSpace = lsn != BACK_PRESSURED;
-                    event.commit();
-                }
-            }
-        }
-        if (lsn == BACK_PRESSURED) {
-            throw new WalException(
-                    WalException.ErrorCode.BACK_PRESSURE_TIMEOUT,
-                    "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space in the "
-                            + logBuffer.capacityBytes() + "-byte log buffer (bufferCapacityBytes) of "
-                            + config.directory()
-                            + ": the disk is slower than the appenders; slow down, or raise appendTimeoutNs");
-        }
-        if (lsn == CLOSED) {
-            if (replacedAfter(e)) {
-                return REPLACED;
-            }
-            throw closedException();
-        }
-        return lsn;
-    }
-
-    /**
-     * Whether an engine whose log buffer refused a claim as closed was replaced by truncateAfter
-     * (which holds the close lock while it replaces it: this waits for it to finish). Cold path.
-     */
-    private boolean replacedAfter(final LogEngine e) {
-        synchronized (closeLock) {
-            return !closed && state.failure() == null && engine != e;
-        }
-    }
-
-    /** Counts an append that will wait for a sync, before its frame is published; 0 for other levels. */
-    private long syncTicket(final Durability durability) {
-        return durability == Durability.SYNCED ? state.countSyncRequest() : 0;
-    }
-
-    private static long frameEnd(final long lsn, final int length) {
-        return lsn + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
-    }
-
-    /**
-     * Waits for a record to reach a level. An appender whose frame is the last claimed (and, for
-     * SYNCED, whose sync request is the last made) first tries to run the I/O itself: the log is then
-     * likely idle but for it. Under contention the check fails without touching the I/O thread's
-     * state, and group commit takes its course.
-     *
-     * @param frameEnd where the record's frame ends, or {@link #NO_FRAME_END} for a wait that does not
-     *     run the I/O.
-     */
-    private void awaitAppended(
-            final LogEngine e,
-            final long lsn,
-            final long frameEnd,
-            final Durability durability,
-            final long syncTicket) {
-        if (durability == Durability.BUFFERED) {
-            e.agent().wakeIfParked();
-            return;
-        }
-        if (state.reached(durability) > lsn) {
-            return;
-        }
-        if (durability == Durability.SYNCED) {
-            state.requestSync(lsn + 1);
-        }
-        final boolean synced = durability == Durability.SYNCED;
-        final int drive =
-                frameEnd == e.logBuffer().tailPosition() && (!synced || state.syncRequestCount() == syncTicket)
-                        ? e.agent().driveFor(lsn + 1, synced)
-                        : IoAgent.DRIVE_NOT_RUN;
-        if (drive == IoAgent.DRIVE_REACHED) {
-            return;
-        }
-        if (drive == IoAgent.DRIVE_NOT_RUN && (durability != Durability.SYNCED || state.wakeNeeded(syncTicket))) {
-            e.wake().run();
-        }
-        try {
-            state.await(lsn + 1, durability, Long.MAX_VALUE, finalPosition(e));
-        } catch (final WalException ex) {
-            throw outcomeUnknown(ex, lsn, durability);
-        }
-    }
-
-    /**
-     * The exception for a wait that failed after its record entered the log: it names the record's
-     * LSN and says what is known of its fate. Allocates, on the failure path only.
-     */
-    private static WalException outcomeUnknown(final WalException cause, final long lsn, final Durability durability) {
-        final String message = cause.errorCode() == WalException.ErrorCode.INTERRUPTED
-                ? "interrupted while waiting for the record at LSN " + lsn + " to be " + durability
-                        + ": the record is in the log and will be written"
-                        + (durability == Durability.SYNCED ? " and synced" : "")
-                        + " unless the log fails; call await(" + lsn + ", " + durability + ") to learn when"
-                : cause.getMessage() + " The record at LSN " + lsn + " was appended before that; whether it"
-                        + " reached the disk is unknown: reopen the log and read it to find out.";
-        return new WalException(cause.errorCode(), message, cause, lsn);
-    }
-
-    private long finalPosition(final LogEngine e) {
-        // An engine replaced by truncateAfter closed its buffer's tail too, but the log goes on.
-        return closed && e.logBuffer().isTailClosed() ? e.logBuffer().tailPosition() : Long.MAX_VALUE;
-    }
-
-    private void checkLength(final int length) {
-        if (length < 0 || length > maxRecordBytes) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "record of " + length + " bytes exceeds maxRecordBytes=" + maxRecordBytes
-                            + "; raise WalConfig maxRecordBytes (and bufferCapacityBytes) or split the record");
-        }
-    }
-
-    /** Refuses a null level before anything is claimed: it would be taken for one of the three. */
-    private static void checkDurability(final Durability durability) {
-        if (durability == null) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG, "durability is null; pass Durability.BUFFERED, WRITTEN or SYNCED");
-        }
-    }
-
-    /** Checks a batch's size against the limits; returns its framed bytes. */
-    private int checkBatch(final WalBatch batch) {
-        if (batch.isEmpty()) {
-            throw new WalException(WalException.ErrorCode.CONFIG, "the batch holds no record; add records first");
-        }
-        final long limit = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(maxRecordBytes));
-        if (batch.framedBytes() > limit) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "batch of " + batch.size() + " records takes " + batch.framedBytes()
-                            + " bytes framed, more than the "
-                            + limit + " bytes a record of maxRecordBytes=" + maxRecordBytes + " takes; nothing was"
-                            + " appended. Raise WalConfig maxRecordBytes (and bufferCapacityBytes) or make smaller"
-                            + " batches");
-        }
-        return (int) batch.framedBytes();
-    }
-
-    private void checkOpen() {
-        if (closed || state.failure() != null) {
-            throw closedException();
-        }
-    }
-
-    private WalException closedException() {
-        final Throwable cause = state.failure();
-        if (cause != null) {
-            return new WalException(
-                    WalException.ErrorCode.CLOSED,
-                    "the log in " + config.directory() + " failed and accepts nothing more: " + cause.getMessage()
-                            + (NoSpace.isNoSpace(cause)
-                                    ? ". " + NoSpace.ADVICE + "."
-                                    : ". Close it and reopen it to recover."),
-                    cause);
-        }
-        return new WalException(WalException.ErrorCode.CLOSED, "the log in " + config.directory() + " is closed");
+        holder.close();
     }
 }

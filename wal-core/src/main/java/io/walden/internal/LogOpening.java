@@ -1,0 +1,105 @@
+package io.walden.internal;
+
+import io.walden.WalConfig;
+import io.walden.WalException;
+import io.walden.spi.StorageBackend;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.Function;
+
+/**
+ * Opens a log: creates its directory durably, takes the directory lock, chooses the backend,
+ * recovers the log and starts its first engine, then hands the parts to the log's constructor. On
+ * failure the lock is released again.
+ *
+ * <p><b>Threading:</b> stateless; called by the thread that opens a log.
+ */
+public final class LogOpening {
+    private LogOpening() {}
+
+    /**
+     * Makes the log from its opened parts.
+     *
+     * @param <T> the log.
+     */
+    @FunctionalInterface
+    public interface Opened<T> {
+        /**
+         * Makes the log.
+         *
+         * @param config the configuration.
+         * @param lock the held directory lock.
+         * @param backend the backend the engine runs on.
+         * @param fileSystemType the directory's file system type.
+         * @param stats the log's counters.
+         * @param engine the running first engine.
+         * @return the log.
+         */
+        T open(
+                WalConfig config,
+                DirectoryLock lock,
+                StorageBackend backend,
+                String fileSystemType,
+                StatsCounters stats,
+                LogEngine engine);
+    }
+
+    /**
+     * Opens a log, creating it if the directory holds none, and runs recovery. A pending interrupt
+     * would close the FileChannels that opening reads and writes through (ClosedByInterruptException)
+     * and fail the open: it runs with the flag cleared, and the flag is set again for the caller,
+     * whose interrupt it stays.
+     *
+     * @param config the configuration.
+     * @param fileSystemTypes reads the directory's file system type (tests stand in for the mount
+     *     table with it).
+     * @param opened makes the log from its parts.
+     * @param <T> the log.
+     * @return the open log.
+     * @throws WalException as {@code Wal.open}.
+     */
+    public static <T> T open(
+            final WalConfig config, final Function<Path, String> fileSystemTypes, final Opened<T> opened) {
+        final boolean interrupted = Thread.interrupted();
+        try {
+            return openUninterrupted(config, fileSystemTypes, opened);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static <T> T openUninterrupted(
+            final WalConfig config, final Function<Path, String> fileSystemTypes, final Opened<T> opened) {
+        try {
+            LogDirectories.createDurably(config.directory());
+        } catch (final IOException ex) {
+            throw new WalException(
+                    WalException.ErrorCode.IO,
+                    "cannot create the log directory " + config.directory() + ": " + IoErrors.reason(ex),
+                    ex);
+        }
+        final DirectoryLock lock = DirectoryLock.acquire(config.directory());
+        try {
+            final StorageBackend backend =
+                    config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
+            final String fileSystemType = fileSystemTypes.apply(config.directory());
+            final StatsCounters stats = new StatsCounters();
+            final LogEngine engine = LogEngine.start(
+                    config,
+                    backend,
+                    null,
+                    stats,
+                    session -> LogDirectories.warnIfNotDurable(config.directory(), fileSystemType, session));
+            return opened.open(config, lock, backend, fileSystemType, stats, engine);
+        } catch (final IOException ex) {
+            lock.close();
+            throw new WalException(
+                    NoSpace.errorCode(ex), "cannot open the log in " + config.directory() + ": " + ex, ex);
+        } catch (final RuntimeException | Error ex) {
+            lock.close();
+            throw ex;
+        }
+    }
+}
