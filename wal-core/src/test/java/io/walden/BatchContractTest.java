@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>{@link WalContractTest} extends this class, so every backend runs these tests.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class BatchContractTest extends ConcurrentAppendContractTest {
+public abstract class BatchContractTest extends OpenRefusalContractTest {
     private static final int BATCH_SEGMENT_BYTES = 256 * 1024;
 
     private Boolean writesDurable;

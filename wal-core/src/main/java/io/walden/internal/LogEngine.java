@@ -3,8 +3,6 @@ package io.walden.internal;
 import io.walden.RecoveryReport;
 import io.walden.WalConfig;
 import io.walden.WalException;
-import io.walden.format.FrameDescriptor;
-import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.events.RecoveryEvent;
 import io.walden.internal.io.IoAgent;
@@ -18,17 +16,18 @@ import java.util.function.Consumer;
 
 /**
  * One run of an open log's files: the storage session, the recovered log, the log buffer, the I/O
- * agent and its thread. A {@code Wal} has one at a time; {@code truncateAfter} on an open log stops
+ * agent and its thread. A {@code Wal} has one at a time, held by its {@link EngineHolder};
+ * {@code truncateAfter} on an open log ({@link OnlineTruncation}) stops
  * one (handing its {@link LogState} over), truncates the files, and starts the next on the same
  * state, so that waiters and readers carry on across it.
  *
  * <pre>
- *   Wal ── engine ──► LogEngine ── session, LogBuffer, IoAgent, I/O thread, RecoveredLog
- *    │                    │
- *    └── state ◄──────────┘   LogState and StatsCounters outlive every engine of the Wal
+ *   Wal ── EngineHolder ── engine ──► LogEngine ── session, LogBuffer, IoAgent, I/O thread, RecoveredLog
+ *    │                                    │
+ *    └── state ◄──────────────────────────┘   LogState and StatsCounters outlive every engine of the Wal
  * </pre>
  *
- * <p><b>Threading:</b> started and stopped by the thread that holds the {@code Wal}'s close lock;
+ * <p><b>Threading:</b> started and stopped by the thread that holds the {@link EngineHolder}'s close lock;
  * its accessors are read by any thread.
  */
 public final class LogEngine {
@@ -96,7 +95,6 @@ public final class LogEngine {
         return startOn(config, backend, existingState, stats, session -> {
             onSessionOpen.accept(session);
             final RecoveredLog recovered = recover(config, session);
-            checkRecordFits(config, recovered);
             return recovered;
         });
     }
@@ -269,19 +267,6 @@ public final class LogEngine {
             throw ex;
         } finally {
             event.commit();
-        }
-    }
-
-    private static void checkRecordFits(final WalConfig config, final RecoveredLog recovered) {
-        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
-        final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
-        if (FrameDescriptor.frameLength(config.maxRecordBytes()) > maxFrameBytes) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "invalid WalConfig setting maxRecordBytes=" + config.maxRecordBytes() + ": the existing log in "
-                            + config.directory() + " has segments of " + recovered.segmentCapacityBytes()
-                            + " bytes, which limits records to " + (maxFrameBytes - FrameDescriptor.HEADER_LENGTH)
-                            + " bytes");
         }
     }
 

@@ -103,14 +103,16 @@ public final class LogRecovery {
     public RecoveredLog recover() throws IOException {
         final long startNs = System.nanoTime();
         final TreeMap<Long, Path> segments = inventory.list();
-        // Refused before anything is changed.
+        // Refused before anything is changed: another format, or a configuration the log cannot take.
         inventory.refuseOtherFormats(segments);
+        identify(
+                segments.isEmpty()
+                        ? new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes())
+                        : inventory.readIdentity(segments, LogRecovery::newLogId));
         inventory.removeTemporaries();
         if (segments.isEmpty()) {
-            identify(new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes()));
             return createLog(startNs, 0, 0, true);
         }
-        identify(inventory.readIdentity(segments, LogRecovery::newLogId));
         final SuffixTruncationRecord pendingTruncation = truncations().read();
         if (pendingTruncation != null) {
             truncations().complete(segments, pendingTruncation, -1);
@@ -177,8 +179,8 @@ public final class LogRecovery {
             throws IOException {
         final long startNs = System.nanoTime();
         final TreeMap<Long, Path> segments = inventory.list();
-        inventory.removeTemporaries();
         identify(inventory.readIdentity(segments, LogRecovery::newLogId));
+        inventory.removeTemporaries();
         final SuffixTruncationRecord record = truncations().read();
         final Path recordPath = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
         if (record == null || record.continuePosition() != continueBase) {
@@ -469,10 +471,37 @@ public final class LogRecovery {
     }
 
     /** Takes the log's identity, read from its headers or made for a new log. */
+    /**
+     * Takes the log's identity. Opening a log to write it refuses, before anything is changed, a
+     * configuration whose records do not fit the log's segments; a read-only inspection does not.
+     */
     private void identify(final SegmentInventory.Identity identity) {
         logId = identity.logId();
         capacityBytes = identity.capacityBytes();
+        if (session != null) {
+            checkRecordFits(config, capacityBytes);
+        }
         writer = session == null ? null : new RecoveryWriter(directory, session, io, logId, capacityBytes);
+    }
+
+    /**
+     * Refuses a {@code maxRecordBytes} whose frame, twice over, does not fit the log buffer that the
+     * log's segments allow.
+     *
+     * @param config the configuration.
+     * @param segmentCapacityBytes the log's segment capacity.
+     */
+    static void checkRecordFits(final WalConfig config, final int segmentCapacityBytes) {
+        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), segmentCapacityBytes);
+        final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
+        if (FrameDescriptor.frameLength(config.maxRecordBytes()) > maxFrameBytes) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "invalid WalConfig setting maxRecordBytes=" + config.maxRecordBytes() + ": the existing log in "
+                            + config.directory() + " has segments of " + segmentCapacityBytes
+                            + " bytes, which limits records to " + (maxFrameBytes - FrameDescriptor.HEADER_LENGTH)
+                            + " bytes; nothing was changed");
+        }
     }
 
     private SegmentInventory.Identity identity() {

@@ -1,0 +1,87 @@
+package io.walden;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of an open that is refused because of its configuration: the log's files are left
+ * exactly as they were, byte for byte, so that the next open with a fitting configuration finds the
+ * log as the last session left it (a cleanly closed log is still cleanly closed).
+ */
+public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTest {
+    private static final int SMALL_SEGMENT_BYTES = 1024 * 1024;
+
+    @Test
+    void anOpenRefusedForItsConfigurationChangesNothing() throws IOException {
+        final Path directory = tempDir.resolve("log");
+        final long lastLsn;
+        try (Wal wal = Wal.open(config(directory)
+                .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
+                .syncIntervalNs(0)
+                .build())) {
+            long lsn = -1;
+            for (int i = 0; i < 20; i++) {
+                lsn = wal.append(("record " + i).getBytes(), Durability.SYNCED);
+            }
+            lastLsn = lsn;
+        }
+        final Map<String, String> before = contents(directory);
+
+        // A record larger than half of the log's 1 MiB buffer cannot fit; the default segment size
+        // in the configuration applies to new logs only.
+        final WalException refused = assertThrows(WalException.class, () -> Wal.open(config(directory)
+                        .segmentCapacityBytes(64 * SMALL_SEGMENT_BYTES)
+                        .bufferCapacityBytes(8 * SMALL_SEGMENT_BYTES)
+                        .maxRecordBytes(SMALL_SEGMENT_BYTES)
+                        .build())
+                .close());
+        assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("maxRecordBytes=" + SMALL_SEGMENT_BYTES), refused.getMessage());
+        assertTrue(refused.getMessage().contains("nothing was changed"), refused.getMessage());
+        assertEquals(before, contents(directory), "the refused open changed the log's files");
+
+        try (Wal wal = Wal.open(config(directory)
+                .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
+                .syncIntervalNs(0)
+                .build())) {
+            assertTrue(
+                    wal.recoveryReport().closedCleanly(),
+                    "the log closed cleanly before the refused open: " + wal.recoveryReport());
+            assertTrue(wal.tailPosition() > lastLsn, "records were lost: " + wal.recoveryReport());
+        }
+    }
+
+    /** Every regular file of a directory tree but the lock file, by relative path, as a hex digest of its bytes. */
+    private static Map<String, String> contents(final Path directory) throws IOException {
+        final Map<String, String> contents = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(directory)) {
+            for (final Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                final String name = directory.relativize(file).toString();
+                if (!name.endsWith(".lock")) {
+                    contents.put(name, digest(Files.readAllBytes(file)));
+                }
+            }
+        }
+        return contents;
+    }
+
+    private static String digest(final byte[] bytes) {
+        try {
+            return HexFormat.of()
+                    .formatHex(
+                            java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (final java.security.NoSuchAlgorithmException ex) {
+            throw new AssertionError(ex);
+        }
+    }
+}
