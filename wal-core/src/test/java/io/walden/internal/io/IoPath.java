@@ -11,6 +11,7 @@ import io.walden.internal.LogState;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.StatsCounters;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -62,11 +63,31 @@ final class IoPath implements AutoCloseable {
             final long endPosition,
             final boolean nextSegmentPrepared)
             throws IOException {
+        this(directory, session, endPosition, nextSegmentPrepared, WalConfig.MAX_BATCH_BYTES_DEFAULT);
+    }
+
+    /**
+     * A path whose log continues at a position of its first segment, with a batch limit.
+     *
+     * @param directory the log's directory.
+     * @param session the session, configured before the path is built.
+     * @param endPosition where the log continues, in segment 0.
+     * @param nextSegmentPrepared whether recovery found segment 1 prepared (its file is made so).
+     * @param maxBatchBytes the most bytes one write covers.
+     */
+    IoPath(
+            final Path directory,
+            final HeldCompletionSession session,
+            final long endPosition,
+            final boolean nextSegmentPrepared,
+            final int maxBatchBytes)
+            throws IOException {
         this.directory = directory;
         this.session = session;
         final WalConfig config = WalConfig.builder(directory)
                 .segmentCapacityBytes(SEGMENT)
                 .groupReturnWait(false)
+                .maxBatchBytes(maxBatchBytes)
                 .build();
         final int activeHandle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         final int nextHandle =
@@ -136,6 +157,19 @@ final class IoPath implements AutoCloseable {
     void requestSync(final long position) {
         state.countSyncRequest();
         state.requestSync(position);
+    }
+
+    /** @return the bytes of segment 0's file from a file offset. */
+    byte[] firstSegmentBytes(final long fileOffset, final int length) throws IOException {
+        final byte[] content = Files.readAllBytes(directory.resolve(segmentName(0)));
+        return Arrays.copyOfRange(content, (int) fileOffset, (int) fileOffset + length);
+    }
+
+    /** @return the bytes the log buffer holds from a log position. */
+    byte[] bufferBytes(final long position, final int length) {
+        final byte[] bytes = new byte[length];
+        logBuffer.buffer().getBytes(logBuffer.offset(position), bytes);
+        return bytes;
     }
 
     /** @return the file name of a segment. */
