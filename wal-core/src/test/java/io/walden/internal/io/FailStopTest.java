@@ -61,18 +61,23 @@ class FailStopTest {
     void shouldSubmitNothingMoreOnceFailed() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            path.appendPage();
+            final long endA = path.appendPage();
             path.run();
-            final long published = path.appendPage();
-            session.deliverFailure(WRITE, new IOException("write failed"));
-            path.requestSync(published);
+            path.requestSync(endA);
+            session.deliver(WRITE);
+            path.run();
+            // B is published before the failure, and waits to be scanned and written.
+            final long endB = path.appendPage();
+            path.requestSync(endB);
+            session.deliverFailure(SYNC, new IOException("sync failed"));
             path.run();
             path.run(IoRound.IO_THREAD, 3);
             path.run(IoRound.CALLER, 3);
             assertEquals(0, path.round.drain());
             assertEquals(
-                    1, session.operations().size(), "submitted or retried after the failure: " + session.operations());
-            assertEquals(HEADER, path.state.writtenPosition());
+                    2, session.operations().size(), "submitted or retried after the failure: " + session.operations());
+            assertEquals(endA, path.state.writtenPosition());
+            assertEquals(HEADER, path.state.durablePosition());
         }
     }
 
