@@ -22,11 +22,14 @@ import java.util.Map;
  * argument rests on. Completions wait for {@link #poll}, one operation at a time, as {@link BlockingIo}
  * expects.
  *
+ * <p>Public for the tests of {@code io.walden.internal.io}, which wrap it where they deliver completions
+ * themselves.
+ *
  * <p><b>Threading:</b> one thread.
  */
-final class FileRecordingSession implements StorageSession {
+public final class FileRecordingSession implements StorageSession {
     /** The operations, in the order they were submitted. */
-    final List<String> operations = new ArrayList<>();
+    public final List<String> operations = new ArrayList<>();
 
     private final Map<Integer, FileChannel> channels = new HashMap<>();
     private final Map<Integer, Path> paths = new HashMap<>();
@@ -35,13 +38,16 @@ final class FileRecordingSession implements StorageSession {
     private int nextHandle = 1;
     private boolean allocates;
 
+    /** A session with no file open and nothing recorded. */
+    public FileRecordingSession() {}
+
     /** Makes {@link #submitAllocate} succeed (it completes with 0, "cannot", by default). */
-    void allocates() {
+    public void allocates() {
         allocates = true;
     }
 
     /** @return the operations of one kind (the first word of each line), in order. */
-    List<String> operations(final String kind) {
+    public List<String> operations(final String kind) {
         final List<String> selected = new ArrayList<>();
         for (final String operation : operations) {
             if (operation.startsWith(kind + " ")) {

@@ -1,0 +1,163 @@
+package io.walden.internal.io;
+
+import static io.walden.internal.io.IoPath.LOG_ID;
+import static io.walden.internal.io.IoPath.SEGMENT;
+import static io.walden.internal.io.IoPath.segmentName;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.internal.BlockingIo;
+import io.walden.internal.StatsCounters;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The durability mark against a session whose completions the test delivers: when a mark is due,
+ * what its header write holds, what a short write does, which sync makes it durable, and the clean
+ * close record.
+ */
+class DurabilityMarkerTest {
+    private static final long MARK = CompletionToken.MARK;
+    private static final long IDLE = DurabilityMarker.MARK_IDLE_NS;
+    private static final long NOW = 1_000_000_000L;
+
+    @TempDir
+    Path directory;
+
+    private HeldCompletionSession session;
+    private DurabilityMarker marker;
+    private int handle;
+
+    @BeforeEach
+    void open() throws IOException {
+        // Blocking operations (the clean close) use token 0.
+        session = new HeldCompletionSession().autoDeliver(0);
+        handle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
+        session.operations().clear();
+        marker = new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID);
+    }
+
+    @AfterEach
+    void close() {
+        marker.close();
+        session.close();
+    }
+
+    @Test
+    void shouldBeDueOnlyWhenRecordsAreDurableThatNothingProvesAndTheLogIdled() {
+        assertTrue(marker.due(NOW, 8192, NOW - IDLE, 4096));
+        assertFalse(marker.due(NOW, 8192, NOW - IDLE, 8192), "a frame proves it");
+        assertFalse(marker.due(NOW, 8192, NOW - IDLE + 1, 4096), "not idle long enough");
+        marker.write(8192, 0, handle);
+        assertFalse(marker.due(NOW, 12288, NOW - IDLE, 4096), "a mark is being written");
+        assertNull(marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0));
+        assertFalse(marker.due(NOW, 8192, NOW - IDLE, 4096), "the header proves it");
+        assertTrue(marker.due(NOW, 12288, NOW - IDLE, 4096));
+    }
+
+    @Test
+    void shouldWriteTheDurablePositionIntoTheActiveSegmentsHeader() throws IOException {
+        assertEquals(1, marker.write(8192, 0, handle));
+        assertEquals(List.of("write " + segmentName(0) + " 0+4096"), session.operations());
+        assertEquals(List.of(CompletionToken.of(MARK)), session.heldTokens(MARK));
+        assertTrue(marker.writeInFlight());
+        assertFalse(marker.awaitsSync(), "in flight");
+        final ByteBuffer header = header();
+        assertEquals(SegmentHeaderDescriptor.MAGIC, header.getLong(SegmentHeaderDescriptor.MAGIC_OFFSET));
+        assertEquals(LOG_ID, header.getLong(SegmentHeaderDescriptor.LOG_ID_OFFSET));
+        assertEquals(8192, header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET));
+        assertEquals(0, header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET));
+
+        assertNull(marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0));
+        assertFalse(marker.writeInFlight());
+        assertTrue(marker.awaitsSync());
+        assertEquals(8192, marker.awaitingMarkPosition());
+    }
+
+    @Test
+    void shouldFailAShortWriteAndKeepTheMarkDue() {
+        marker.write(8192, 0, handle);
+        final IOException failure = marker.onWritten(100, 0);
+        assertNotNull(failure);
+        assertTrue(
+                failure.getMessage().startsWith("short write: the storage backend reported 100"), failure.getMessage());
+        assertFalse(marker.writeInFlight());
+        assertFalse(marker.awaitsSync());
+        assertEquals(-1, marker.awaitingMarkPosition());
+        assertTrue(marker.due(NOW, 8192, NOW - IDLE, 4096), "the header does not prove it");
+    }
+
+    @Test
+    void shouldBeMadeDurableOnlyByASyncSubmittedAfterItWasWritten() {
+        marker.write(8192, 0, handle);
+        marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
+        marker.onSynced(-1);
+        assertTrue(marker.awaitsSync(), "a sync submitted before the mark was written");
+        final long covered = marker.awaitingMarkPosition();
+
+        // A newer mark written while that sync was in flight.
+        marker.write(12288, 0, handle);
+        assertEquals(-1, marker.awaitingMarkPosition(), "in flight");
+        marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
+        marker.onSynced(covered);
+        assertTrue(marker.awaitsSync(), "the sync covered the older mark only");
+        assertEquals(12288, marker.awaitingMarkPosition());
+        marker.onSynced(12288);
+        assertFalse(marker.awaitsSync());
+        assertEquals(-1, marker.awaitingMarkPosition());
+    }
+
+    @Test
+    void shouldNeedNoSyncWithDurableWrites() throws IOException {
+        final HeldCompletionSession durable = new HeldCompletionSession().writesDurable(true);
+        final int durableHandle = durable.openFile(SegmentNames.segmentPath(directory, SEGMENT), true);
+        final DurabilityMarker durableMarker =
+                new DurabilityMarker(durable, new StatsCounters(), directory, SEGMENT, LOG_ID);
+        try {
+            durableMarker.write(SEGMENT + 8192, SEGMENT, durableHandle);
+            assertNull(durableMarker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT));
+            assertFalse(durableMarker.awaitsSync());
+        } finally {
+            durableMarker.close();
+            durable.close();
+        }
+    }
+
+    @Test
+    void shouldForgetTheOldSegmentsMarkOnARoll() {
+        marker.write(8192, 0, handle);
+        marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
+        marker.onRoll();
+        assertFalse(marker.awaitsSync());
+        assertTrue(marker.due(NOW, SEGMENT + 8192, NOW - IDLE, SEGMENT + 4096));
+    }
+
+    @Test
+    void shouldRecordTheCleanCloseAndSyncIt() throws IOException {
+        marker.recordCleanClose(new BlockingIo(session), 0, handle, 20_000);
+        assertEquals(List.of("write " + segmentName(0) + " 0+4096", "sync " + segmentName(0)), session.operations());
+        final ByteBuffer header = header();
+        assertEquals(
+                SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY,
+                header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY);
+        assertEquals(20_000, header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET));
+    }
+
+    private ByteBuffer header() throws IOException {
+        return ByteBuffer.wrap(Files.readAllBytes(SegmentNames.segmentPath(directory, 0)))
+                .order(ByteOrder.LITTLE_ENDIAN);
+    }
+}

@@ -1,0 +1,160 @@
+package io.walden.internal.io;
+
+import static io.walden.internal.io.IoPath.HEADER;
+import static io.walden.internal.io.IoPath.SEGMENT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.Durability;
+import io.walden.internal.LogBuffer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fail-stop against a session whose completions the test delivers: the first failure fails the log
+ * once, appends are refused, nothing that completes after it is acknowledged, nothing more is
+ * submitted or retried, and futures and delete requests fail with the cause (on the completion thread,
+ * the futures are left to the I/O thread's drain).
+ */
+class FailStopTest {
+    private static final long WRITE = CompletionToken.WRITE;
+    private static final long SYNC = CompletionToken.SYNC;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldAcknowledgeNothingThatCompletesAfterTheFailure() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long endA = path.appendPage();
+            path.run();
+            path.requestSync(endA);
+            path.appendPage();
+            session.deliver(WRITE);
+            path.run();
+            assertEquals(endA, path.state.writtenPosition());
+            assertTrue(path.parts.writes.inFlight() && path.parts.syncs.inFlight());
+
+            // In one poll: the sync fails, then B's write completes.
+            final IOException cause = new IOException("sync failed");
+            session.deliverFailure(SYNC, cause);
+            session.deliver(WRITE);
+            path.run();
+            assertTrue(path.round.failed());
+            assertSame(cause, path.state.failure());
+            assertEquals(endA, path.state.writtenPosition(), "a write acknowledged after the failure");
+            assertEquals(endA, path.positions.writtenPosition);
+            assertEquals(HEADER, path.state.durablePosition());
+            assertEquals(LogBuffer.CLOSED, path.logBuffer.claim(64), "an append accepted after the failure");
+        }
+    }
+
+    @Test
+    void shouldSubmitNothingMoreOnceFailed() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long endA = path.appendPage();
+            path.run();
+            path.requestSync(endA);
+            session.deliver(WRITE);
+            path.run();
+            // B is published before the failure, and waits to be scanned and written.
+            final long endB = path.appendPage();
+            path.requestSync(endB);
+            session.deliverFailure(SYNC, new IOException("sync failed"));
+            path.run();
+            path.run(IoRound.IO_THREAD, 3);
+            path.run(IoRound.CALLER, 3);
+            assertEquals(0, path.round.drain());
+            assertEquals(
+                    2, session.operations().size(), "submitted or retried after the failure: " + session.operations());
+            assertEquals(endA, path.state.writtenPosition());
+            assertEquals(HEADER, path.state.durablePosition());
+        }
+    }
+
+    @Test
+    void shouldFailOnceWithTheFirstCause() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final FailStop failStop = path.parts.failStop;
+            final IOException first = new IOException("first");
+            failStop.fail(first, true);
+            failStop.fail(new IOException("second"), true);
+            assertTrue(failStop.failed());
+            assertSame(first, path.state.failure());
+            assertTrue(path.logBuffer.isTailClosed());
+        }
+    }
+
+    @Test
+    void shouldFailFuturesAndDeleteRequestsWithTheCause() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final CompletableFuture<Long> future = new CompletableFuture<>();
+            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.SYNCED, future));
+            final TruncateRequest request = new TruncateRequest(2L * SEGMENT);
+            path.parts.truncation.request(request);
+            final IOException cause = new IOException("disk gone");
+            path.parts.failStop.fail(cause, true);
+            assertTrue(future.isCompletedExceptionally());
+            assertSame(cause, causeOf(future));
+            assertTrue(request.isDone());
+            assertSame(cause, request.failure());
+        }
+    }
+
+    @Test
+    void shouldLeaveTheFuturesToTheDrainOnTheCompletionThread() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final CompletableFuture<Long> future = new CompletableFuture<>();
+            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.WRITTEN, future));
+            final IOException cause = new IOException("disk gone");
+            path.parts.failStop.fail(cause, false);
+            assertFalse(future.isDone(), "user code ran on the completion thread");
+
+            // Asked after the failure: failed by the next drain too.
+            final TruncateRequest late = new TruncateRequest(2L * SEGMENT);
+            path.parts.truncation.request(late);
+            assertEquals(0, path.parts.failStop.drain());
+            assertSame(cause, causeOf(future));
+            assertSame(cause, late.failure());
+        }
+    }
+
+    @Test
+    void shouldDiscardTheCompletionsItDrains() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            path.appendPage();
+            path.run();
+            path.parts.failStop.fail(new IOException("failed elsewhere"), true);
+            session.deliver(WRITE);
+            assertEquals(0, path.round.drain());
+            assertEquals(0, session.inFlight(), "the completion was drained");
+            assertEquals(HEADER, path.state.writtenPosition());
+            assertEquals(List.of(), session.heldTokens(WRITE));
+        }
+    }
+
+    private static Throwable causeOf(final CompletableFuture<Long> future) {
+        try {
+            future.get();
+            throw new AssertionError("completed normally");
+        } catch (final ExecutionException ex) {
+            return ex.getCause();
+        } catch (final InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+}

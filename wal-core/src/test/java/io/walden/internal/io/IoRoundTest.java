@@ -1,0 +1,171 @@
+package io.walden.internal.io;
+
+import static io.walden.internal.io.IoPath.HEADER;
+import static io.walden.internal.io.IoPath.SEGMENT;
+import static io.walden.internal.io.IoPath.segmentName;
+import static io.walden.internal.io.IoPath.temporaryName;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.Durability;
+import io.walden.internal.LogBuffer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One round against a session whose completions the test delivers: its fixed order (completions,
+ * scan, write, sync, roll, background work, wakes and futures), and what each kind of round may not
+ * do: an appender's ({@link IoRound#CALLER}) no background work (preparation, deletes, marks, closing);
+ * the completion thread's ({@link IoRound#COMPLETION}) neither that nor a roll nor futures.
+ */
+class IoRoundTest {
+    private static final long WRITE = CompletionToken.WRITE;
+    private static final long SYNC = CompletionToken.SYNC;
+    private static final long MARK = CompletionToken.MARK;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldSettleCompletionsThenWriteThenSyncInOneRound() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long endA = path.appendPage();
+            path.run();
+            final long endB = path.appendPage();
+            path.requestSync(endB);
+            session.deliver(WRITE);
+            session.operations().clear();
+            assertEquals(4, path.run(), "a completion, a frame, a write and a sync");
+            assertEquals(
+                    List.of("write " + segmentName(0) + " " + endA + "+4096", "sync " + segmentName(0)),
+                    session.operations());
+            assertEquals(endA, path.state.writtenPosition(), "the completion came first");
+            session.deliver(SYNC);
+            path.run();
+            assertEquals(endA, path.state.durablePosition(), "the sync was submitted before B was written");
+        }
+    }
+
+    @Test
+    void shouldLeaveBackgroundWorkToTheIoThread() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(WRITE, SYNC);
+        try (IoPath path = new IoPath(directory, session)) {
+            final long end = path.appendPage();
+            path.requestSync(end);
+            path.run(IoRound.CALLER, 3);
+            assertEquals(end, path.state.durablePosition());
+            path.parts.preparer.start(SEGMENT);
+            final TruncateRequest request = new TruncateRequest(SEGMENT);
+            path.parts.truncation.request(request);
+            path.nowNs = System.nanoTime() + DurabilityMarker.MARK_IDLE_NS;
+            session.operations().clear();
+
+            path.run(IoRound.CALLER, 3);
+            path.run(IoRound.COMPLETION, 3);
+            assertEquals(List.of(), session.operations(), "background work in an appender's or completion round");
+            assertFalse(request.isDone());
+            assertTrue(path.round.ioThreadNeeded());
+
+            path.run();
+            assertEquals(
+                    List.of(
+                            "allocate " + temporaryName(SEGMENT) + " 0+" + SEGMENT,
+                            "write " + segmentName(0) + " 0+4096"),
+                    session.operations(),
+                    "a preparation step and the durability mark");
+            assertTrue(request.isDone());
+        }
+    }
+
+    @Test
+    void shouldCloseTheTailInTheIoThreadsRoundOnly() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(WRITE, SYNC);
+        try (IoPath path = new IoPath(directory, session)) {
+            final long end = path.appendPage();
+            path.round.requestClose();
+            path.run(IoRound.CALLER, 2);
+            assertFalse(path.round.closing());
+            assertEquals(end, path.append(48), "claims go on until the I/O thread closes the tail");
+            path.run();
+            assertTrue(path.round.closing());
+            assertEquals(LogBuffer.CLOSED, path.logBuffer.claim(64));
+            for (int i = 0; i < 10 && !path.round.isClosable(); i++) {
+                path.run();
+            }
+            assertTrue(path.round.isClosable());
+            assertEquals(end + 64, path.state.durablePosition(), "closing syncs everything, unasked");
+        }
+    }
+
+    @Test
+    void shouldNotRollInACompletionRound() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session, HEADER, true)) {
+            path.fillFirstSegment();
+            path.run();
+            session.deliver(WRITE);
+            path.run();
+            session.deliver(SYNC);
+            path.run(IoRound.COMPLETION);
+            assertEquals(SEGMENT, path.positions.durablePosition);
+            assertEquals(0, path.positions.activeBase, "a roll closes a file");
+            assertFalse(session.operations().contains("close " + segmentName(0)));
+            assertTrue(path.round.ioThreadNeeded(), "the roll is left to the I/O thread");
+            path.run(IoRound.CALLER);
+            assertEquals(SEGMENT, path.positions.activeBase, "an appender's round rolls");
+        }
+    }
+
+    @Test
+    void shouldCompleteFuturesOutsideCompletionRoundsOnly() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long position = path.append(100);
+            final CompletableFuture<Long> future = new CompletableFuture<>();
+            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
+            path.run(IoRound.CALLER);
+            session.deliver(WRITE);
+            path.run(IoRound.COMPLETION);
+            assertTrue(path.round.reached(position + 1, false));
+            assertFalse(future.isDone(), "user code ran on the completion thread");
+            assertTrue(path.round.ioThreadNeeded());
+            path.run(IoRound.CALLER);
+            assertEquals(position, future.getNow(-1L));
+        }
+    }
+
+    @Test
+    void shouldLeaveFuturesOfAFailureInACompletionRoundToTheIoThread() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long position = path.append(100);
+            final CompletableFuture<Long> future = new CompletableFuture<>();
+            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
+            path.run();
+            session.deliverFailure(WRITE, new IOException("write failed"));
+            path.round.completionRound(true);
+            path.run(IoRound.COMPLETION);
+            path.round.completionRound(false);
+            assertTrue(path.round.failed());
+            assertFalse(future.isDone());
+            assertTrue(path.round.ioThreadNeeded());
+            path.round.drain();
+            assertTrue(future.isCompletedExceptionally());
+        }
+    }
+
+    @Test
+    void shouldRefuseAnUnknownCompletion() throws IOException {
+        try (IoPath path = new IoPath(directory, new HeldCompletionSession())) {
+            assertThrows(AssertionError.class, () -> path.round.onCompletion(CompletionToken.of(9), 0, null));
+            assertFalse(path.round.failed());
+        }
+    }
+}

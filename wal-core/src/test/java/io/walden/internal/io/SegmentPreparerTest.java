@@ -1,0 +1,199 @@
+package io.walden.internal.io;
+
+import static io.walden.internal.io.IoPath.LOG_ID;
+import static io.walden.internal.io.IoPath.SEGMENT;
+import static io.walden.internal.io.IoPath.segmentName;
+import static io.walden.internal.io.IoPath.temporaryName;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.internal.BlockingIo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Segment preparation step by step against a session whose completions the test delivers: a
+ * temporary file allocated, its header and zeros written and synced, renamed into place and the
+ * directory synced, one operation at a time; hurried with and without allocation; a short write; and
+ * an unfinished preparation abandoned.
+ */
+class SegmentPreparerTest {
+    private static final long PREPARE = CompletionToken.PREPARE;
+    private static final int WRITE_BYTES = SegmentPreparer.INLINE_WRITE_BYTES;
+    private static final String TEMPORARY = temporaryName(SEGMENT);
+
+    @TempDir
+    Path directory;
+
+    private HeldCompletionSession session;
+    private SegmentPreparer preparer;
+
+    @BeforeEach
+    void open() {
+        // Blocking operations (abandon's delete) use token 0.
+        session = new HeldCompletionSession().autoDeliver(0);
+        preparer = new SegmentPreparer(
+                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, CompletionToken.of(CompletionToken.PREPARE));
+    }
+
+    @AfterEach
+    void close() {
+        preparer.close();
+        session.close();
+    }
+
+    @Test
+    void shouldZeroFillSyncRenameAndSyncTheDirectoryOneOperationAtATime() throws IOException {
+        preparer.start(SEGMENT);
+        runToReady();
+        final List<String> expected = new ArrayList<>();
+        expected.add("open " + TEMPORARY);
+        expected.add("allocate " + TEMPORARY + " 0+" + SEGMENT);
+        for (int offset = 0; offset < SEGMENT; offset += WRITE_BYTES) {
+            expected.add("write " + TEMPORARY + " " + offset + "+" + WRITE_BYTES);
+        }
+        expected.add("sync " + TEMPORARY);
+        expected.add("rename " + TEMPORARY + " " + segmentName(SEGMENT));
+        expected.add("sync-directory");
+        assertEquals(expected, session.operations());
+        assertTrue(preparer.isReady(SEGMENT));
+        assertFalse(preparer.isReady(2L * SEGMENT));
+        assertFalse(Files.exists(directory.resolve(TEMPORARY)));
+        final byte[] content = Files.readAllBytes(SegmentNames.segmentPath(directory, SEGMENT));
+        assertEquals(SEGMENT, content.length);
+        final ByteBuffer header = ByteBuffer.wrap(content).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(SegmentHeaderDescriptor.MAGIC, header.getLong(SegmentHeaderDescriptor.MAGIC_OFFSET));
+        assertEquals(SEGMENT, header.getLong(SegmentHeaderDescriptor.BASE_POSITION_OFFSET));
+        for (int i = SegmentHeaderDescriptor.HEADER_LENGTH; i < SEGMENT; i++) {
+            assertEquals(0, content[i], "byte " + i);
+        }
+
+        final int handle = preparer.take();
+        assertTrue(handle > 0);
+        assertFalse(preparer.isReady(SEGMENT));
+        assertFalse(preparer.hasStepToSubmit());
+    }
+
+    @Test
+    void shouldSkipTheZeroFillToTheLastBlockWhenHurriedWithoutAllocation() throws IOException {
+        preparer.start(SEGMENT);
+        step(); // allocate: the session cannot
+        step(); // header
+        step(); // first zeros
+        assertTrue(preparer.hurry());
+        assertFalse(preparer.hurry(), "once");
+        assertTrue(preparer.isHurried());
+        runToReady();
+        assertEquals(
+                List.of(
+                        "write " + TEMPORARY + " " + WRITE_BYTES + "+" + WRITE_BYTES,
+                        "write " + TEMPORARY + " " + (SEGMENT - WRITE_BYTES) + "+" + WRITE_BYTES,
+                        "sync " + TEMPORARY,
+                        "rename " + TEMPORARY + " " + segmentName(SEGMENT),
+                        "sync-directory"),
+                session.operations().subList(3, session.operations().size()));
+        assertEquals(SEGMENT, Files.size(SegmentNames.segmentPath(directory, SEGMENT)));
+    }
+
+    @Test
+    void shouldSyncAtOnceWhenHurriedWithTheFileAllocated() throws IOException {
+        session.files.allocates();
+        preparer.start(SEGMENT);
+        step(); // allocate
+        step(); // header
+        preparer.hurry();
+        runToReady();
+        assertEquals(
+                List.of("sync " + TEMPORARY, "rename " + TEMPORARY + " " + segmentName(SEGMENT), "sync-directory"),
+                session.operations().subList(3, session.operations().size()));
+    }
+
+    @Test
+    void shouldNotHurryOncePastTheZeroFill() throws IOException {
+        assertFalse(preparer.hurry(), "idle");
+        preparer.start(SEGMENT);
+        runToReady();
+        assertFalse(preparer.hurry());
+        assertFalse(preparer.isHurried());
+    }
+
+    @Test
+    void shouldFailAShortZeroFillWrite() throws IOException {
+        preparer.start(SEGMENT);
+        step();
+        assertEquals(1, preparer.doWork());
+        session.deliverWithResult(PREPARE, 100);
+        session.poll(
+                (token, result, failure) -> {
+                    final IOException ex = assertThrows(IOException.class, () -> preparer.onCompletion(result));
+                    assertTrue(ex.getMessage().startsWith("short write"), ex.getMessage());
+                },
+                1);
+    }
+
+    @Test
+    void shouldAbandonAnUnfinishedPreparationByDeletingItsFile() throws IOException {
+        preparer.start(SEGMENT);
+        step();
+        step();
+        assertTrue(Files.exists(directory.resolve(TEMPORARY)));
+        session.operations().clear();
+        preparer.abandon(new BlockingIo(session));
+        assertEquals(List.of("close " + TEMPORARY, "delete " + TEMPORARY), session.operations());
+        assertFalse(Files.exists(directory.resolve(TEMPORARY)));
+        assertFalse(preparer.hasStepToSubmit());
+        preparer.start(2L * SEGMENT);
+        assertTrue(preparer.hasStepToSubmit(), "idle again");
+    }
+
+    @Test
+    void shouldKeepASegmentRenamedIntoPlaceWhenAbandoned() throws IOException {
+        preparer.start(SEGMENT);
+        runToReady();
+        session.operations().clear();
+        preparer.abandon(new BlockingIo(session));
+        assertEquals(List.of(), session.operations());
+        assertTrue(preparer.isReady(SEGMENT));
+    }
+
+    @Test
+    void shouldAdoptASegmentRecoveryFoundPrepared() {
+        preparer.adoptReady(SEGMENT, 7);
+        assertTrue(preparer.isReady(SEGMENT));
+        assertEquals(0, preparer.doWork());
+        assertEquals(7, preparer.take());
+    }
+
+    /** Submits the next step, checks that no other can be submitted meanwhile, and completes it. */
+    private void step() throws IOException {
+        assertTrue(preparer.hasStepToSubmit());
+        assertEquals(1, preparer.doWork());
+        assertTrue(preparer.isOperationInFlight());
+        assertEquals(0, preparer.doWork(), "two operations in flight");
+        session.deliver(PREPARE);
+        final List<Long> results = new ArrayList<>();
+        session.poll((token, result, failure) -> results.add(result), 1);
+        preparer.onCompletion(results.get(0));
+    }
+
+    private void runToReady() throws IOException {
+        for (int i = 0; i < 100 && !preparer.isReady(SEGMENT); i++) {
+            step();
+        }
+        assertTrue(preparer.isReady(SEGMENT), session.operations().toString());
+        assertFalse(preparer.hasStepToSubmit());
+    }
+}

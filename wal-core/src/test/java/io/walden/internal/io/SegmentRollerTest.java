@@ -1,0 +1,203 @@
+package io.walden.internal.io;
+
+import static io.walden.internal.io.IoPath.HEADER;
+import static io.walden.internal.io.IoPath.SEGMENT;
+import static io.walden.internal.io.IoPath.segmentName;
+import static io.walden.internal.io.IoPath.temporaryName;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The roll fence, against a session whose completions the test delivers: no byte is written to
+ * segment n+1 before segment n is scanned, written and synced to its end, with no durability mark
+ * write and no sync in flight, and the next segment prepared; and the pacing of the next segment's
+ * preparation behind the log's own writes.
+ */
+class SegmentRollerTest {
+    private static final long WRITE = CompletionToken.WRITE;
+    private static final long SYNC = CompletionToken.SYNC;
+    private static final long MARK = CompletionToken.MARK;
+    private static final long PREPARE = CompletionToken.PREPARE;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldWriteNothingToTheNextSegmentBeforeTheOldOneIsWrittenAndSynced() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session, HEADER, true)) {
+            path.fillFirstSegment();
+            path.run();
+            final String writeFirst = "write " + segmentName(0) + " 4096+" + (SEGMENT - HEADER);
+            assertEquals(List.of(writeFirst), session.operations());
+
+            // Scanned to the end, the next segment ready, the write in flight: no roll.
+            path.run(IoRound.IO_THREAD, 3);
+            path.run(IoRound.CALLER, 3);
+            assertEquals(0, path.positions.activeBase);
+            assertEquals(List.of(writeFirst), session.operations());
+
+            session.deliver(WRITE);
+            path.run();
+            assertEquals(List.of(writeFirst, "sync " + segmentName(0)), session.operations(), "the fence's sync");
+            assertEquals(SEGMENT + HEADER, path.append(100), "the next frame is in the next segment");
+
+            // Written, but the sync is in flight: still no roll, nothing written to segment 1.
+            path.run(IoRound.IO_THREAD, 3);
+            path.run(IoRound.CALLER, 3);
+            assertEquals(0, path.positions.activeBase);
+            assertEquals(List.of(writeFirst, "sync " + segmentName(0)), session.operations());
+
+            session.deliver(SYNC);
+            path.run();
+            assertEquals(SEGMENT, path.positions.activeBase, "rolled once written and synced");
+            assertEquals(SEGMENT + HEADER, path.state.durablePosition());
+            path.run();
+            assertEquals(
+                    List.of(
+                            writeFirst,
+                            "sync " + segmentName(0),
+                            "close " + segmentName(0),
+                            "open " + temporaryName(2L * SEGMENT),
+                            "write " + segmentName(SEGMENT) + " 4096+120"),
+                    session.operations());
+        }
+    }
+
+    @Test
+    void shouldNotRollWhileTheDurabilityMarkIsBeingWritten() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(PREPARE);
+        try (IoPath path = new IoPath(directory, session)) {
+            writeAndSyncTheFirstSegment(path);
+            assertTrue(session.operations().contains("open " + temporaryName(SEGMENT)), "preparation began");
+
+            // Idle with records durable that no frame proves: the mark is written into segment 0's header.
+            path.nowNs = System.nanoTime() + DurabilityMarker.MARK_IDLE_NS;
+            path.run();
+            assertTrue(path.parts.marker.writeInFlight(), session.operations().toString());
+            assertTrue(session.operations().contains("write " + segmentName(0) + " 0+4096"));
+
+            prepareNextSegment(path);
+            path.run(IoRound.IO_THREAD, 3);
+            path.run(IoRound.CALLER, 3);
+            assertEquals(0, path.positions.activeBase, "rolled with the mark's write in flight");
+            assertFalse(session.operations().contains("close " + segmentName(0)));
+
+            session.deliver(MARK);
+            path.run();
+            assertEquals(SEGMENT, path.positions.activeBase);
+        }
+    }
+
+    @Test
+    void shouldNotRollWhileASyncIsInFlight() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            writeAndSyncTheFirstSegment(path);
+            path.nowNs = System.nanoTime() + DurabilityMarker.MARK_IDLE_NS;
+            path.run();
+            session.deliver(MARK);
+            path.run();
+            assertTrue(path.parts.marker.awaitsSync());
+            // The background interval is due: a sync of segment 0, for its mark, durable at the end.
+            path.nowNs += 2 * 1_000_000_000L;
+            path.run();
+            assertTrue(path.parts.syncs.inFlight(), session.operations().toString());
+            assertEquals(SEGMENT, path.positions.durablePosition);
+
+            prepareNextSegment(path);
+            path.run(IoRound.IO_THREAD, 3);
+            path.run(IoRound.CALLER, 3);
+            assertEquals(0, path.positions.activeBase, "rolled with a sync of the old segment in flight");
+            assertFalse(session.operations().contains("close " + segmentName(0)));
+
+            session.deliver(SYNC);
+            path.run();
+            assertEquals(SEGMENT, path.positions.activeBase);
+            assertEquals(SEGMENT + HEADER, path.positions.durablePosition);
+        }
+    }
+
+    @Test
+    void shouldPrepareOnlyWhenNoFrameWaitsUntilTheAppendersComeNearTheSegmentsEnd() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final SegmentRoller roller = path.parts.roller;
+            final SegmentPreparer preparer = path.parts.preparer;
+            preparer.start(SEGMENT);
+            session.operations().clear();
+            assertEquals(0, roller.prepare(true), "frames wait");
+            assertEquals(List.of(), session.operations());
+            assertEquals(1, roller.prepare(false));
+            assertEquals(List.of("allocate " + temporaryName(SEGMENT) + " 0+" + SEGMENT), session.operations());
+            session.deliver(PREPARE);
+            path.run(IoRound.CALLER);
+
+            // 12 KiB from the end: more than an eighth of the segment.
+            while (path.logBuffer.tailPosition() < SEGMENT - 12 * 1024) {
+                path.appendPage();
+            }
+            path.run(IoRound.CALLER);
+            assertEquals(0, roller.prepare(true));
+            assertFalse(preparer.isHurried());
+
+            // 8 KiB from the end: hurried, and it no longer yields to the frames.
+            path.appendPage();
+            path.run(IoRound.CALLER);
+            assertEquals(SEGMENT - SEGMENT / 8, path.parts.scanner.position());
+            assertEquals(1, roller.prepare(true));
+            assertTrue(preparer.isHurried());
+        }
+    }
+
+    @Test
+    void shouldStartPreparingTheNextSegmentOnlyOnceTheFenceHolds() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            path.fillFirstSegment();
+            path.run();
+            session.deliver(WRITE);
+            path.run();
+            assertEquals(0, path.parts.roller.maybeRoll(), "the sync is in flight");
+            assertFalse(path.parts.preparer.hasStepToSubmit());
+            assertFalse(session.operations().contains("open " + temporaryName(SEGMENT)));
+            session.deliver(SYNC);
+            path.run(IoRound.CALLER);
+            assertTrue(path.parts.preparer.hasStepToSubmit(), "the roll waits for the next segment");
+            assertTrue(session.operations().contains("open " + temporaryName(SEGMENT)));
+            assertEquals(0, path.parts.roller.maybeRoll());
+            assertEquals(0, path.positions.activeBase);
+        }
+    }
+
+    /** Fills segment 0 and runs it to written and synced at its end; the roll then waits for segment 1. */
+    private static void writeAndSyncTheFirstSegment(final IoPath path) {
+        path.fillFirstSegment();
+        path.run();
+        path.session.deliver(WRITE);
+        path.run();
+        path.session.deliver(SYNC);
+        path.run();
+        assertEquals(SEGMENT, path.positions.durablePosition);
+        assertEquals(0, path.positions.activeBase, "segment 1 is not prepared");
+    }
+
+    /** Runs the I/O thread's rounds, delivering the preparation's completions, until segment 1 is ready. */
+    private static void prepareNextSegment(final IoPath path) {
+        for (int i = 0; i < 100 && !path.parts.preparer.isReady(SEGMENT); i++) {
+            if (path.session.heldCount(PREPARE) > 0) {
+                path.session.deliver(PREPARE);
+            }
+            path.run();
+        }
+        assertTrue(
+                path.parts.preparer.isReady(SEGMENT), path.session.operations().toString());
+    }
+}
