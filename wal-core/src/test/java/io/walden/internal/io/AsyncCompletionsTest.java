@@ -1,5 +1,6 @@
 package io.walden.internal.io;
 
+import static io.walden.internal.io.Futures.causeOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -9,7 +10,6 @@ import io.walden.Durability;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,18 +77,5 @@ class AsyncCompletionsTest {
         final CompletableFuture<Long> future = new CompletableFuture<>();
         completions.add(new AsyncCompletions.Pending(lsn, durability, future));
         return future;
-    }
-
-    private static Throwable causeOf(final CompletableFuture<Long> future) {
-        assertTrue(future.isCompletedExceptionally());
-        try {
-            future.get();
-            throw new AssertionError("completed normally");
-        } catch (final ExecutionException ex) {
-            return ex.getCause();
-        } catch (final InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(ex);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.walden.internal.io;
 
+import static io.walden.internal.io.Futures.causeOf;
 import static io.walden.internal.io.IoPath.HEADER;
 import static io.walden.internal.io.IoPath.SEGMENT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,7 +14,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -143,18 +143,6 @@ class FailStopTest {
             assertEquals(0, session.inFlight(), "the completion was drained");
             assertEquals(HEADER, path.state.writtenPosition());
             assertEquals(List.of(), session.heldTokens(WRITE));
-        }
-    }
-
-    private static Throwable causeOf(final CompletableFuture<Long> future) {
-        try {
-            future.get();
-            throw new AssertionError("completed normally");
-        } catch (final ExecutionException ex) {
-            return ex.getCause();
-        } catch (final InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(ex);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.walden.internal.io;
 
+import static io.walden.internal.io.Futures.causeOf;
 import static io.walden.internal.io.IoPath.HEADER;
 import static io.walden.internal.io.IoPath.SEGMENT;
 import static io.walden.internal.io.IoPath.segmentName;
@@ -20,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -119,18 +119,5 @@ class IoShutdownTest {
         final CompletableFuture<Long> future = new CompletableFuture<>();
         path.parts.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
         return future;
-    }
-
-    private static Throwable causeOf(final CompletableFuture<Long> future) {
-        assertTrue(future.isCompletedExceptionally());
-        try {
-            future.get();
-            throw new AssertionError("completed normally");
-        } catch (final ExecutionException ex) {
-            return ex.getCause();
-        } catch (final InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(ex);
-        }
     }
 }
