@@ -491,16 +491,28 @@ public final class LogState implements LogPositions {
         }
     }
 
+    /**
+     * The exception for a wait for a position that the log's failure left unacknowledged.
+     *
+     * @param cause the log's failure.
+     * @param position the position waited for.
+     * @return the exception ({@link WalException.ErrorCode#STORAGE_SPACE} or {@link
+     *     WalException.ErrorCode#IO}), with the failure as its cause.
+     */
+    public static WalException failureException(final Throwable cause, final long position) {
+        final boolean noSpace = NoSpace.isNoSpace(cause);
+        return new WalException(
+                noSpace ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                "the log failed before position " + position + " was acknowledged: " + cause.getMessage()
+                        + ". Nothing after the failure is acknowledged; "
+                        + (noSpace ? NoSpace.ADVICE : "close the log and reopen it to recover") + ".",
+                cause);
+    }
+
     private void checkUsable(final long position, final long finalPosition) {
         final Throwable cause = failure;
         if (cause != null) {
-            final boolean noSpace = NoSpace.isNoSpace(cause);
-            throw new WalException(
-                    noSpace ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
-                    "the log failed before position " + position + " was acknowledged: " + cause.getMessage()
-                            + ". Nothing after the failure is acknowledged; "
-                            + (noSpace ? NoSpace.ADVICE : "close the log and reopen it to recover") + ".",
-                    cause);
+            throw failureException(cause, position);
         }
         if (closed && position > finalPosition) {
             throw new WalException(

@@ -1,6 +1,9 @@
 package io.walden.internal.io;
 
 import io.walden.Durability;
+import io.walden.WalException;
+import io.walden.internal.AppendWaits;
+import io.walden.internal.LogState;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -63,7 +66,7 @@ final class AsyncCompletions {
             if (pending.lsn() < reached) {
                 pending.future().complete(pending.lsn());
             } else {
-                pending.future().completeExceptionally(stopCause);
+                pending.future().completeExceptionally(failure(stopCause, pending));
             }
         }
     }
@@ -111,12 +114,24 @@ final class AsyncCompletions {
     void failAll(final Throwable cause) {
         Pending pending;
         while ((pending = inbox.poll()) != null) {
-            pending.future().completeExceptionally(cause);
+            pending.future().completeExceptionally(failure(cause, pending));
         }
         for (final PriorityQueue<Pending> queue : java.util.List.of(written, synced)) {
             while ((pending = queue.poll()) != null) {
-                pending.future().completeExceptionally(cause);
+                pending.future().completeExceptionally(failure(cause, pending));
             }
         }
+    }
+
+    /**
+     * What a future learns when the log fails or closes before its record reached its level: a {@link
+     * WalException} with the record's LSN and a code, saying that the record is in the log and whether
+     * it reached the disk is unknown, as a blocking append says it.
+     */
+    private static WalException failure(final Throwable cause, final Pending pending) {
+        final WalException failed = cause instanceof WalException walException
+                ? walException
+                : LogState.failureException(cause, pending.lsn() + 1);
+        return AppendWaits.outcomeUnknown(failed, pending.lsn(), pending.durability());
     }
 }

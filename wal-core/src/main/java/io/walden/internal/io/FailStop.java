@@ -87,7 +87,7 @@ final class FailStop {
         logBuffer.closeTail();
         state.fail(cause);
         if (userCodeMayRun) {
-            asyncCompletions.failAll(state.failure());
+            settleFutures();
         }
         truncation.fail(cause);
     }
@@ -101,7 +101,16 @@ final class FailStop {
     int drain() {
         session.poll(DISCARD, POLL_LIMIT);
         truncation.failPending(state.failure());
-        asyncCompletions.failAll(state.failure());
+        settleFutures();
         return 0;
+    }
+
+    /**
+     * Completes the futures whose records reached their level before the failure (as a blocking
+     * waiter on them may have returned), and fails the rest with their records' LSNs.
+     */
+    private void settleFutures() {
+        asyncCompletions.complete(positions.writtenPosition, positions.durablePosition);
+        asyncCompletions.failAll(state.failure());
     }
 }

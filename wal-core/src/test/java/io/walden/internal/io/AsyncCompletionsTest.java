@@ -1,9 +1,8 @@
 package io.walden.internal.io;
 
-import static io.walden.internal.io.Futures.causeOf;
+import static io.walden.internal.io.Futures.assertFailedWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
@@ -54,8 +53,8 @@ class AsyncCompletionsTest {
         final CompletableFuture<Long> inbox = add(200, Durability.SYNCED);
         final IllegalStateException cause = new IllegalStateException("failed");
         completions.failAll(cause);
-        assertSame(cause, causeOf(queued));
-        assertSame(cause, causeOf(inbox));
+        assertFailedWith(cause, queued, 100);
+        assertFailedWith(cause, inbox, 200);
         assertFalse(completions.hasWaiting());
     }
 
@@ -66,10 +65,10 @@ class AsyncCompletionsTest {
         final IllegalStateException cause = new IllegalStateException("closed");
         completions.stop(300, 200, cause);
         assertEquals(100L, reached.getNow(-1L));
-        assertSame(cause, causeOf(notReached));
+        assertFailedWith(cause, notReached, 300);
 
         assertEquals(250L, add(250, Durability.WRITTEN).getNow(-1L));
-        assertSame(cause, causeOf(add(250, Durability.SYNCED)));
+        assertFailedWith(cause, add(250, Durability.SYNCED), 250);
         assertFalse(completions.hasWaiting());
     }
 

@@ -1,6 +1,6 @@
 package io.walden.internal.io;
 
-import static io.walden.internal.io.Futures.causeOf;
+import static io.walden.internal.io.Futures.assertFailedWith;
 import static io.walden.internal.io.IoPath.HEADER;
 import static io.walden.internal.io.IoPath.SEGMENT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -95,6 +95,50 @@ class FailStopTest {
         }
     }
 
+    /**
+     * In one poll a write completes and then the sync in flight fails: the record that write made
+     * WRITTEN gets its WRITTEN future completed (a blocking WRITTEN waiter on it may have returned
+     * already), while the SYNCED future of the record the sync was for fails with its LSN and an
+     * unknown outcome, and so does a future for a record not written at all.
+     */
+    @Test
+    void shouldCompleteTheFuturesReachedBeforeTheFailureAndFailTheRestWithTheirLsn() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long endA = path.appendPage();
+            path.run();
+            path.requestSync(endA);
+            final long startB = endA;
+            final long endB = path.appendPage();
+            session.deliver(WRITE);
+            path.run();
+            assertTrue(path.parts.writes.inFlight() && path.parts.syncs.inFlight());
+            final CompletableFuture<Long> syncedA = future(path, HEADER, Durability.SYNCED);
+            final CompletableFuture<Long> writtenB = future(path, startB, Durability.WRITTEN);
+            final long startC = endB;
+            path.appendPage();
+            final CompletableFuture<Long> writtenC = future(path, startC, Durability.WRITTEN);
+
+            // In one poll: B's write completes, then the sync fails.
+            session.deliver(WRITE);
+            final IOException cause = new IOException("sync failed");
+            session.deliverFailure(SYNC, cause);
+            path.run();
+
+            assertTrue(path.round.failed());
+            assertEquals(endB, path.state.writtenPosition());
+            assertEquals(startB, writtenB.getNow(-1L), "B was written before the failure");
+            assertFailedWith(cause, syncedA, HEADER);
+            assertFailedWith(cause, writtenC, startC);
+        }
+    }
+
+    private static CompletableFuture<Long> future(final IoPath path, final long lsn, final Durability durability) {
+        final CompletableFuture<Long> future = new CompletableFuture<>();
+        path.parts.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
+        return future;
+    }
+
     @Test
     void shouldFailFuturesAndDeleteRequestsWithTheCause() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
@@ -106,7 +150,7 @@ class FailStopTest {
             final IOException cause = new IOException("disk gone");
             path.parts.failStop.fail(cause, true);
             assertTrue(future.isCompletedExceptionally());
-            assertSame(cause, causeOf(future));
+            assertFailedWith(cause, future, HEADER);
             assertTrue(request.isDone());
             assertSame(cause, request.failure());
         }
@@ -126,7 +170,7 @@ class FailStopTest {
             final TruncateRequest late = new TruncateRequest(2L * SEGMENT);
             path.parts.truncation.request(late);
             assertEquals(0, path.parts.failStop.drain());
-            assertSame(cause, causeOf(future));
+            assertFailedWith(cause, future, HEADER);
             assertSame(cause, late.failure());
         }
     }

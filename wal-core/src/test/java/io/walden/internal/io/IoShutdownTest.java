@@ -1,5 +1,6 @@
 package io.walden.internal.io;
 
+import static io.walden.internal.io.Futures.assertFailedWith;
 import static io.walden.internal.io.Futures.causeOf;
 import static io.walden.internal.io.IoPath.HEADER;
 import static io.walden.internal.io.IoPath.SEGMENT;
@@ -8,7 +9,6 @@ import static io.walden.internal.io.IoPath.temporaryName;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
@@ -96,7 +96,7 @@ class IoShutdownTest {
             assertTrue(path.parts.shutdown().shutdown(true, false));
             path.buffersClosed();
             assertEquals(List.of(), session.operations(), "no clean close, no cleanup after a failure");
-            assertSame(cause, causeOf(future));
+            assertFailedWith(cause, future, HEADER);
             assertTrue(path.state.isClosed());
         }
     }
