@@ -8,6 +8,7 @@ import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.NavigableSet;
@@ -179,12 +180,12 @@ final class RecoveryWriter {
      */
     int prepareSegment(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        final int handle = session.openFile(temporary, true);
         try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
                 AlignedBuffer zeroMemory = new AlignedBuffer(WalConfig.PREPARE_WRITE_BYTES)) {
             final ByteBuffer header = headerMemory.buffer();
             final ByteBuffer zeros = zeroMemory.buffer();
             SegmentHeaders.write(header, capacityBytes, base, logId);
-            final int handle = session.openFile(temporary, true);
             io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
             for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
                 final int length = (int) Math.min(WalConfig.PREPARE_WRITE_BYTES, capacityBytes - offset);
@@ -195,6 +196,9 @@ final class RecoveryWriter {
             io.rename(temporary, SegmentNames.segmentPath(directory, base));
             io.syncDirectory();
             return handle;
+        } catch (final IOException | RuntimeException ex) {
+            removeTemporary(handle, temporary, ex);
+            throw ex;
         }
     }
 
@@ -209,9 +213,9 @@ final class RecoveryWriter {
      */
     int prepareSegmentHurried(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        final int handle = session.openFile(temporary, true);
         try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
             final ByteBuffer block = memory.buffer();
-            final int handle = session.openFile(temporary, true);
             final boolean allocated = io.allocate(handle, 0, capacityBytes) == capacityBytes;
             SegmentHeaders.write(block, capacityBytes, base, logId);
             io.write(handle, 0, block, BLOCK_BYTES);
@@ -222,6 +226,29 @@ final class RecoveryWriter {
             io.rename(temporary, SegmentNames.segmentPath(directory, base));
             io.syncDirectory();
             return handle;
+        } catch (final IOException | RuntimeException ex) {
+            removeTemporary(handle, temporary, ex);
+            throw ex;
+        }
+    }
+
+    /**
+     * After a preparation failed: closes the file and deletes the temporary, so that it does not hold
+     * the space a full file system lacks (a file renamed into place already is left: the log's
+     * recovery judges it). What fails here is added to the failure as suppressed.
+     */
+    private void removeTemporary(final int handle, final Path temporary, final Exception failure) {
+        try {
+            session.closeFile(handle);
+        } catch (final IOException | RuntimeException ex) {
+            failure.addSuppressed(ex);
+        }
+        try {
+            if (Files.exists(temporary)) {
+                io.delete(temporary);
+            }
+        } catch (final IOException | RuntimeException ex) {
+            failure.addSuppressed(ex);
         }
     }
 

@@ -37,9 +37,22 @@ public final class FileRecordingSession implements StorageSession {
     private final ArrayDeque<IOException> failures = new ArrayDeque<>();
     private int nextHandle = 1;
     private boolean allocates;
+    private long failWritesFromOffset = -1;
+    private IOException writeFailure;
 
     /** A session with no file open and nothing recorded. */
     public FileRecordingSession() {}
+
+    /**
+     * Makes every write at or past a file offset fail, as a full file system fails it.
+     *
+     * @param fileOffset the first offset that fails.
+     * @param failure what the write fails with.
+     */
+    public void failWritesFrom(final long fileOffset, final IOException failure) {
+        failWritesFromOffset = fileOffset;
+        writeFailure = failure;
+    }
 
     /** Makes {@link #submitAllocate} succeed (it completes with 0, "cannot", by default). */
     public void allocates() {
@@ -106,6 +119,10 @@ public final class FileRecordingSession implements StorageSession {
             final int lengthBytes,
             final long token) {
         operations.add("write " + paths.get(fileHandle).getFileName() + " " + fileOffset + "+" + lengthBytes);
+        if (failWritesFromOffset >= 0 && fileOffset >= failWritesFromOffset) {
+            fail(token, writeFailure);
+            return;
+        }
         final ByteBuffer bytes = source.duplicate();
         bytes.clear().position(sourceOffset).limit(sourceOffset + lengthBytes);
         try {

@@ -1,7 +1,10 @@
 package io.walden.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.FrameDescriptor;
@@ -169,6 +172,23 @@ class RecoveryWriterTest {
 
         assertEquals(List.of("write " + temporary + " 0+" + BLOCK), session.operations("write"));
         assertEquals(CAPACITY, Files.size(SegmentNames.segmentPath(directory, base)));
+    }
+
+    /** A full file system: the preparation fails, and leaves no temporary holding the space. */
+    @Test
+    void removesTheTemporaryOfAPreparationThatFails() throws IOException {
+        final IOException noSpace = new IOException("No space left on device");
+        session.failWritesFrom(CAPACITY / 2, noSpace);
+        final IOException failed = assertThrows(IOException.class, () -> writer().prepareSegment(0));
+        assertSame(noSpace, failed);
+        assertFalse(Files.exists(directory.resolve(SegmentNames.temporaryName(0))), "the temporary is left");
+        assertFalse(Files.exists(SegmentNames.segmentPath(directory, 0)));
+        assertTrue(
+                session.operations.contains("close " + SegmentNames.temporaryName(0)), session.operations.toString());
+
+        session.failWritesFrom(0, noSpace);
+        assertSame(noSpace, assertThrows(IOException.class, () -> writer().prepareSegmentHurried(0)));
+        assertFalse(Files.exists(directory.resolve(SegmentNames.temporaryName(0))), "the hurried temporary is left");
     }
 
     @Test

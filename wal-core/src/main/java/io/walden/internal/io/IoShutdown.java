@@ -94,6 +94,10 @@ final class IoShutdown {
             producersDone = awaitProducersAfterFailure();
         } else {
             markClosedCleanly();
+        }
+        // An unfinished preparation's temporary file is removed after a failure too: on a full file
+        // system it holds the space the log lacks.
+        if (!preparer.isOperationInFlight()) {
             try {
                 preparer.abandon(new BlockingIo(session));
             } catch (final IOException | RuntimeException ex) {
