@@ -9,6 +9,8 @@ module io.walden.core {
     // Agrona's buffers are in the API (Wal.append(DirectBuffer, ...)); Agrona is an automatic module.
     requires transitive org.agrona.core;
     requires jdk.jfr;
+    // WalMXBean, registered by Wal.registerMBean().
+    requires transitive java.management;
 
     exports io.walden;
     exports io.walden.spi;

@@ -17,6 +17,7 @@ import io.walden.internal.RecordLimits;
 import io.walden.internal.Retention;
 import io.walden.internal.StatsCounters;
 import io.walden.internal.SuffixTruncation;
+import io.walden.internal.WalMonitor;
 import io.walden.spi.StorageBackend;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import javax.management.ObjectName;
 import org.agrona.DirectBuffer;
 
 /**
@@ -77,6 +79,7 @@ public final class Wal implements AutoCloseable {
     private final OnlineTruncation truncation;
     private final Retention retention;
     private final ReaderOpening readers;
+    private final WalMonitor monitor;
 
     private Wal(
             final WalConfig config,
@@ -100,6 +103,7 @@ public final class Wal implements AutoCloseable {
         this.truncation = new OnlineTruncation(config, backend, holder, stats);
         this.retention = new Retention(holder);
         this.readers = new ReaderOpening(holder, config.maxRecordBytes());
+        this.monitor = new WalMonitor(config.directory(), this::stats);
     }
 
     /**
@@ -538,5 +542,25 @@ public final class Wal implements AutoCloseable {
     @Override
     public void close() {
         holder.close();
+        synchronized (holder.closeLock()) {
+            monitor.unregister();
+        }
+    }
+
+    /**
+     * Registers this log's counters and positions with the platform MBean server as a {@link
+     * WalMXBean}, under {@code io.walden:type=Wal,directory="<the log directory>"}, for the JMX
+     * monitoring a service already runs. Closing the log unregisters it. A second call returns the same
+     * name.
+     *
+     * @return the name it is registered under.
+     * @throws WalException {@link WalException.ErrorCode#CLOSED} if the log is closed; {@link
+     *     WalException.ErrorCode#CONFIG} if the name is taken.
+     */
+    public ObjectName registerMBean() {
+        synchronized (holder.closeLock()) {
+            holder.checkOpen();
+            return monitor.register();
+        }
     }
 }

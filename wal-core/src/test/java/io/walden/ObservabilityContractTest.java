@@ -41,6 +41,40 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class ObservabilityContractTest extends DurabilityContractTest {
+    /**
+     * The log's counters as a JMX MXBean: registered on request under a name that carries the
+     * directory, every attribute read from the log as it stands, unregistered when the log closes.
+     */
+    @Test
+    void shouldServeItsCountersAsAnMBeanUntilItCloses() throws Exception {
+        final Path directory = logDirectory();
+        final javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        final javax.management.ObjectName name;
+        final Wal wal = open(config(directory).build());
+        name = wal.registerMBean();
+        assertEquals(name, wal.registerMBean(), "a second registration returns the same name");
+        assertEquals("io.walden", name.getDomain());
+        assertEquals(directory.toString(), javax.management.ObjectName.unquote(name.getKeyProperty("directory")));
+        long lsn = -1;
+        for (int i = 0; i < 10; i++) {
+            lsn = wal.append(bytes(100, i), Durability.SYNCED);
+        }
+        assertEquals(10L, server.getAttribute(name, "Appends"));
+        assertEquals(wal.durablePosition(), server.getAttribute(name, "DurablePosition"));
+        assertTrue((Long) server.getAttribute(name, "DurablePosition") > lsn);
+        assertEquals(0L, server.getAttribute(name, "UndurableBytes"));
+        assertEquals(Boolean.FALSE, server.getAttribute(name, "Failed"));
+        assertEquals(directory.toString(), server.getAttribute(name, "Directory"));
+        assertEquals(wal.stats().backend(), server.getAttribute(name, "Backend"));
+        assertTrue((Double) server.getAttribute(name, "SyncLatencyP99Micros") >= 0);
+        final WalMXBean proxy = javax.management.JMX.newMXBeanProxy(server, name, WalMXBean.class);
+        assertEquals(10, proxy.getAppends());
+        wal.close();
+        assertFalse(server.isRegistered(name), "closing the log unregisters its MBean");
+        final WalException closed = assertThrows(WalException.class, wal::registerMBean);
+        assertEquals(WalException.ErrorCode.CLOSED, closed.errorCode());
+    }
+
     @Test
     void shouldReportPositionsLagFailureAndSyncLatencyInStats() throws IOException {
         final ControllableBackend backend = controllable();
