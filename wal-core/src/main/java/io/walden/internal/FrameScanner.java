@@ -7,6 +7,7 @@ import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
+import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
 import java.nio.ByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

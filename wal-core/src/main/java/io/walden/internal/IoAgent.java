@@ -1,6 +1,7 @@
 package io.walden.internal;
 
 import io.walden.WalConfig;
+import io.walden.format.FrameChecksum;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.internal.events.FailStopEvent;
 import io.walden.spi.CompletionHandler;
