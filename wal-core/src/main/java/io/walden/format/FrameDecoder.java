@@ -109,6 +109,21 @@ public final class FrameDecoder {
     /** Offset in a segment of its first frame: a durable offset never lies below it. */
     private static final int FIRST_FRAME_OFFSET = SegmentHeaderDescriptor.HEADER_LENGTH;
 
+    // The header is read as two little-endian int64 words, at LENGTH_OFFSET (length, checksum) and at
+    // TYPE_OFFSET (type, flags, durable offset); a field's shift is its offset within its word, in bits.
+    private static final int CHECKSUM_SHIFT = (CHECKSUM_OFFSET - LENGTH_OFFSET) * Byte.SIZE;
+    private static final int TYPE_SHIFT = 0;
+    private static final int FLAGS_SHIFT = (FLAGS_OFFSET - TYPE_OFFSET) * Byte.SIZE;
+    private static final int DURABLE_OFFSET_SHIFT = (DURABLE_OFFSET_OFFSET - TYPE_OFFSET) * Byte.SIZE;
+
+    static {
+        if (CHECKSUM_OFFSET + Integer.BYTES > LENGTH_OFFSET + Long.BYTES
+                || TYPE_OFFSET != LENGTH_OFFSET + Long.BYTES
+                || DURABLE_OFFSET_OFFSET + Integer.BYTES > TYPE_OFFSET + Long.BYTES) {
+            throw new ExceptionInInitializerError("the frame header no longer fits the decoder's two words");
+        }
+    }
+
     private final FrameChecksum checksum;
 
     private long frameOffset;
@@ -153,56 +168,45 @@ public final class FrameDecoder {
             final long basePosition,
             final long frameOffset,
             final long segmentEndOffset) {
-        clear(frameOffset);
+        // Kept small for the JIT (the rules live in the small methods below), and it reads the header in
+        // two 8-byte words: readers decode every frame they deliver.
+        this.frameOffset = frameOffset;
+        checksumMatched = false;
+        if (problem != Problem.NONE) {
+            // A reference store costs a GC barrier: skipped on the valid path, where it is NONE already.
+            problem = Problem.NONE;
+        }
         if (availableBytes < SHORT_PADDING_LENGTH) {
+            frameLength = 0;
+            noHeader();
             return moreBytes(SHORT_PADDING_LENGTH);
         }
-        frameLength = buffer.getInt(index + LENGTH_OFFSET);
+        final long lengthWord = buffer.getLong(index + LENGTH_OFFSET);
+        frameLength = (int) lengthWord;
+        readHeader(buffer, index, availableBytes);
         if (frameLength == 0) {
             return Verdict.EMPTY;
         }
         if (!possibleLength(frameOffset, segmentEndOffset)) {
             return invalid(Problem.IMPOSSIBLE_LENGTH);
         }
-        if (frameLength >= HEADER_LENGTH) {
-            if (availableBytes < HEADER_LENGTH) {
-                return moreBytes(HEADER_LENGTH);
-            }
-            readHeaderFields(buffer, index);
+        if (frameLength >= HEADER_LENGTH && !hasHeader) {
+            return moreBytes(HEADER_LENGTH);
         }
-        final boolean discard = hasHeader && frameType == TYPE_DISCARD;
-        final int needed = discard ? HEADER_LENGTH : alignedLength();
+        final int needed = bytesToJudge();
         if (availableBytes < needed) {
             return moreBytes(needed);
         }
-        storedChecksum = buffer.getInt(index + CHECKSUM_OFFSET);
-        computedChecksum = checksum.compute(
-                buffer,
-                index,
-                frameLength,
-                FrameDescriptor.checksummedLength(frameLength, frameType),
-                basePosition + frameOffset);
-        if (storedChecksum != computedChecksum) {
+        if (!checksumMatches(buffer, index, (int) (lengthWord >>> CHECKSUM_SHIFT), basePosition + frameOffset)) {
             return invalid(Problem.CHECKSUM_MISMATCH);
         }
-        checksumMatched = true;
-        if (hasHeader) {
-            final Problem headerProblem = headerProblem();
-            if (headerProblem != Problem.NONE) {
-                return invalid(headerProblem);
-            }
-            if (discard && frameOffset + frameLength != segmentEndOffset) {
-                return invalid(Problem.DISCARD_ENDS_EARLY);
-            }
+        final Problem found = hasHeader ? fieldProblem(segmentEndOffset) : Problem.NONE;
+        if (found != Problem.NONE) {
+            return invalid(found);
         }
-        // A discard frame's gap, if any, is among the bytes it covers: judgeDiscardedBytes judges them.
-        for (int i = frameLength, end = discard ? frameLength : alignedLength(); i < end; i++) {
-            if (buffer.get(index + i) != 0) {
-                nonZeroOffset = frameOffset + i;
-                return invalid(Problem.ALIGNMENT_GAP_NOT_ZERO);
-            }
-        }
-        return Verdict.FRAME;
+        return needed > frameLength && !gapZero(buffer, index)
+                ? invalid(Problem.ALIGNMENT_GAP_NOT_ZERO)
+                : Verdict.FRAME;
     }
 
     /**
@@ -236,22 +240,22 @@ public final class FrameDecoder {
             final int availableBytes,
             final long frameOffset,
             final long segmentEndOffset) {
-        clear(frameOffset);
+        this.frameOffset = frameOffset;
+        checksumMatched = false;
         if (availableBytes < SHORT_PADDING_LENGTH) {
+            frameLength = 0;
+            noHeader();
             return false;
         }
         frameLength = buffer.getInt(index + LENGTH_OFFSET);
+        readHeader(buffer, index, availableBytes);
         if (frameLength == 0 || !possibleLength(frameOffset, segmentEndOffset)) {
             return false;
         }
         if (frameLength < HEADER_LENGTH) {
             return true;
         }
-        if (availableBytes < HEADER_LENGTH) {
-            return false;
-        }
-        readHeaderFields(buffer, index);
-        return headerProblem() == Problem.NONE;
+        return hasHeader && headerProblem() == Problem.NONE;
     }
 
     /**
@@ -354,24 +358,68 @@ public final class FrameDecoder {
         };
     }
 
-    /** Forgets what the last call found. */
-    private void clear(final long frameOffset) {
-        this.frameOffset = frameOffset;
-        frameLength = 0;
+    /**
+     * How many bytes from the frame's start the checks need: its header for a discard frame (its
+     * checksum covers no more, and the bytes it covers are judged apart), else the frame to its aligned
+     * end, alignment gap included.
+     */
+    private int bytesToJudge() {
+        return hasHeader && frameType == TYPE_DISCARD ? HEADER_LENGTH : alignedLength();
+    }
+
+    /** Compares the stored checksum with the one computed where the frame lies; notes both if they differ. */
+    private boolean checksumMatches(final ByteBuffer buffer, final int index, final int stored, final long position) {
+        final int computed = checksum.compute(
+                buffer, index, frameLength, FrameDescriptor.checksummedLength(frameLength, frameType), position);
+        checksumMatched = stored == computed;
+        if (!checksumMatched) {
+            storedChecksum = stored;
+            computedChecksum = computed;
+        }
+        return checksumMatched;
+    }
+
+    /** The first rule the fields of a full header break, the discard frame's end included; NONE if none. */
+    private Problem fieldProblem(final long segmentEndOffset) {
+        final Problem found = headerProblem();
+        if (found == Problem.NONE && frameType == TYPE_DISCARD && frameOffset + frameLength != segmentEndOffset) {
+            return Problem.DISCARD_ENDS_EARLY;
+        }
+        return found;
+    }
+
+    /** Whether the alignment gap after the frame is zero; notes the offset of a non-zero byte. */
+    private boolean gapZero(final ByteBuffer buffer, final int index) {
+        for (int i = frameLength, end = alignedLength(); i < end; i++) {
+            if (buffer.get(index + i) != 0) {
+                nonZeroOffset = frameOffset + i;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Reads type, flags and durable offset from the header's second word if the length calls for a full
+     * header and the buffer holds one; otherwise notes that there is none.
+     */
+    private void readHeader(final ByteBuffer buffer, final int index, final int availableBytes) {
+        if (frameLength < HEADER_LENGTH || availableBytes < HEADER_LENGTH) {
+            noHeader();
+            return;
+        }
+        final long fieldsWord = buffer.getLong(index + TYPE_OFFSET);
+        hasHeader = true;
+        frameType = (short) (fieldsWord >>> TYPE_SHIFT);
+        flags = (short) (fieldsWord >>> FLAGS_SHIFT);
+        durableOffset = (int) (fieldsWord >>> DURABLE_OFFSET_SHIFT);
+    }
+
+    private void noHeader() {
         hasHeader = false;
         frameType = TYPE_PADDING;
         flags = 0;
         durableOffset = -1;
-        bytesNeeded = 0;
-        checksumMatched = false;
-        problem = Problem.NONE;
-    }
-
-    private void readHeaderFields(final ByteBuffer buffer, final int index) {
-        hasHeader = true;
-        frameType = buffer.getShort(index + TYPE_OFFSET);
-        flags = buffer.getShort(index + FLAGS_OFFSET);
-        durableOffset = buffer.getInt(index + DURABLE_OFFSET_OFFSET);
     }
 
     /** Whether the length read fits: a short padding, or a full header that ends by the segment's end. */
