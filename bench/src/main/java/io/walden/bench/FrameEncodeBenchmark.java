@@ -1,7 +1,7 @@
 package io.walden.bench;
 
+import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
-import io.walden.internal.FrameChecksum;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * publish the length with an ordered store. The cost of framing and checksumming a record, apart
  * from claiming space and from I/O. {@code -prof gc} should show 0 B/op.
  *
- * <p>Uses wal-core's internal {@code FrameChecksum}, which is not API: this benchmark follows it.
+ * <p>Uses {@code io.walden.format.FrameChecksum}, the checksum the writer seals frames with.
  *
  * <pre>
  *   java -jar bench/target/walden-bench.jar jmh FrameEncodeBenchmark -prof gc

@@ -56,6 +56,9 @@ import org.agrona.BitUtil;
  *       not know them; other unknown types are corruption.
  * </ul>
  *
+ * <p>{@link FrameDecoder} reads frames by these rules for every reader of a log; {@link FrameChecksum}
+ * computes the checksum.
+ *
  * <p>Protocol in the log buffer: a producer copies the payload and the header fields, then stores
  * the length with release semantics; the I/O thread loads the length with acquire semantics and
  * only then computes and stores the checksum, before the frame is written.

@@ -1,16 +1,12 @@
 package io.walden.internal;
 
-import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
-import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
-import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
-import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
-import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
 import io.walden.Durability;
 import io.walden.WalCorruptionException;
 import io.walden.WalException;
-import io.walden.format.FrameDescriptor;
+import io.walden.format.FrameDecoder;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
@@ -64,7 +60,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     private final Path directory;
     private final long logId;
     private final int capacityBytes;
-    private final FrameChecksum checksum;
+    private final FrameDecoder decoder;
     // Owned by the refreshing thread (refresh is synchronized); grown for frames larger than it.
     private AlignedBuffer windowMemory;
     private ByteBuffer window;
@@ -99,7 +95,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         this.afterFirstScan = afterFirstScan;
         this.logId = logId;
         this.capacityBytes = capacityBytes;
-        this.checksum = new FrameChecksum(logId);
+        this.decoder = new FrameDecoder(logId);
         this.windowMemory = new AlignedBuffer(WINDOW_BYTES);
         this.window = windowMemory.buffer();
         this.activeBase = firstBase;
@@ -156,12 +152,16 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
             }
             final String problem = block.hasRemaining()
                     ? "the file is shorter than a segment header"
-                    : SegmentHeaders.validate(block.clear(), oldest);
+                    : SegmentHeaderDecoder.validate(block.clear(), oldest);
             if (problem != null) {
                 throw new WalCorruptionException(path, 0, problem);
             }
             final DirectoryTracker tracker = new DirectoryTracker(
-                    directory, SegmentHeaders.logId(block), SegmentHeaders.capacity(block), oldest, afterFirstScan);
+                    directory,
+                    SegmentHeaderDecoder.logId(block),
+                    SegmentHeaderDecoder.capacity(block),
+                    oldest,
+                    afterFirstScan);
             tracker.refresh();
             return tracker;
         }
@@ -243,7 +243,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                         continue;
                     }
                     if (scanOffset < capacityBytes) {
-                        if (frameLengthAt(channel, scanOffset) != 0) {
+                        if (slotWritten(channel, scanOffset)) {
                             damage = new WalCorruptionException(
                                     path,
                                     scanOffset,
@@ -329,7 +329,11 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         durablePosition = Math.max(durablePosition, base + SegmentHeaderDescriptor.HEADER_LENGTH);
     }
 
-    /** Validates frames from the scan offset on, as far as they validate. */
+    /**
+     * Validates frames from the scan offset on, as far as they validate by {@link FrameDecoder}'s
+     * rules, which recovery and readers apply too: a frame that does not validate is a write in
+     * progress until the next segment proves otherwise.
+     */
     private void scan(final FileChannel channel) throws IOException {
         long windowOffset = -1;
         int windowLength = 0;
@@ -338,41 +342,28 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                 windowOffset = scanOffset;
                 windowLength = read(channel, scanOffset);
             }
-            int index = (int) (scanOffset - windowOffset);
-            if (index + SHORT_PADDING_LENGTH > windowLength) {
-                return;
-            }
-            final int frameLength = window.getInt(index + LENGTH_OFFSET);
-            if (frameLength != SHORT_PADDING_LENGTH
-                    && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - scanOffset)) {
-                return;
-            }
-            final short type = frameLength >= HEADER_LENGTH && index + HEADER_LENGTH <= windowLength
-                    ? window.getShort(index + TYPE_OFFSET)
-                    : 0;
-            final int covered = FrameDescriptor.checksummedLength(frameLength, type);
-            if (index + covered > windowLength) {
-                if (covered > window.capacity()) {
-                    // A padding frame longer than the window (up to a buffer lap): grow, rarely.
+            final int index = (int) (scanOffset - windowOffset);
+            FrameDecoder.Verdict verdict =
+                    decoder.decode(window, index, windowLength - index, activeBase, scanOffset, capacityBytes);
+            if (verdict == FrameDecoder.Verdict.MORE_BYTES) {
+                // The frame runs past the window: read from its start, into a larger window if it needs one
+                // (a padding frame may be as long as a buffer lap), rarely.
+                if (decoder.bytesNeeded() > window.capacity()) {
                     windowMemory.close();
-                    windowMemory = new AlignedBuffer(Integer.highestOneBit(covered) * 2);
+                    windowMemory = new AlignedBuffer(Integer.highestOneBit(decoder.bytesNeeded()) * 2);
                     window = windowMemory.buffer();
                 }
                 windowOffset = scanOffset;
                 windowLength = read(channel, scanOffset);
-                index = 0;
-                if (covered > windowLength) {
-                    return;
-                }
+                verdict = decoder.decode(window, 0, windowLength, activeBase, scanOffset, capacityBytes);
             }
-            final int stored = window.getInt(index + CHECKSUM_OFFSET);
-            if (stored != checksum.compute(window, index, frameLength, covered, activeBase + scanOffset)) {
+            if (verdict != FrameDecoder.Verdict.FRAME) {
                 return;
             }
-            if (frameLength >= HEADER_LENGTH) {
-                provenOffset = Math.max(provenOffset, window.getInt(index + DURABLE_OFFSET_OFFSET));
+            if (decoder.hasHeader()) {
+                provenOffset = Math.max(provenOffset, decoder.durableOffset());
             }
-            scanOffset += FrameDescriptor.alignedLength(frameLength);
+            scanOffset += decoder.alignedLength();
         }
     }
 
@@ -386,7 +377,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
             return;
         }
         header.clear();
-        if (header.getInt(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET) != SegmentHeaders.checksum(header)) {
+        if (!SegmentHeaderDecoder.checksumMatches(header)) {
             // Read while the writer rewrote it: try again at the next refresh.
             return;
         }
@@ -403,22 +394,23 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
             return false;
         }
         try {
-            return frameLengthAt(next, SegmentHeaderDescriptor.HEADER_LENGTH) != 0;
+            return slotWritten(next, SegmentHeaderDescriptor.HEADER_LENGTH);
         } catch (final NoSuchFileException ex) {
             return false;
         }
     }
 
-    private static int frameLengthAt(final Path path, final long offset) throws IOException {
+    private static boolean slotWritten(final Path path, final long offset) throws IOException {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            return frameLengthAt(channel, offset);
+            return slotWritten(channel, offset);
         }
     }
 
-    private static int frameLengthAt(final FileChannel channel, final long offset) throws IOException {
+    /** Whether the frame slot at an offset holds anything (a non-zero length); false past the file's end. */
+    private static boolean slotWritten(final FileChannel channel, final long offset) throws IOException {
         final ByteBuffer length = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         channel.read(length, offset);
-        return length.hasRemaining() ? 0 : length.getInt(0);
+        return !length.hasRemaining() && FrameDecoder.slotWritten(length, 0);
     }
 
     private int read(final FileChannel channel, final long offset) throws IOException {

@@ -9,6 +9,7 @@ import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
+import io.walden.format.FrameChecksum;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

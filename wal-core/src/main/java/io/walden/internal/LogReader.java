@@ -1,13 +1,8 @@
 package io.walden.internal;
 
-import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
-import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
-import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
-import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
-import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
 import io.walden.ControlledRecordHandler;
 import io.walden.Durability;
@@ -15,6 +10,7 @@ import io.walden.RecordHandler;
 import io.walden.WalCorruptionException;
 import io.walden.WalException;
 import io.walden.WalReader;
+import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
@@ -35,6 +31,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   frames:   position -> frame -> frame -> ...      delivered while below the visible position
  * </pre>
  *
+ * <p>Every frame is judged by {@link FrameDecoder}, with recovery's rules: a frame that recovery would
+ * refuse (a bad checksum, an unknown type that is not skippable, flags, durable offset or alignment gap
+ * that the format does not allow) is damage here too, never skipped; padding, discard frames and
+ * unknown types marked skippable are skipped.
+ *
  * <p><b>Threading:</b> owned by the thread that polls it.
  */
 public final class LogReader implements WalReader {
@@ -46,7 +47,7 @@ public final class LogReader implements WalReader {
     private final long segmentMask;
     private final Durability visibility;
     private final long[] skippedRanges;
-    private final FrameChecksum checksum;
+    private final FrameDecoder decoder;
     // Grown (rarely, cold) when a frame is larger than the configuration suggested: a log reopened with a
     // smaller maxRecordBytes still holds its larger records.
     private AlignedBuffer memory;
@@ -109,7 +110,7 @@ public final class LogReader implements WalReader {
         this.segmentMask = segmentCapacityBytes - 1;
         this.visibility = visibility;
         this.skippedRanges = skippedRanges;
-        this.checksum = new FrameChecksum(logId);
+        this.decoder = new FrameDecoder(logId);
         final int bufferBytes =
                 Math.max(BUFFER_BYTES_MIN, Integer.highestOneBit(FrameDescriptor.frameLength(maxRecordBytes)) * 4);
         this.memory = new AlignedBuffer(bufferBytes);
@@ -165,9 +166,8 @@ public final class LogReader implements WalReader {
                 position += SegmentHeaderDescriptor.HEADER_LENGTH - offsetInSegment;
                 continue;
             }
-            final int frameLength = loadFrame(visible);
-            final int index = (int) (position - bufferPosition);
-            if (!validFrame(index, frameLength)) {
+            final FrameDecoder.Verdict verdict = decodeFrame(visible);
+            if (verdict != FrameDecoder.Verdict.FRAME) {
                 final long skipEnd = skipEnd(position);
                 if (skipEnd < 0 && positions.discardedRanges() != discarded) {
                     // truncateAfter began while this poll read the files it changes: look again.
@@ -175,16 +175,18 @@ public final class LogReader implements WalReader {
                     continue;
                 }
                 if (skipEnd < 0) {
-                    throw invalidFrame(frameLength);
+                    throw invalidFrame(verdict);
                 }
                 position = skipEnd;
                 continue;
             }
             verifiedStart = true;
-            if (frameLength >= HEADER_LENGTH && buffer.getShort(index + TYPE_OFFSET) == TYPE_DATA) {
+            final int frameLength = decoder.frameLength();
+            final int alignedLength = decoder.alignedLength();
+            if (decoder.frameType() == TYPE_DATA) {
                 if ((position >= checkedBatchEnd || position < checkedBatchStart)
-                        && FrameDescriptor.batchContinues(buffer.getShort(index + FLAGS_OFFSET))
-                        && !checkBatch(visible)) {
+                        && decoder.batchContinues()
+                        && !checkBatch(visible, alignedLength)) {
                     break;
                 }
                 final int payloadLength = frameLength - HEADER_LENGTH;
@@ -200,14 +202,14 @@ public final class LogReader implements WalReader {
                     }
                     lastDeliveredPosition = position;
                     if (action == ControlledRecordHandler.Action.BREAK) {
-                        position += FrameDescriptor.alignedLength(frameLength);
+                        position += alignedLength;
                         count++;
                         break;
                     }
                 }
                 count++;
             }
-            position += FrameDescriptor.alignedLength(frameLength);
+            position += alignedLength;
         }
         if (count == 0 && position >= visible) {
             final WalException damage = positions.damageAt(position);
@@ -255,27 +257,20 @@ public final class LogReader implements WalReader {
      * Checks that every frame of the batch whose record is at {@link #position} is visible, so that its
      * records may be delivered: the batch ends at its first data frame without {@link
      * FrameDescriptor#FLAG_BATCH_CONTINUES}, or where a truncation cut it (a discard frame or a
-     * discarded range), or where the SKIP policy skips damage. It reads the frame headers only: every
-     * frame below the visible position was written whole (or, in a read-only view, validated), and
-     * each frame's checksum is checked as it is delivered. Leaves the buffer holding the frame at
-     * {@link #position}.
+     * discarded range), or where the SKIP policy skips damage. It reads the frame headers only ({@link
+     * FrameDecoder#plausibleHeader}): every frame below the visible position was written whole (or, in
+     * a read-only view, validated), and each frame's checksum is checked as it is delivered. Leaves the
+     * buffer holding the frame at {@link #position}.
      *
+     * @param firstAlignedLength the space the frame at {@link #position} takes.
      * @return true if the batch is complete and visible; false if it is not visible whole yet (the
      *     reader holds it back, and a waiting poll waits for {@link #heldBatchPosition}).
      * @throws WalException if a frame header of the batch below the visible position is impossible.
      */
-    private boolean checkBatch(final long visible) {
+    private boolean checkBatch(final long visible, final int firstAlignedLength) {
         final long segmentEnd = (position | segmentMask) + 1;
-        long frame = position;
-        int frameLength = buffer.getInt((int) (frame - bufferPosition) + LENGTH_OFFSET);
+        long frame = position + firstAlignedLength;
         while (true) {
-            final int index = (int) (frame - bufferPosition);
-            final short type = buffer.getShort(index + TYPE_OFFSET);
-            if (type != TYPE_DATA || !FrameDescriptor.batchContinues(buffer.getShort(index + FLAGS_OFFSET))) {
-                // A data frame without the flag ends the batch; so does a discard frame.
-                return batchComplete(frame + FrameDescriptor.alignedLength(frameLength));
-            }
-            frame += FrameDescriptor.alignedLength(frameLength);
             if (frame >= nextCut || skipEnd(frame) >= 0) {
                 return batchComplete(frame);
             }
@@ -286,19 +281,28 @@ public final class LogReader implements WalReader {
             if (frame + HEADER_LENGTH > validEnd) {
                 refillFromPosition(frame + HEADER_LENGTH, visible);
             }
-            final int next = (int) (frame - bufferPosition);
-            frameLength = frame + HEADER_LENGTH <= validEnd ? buffer.getInt(next + LENGTH_OFFSET) : 0;
-            final short nextType = frameLength >= HEADER_LENGTH ? buffer.getShort(next + TYPE_OFFSET) : 0;
-            if (frameLength < HEADER_LENGTH
-                    || (frame & segmentMask) + frameLength > segmentCapacityBytes
-                    || (nextType != TYPE_DATA && nextType != TYPE_DISCARD)
-                    || !FrameDescriptor.validFlags(nextType, buffer.getShort(next + FLAGS_OFFSET))) {
+            final boolean plausible = frame + HEADER_LENGTH <= validEnd
+                    && decoder.plausibleHeader(
+                            byteBuffer,
+                            (int) (frame - bufferPosition),
+                            (int) (validEnd - frame),
+                            frame & segmentMask,
+                            segmentCapacityBytes)
+                    && decoder.hasHeader();
+            final short type = decoder.frameType();
+            if (!plausible || (type != TYPE_DATA && type != TYPE_DISCARD)) {
                 throw new WalCorruptionException(
                         SegmentNames.segmentPath(directory, frame & ~segmentMask),
                         frame & segmentMask,
                         "the batch that starts at position " + position + " goes on at position " + frame
-                                + ", where no record or discard frame is (length field " + frameLength + ")");
+                                + ", where no record or discard frame is (length field " + decoder.frameLength()
+                                + ")");
             }
+            if (type != TYPE_DATA || !decoder.batchContinues()) {
+                // A data frame without the flag ends the batch; so does a discard frame.
+                return batchComplete(frame + decoder.alignedLength());
+            }
+            frame += decoder.alignedLength();
         }
     }
 
@@ -317,36 +321,42 @@ public final class LogReader implements WalReader {
     }
 
     /**
-     * Makes the checksummed part of the frame at {@link #position} readable in the buffer (all of it,
-     * but for a discard frame, whose header is all its checksum covers) and returns its length field.
+     * Decodes the frame at {@link #position}, reading into the buffer as much of it as the decoder
+     * needs and the visible position allows.
+     *
+     * @return the decoder's verdict; {@link FrameDecoder.Verdict#MORE_BYTES} if the frame runs past the
+     *     visible position or its segment.
      */
-    private int loadFrame(final long visible) {
+    private FrameDecoder.Verdict decodeFrame(final long visible) {
         if (position < bufferPosition || position + HEADER_LENGTH > validEnd) {
             fill(visible);
         }
-        final int index = (int) (position - bufferPosition);
-        int frameLength = position + SHORT_PADDING_LENGTH <= validEnd ? buffer.getInt(index + LENGTH_OFFSET) : 0;
-        final int needed = checksummedLength(frameLength);
-        if (needed > 0 && position + needed > validEnd) {
+        FrameDecoder.Verdict verdict = decodeBuffered();
+        while (verdict == FrameDecoder.Verdict.MORE_BYTES) {
+            final int needed = decoder.bytesNeeded();
+            if (position + needed > Math.min(visible, (position | segmentMask) + 1)) {
+                return verdict;
+            }
             if (needed > byteBuffer.capacity()) {
                 grow(needed);
             }
             fill(visible);
-            frameLength = buffer.getInt((int) (position - bufferPosition) + LENGTH_OFFSET);
+            if (position + needed > validEnd) {
+                return verdict;
+            }
+            verdict = decodeBuffered();
         }
-        return frameLength;
+        return verdict;
     }
 
-    /** The bytes of a frame its checksum covers, from its start; 0 for a length that is no frame. */
-    private int checksummedLength(final int frameLength) {
-        if (frameLength < SHORT_PADDING_LENGTH) {
-            return 0;
-        }
-        final int index = (int) (position - bufferPosition);
-        final short type = frameLength >= HEADER_LENGTH && position + HEADER_LENGTH <= validEnd
-                ? buffer.getShort(index + TYPE_OFFSET)
-                : 0;
-        return FrameDescriptor.checksummedLength(frameLength, type);
+    private FrameDecoder.Verdict decodeBuffered() {
+        return decoder.decode(
+                byteBuffer,
+                (int) (position - bufferPosition),
+                (int) (validEnd - position),
+                position & ~segmentMask,
+                position & segmentMask,
+                segmentCapacityBytes);
     }
 
     private void grow(final int frameBytes) {
@@ -400,29 +410,6 @@ public final class LogReader implements WalReader {
                                     : ""),
                     ex);
         }
-    }
-
-    private boolean validFrame(final int index, final int frameLength) {
-        return validFrameAt(position, index, frameLength);
-    }
-
-    private boolean validFrameAt(final long framePosition, final int index, final int frameLength) {
-        if (frameLength != SHORT_PADDING_LENGTH && frameLength < HEADER_LENGTH) {
-            return false;
-        }
-        final short type = frameLength >= HEADER_LENGTH && framePosition + HEADER_LENGTH <= validEnd
-                ? buffer.getShort(index + TYPE_OFFSET)
-                : 0;
-        final int checksummedLength = FrameDescriptor.checksummedLength(frameLength, type);
-        if (framePosition + checksummedLength > validEnd
-                || (framePosition & segmentMask) + frameLength > segmentCapacityBytes) {
-            return false;
-        }
-        if (frameLength >= HEADER_LENGTH && !FrameDescriptor.validFlags(type, buffer.getShort(index + FLAGS_OFFSET))) {
-            return false;
-        }
-        return buffer.getInt(index + CHECKSUM_OFFSET)
-                == checksum.compute(byteBuffer, index, frameLength, checksummedLength, framePosition);
     }
 
     /** Reads the discarded ranges again and finds the next cut from the reader's position. Cold. */
@@ -499,7 +486,7 @@ public final class LogReader implements WalReader {
         return -1;
     }
 
-    private WalException invalidFrame(final int frameLength) {
+    private WalException invalidFrame(final FrameDecoder.Verdict verdict) {
         final Path file = SegmentNames.segmentPath(directory, position & ~segmentMask);
         if (!verifiedStart) {
             return new WalException(
@@ -509,7 +496,10 @@ public final class LogReader implements WalReader {
                             + " start readers at a position returned by append, or at the log's start position");
         }
         return new WalCorruptionException(
-                file, position & segmentMask, "frame (length field " + frameLength + ") does not validate on read");
+                file,
+                position & segmentMask,
+                "frame (length field " + decoder.frameLength() + ") does not validate on read"
+                        + (verdict == FrameDecoder.Verdict.INVALID ? ": " + decoder.describe() : ""));
     }
 
     private static WalException truncated(final long position, final long startPosition) {

@@ -7,6 +7,7 @@ import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
 import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
@@ -200,9 +201,9 @@ public final class LogRecovery {
         final Path path = SegmentNames.segmentPath(directory, continueBase);
         final ByteBuffer header = Files.exists(path) ? FileReads.readHeader(path) : null;
         final boolean prepared = header != null
-                && SegmentHeaders.validate(header, continueBase) == null
-                && SegmentHeaders.logId(header) == logId
-                && SegmentHeaders.cleanEndPosition(header) < 0;
+                && SegmentHeaderDecoder.validate(header, continueBase) == null
+                && SegmentHeaderDecoder.logId(header) == logId
+                && SegmentHeaderDecoder.cleanEndPosition(header) < 0;
         if (!prepared && header != null) {
             io.delete(path);
             io.syncDirectory();
@@ -275,7 +276,7 @@ public final class LogRecovery {
                     final long lastBase = bases.get(bases.size() - 1);
                     final long lastEnd = lastBase + capacityBytes;
                     final ByteBuffer header = FileReads.readHeader(segments.get(lastBase));
-                    tally.closedCleanly = SegmentHeaders.cleanEndPosition(header) == lastEnd;
+                    tally.closedCleanly = SegmentHeaderDecoder.cleanEndPosition(header) == lastEnd;
                     return new LogInspection(
                             LogInspection.Verdict.CLEAN, report(startNs, false, start, lastEnd, bases.size()), null);
                 }
@@ -340,7 +341,7 @@ public final class LogRecovery {
                     ? segments.get(structure.discardFromBase())
                     : laterSegmentWithData(scanner, segments, bases, i);
             final long cleanEnd = cleanEndOffset(result, segments, bases, i);
-            final long headerDurable = SegmentHeaders.durablePosition(FileReads.readHeader(path));
+            final long headerDurable = SegmentHeaderDecoder.durablePosition(FileReads.readHeader(path));
             final long proven = Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
             final Tail tail = judge.judge(scanner, path, base, result, proven, cleanEnd, laterData);
             if (tail == null) {
@@ -363,7 +364,7 @@ public final class LogRecovery {
             final int index)
             throws IOException {
         final long base = bases.get(index);
-        final long own = SegmentHeaders.cleanEndPosition(FileReads.readHeader(segments.get(base)));
+        final long own = SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(base)));
         if (own >= 0) {
             return own - base;
         }
@@ -371,7 +372,8 @@ public final class LogRecovery {
         // yet: this one is then an unused prepared segment.
         if (index > 0 && !result.holdsData()) {
             final long previousBase = bases.get(index - 1);
-            final long previous = SegmentHeaders.cleanEndPosition(FileReads.readHeader(segments.get(previousBase)));
+            final long previous =
+                    SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(previousBase)));
             if (previous == base) {
                 return SegmentHeaderDescriptor.HEADER_LENGTH;
             }

@@ -4,6 +4,7 @@ import io.walden.RecoveryPolicy;
 import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
 import io.walden.WalException;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
@@ -132,12 +133,12 @@ final class SegmentInventory {
     void refuseOtherFormats(final TreeMap<Long, Path> segments) throws IOException {
         for (final Path path : segments.values()) {
             final ByteBuffer header = FileReads.readHeader(path);
-            final int version = header == null ? -1 : SegmentHeaders.formatVersion(header);
+            final int version = header == null ? -1 : SegmentHeaderDecoder.formatVersion(header);
             if (version >= 0 && version != SegmentHeaderDescriptor.FORMAT_VERSION) {
                 throw new WalException(
                         WalException.ErrorCode.FORMAT,
                         "cannot open the log in " + directory + ": segment " + path.getFileName() + " holds "
-                                + SegmentHeaders.formatVersionProblem(version) + ". Nothing was changed.");
+                                + SegmentHeaderDecoder.formatVersionProblem(version) + ". Nothing was changed.");
             }
         }
     }
@@ -158,10 +159,10 @@ final class SegmentInventory {
         long logId = 0;
         for (final Map.Entry<Long, Path> entry : segments.entrySet()) {
             final ByteBuffer header = FileReads.readHeader(entry.getValue());
-            if (header != null && SegmentHeaders.validate(header, entry.getKey()) == null) {
-                final long id = SegmentHeaders.logId(header);
+            if (header != null && SegmentHeaderDecoder.validate(header, entry.getKey()) == null) {
+                final long id = SegmentHeaderDecoder.logId(header);
                 votes.merge(id, 1, Integer::sum);
-                capacities.put(id, SegmentHeaders.capacity(header));
+                capacities.put(id, SegmentHeaderDecoder.capacity(header));
                 if (votes.get(id) > votes.getOrDefault(logId, 0)) {
                     logId = id;
                 }
@@ -182,7 +183,7 @@ final class SegmentInventory {
         final ByteBuffer header = FileReads.readHeader(first.getValue());
         final String problem = header == null
                 ? "the file is shorter than a segment header"
-                : SegmentHeaders.validate(header, first.getKey());
+                : SegmentHeaderDecoder.validate(header, first.getKey());
         if (config.recoveryPolicy() != RecoveryPolicy.TRUNCATE) {
             throw new WalCorruptionException(first.getValue(), 0, "no segment has a valid header; first: " + problem);
         }
@@ -233,17 +234,17 @@ final class SegmentInventory {
         if (header == null) {
             return "the file (" + size + " bytes) is shorter than a segment header";
         }
-        final String headerProblem = SegmentHeaders.validate(header, base);
+        final String headerProblem = SegmentHeaderDecoder.validate(header, base);
         if (headerProblem != null) {
             return headerProblem;
         }
-        if (SegmentHeaders.logId(header) != identity.logId()) {
+        if (SegmentHeaderDecoder.logId(header) != identity.logId()) {
             return String.format(
                     "segment belongs to another log (log identity %016x, this log is %016x)",
-                    SegmentHeaders.logId(header), identity.logId());
+                    SegmentHeaderDecoder.logId(header), identity.logId());
         }
-        if (SegmentHeaders.capacity(header) != identity.capacityBytes()) {
-            return "segment capacity " + SegmentHeaders.capacity(header) + " differs from the log's "
+        if (SegmentHeaderDecoder.capacity(header) != identity.capacityBytes()) {
+            return "segment capacity " + SegmentHeaderDecoder.capacity(header) + " differs from the log's "
                     + identity.capacityBytes();
         }
         if (size != identity.capacityBytes()) {

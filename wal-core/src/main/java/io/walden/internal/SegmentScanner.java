@@ -1,17 +1,11 @@
 package io.walden.internal;
 
-import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
-import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
-import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
-import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
-import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
-import static io.walden.format.FrameDescriptor.TYPE_PADDING;
-import static io.walden.format.FrameDescriptor.TYPE_SKIPPABLE_MASK;
 
+import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import java.io.IOException;
@@ -25,7 +19,8 @@ import java.util.List;
 /**
  * Reads a segment file from its first frame to its end and finds every valid frame in it, through a
  * window of direct memory filled with large positional reads. It decides nothing: it reports what is
- * there, and {@link RecoveryRule} judges it.
+ * there, and {@link RecoveryRule} judges it. Every frame is judged by {@link FrameDecoder}, with the
+ * format's rules that readers apply too.
  *
  * <pre>
  *   4096                                                              capacity
@@ -116,7 +111,7 @@ final class SegmentScanner implements AutoCloseable {
 
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
 
-    private final FrameChecksum checksum;
+    private final FrameDecoder decoder;
     private AlignedBuffer windowMemory;
     private ByteBuffer window;
     private FileChannel channel;
@@ -125,7 +120,7 @@ final class SegmentScanner implements AutoCloseable {
     private long fileSize;
 
     SegmentScanner(final long logId, final int maxFrameBytes) {
-        this.checksum = new FrameChecksum(logId);
+        this.decoder = new FrameDecoder(logId);
         this.windowMemory = new AlignedBuffer(Math.max(WINDOW_BYTES, maxFrameBytes * 2));
         this.window = windowMemory.buffer();
     }
@@ -154,7 +149,7 @@ final class SegmentScanner implements AutoCloseable {
             while (offset < capacityBytes) {
                 String problem = validate(offset, basePosition, capacityBytes);
                 if (problem == null && runStart >= 0 && openBatch >= 0) {
-                    problem = batchProblem(offset);
+                    problem = batchProblem();
                 }
                 if (problem == null) {
                     if (runStart < 0) {
@@ -163,31 +158,19 @@ final class SegmentScanner implements AutoCloseable {
                         payloadBytes = 0;
                         openBatch = -1;
                     }
-                    // Validation may have moved the window (a discard frame's zero check reads far ahead).
-                    ensure(offset, SHORT_PADDING_LENGTH);
-                    final int frameLength = frameLength(offset);
-                    if (frameLength >= HEADER_LENGTH) {
-                        ensure(offset, HEADER_LENGTH);
-                        final short type = frameType(offset);
-                        if (type == TYPE_DATA) {
-                            records++;
-                            payloadBytes += frameLength - HEADER_LENGTH;
-                            if (FrameDescriptor.batchContinues(frameFlags(offset))) {
-                                openBatch = openBatch < 0 ? offset : openBatch;
-                            } else {
-                                openBatch = -1;
-                            }
-                        } else if (type == TYPE_DISCARD) {
-                            // A truncation kept a batch's records up to here: the batch ends.
-                            openBatch = -1;
-                        }
-                        final int durableOffset = durableOffset(offset);
-                        if (durableOffset > provenDurableOffset) {
-                            provenDurableOffset = durableOffset;
-                            provingFrameOffset = offset;
-                        }
+                    if (decoder.frameType() == TYPE_DATA) {
+                        records++;
+                        payloadBytes += decoder.frameLength() - HEADER_LENGTH;
+                        openBatch = decoder.batchContinues() ? (openBatch < 0 ? offset : openBatch) : -1;
+                    } else if (decoder.frameType() == TYPE_DISCARD) {
+                        // A truncation kept a batch's records up to here: the batch ends.
+                        openBatch = -1;
                     }
-                    offset += FrameDescriptor.alignedLength(frameLength);
+                    if (decoder.durableOffset() > provenDurableOffset) {
+                        provenDurableOffset = decoder.durableOffset();
+                        provingFrameOffset = offset;
+                    }
+                    offset += decoder.alignedLength();
                     continue;
                 }
                 if (runStart >= 0) {
@@ -209,23 +192,19 @@ final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Checks a valid frame that follows a frame whose batch goes on: only the batch's next record (a
-     * data frame) or a truncation's discard frame may come there.
+     * Checks the valid frame just decoded, which follows a frame whose batch goes on: only the batch's
+     * next record (a data frame) or a truncation's discard frame may come there.
      *
      * @return null if the frame may follow, else what is wrong.
      */
-    private String batchProblem(final long offset) throws IOException {
-        ensure(offset, SHORT_PADDING_LENGTH);
-        final int frameLength = frameLength(offset);
-        if (frameLength >= HEADER_LENGTH) {
-            ensure(offset, HEADER_LENGTH);
-            final short type = frameType(offset);
-            if (type == TYPE_DATA || type == TYPE_DISCARD) {
-                return null;
-            }
-            return "a frame of type " + type + " where the batch of the frame before it goes on";
+    private String batchProblem() {
+        if (!decoder.hasHeader()) {
+            return "a short padding frame where the batch of the frame before it goes on";
         }
-        return "a short padding frame where the batch of the frame before it goes on";
+        final short type = decoder.frameType();
+        return type == TYPE_DATA || type == TYPE_DISCARD
+                ? null
+                : "a frame of type " + type + " where the batch of the frame before it goes on";
     }
 
     /**
@@ -314,25 +293,14 @@ final class SegmentScanner implements AutoCloseable {
     }
 
     private boolean plausibleHeader(final long offset, final long capacityBytes) throws IOException {
-        if (!ensure(offset, HEADER_LENGTH)) {
-            return false;
-        }
-        final int frameLength = frameLength(offset);
-        if (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset) {
-            return false;
-        }
-        final short type = frameType(offset);
-        if (type != TYPE_DATA && type != TYPE_PADDING && type != TYPE_DISCARD && (type & TYPE_SKIPPABLE_MASK) == 0) {
-            return false;
-        }
-        final int durableOffset = durableOffset(offset);
-        return FrameDescriptor.validFlags(type, frameFlags(offset))
-                && durableOffset >= SegmentHeaderDescriptor.HEADER_LENGTH
-                && durableOffset <= offset;
+        return ensure(offset, HEADER_LENGTH)
+                && decoder.plausibleHeader(window, index(offset), available(offset), offset, capacityBytes)
+                && decoder.hasHeader();
     }
 
     /**
-     * Validates the frame at an offset.
+     * Validates the frame at an offset with {@link FrameDecoder}, which then describes it; a discard
+     * frame's covered range is read to the segment's end and must be zero.
      *
      * @return null if valid, else what is wrong.
      */
@@ -340,84 +308,24 @@ final class SegmentScanner implements AutoCloseable {
         if (!ensure(offset, SHORT_PADDING_LENGTH)) {
             return "the file ends at " + fileSize + " before its capacity of " + capacityBytes;
         }
-        final int frameLength = frameLength(offset);
-        if (frameLength == 0) {
-            return "zero frame length (nothing written)";
+        FrameDecoder.Verdict verdict = decode(offset, basePosition, capacityBytes);
+        while (verdict == FrameDecoder.Verdict.MORE_BYTES && ensure(offset, decoder.bytesNeeded())) {
+            verdict = decode(offset, basePosition, capacityBytes);
         }
-        if (frameLength != SHORT_PADDING_LENGTH
-                && (frameLength < HEADER_LENGTH || frameLength > capacityBytes - offset)) {
-            return "frame length " + frameLength + " is impossible here";
+        if (verdict == FrameDecoder.Verdict.FRAME && decoder.frameType() == TYPE_DISCARD && decoder.hasHeader()) {
+            verdict = decoder.judgeDiscardedBytes(nonZeroEnd(offset + HEADER_LENGTH, capacityBytes));
         }
-        final short type = frameLength >= HEADER_LENGTH && ensure(offset, HEADER_LENGTH) ? frameType(offset) : 0;
-        final int checksummedLength = FrameDescriptor.checksummedLength(frameLength, type);
-        if (!ensure(offset, checksummedLength)) {
-            return "frame of " + frameLength + " bytes runs past the end of the file";
-        }
-        final int stored = window.getInt(index(offset) + CHECKSUM_OFFSET);
-        final int computed =
-                checksum.compute(window, index(offset), frameLength, checksummedLength, basePosition + offset);
-        if (stored != computed) {
-            return String.format("checksum mismatch (stored 0x%08x, computed 0x%08x)", stored, computed);
-        }
-        if (frameLength >= HEADER_LENGTH) {
-            final String headerProblem = headerProblem(offset, frameLength, type, capacityBytes);
-            if (headerProblem != null) {
-                return headerProblem;
-            }
-        }
-        final int gapOffset = nonZeroAlignmentGapByte(offset, frameLength);
-        if (gapOffset >= 0) {
-            return "non-zero byte at offset " + (offset + gapOffset) + " in the alignment gap after the frame,"
-                    + " which the writer leaves zero";
-        }
-        return null;
+        return switch (verdict) {
+            case FRAME -> null;
+            case EMPTY -> "zero frame length (nothing written)";
+            case MORE_BYTES -> "frame of " + decoder.frameLength() + " bytes runs past the end of the file";
+            case INVALID -> decoder.describe();
+        };
     }
 
-    /** Checks the fields of a full header whose checksum matched; null if they are sound. */
-    private String headerProblem(final long offset, final int frameLength, final short type, final long capacityBytes)
-            throws IOException {
-        if (type != TYPE_DATA && type != TYPE_PADDING && type != TYPE_DISCARD && (type & TYPE_SKIPPABLE_MASK) == 0) {
-            return "unknown frame type " + type;
-        }
-        if (!FrameDescriptor.validFlags(type, frameFlags(offset))) {
-            return "frame flags 0x" + Integer.toHexString(frameFlags(offset) & 0xFFFF)
-                    + " not allowed on a frame of type " + type;
-        }
-        final int durableOffset = durableOffset(offset);
-        if (durableOffset < SegmentHeaderDescriptor.HEADER_LENGTH || durableOffset > offset) {
-            return "durable offset " + durableOffset + " outside [" + SegmentHeaderDescriptor.HEADER_LENGTH + ", "
-                    + offset + "]: a frame can only prove what was synced before it";
-        }
-        if (type == TYPE_DISCARD) {
-            if (offset + frameLength != capacityBytes) {
-                return "discard frame of " + frameLength + " bytes ends before the segment's end";
-            }
-            final long nonZero = nonZeroEnd(offset + HEADER_LENGTH, capacityBytes);
-            if (nonZero > offset + HEADER_LENGTH) {
-                return "non-zero byte before offset " + nonZero + " in the range the discard frame covers,"
-                        + " which recovery leaves zero";
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Finds damage in the 0 to 7 bytes between a frame's end and its aligned end: the checksum does not
-     * cover them, and the writer always leaves them zero.
-     *
-     * @return the index of the first non-zero gap byte relative to the frame, or -1 if all are zero.
-     */
-    private int nonZeroAlignmentGapByte(final long offset, final int frameLength) throws IOException {
-        final int alignedLength = FrameDescriptor.alignedLength(frameLength);
-        if (alignedLength == frameLength || !ensure(offset, alignedLength)) {
-            return -1;
-        }
-        for (int i = frameLength; i < alignedLength; i++) {
-            if (window.get(index(offset) + i) != 0) {
-                return i;
-            }
-        }
-        return -1;
+    /** Decodes the frame at an offset from the bytes the window holds. */
+    private FrameDecoder.Verdict decode(final long offset, final long basePosition, final long capacityBytes) {
+        return decoder.decode(window, index(offset), available(offset), basePosition, offset, capacityBytes);
     }
 
     /**
@@ -496,7 +404,8 @@ final class SegmentScanner implements AutoCloseable {
 
     /**
      * Walks the frames of a run from its start, one frame header at a time, while frames start before
-     * {@code toOffset}; stops at a zero length. Cold path: the frames were validated by {@link #scan}.
+     * {@code toOffset}; stops at a header that is not plausible (a zero length). Cold path: the frames
+     * were validated by {@link #scan}.
      *
      * @param path the segment file.
      * @param runStartOffset the run's first frame.
@@ -507,19 +416,20 @@ final class SegmentScanner implements AutoCloseable {
     void forEachFrame(final Path path, final long runStartOffset, final long toOffset, final FrameVisitor visitor)
             throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, toOffset + HEADER_LENGTH);
+            open(file, Long.MAX_VALUE);
             long offset = runStartOffset;
-            while (offset < toOffset && ensure(offset, SHORT_PADDING_LENGTH)) {
-                final int frameLength = frameLength(offset);
-                if (frameLength == 0) {
-                    return;
-                }
-                final boolean header = frameLength >= HEADER_LENGTH && ensure(offset, HEADER_LENGTH);
+            while (offset < toOffset
+                    && ensureHeader(offset)
+                    && decoder.plausibleHeader(window, index(offset), available(offset), offset, fileSize)) {
+                final boolean header = decoder.hasHeader();
                 if (!visitor.visit(
-                        offset, frameLength, header ? frameType(offset) : -1, header ? durableOffset(offset) : -1)) {
+                        offset,
+                        decoder.frameLength(),
+                        header ? decoder.frameType() : -1,
+                        header ? decoder.durableOffset() : -1)) {
                     return;
                 }
-                offset += FrameDescriptor.alignedLength(frameLength);
+                offset += decoder.alignedLength();
             }
         } finally {
             channel = null;
@@ -567,24 +477,18 @@ final class SegmentScanner implements AutoCloseable {
         void accept(ByteBuffer bytes) throws IOException;
     }
 
-    private int frameLength(final long offset) {
-        return window.getInt(index(offset) + LENGTH_OFFSET);
-    }
-
-    private short frameType(final long offset) {
-        return window.getShort(index(offset) + TYPE_OFFSET);
-    }
-
-    private short frameFlags(final long offset) {
-        return window.getShort(index(offset) + FLAGS_OFFSET);
-    }
-
-    private int durableOffset(final long offset) {
-        return window.getInt(index(offset) + DURABLE_OFFSET_OFFSET);
-    }
-
     private int index(final long offset) {
         return (int) (offset - windowFileOffset);
+    }
+
+    /** How many bytes from an offset the window holds. */
+    private int available(final long offset) {
+        return (int) (windowFileOffset + windowLength - offset);
+    }
+
+    /** Makes the frame header at an offset readable, as much of it as the file holds; false under 8 bytes. */
+    private boolean ensureHeader(final long offset) throws IOException {
+        return ensure(offset, (int) Math.min(HEADER_LENGTH, Math.max(SHORT_PADDING_LENGTH, fileSize - offset)));
     }
 
     /** Makes [offset, offset + length) readable in the window; false if the file is shorter. */

@@ -1,6 +1,7 @@
 package io.walden.internal;
 
 import io.walden.WalCorruptionException;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
@@ -179,7 +180,7 @@ final class SuffixTruncationCompletion {
             try {
                 // The header first: no clean close, and no durable position past the cut.
                 final ByteBuffer header = FileReads.readHeader(path);
-                final long durable = SegmentHeaders.durablePosition(header);
+                final long durable = SegmentHeaderDecoder.durablePosition(header);
                 final long cutPosition = base + cutOffset;
                 final long keptDurable = durable <= cutPosition
                         ? durable

@@ -1,5 +1,6 @@
 package io.walden.internal;
 
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentNames;
 import io.walden.internal.TailJudge.Tail;
 import io.walden.internal.TailJudge.TailKind;
@@ -206,7 +207,7 @@ final class TailRepair {
                 continue;
             }
             final ByteBuffer header = FileReads.readHeader(path);
-            final long cleanEnd = SegmentHeaders.cleanEndPosition(header);
+            final long cleanEnd = SegmentHeaderDecoder.cleanEndPosition(header);
             if (cleanEnd < 0) {
                 continue;
             }
@@ -214,7 +215,7 @@ final class TailRepair {
             final int handle = session.openFile(path, false);
             try {
                 // The durable position stays true; only the clean close is withdrawn.
-                writer.writeHeaderState(handle, header, SegmentHeaders.durablePosition(header), false);
+                writer.writeHeaderState(handle, header, SegmentHeaderDecoder.durablePosition(header), false);
                 io.sync(handle);
             } finally {
                 session.closeFile(handle);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
@@ -135,7 +136,7 @@ class RecoveryWriterTest {
                 session.operations);
         final ByteBuffer content = ByteBuffer.wrap(Files.readAllBytes(existing)).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(CAPACITY, content.capacity());
-        assertNull(SegmentHeaders.validate(content.slice(0, BLOCK).order(ByteOrder.LITTLE_ENDIAN), base));
+        assertNull(SegmentHeaderDecoder.validate(content.slice(0, BLOCK).order(ByteOrder.LITTLE_ENDIAN), base));
         assertEquals(CAPACITY - BLOCK, content.getInt(BLOCK + FrameDescriptor.LENGTH_OFFSET));
         assertEquals(FrameDescriptor.TYPE_DISCARD, content.getShort(BLOCK + FrameDescriptor.TYPE_OFFSET));
     }
@@ -207,7 +208,7 @@ class RecoveryWriterTest {
         assertEquals(
                 List.of("rename " + temporary + " " + name, "sync-directory"), operations.subList(sync + 1, sync + 3));
         final byte[] content = Files.readAllBytes(directory.resolve(name));
-        assertNull(SegmentHeaders.validate(
+        assertNull(SegmentHeaderDecoder.validate(
                 ByteBuffer.wrap(content, 0, BLOCK).slice().order(ByteOrder.LITTLE_ENDIAN), base));
         for (int i = BLOCK; i < CAPACITY; i++) {
             assertEquals(0, content[i], "byte " + i);

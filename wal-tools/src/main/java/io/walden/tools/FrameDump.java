@@ -1,18 +1,12 @@
 package io.walden.tools;
 
-import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
-import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
-import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
 import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
-import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
-import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_PADDING;
-import static io.walden.format.FrameDescriptor.TYPE_SKIPPABLE_MASK;
 
-import io.walden.format.FrameDescriptor;
+import io.walden.format.FrameDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
@@ -22,14 +16,13 @@ import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Walks the frames of a log's segment files in position order and prints one line per frame, a line
- * per segment header, and a line for each run of bytes that is not a valid frame. It validates every
- * frame as FORMAT.md defines it (length, CRC32C over the binding block and the frame, type, flags,
- * durable offset, zero alignment gap, discard frames), written again here from the public layout, so
- * that it shows what is on disk even where recovery would refuse the log.
+ * per segment header, and a line for each run of bytes that is not a valid frame. It judges every
+ * frame with {@link FrameDecoder}, by the rules and in the words of recovery (length, CRC32C over the
+ * binding block and the frame, type, flags, durable offset, zero alignment gap, discard frames), and
+ * shows what is on disk even where recovery would refuse the log.
  *
  * <p>Where a segment holds bytes that are not a valid frame, the dump says what is wrong at which file
  * and offset and continues with the next segment: it never loops and never stops at damage. On a live
@@ -48,12 +41,11 @@ final class FrameDump {
     private final long fromPosition;
     private final long limit;
 
-    private final ByteBuffer window = ByteBuffer.allocateDirect(WINDOW_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    // Grown, rarely, for a frame larger than it (a padding frame may be as long as a buffer lap).
+    private ByteBuffer window = ByteBuffer.allocateDirect(WINDOW_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private long windowStart = -1;
     private int windowLength;
-    private final CRC32C crc = new CRC32C();
-    private final byte[] binding = new byte[FrameDescriptor.BINDING_LENGTH];
-    private final ByteBuffer bindingView = ByteBuffer.wrap(binding).order(ByteOrder.LITTLE_ENDIAN);
+    private FrameDecoder decoder;
 
     private List<LogDirectory.Segment> segments;
     private boolean identityKnown;
@@ -169,6 +161,7 @@ final class FrameDump {
                 identityKnown = true;
                 logId = header.logId();
                 capacity = header.capacity();
+                decoder = new FrameDecoder(logId);
             } else if (problem == null && header.logId() != logId) {
                 problem = String.format(
                         "segment belongs to another log (identity %016x, this log is %016x)", header.logId(), logId);
@@ -236,9 +229,8 @@ final class FrameDump {
                         true);
                 return;
             }
-            int at = (int) (offset - windowStart);
-            final int length = window.getInt(at + LENGTH_OFFSET);
-            if (length == 0) {
+            final FrameDecoder.Verdict verdict = decode(channel, base, offset);
+            if (verdict == FrameDecoder.Verdict.EMPTY) {
                 final boolean laterData = laterSegmentHoldsData(index);
                 if (laterData && !reread) {
                     reread = true; // the writer may have rolled meanwhile: read this offset again
@@ -268,41 +260,19 @@ final class FrameDump {
                         ": nothing written after this (zero length)");
                 return;
             }
-            final boolean impossible =
-                    length != SHORT_PADDING_LENGTH && (length < HEADER_LENGTH || length > segmentCapacity - offset);
-            short type = TYPE_PADDING;
-            int flags = 0;
-            int durableOffset = 0;
-            boolean checksumOk = false;
-            String problem;
-            if (impossible) {
-                problem = "frame length " + length
-                        + (length < HEADER_LENGTH
-                                ? " is impossible (a frame is 8 or at least 16 bytes long)"
-                                : " runs past the segment's end (" + (segmentCapacity - offset) + " bytes left)");
-            } else {
-                if (length >= HEADER_LENGTH) {
-                    type = window.getShort(at + TYPE_OFFSET);
-                    flags = window.getShort(at + FLAGS_OFFSET) & 0xFFFF;
-                    durableOffset = window.getInt(at + DURABLE_OFFSET_OFFSET);
-                }
-                final int stored = window.getInt(at + CHECKSUM_OFFSET);
-                final int computed = checksum(channel, base + offset, offset, length, type);
-                checksumOk = stored == computed;
-                problem = checksumOk
-                        ? frameProblem(channel, offset, length, type, flags, durableOffset, segmentCapacity)
-                        : String.format("checksum mismatch (stored %08x, computed %08x)", stored, computed);
-            }
+            final boolean impossible = decoder.problem() == FrameDecoder.Problem.IMPOSSIBLE_LENGTH;
+            final String problem = problem(channel, verdict, offset, segmentCapacity);
             if (problem != null && !reread && laterSegmentHoldsData(index)) {
                 reread = true;
                 windowStart = -1;
                 continue;
             }
             if (base + offset >= fromPosition && !impossible) {
-                frameLine(channel, base + offset, offset, length, type, flags, durableOffset, checksumOk);
+                final boolean data = decoder.hasHeader() && decoder.frameType() == TYPE_DATA;
+                frameLine(channel, base + offset, offset);
                 frames++;
                 segmentFrames++;
-                if (length >= HEADER_LENGTH && type == TYPE_DATA) {
+                if (data) {
                     records++;
                     segmentRecords++;
                 }
@@ -317,10 +287,47 @@ final class FrameDump {
                         laterData || header.closedCleanly());
                 return;
             }
-            offset += FrameDescriptor.alignedLength(length);
+            offset += decoder.alignedLength();
             reread = false;
         }
         endLine(segment, base, offset, segmentFrames, segmentRecords, ": the segment is full");
+    }
+
+    /**
+     * Decodes the frame at an offset of the segment, loading as much of it as the decoder asks for.
+     *
+     * @return the verdict; {@link FrameDecoder.Verdict#MORE_BYTES} if the file ends first.
+     */
+    private FrameDecoder.Verdict decode(final FileChannel channel, final long base, final long offset)
+            throws IOException {
+        while (true) {
+            final int at = (int) (offset - windowStart);
+            final FrameDecoder.Verdict verdict = decoder.decode(window, at, windowLength - at, base, offset, capacity);
+            if (verdict != FrameDecoder.Verdict.MORE_BYTES
+                    || load(channel, offset, decoder.bytesNeeded()) < decoder.bytesNeeded()) {
+                return verdict;
+            }
+        }
+    }
+
+    /**
+     * What is wrong with the frame just decoded, in recovery's words; for a discard frame, with the
+     * bytes it covers.
+     *
+     * @return the problem, or null if the frame is valid.
+     */
+    private String problem(
+            final FileChannel channel, final FrameDecoder.Verdict verdict, final long offset, final int segmentCapacity)
+            throws IOException {
+        FrameDecoder.Verdict judged = verdict;
+        if (judged == FrameDecoder.Verdict.FRAME && decoder.hasHeader() && decoder.frameType() == TYPE_DISCARD) {
+            judged = decoder.judgeDiscardedBytes(nonZeroEnd(channel, offset + HEADER_LENGTH, segmentCapacity));
+        }
+        return switch (judged) {
+            case FRAME -> null;
+            case INVALID -> decoder.describe();
+            default -> "frame of " + decoder.frameLength() + " bytes runs past the end of the file";
+        };
     }
 
     /** The line that ends a segment's frames: where, how many, and why there. */
@@ -345,64 +352,13 @@ final class FrameDump {
                 .newline();
     }
 
-    /** Checks the fields of a frame whose checksum matched; null if it is valid. */
-    private String frameProblem(
-            final FileChannel channel,
-            final long offset,
-            final int length,
-            final short type,
-            final int flags,
-            final int durableOffset,
-            final int segmentCapacity)
-            throws IOException {
-        if (length >= HEADER_LENGTH) {
-            if (type != TYPE_DATA
-                    && type != TYPE_PADDING
-                    && type != TYPE_DISCARD
-                    && (type & TYPE_SKIPPABLE_MASK) == 0) {
-                return "unknown frame type " + type + ", which readers may not skip";
-            }
-            if (!FrameDescriptor.validFlags(type, (short) flags)) {
-                return "frame flags 0x" + Integer.toHexString(flags) + " not allowed on a frame of type " + type;
-            }
-            if (durableOffset < SegmentHeaderDescriptor.HEADER_LENGTH || durableOffset > offset) {
-                return "durable offset " + durableOffset + " outside [" + SegmentHeaderDescriptor.HEADER_LENGTH + ", "
-                        + offset + "]: a frame can only prove what was synced before it";
-            }
-            if (type == TYPE_DISCARD) {
-                if (offset + length != segmentCapacity) {
-                    return "discard frame of " + length + " bytes ends before the segment's end";
-                }
-                final long nonZero = firstNonZero(channel, offset + HEADER_LENGTH, segmentCapacity);
-                if (nonZero >= 0) {
-                    return "non-zero byte at offset " + nonZero + " in the range the discard frame covers,"
-                            + " which recovery leaves zero";
-                }
-            }
-        }
-        final int aligned = FrameDescriptor.alignedLength(length);
-        if (aligned != length) {
-            final long nonZero = firstNonZero(channel, offset + length, offset + aligned);
-            if (nonZero >= 0) {
-                return "non-zero byte at offset " + nonZero + " in the alignment gap after the frame, which the"
-                        + " writer leaves zero";
-            }
-        }
-        return null;
-    }
-
-    private void frameLine(
-            final FileChannel channel,
-            final long position,
-            final long offset,
-            final int length,
-            final short type,
-            final int flags,
-            final int durableOffset,
-            final boolean checksumOk)
-            throws IOException {
+    /** The line of the frame just decoded, whether it is valid or not. */
+    private void frameLine(final FileChannel channel, final long position, final long offset) throws IOException {
+        final int length = decoder.frameLength();
+        final short type = decoder.frameType();
+        final boolean data = decoder.hasHeader() && type == TYPE_DATA;
         out.text("position=").number(position).text(" length=").number(length).text(" type=");
-        if (length == SHORT_PADDING_LENGTH) {
+        if (!decoder.hasHeader()) {
             out.text("PADDING flags=- durable-offset=-");
         } else {
             if (type == TYPE_DATA) {
@@ -414,10 +370,13 @@ final class FrameDump {
             } else {
                 out.text("unknown(0x").hex(type, 4).character(')');
             }
-            out.text(" flags=").number(flags).text(" durable-offset=").number(durableOffset);
+            out.text(" flags=")
+                    .number(decoder.flags() & 0xFFFF)
+                    .text(" durable-offset=")
+                    .number(decoder.durableOffset());
         }
-        out.text(" checksum=").text(checksumOk ? "ok" : "BAD");
-        if (printer.showsPayloads() && length >= HEADER_LENGTH && type == TYPE_DATA) {
+        out.text(" checksum=").text(decoder.checksumMatched() ? "ok" : "BAD");
+        if (printer.showsPayloads() && data) {
             final int total = length - HEADER_LENGTH;
             final int shown = printer.shownBytes(total);
             if (shown > 0) {
@@ -464,7 +423,7 @@ final class FrameDump {
      * roll fence, the given segment must then be full of valid frames.
      */
     private boolean laterSegmentHoldsData(final int index) throws IOException {
-        final ByteBuffer slot = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer slot = ByteBuffer.allocate(SHORT_PADDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         for (int j = index + 1; j < segments.size(); j++) {
             slot.clear();
             try (FileChannel channel = FileChannel.open(segments.get(j).path(), StandardOpenOption.READ)) {
@@ -475,7 +434,7 @@ final class FrameDump {
             } catch (final NoSuchFileException ex) {
                 continue;
             }
-            if (!slot.hasRemaining() && slot.getInt(0) != 0) {
+            if (!slot.hasRemaining() && FrameDecoder.slotWritten(slot, 0)) {
                 return true;
             }
         }
@@ -492,8 +451,12 @@ final class FrameDump {
         if (windowStart >= 0 && offset >= windowStart && offset + wanted <= windowStart + windowLength) {
             return (int) (windowStart + windowLength - offset);
         }
+        if (wanted > window.capacity()) {
+            window =
+                    ByteBuffer.allocateDirect(Integer.highestOneBit(wanted) * 2).order(ByteOrder.LITTLE_ENDIAN);
+        }
         window.clear();
-        final long end = Math.min(channel.size(), offset + WINDOW_BYTES);
+        final long end = Math.min(channel.size(), offset + window.capacity());
         if (end > offset) {
             window.limit((int) (end - offset));
         } else {
@@ -513,50 +476,25 @@ final class FrameDump {
         return windowLength;
     }
 
-    /** CRC32C of a frame as FORMAT.md defines it, streamed through the window for frames larger than it. */
-    private int checksum(
-            final FileChannel channel, final long position, final long offset, final int length, final short type)
-            throws IOException {
-        crc.reset();
-        bindingView.putLong(0, position).putLong(8, logId).putInt(16, length);
-        crc.update(binding, 0, binding.length);
-        final int covered = FrameDescriptor.checksummedLength(length, type);
-        long at = offset + TYPE_OFFSET;
-        final long end = offset + covered;
-        while (at < end) {
-            final int wanted = (int) Math.min(WINDOW_BYTES, end - at);
-            final int available = load(channel, at, wanted);
-            if (available <= 0) {
-                break; // the file ends early: the checksum cannot match
-            }
-            final int take = Math.min(available, wanted);
-            final int index = (int) (at - windowStart);
-            window.position(index).limit(index + take);
-            crc.update(window);
-            window.clear();
-            at += take;
-        }
-        return (int) crc.getValue();
-    }
-
-    /** @return the offset of the first non-zero byte in [from, to) of the segment, or -1. */
-    private long firstNonZero(final FileChannel channel, final long from, final long to) throws IOException {
+    /** @return the offset after the last non-zero byte in [from, to) of the segment, or {@code from}. */
+    private long nonZeroEnd(final FileChannel channel, final long from, final long to) throws IOException {
+        long end = from;
         long at = from;
         while (at < to) {
             final int wanted = (int) Math.min(WINDOW_BYTES, to - at);
             final int available = load(channel, at, wanted);
             if (available <= 0) {
-                return -1;
+                return end;
             }
             final int take = Math.min(available, wanted);
             final int index = (int) (at - windowStart);
             for (int i = 0; i < take; i++) {
                 if (window.get(index + i) != 0) {
-                    return at + i;
+                    end = at + i + 1;
                 }
             }
             at += take;
         }
-        return -1;
+        return end;
     }
 }

@@ -10,7 +10,7 @@ import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH;
 import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
 
-import io.walden.internal.SegmentHeaders;
+import io.walden.format.SegmentHeaderDecoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -89,7 +89,7 @@ record SegmentHeader(
                     "the file (" + length + " bytes) is shorter than a segment header (" + HEADER_LENGTH
                             + " bytes): not a Walden segment");
         }
-        final boolean checksumOk = block.getInt(HEADER_CHECKSUM_OFFSET) == SegmentHeaders.checksum(block);
+        final boolean checksumOk = SegmentHeaderDecoder.checksumMatches(block);
         final SegmentHeader unchecked = new SegmentHeader(
                 block.getLong(CAPACITY_OFFSET),
                 block.getLong(BASE_POSITION_OFFSET),
@@ -101,7 +101,7 @@ record SegmentHeader(
                 null);
         final String problem = length < HEADER_LENGTH
                 ? "the file (" + length + " bytes) is shorter than a segment header (" + HEADER_LENGTH + " bytes)"
-                : SegmentHeaders.validate(block, expectedBase);
+                : SegmentHeaderDecoder.validate(block, expectedBase);
         return problem == null ? unchecked : unchecked.withProblem(problem);
     }
 

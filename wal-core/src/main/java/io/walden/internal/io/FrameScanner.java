@@ -7,8 +7,8 @@ import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
+import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
-import io.walden.internal.FrameChecksum;
 import io.walden.internal.Invariants;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.StatsCounters;

@@ -1,8 +1,8 @@
 package io.walden.internal.io;
 
 import io.walden.WalConfig;
+import io.walden.format.FrameChecksum;
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.internal.FrameChecksum;
 import io.walden.internal.Invariants;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.LogState;

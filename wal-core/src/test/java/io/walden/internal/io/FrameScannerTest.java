@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.internal.FrameChecksum;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.StatsCounters;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package io.walden.internal;
+package io.walden.format;
 
 import static io.walden.format.FrameDescriptor.BINDING_LENGTH;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
@@ -9,12 +9,27 @@ import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
- * Computes a frame's checksum as {@link io.walden.format.FrameDescriptor} defines it: CRC32C over
- * the binding block (position, log identity, frame length) and the frame from its type field on.
+ * Computes a frame's checksum as {@link FrameDescriptor} defines it: CRC32C over the binding block
+ * (position, log identity, frame length) and the frame from its type field on.
+ *
+ * <pre>
+ *   binding block (20 bytes, LE)                     frame
+ *  +-----------------+-----------------+---------+  +--------+----------+-------------------------+
+ *  | position int64  | log id int64    | length  |  | length | checksum | type ... checksummed end |
+ *  +-----------------+-----------------+---------+  +--------+----------+-------------------------+
+ *   0                 8                 16      20   0        4          8 (TYPE_OFFSET)
+ * </pre>
+ *
+ * <p>The one computation of a frame's checksum: the writer seals frames with it and {@link
+ * FrameDecoder}, which every reader of frames uses, verifies them with it.
  *
  * <p><b>Threading:</b> not thread-safe; each thread that checksums frames owns an instance.
  */
 public final class FrameChecksum {
+    private static final int BINDING_POSITION_OFFSET = 0;
+    private static final int BINDING_LOG_ID_OFFSET = 8;
+    private static final int BINDING_FRAME_LENGTH_OFFSET = 16;
+
     private final CRC32C crc = new CRC32C();
     private final ByteBuffer binding = ByteBuffer.allocateDirect(BINDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private final long logId;
@@ -43,7 +58,7 @@ public final class FrameChecksum {
 
     /**
      * Checksum of a frame of which only part is covered (a discard frame covers its header only; see
-     * {@link io.walden.format.FrameDescriptor#checksummedLength}). Leaves the buffer cleared.
+     * {@link FrameDescriptor#checksummedLength}). Leaves the buffer cleared.
      *
      * @param frames a direct buffer holding the frame's covered bytes.
      * @param frameOffset index of the frame's first byte in {@code frames}.
@@ -60,7 +75,9 @@ public final class FrameChecksum {
             final long position) {
         crc.reset();
         binding.clear();
-        binding.putLong(0, position).putLong(8, logId).putInt(16, frameLength);
+        binding.putLong(BINDING_POSITION_OFFSET, position)
+                .putLong(BINDING_LOG_ID_OFFSET, logId)
+                .putInt(BINDING_FRAME_LENGTH_OFFSET, frameLength);
         crc.update(binding);
         if (checksummedLength > SHORT_PADDING_LENGTH) {
             frames.clear();
