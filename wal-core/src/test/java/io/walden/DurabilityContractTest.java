@@ -200,7 +200,14 @@ public abstract class DurabilityContractTest extends AppendContractTest {
         final ControllableBackend backend = controllable();
         final Wal wal = open(config(logDirectory()).backend(backend).build());
         wal.append(bytes(0, 10), Durability.SYNCED);
-        backend.holdSyncs();
+        // Held so that the record cannot become durable before the wait sees the interrupt: its sync,
+        // or, where every write is durable (O_DSYNC), its write.
+        final boolean durableWrites = writesDurable();
+        if (durableWrites) {
+            backend.holdWrites();
+        } else {
+            backend.holdSyncs();
+        }
         final byte[] payload = bytes(1, 300);
         final WalException ex;
         Thread.currentThread().interrupt();
@@ -214,7 +221,11 @@ public abstract class DurabilityContractTest extends AppendContractTest {
         assertTrue(lsn > 0, "the exception names the appended record: " + ex.getMessage());
         assertTrue(ex.getMessage().contains("LSN " + lsn), ex.getMessage());
         assertTrue(ex.getMessage().contains("is in the log"), ex.getMessage());
-        backend.releaseSyncs();
+        if (durableWrites) {
+            backend.releaseWrites();
+        } else {
+            backend.releaseSyncs();
+        }
         wal.await(lsn, Durability.SYNCED);
         assertTrue(wal.durablePosition() > lsn);
         final List<Read> read = replayAll(wal);
