@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Unmatched;
 
 /**
@@ -117,7 +118,9 @@ public final class Main implements Callable<Integer> {
             final Job job,
             final String description,
             final String options) {
-        final CommandLine sub = new CommandLine(new PassThrough(job));
+        // JMH answers -h itself; the others parse with Args, which knows no help option.
+        final CommandLine sub =
+                new CommandLine("jmh".equals(name) ? new PassThrough(job) : new HelpfulPassThrough(job));
         sub.getCommandSpec().usageMessage().description(description, options);
         sub.setUnmatchedArgumentsAllowed(true).setUnmatchedOptionsArePositionalParams(true);
         commandLine.addSubcommand(name, sub);
@@ -138,7 +141,7 @@ public final class Main implements Callable<Integer> {
 
     /** A subcommand that hands every argument to a {@link Job}, which parses them itself. */
     @Command(description = "")
-    static final class PassThrough implements Callable<Integer> {
+    static class PassThrough implements Callable<Integer> {
         private final Job job;
 
         @Unmatched
@@ -156,6 +159,20 @@ public final class Main implements Callable<Integer> {
                 System.err.println(ex.getMessage());
                 return 2;
             }
+        }
+    }
+
+    /** A pass-through command whose own parser knows no help option: picocli answers {@code --help}. */
+    @Command(description = "")
+    static final class HelpfulPassThrough extends PassThrough {
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "Show what the command does and its options, and exit.")
+        boolean help;
+
+        HelpfulPassThrough(final Job job) {
+            super(job);
         }
     }
 }
