@@ -67,7 +67,8 @@ final class TailRepair {
      * would read as damage to synced data at the next recovery. So the range is zeroed from its end
      * down, in steps that start at the durable offsets its frames carry, each step synced before the
      * next: whenever a crash comes, no frame left intact proves a zeroed byte, and the next recovery
-     * makes the same cut.
+     * makes the same cut. The segment header's durability mark is such a proof too: a mark past the
+     * cut is lowered to the cut, and synced, before anything is zeroed.
      *
      * @param tail where the kept frames end, and why: a crash (the bytes given up are a torn tail), or
      *     the policy.
@@ -124,6 +125,7 @@ final class TailRepair {
                             });
                 }
             }
+            lowerDurabilityMark(handle, path, base + fromOffset);
             writer.zeroDownInSteps(handle, path, fromOffset, nonZeroEnd, steps);
         }
         // The frames before the cut become durable before a frame that says so is written.
@@ -134,6 +136,19 @@ final class TailRepair {
             tally.finding("positions " + (base + fromOffset) + " to " + (base + capacityBytes) + " of "
                     + path.getFileName() + " given up: the log continues in the next segment, so that no position"
                     + " a reader may have seen before is given to another record");
+        }
+    }
+
+    /**
+     * Lowers the durability mark of a segment's header to a position, if it records more, and syncs
+     * it: the bytes past the position are about to be zeroed, and a mark that still proved them
+     * durable would make a crash in the middle of the zeroing read as damage to synced data.
+     */
+    private void lowerDurabilityMark(final int handle, final Path path, final long position) throws IOException {
+        final ByteBuffer header = FileReads.readHeader(path);
+        if (header != null && SegmentHeaderDecoder.durablePosition(header) > position) {
+            writer.writeHeaderState(handle, header, position, false);
+            io.sync(handle);
         }
     }
 
