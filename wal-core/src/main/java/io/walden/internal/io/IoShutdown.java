@@ -96,8 +96,10 @@ final class IoShutdown {
             markClosedCleanly();
         }
         // An unfinished preparation's temporary file is removed after a failure too: on a full file
-        // system it holds the space the log lacks.
-        if (!preparer.isOperationInFlight()) {
+        // system it holds the space the log lacks. Blocking I/O takes the next completion for its own,
+        // so only once nothing else is in flight (a failed log may leave a write or sync behind); else
+        // the next open removes it.
+        if (session.inFlight() == 0) {
             try {
                 preparer.abandon(new BlockingIo(session));
             } catch (final IOException | RuntimeException ex) {
