@@ -221,13 +221,17 @@ public abstract class ReaderContractTest extends CloseContractTest {
     }
 
     @Test
-    void shouldShowOnlyWhatFramesProveDurableToADurableViewReader() {
+    void shouldShowOnlyWhatFramesProveDurableToADurableViewReader() throws IOException {
         final Wal wal = open(config(logDirectory()).syncIntervalNs(0).build());
         try (WalView view = Wal.openReadOnly(logDirectory());
                 WalReader durable = view.reader(view.startPosition(), Durability.SYNCED)) {
             final long first = wal.append(bytes(1, 300), Durability.WRITTEN);
             final List<Read> seen = new ArrayList<>();
-            assertEquals(0, durable.poll(collect(seen), 10), "a WRITTEN record is not durable yet");
+            if (!writesDurable()) {
+                // Where every write is durable (O_DSYNC) a WRITTEN record is durable at once, and the
+                // durability mark of the idle log may prove it before this poll: nothing to check.
+                assertEquals(0, durable.poll(collect(seen), 10), "a WRITTEN record is not durable yet");
+            }
             assertTrue(view.writtenPosition() > first);
             wal.append(bytes(2, 300), Durability.SYNCED);
             // Both are synced now; a later frame or the durability mark of an idle log proves them.
