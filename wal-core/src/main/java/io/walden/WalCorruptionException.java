@@ -20,11 +20,27 @@ public final class WalCorruptionException extends WalException {
      * @param reason what was wrong.
      */
     public WalCorruptionException(final Path file, final long fileOffset, final String reason) {
+        this(
+                file,
+                fileOffset,
+                reason,
+                "Restore the file from a replica or backup, or open with RecoveryPolicy.TRUNCATE"
+                        + " to discard everything from the damage on.");
+    }
+
+    /**
+     * Creates the exception for damage that the usual advice does not fit.
+     *
+     * @param file the damaged file.
+     * @param fileOffset byte offset of the damage in the file, or -1 for the whole file.
+     * @param reason what was wrong.
+     * @param whatToDo what the user can do about it, a sentence.
+     */
+    public WalCorruptionException(final Path file, final long fileOffset, final String reason, final String whatToDo) {
         super(
                 ErrorCode.CORRUPTION,
-                "corruption in " + file + (fileOffset >= 0 ? " at offset " + fileOffset : "") + ": " + reason
-                        + ". Restore the file from a replica or backup, or open with RecoveryPolicy.TRUNCATE"
-                        + " to discard everything from the damage on.");
+                "corruption in " + file + (fileOffset >= 0 ? " at offset " + fileOffset : "") + ": " + reason + ". "
+                        + whatToDo);
         this.file = file;
         this.fileOffset = fileOffset;
     }

@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walden.testing.TestFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +32,7 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
             }
             lastLsn = lsn;
         }
-        final Map<String, String> before = contents(directory);
+        final Map<String, String> before = TestFiles.contents(directory);
 
         // A record larger than half of the log's 1 MiB buffer cannot fit; the default segment size
         // in the configuration applies to new logs only.
@@ -48,7 +45,7 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
         assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode(), refused.getMessage());
         assertTrue(refused.getMessage().contains("maxRecordBytes=" + SMALL_SEGMENT_BYTES), refused.getMessage());
         assertTrue(refused.getMessage().contains("nothing was changed"), refused.getMessage());
-        assertEquals(before, contents(directory), "the refused open changed the log's files");
+        assertEquals(before, TestFiles.contents(directory), "the refused open changed the log's files");
 
         try (Wal wal = Wal.open(config(directory)
                 .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
@@ -58,30 +55,6 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
                     wal.recoveryReport().closedCleanly(),
                     "the log closed cleanly before the refused open: " + wal.recoveryReport());
             assertTrue(wal.tailPosition() > lastLsn, "records were lost: " + wal.recoveryReport());
-        }
-    }
-
-    /** Every regular file of a directory tree but the lock file, by relative path, as a hex digest of its bytes. */
-    private static Map<String, String> contents(final Path directory) throws IOException {
-        final Map<String, String> contents = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (final Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                final String name = directory.relativize(file).toString();
-                if (!name.endsWith(".lock")) {
-                    contents.put(name, digest(Files.readAllBytes(file)));
-                }
-            }
-        }
-        return contents;
-    }
-
-    private static String digest(final byte[] bytes) {
-        try {
-            return HexFormat.of()
-                    .formatHex(
-                            java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (final java.security.NoSuchAlgorithmException ex) {
-            throw new AssertionError(ex);
         }
     }
 }

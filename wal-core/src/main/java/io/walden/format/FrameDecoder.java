@@ -55,8 +55,8 @@ import java.nio.ByteBuffer;
  *       <td>{@link Problem#FLAGS_NOT_ALLOWED}</td></tr>
  *   <tr><td>durable offset outside [4096, the frame's offset]</td>
  *       <td>{@link Problem#DURABLE_OFFSET_OUT_OF_RANGE}</td></tr>
- *   <tr><td>a discard frame that does not end at the segment's end</td>
- *       <td>{@link Problem#DISCARD_ENDS_EARLY}</td></tr>
+ *   <tr><td>a discard frame that ends neither at the segment's end nor at a 4096-byte block boundary</td>
+ *       <td>{@link Problem#DISCARD_ENDS_OFF_BLOCK}</td></tr>
  *   <tr><td>a non-zero byte in the alignment gap</td><td>{@link Problem#ALIGNMENT_GAP_NOT_ZERO}</td></tr>
  *   <tr><td>anything else</td><td>{@link Verdict#FRAME}: data, padding (short or not), discard, or an
  *       unknown type that readers skip</td></tr>
@@ -98,8 +98,8 @@ public final class FrameDecoder {
         FLAGS_NOT_ALLOWED,
         /** A durable offset before the first frame or after the frame itself. */
         DURABLE_OFFSET_OUT_OF_RANGE,
-        /** A discard frame that ends before its segment's end. */
-        DISCARD_ENDS_EARLY,
+        /** A discard frame that ends neither at its segment's end nor at a block boundary. */
+        DISCARD_ENDS_OFF_BLOCK,
         /** A non-zero byte in the range a discard frame covers ({@link #judgeDiscardedBytes}). */
         DISCARD_COVERS_DATA,
         /** A non-zero byte between the frame's end and its aligned end. */
@@ -108,6 +108,8 @@ public final class FrameDecoder {
 
     /** Offset in a segment of its first frame: a durable offset never lies below it. */
     private static final int FIRST_FRAME_OFFSET = SegmentHeaderDescriptor.HEADER_LENGTH;
+    /** A discard frame that does not run to its segment's end ends at a multiple of this (the write limit's alignment). */
+    private static final int DISCARD_END_ALIGNMENT = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
 
     // The header is read as two little-endian int64 words, at LENGTH_OFFSET (length, checksum) and at
     // TYPE_OFFSET (type, flags, durable offset); a field's shift is its offset within its word, in bits.
@@ -263,7 +265,7 @@ public final class FrameDecoder {
      * them zero.
      *
      * @param nonZeroEndOffset the segment offset after the last non-zero byte from the end of the
-     *     discard frame's header to the segment's end; the header's end if all are zero.
+     *     discard frame's header to the frame's end; the header's end if all are zero.
      * @return {@link Verdict#FRAME} if all are zero, else {@link Verdict#INVALID} with {@link
      *     Problem#DISCARD_COVERS_DATA}.
      * @throws IllegalStateException if the last frame decoded is not a valid discard frame.
@@ -347,7 +349,9 @@ public final class FrameDecoder {
             case DURABLE_OFFSET_OUT_OF_RANGE ->
                 "durable offset " + durableOffset + " outside [" + FIRST_FRAME_OFFSET + ", " + frameOffset
                         + "]: a frame can only prove what was synced before it";
-            case DISCARD_ENDS_EARLY -> "discard frame of " + frameLength + " bytes ends before the segment's end";
+            case DISCARD_ENDS_OFF_BLOCK ->
+                "discard frame of " + frameLength + " bytes ends at offset " + (frameOffset + frameLength)
+                        + ", neither at the segment's end nor at a " + DISCARD_END_ALIGNMENT + "-byte block boundary";
             case DISCARD_COVERS_DATA ->
                 "non-zero byte before offset " + nonZeroOffset + " in the range the discard frame covers,"
                         + " which recovery leaves zero";
@@ -382,8 +386,11 @@ public final class FrameDecoder {
     /** The first rule the fields of a full header break, the discard frame's end included; NONE if none. */
     private Problem fieldProblem(final long segmentEndOffset) {
         final Problem found = headerProblem();
-        if (found == Problem.NONE && frameType == TYPE_DISCARD && frameOffset + frameLength != segmentEndOffset) {
-            return Problem.DISCARD_ENDS_EARLY;
+        if (found == Problem.NONE
+                && frameType == TYPE_DISCARD
+                && frameOffset + frameLength != segmentEndOffset
+                && (frameOffset + frameLength) % DISCARD_END_ALIGNMENT != 0) {
+            return Problem.DISCARD_ENDS_OFF_BLOCK;
         }
         return found;
     }

@@ -6,16 +6,19 @@ import static io.walden.format.SegmentHeaderDescriptor.CHECKSUMMED_LENGTH;
 import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
+import static io.walden.format.SegmentHeaderDescriptor.FLAG_CONTINUED;
 import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
 import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.KNOWN_FLAGS;
 import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.MAGIC;
 import static io.walden.format.SegmentHeaderDescriptor.MAGIC_OFFSET;
-import static io.walden.format.SegmentHeaderDescriptor.RESERVED_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
+import static io.walden.format.SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -27,7 +30,7 @@ import org.agrona.BitUtil;
  *
  * <pre>
  *   offset  0      8       12       16        24        32      40     44     48       56     60      64 .. 4096
- *          magic  version  hdr len  capacity  base pos  log id  align  flags  durable  rsvd   CRC32C  zero
+ *          magic  version  hdr len  capacity  base pos  log id  align  flags  durable  limit  CRC32C  zero
  *          int64  int32    int32    int64     int64     int64   int32  int32  int64    int32  of 0..59
  * </pre>
  *
@@ -36,6 +39,8 @@ import org.agrona.BitUtil;
 public final class SegmentHeaderDecoder {
     /** Format version of the logs that development versions of Walden wrote before format 2. */
     private static final int FORMAT_VERSION_1 = 1;
+    /** Format version of the logs that development versions of Walden wrote before format 3. */
+    private static final int FORMAT_VERSION_2 = 2;
 
     private SegmentHeaderDecoder() {}
 
@@ -87,6 +92,13 @@ public final class SegmentHeaderDecoder {
                     + " recovery could not tell a torn write from damage). Read the records with the version that"
                     + " wrote them and append them to a new log";
         }
+        if (version == FORMAT_VERSION_2) {
+            return "format version 2, written by a development version of Walden before format 3; this version"
+                    + " reads format " + FORMAT_VERSION + " only (version 2 headers record no write limit and do not"
+                    + " mark a segment the log went on from, so recovery could neither continue after a crash"
+                    + " in the segment nor notice a lost newest segment). Read the records with the version that"
+                    + " wrote them and append them to a new log";
+        }
         return "unsupported format version " + version + " (this code reads " + FORMAT_VERSION
                 + "); open the log with the Walden version that wrote it";
     }
@@ -131,10 +143,17 @@ public final class SegmentHeaderDecoder {
         }
         final int flags = block.getInt(FLAGS_OFFSET);
         final long durable = block.getLong(DURABLE_POSITION_OFFSET);
-        if ((flags & ~FLAG_CLOSED_CLEANLY) != 0 || block.getInt(RESERVED_OFFSET) != 0) {
-            return "unknown header flags 0x" + Integer.toHexString(flags) + " or a non-zero reserved field";
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            return "unknown header flags 0x" + Integer.toHexString(flags);
         }
-        if ((durable != 0 || flags != 0)
+        final int limit = block.getInt(WRITE_LIMIT_OFFSET);
+        if (limit != 0 && (limit < HEADER_LENGTH || limit > capacity || limit % WRITE_LIMIT_ALIGNMENT != 0)) {
+            return "write limit " + limit + " is impossible for a segment of " + capacity + " bytes";
+        }
+        if (limit != 0 && durable > expectedBasePosition + limit) {
+            return "durable position " + durable + " lies past the write limit, offset " + limit;
+        }
+        if ((durable != 0 || (flags & FLAG_CLOSED_CLEANLY) != 0)
                 && (durable < expectedBasePosition + HEADER_LENGTH
                         || durable > expectedBasePosition + capacity
                         || durable % FrameDescriptor.FRAME_ALIGNMENT != 0)) {
@@ -172,6 +191,27 @@ public final class SegmentHeaderDecoder {
      */
     public static long durablePosition(final ByteBuffer block) {
         return block.getLong(DURABLE_POSITION_OFFSET);
+    }
+
+    /**
+     * The write limit a valid header records.
+     *
+     * @param block the header.
+     * @return no frame byte at or past this offset of the segment had been written when the header was
+     *     written; zero if none is recorded (the whole segment may hold frames).
+     */
+    public static int writeLimitOffset(final ByteBuffer block) {
+        return block.getInt(WRITE_LIMIT_OFFSET);
+    }
+
+    /**
+     * Whether a valid header records that the log went on into the next segment.
+     *
+     * @param block the header.
+     * @return true if the next segment's file must exist.
+     */
+    public static boolean continued(final ByteBuffer block) {
+        return (block.getInt(FLAGS_OFFSET) & FLAG_CONTINUED) != 0;
     }
 
     /**

@@ -30,7 +30,7 @@ package io.walden.format;
  *  |                 Durable Position (int64, LE)                  |  48
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                 Reserved, zero (int32)                        |  56
+ *  |                 Write Limit (int32, LE)                       |  56
  *  +---------------------------------------------------------------+
  *  |                 Header Checksum (CRC32C of bytes 0..59)       |  60
  *  +---------------------------------------------------------------+
@@ -54,6 +54,14 @@ package io.walden.format;
  *       the durable position: every frame before it was synced before the flag was written, and every
  *       byte after it is zero. Opening such a log clears the flag (and syncs) before the first new
  *       frame is written.
+ *   <li>The <em>write limit</em>: an offset in this segment, a multiple of 4096, at or past which no
+ *       byte of a frame had been written when the header was written (zero: none recorded, the whole
+ *       segment may hold frames). The writer raises it, durably, before it writes past it; after a
+ *       crash the log continues at the limit in the same segment instead of giving the rest of the
+ *       segment up, because no position there can have been seen by a reader.
+ *   <li>{@link #FLAG_CONTINUED}: the log went on into the next segment. The writer sets it, durably,
+ *       before the first byte of the next segment is written, so the next segment's file must exist:
+ *       a missing one was lost, and recovery refuses the log naming it.
  * </ul>
  *
  * <p>A rewrite changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during
@@ -63,7 +71,7 @@ public final class SegmentHeaderDescriptor {
     /** "WALDNSEG" read as a little-endian int64. */
     public static final long MAGIC = 0x4745534E444C4157L;
     /** The format version this code writes and reads. */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
 
     /** Offset of the int64 magic. */
     public static final int MAGIC_OFFSET = 0;
@@ -79,7 +87,7 @@ public final class SegmentHeaderDescriptor {
     public static final int LOG_ID_OFFSET = 32;
     /** Offset of the int32 frame alignment. */
     public static final int FRAME_ALIGNMENT_OFFSET = 40;
-    /** Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY} or zero. */
+    /** Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY}, {@link #FLAG_CONTINUED}, or zero. */
     public static final int FLAGS_OFFSET = 44;
     /**
      * Offset of the int64 durable position: every position of the segment below it was synced when the
@@ -87,8 +95,12 @@ public final class SegmentHeaderDescriptor {
      * log ended.
      */
     public static final int DURABLE_POSITION_OFFSET = 48;
-    /** Offset of the int32 reserved field, zero. */
-    public static final int RESERVED_OFFSET = 56;
+    /**
+     * Offset of the int32 write limit: no frame byte at or past this offset of the segment had been
+     * written when the header was written; zero if none is recorded. A multiple of {@link
+     * #WRITE_LIMIT_ALIGNMENT}, after the header, at most the capacity.
+     */
+    public static final int WRITE_LIMIT_OFFSET = 56;
     /** Offset of the int32 CRC32C over bytes [0, 60). */
     public static final int HEADER_CHECKSUM_OFFSET = 60;
     /** Bytes covered by the header checksum. */
@@ -98,12 +110,19 @@ public final class SegmentHeaderDescriptor {
 
     /** Flag: the log was closed cleanly at the durable position, which lies in this segment. */
     public static final int FLAG_CLOSED_CLEANLY = 1;
+    /** Flag: the log went on into the next segment, whose file must therefore exist. */
+    public static final int FLAG_CONTINUED = 2;
+    /** Every flag this format defines. */
+    public static final int KNOWN_FLAGS = FLAG_CLOSED_CLEANLY | FLAG_CONTINUED;
+    /** The write limit is a multiple of this: one block, so that O_DIRECT writes never straddle it. */
+    public static final int WRITE_LIMIT_ALIGNMENT = 4096;
 
     static {
         if (HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT != 0
                 || HEADER_CHECKSUM_OFFSET + 4 > HEADER_LENGTH
-                || RESERVED_OFFSET + 4 != HEADER_CHECKSUM_OFFSET
-                || HEADER_CHECKSUM_OFFSET + 4 > 512) {
+                || WRITE_LIMIT_OFFSET + 4 != HEADER_CHECKSUM_OFFSET
+                || HEADER_CHECKSUM_OFFSET + 4 > 512
+                || HEADER_LENGTH % WRITE_LIMIT_ALIGNMENT != 0) {
             throw new ExceptionInInitializerError("segment header layout constants are inconsistent");
         }
     }

@@ -15,7 +15,7 @@ import java.nio.ByteOrder;
 
 /**
  * Encodes the discard frame that recovery writes over positions the log gives up: from its offset to
- * the end of its segment, checksummed over its header only (see {@link
+ * the end of its segment or to the write limit where the log continues, checksummed over its header only (see {@link
  * io.walden.format.FrameDescriptor#TYPE_DISCARD}). The bytes it covers must already be zero. Where
  * only eight bytes are left, it is a short padding frame instead, which holds no header.
  *
@@ -32,7 +32,8 @@ final class DiscardFrames {
      * @param index where the frame starts in the buffer.
      * @param position the frame's log position.
      * @param offset the frame's offset in its segment; everything before it must be durable already.
-     * @param capacityBytes the segment's capacity: the frame runs to it.
+     * @param endOffset where the frame ends in its segment: the capacity, or a write limit where the log
+     *     continues.
      * @param logId the log's identity.
      */
     static void write(
@@ -40,10 +41,10 @@ final class DiscardFrames {
             final int index,
             final long position,
             final long offset,
-            final int capacityBytes,
+            final int endOffset,
             final long logId) {
         buffer.order(ByteOrder.LITTLE_ENDIAN);
-        final int frameLength = (int) (capacityBytes - offset);
+        final int frameLength = (int) (endOffset - offset);
         if (frameLength == SHORT_PADDING_LENGTH) {
             // Eight bytes left hold no header: a short padding frame (length and checksum only) covers
             // them, as the writer closes a segment that ends so.

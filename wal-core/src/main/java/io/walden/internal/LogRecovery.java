@@ -40,10 +40,12 @@ import java.util.TreeMap;
  *       its valid frames carry, and whether a later segment holds data.
  *   <li>After a clean close the log continues where it ended; the clean-close record is cleared
  *       (and synced) first, so that a later crash is never mistaken for a clean close.
- *   <li>Otherwise (a crash) the log never continues in the tail segment: what lies after its valid
- *       frames is copied into the evidence directory, zeroed and synced, the rest of the segment is
- *       covered by a discard frame, and the log continues in the next segment. No position a reader
- *       may have seen before the crash is given to another record.
+ *   <li>Otherwise (a crash) what lies after the tail segment's valid frames is copied into the
+ *       evidence directory, zeroed and synced, and covered by a discard frame up to the write limit
+ *       the segment's header records, where the log continues ({@link WriteLimits#continueOffset});
+ *       without a usable limit, the discard frame covers the rest of the segment and the log
+ *       continues in the next one. No position a reader may have seen before the crash is given to
+ *       another record: no frame was ever written at or past the limit.
  *   <li>Discarding under {@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later
  *       segments are moved whole into the evidence directory and replaced by segments that hold one
  *       discard frame, so that positions stay unique and segments contiguous.
@@ -110,6 +112,7 @@ public final class LogRecovery {
                 segments.isEmpty()
                         ? new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes())
                         : inventory.readIdentity(segments, LogRecovery::newLogId));
+        inventory.refuseLostSuccessor(segments);
         inventory.removeTemporaries();
         if (segments.isEmpty()) {
             return createLog(startNs, 0, 0, true);
@@ -220,6 +223,7 @@ public final class LogRecovery {
                 handle,
                 -1,
                 end,
+                0,
                 tally.skippedRanges(),
                 report(
                         startNs,
@@ -265,6 +269,7 @@ public final class LogRecovery {
         inventory.refuseOtherFormats(segments);
         try {
             identify(inventory.readIdentity(segments, LogRecovery::newLogId));
+            inventory.refuseLostSuccessor(segments);
             // Reported as a finding: an open completes it before anything else.
             truncations().read();
             final SegmentInventory.Structure structure = inventory.validate(segments, identity());
@@ -399,7 +404,28 @@ public final class LogRecovery {
             final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
         }
-        repair().cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail, result);
+        final long nonZeroEnd = scanner.dataEnd(tailPath, tail.endOffset(), capacityBytes);
+        final long continueOffset = tail.kind() == TailKind.CRASH
+                ? WriteLimits.continueOffset(
+                        tail.endOffset(),
+                        nonZeroEnd,
+                        SegmentHeaderDecoder.writeLimitOffset(FileReads.readHeader(tailPath)),
+                        capacityBytes)
+                : WriteLimits.NEXT_SEGMENT;
+        repair().cutAndDiscard(
+                        scanner,
+                        tailPath,
+                        tailBase,
+                        tailHandle,
+                        tail,
+                        result,
+                        nonZeroEnd,
+                        continueOffset == WriteLimits.NEXT_SEGMENT ? capacityBytes : continueOffset);
+        if (continueOffset != WriteLimits.NEXT_SEGMENT) {
+            // Nothing at or past the limit was ever written: the log continues there, in this segment.
+            final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset);
+        }
         session.closeFile(tailHandle);
         if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
             // Everything after the tail segment goes too; positions stay unique, segments contiguous.
@@ -431,7 +457,10 @@ public final class LogRecovery {
             final long activeBase,
             final int activeHandle,
             final int nextHandle,
-            final long endPosition) {
+            final long endPosition)
+            throws IOException {
+        final int limitOffset = repair().recordWriteLimit(
+                        activeHandle, SegmentNames.segmentPath(directory, activeBase), endPosition - activeBase);
         final RecoveryReport report =
                 report(startNs, false, firstBase, endPosition, (int) ((activeBase - firstBase) / capacityBytes) + 1);
         return new RecoveredLog(
@@ -442,6 +471,7 @@ public final class LogRecovery {
                 activeHandle,
                 nextHandle,
                 endPosition,
+                limitOffset,
                 tally.skippedRanges(),
                 report);
     }
@@ -467,9 +497,12 @@ public final class LogRecovery {
             tally.recoveredEndPosition = end;
             tally.provenDurablePosition = end;
         }
+        final int limitOffset = repair().recordWriteLimit(
+                        handle, SegmentNames.segmentPath(directory, base), SegmentHeaderDescriptor.HEADER_LENGTH);
         final RecoveryReport report =
                 report(startNs, newLog, firstBase, end, (int) ((base - firstBase) / capacityBytes) + 1);
-        return new RecoveredLog(logId, capacityBytes, firstBase, base, handle, -1, end, tally.skippedRanges(), report);
+        return new RecoveredLog(
+                logId, capacityBytes, firstBase, base, handle, -1, end, limitOffset, tally.skippedRanges(), report);
     }
 
     /** Takes the log's identity, read from its headers or made for a new log. */

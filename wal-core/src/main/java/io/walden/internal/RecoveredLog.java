@@ -12,6 +12,8 @@ import io.walden.RecoveryReport;
  * @param activeSegmentHandle its open handle in the storage session.
  * @param nextSegmentHandle handle of an already prepared next segment, or -1.
  * @param endPosition where the next frame goes.
+ * @param activeWriteLimitOffset the write limit that the active segment's header durably records; zero
+ *     for none (the whole segment may be written).
  * @param skippedRanges pairs of [start, end) log positions that readers skip (SKIP policy).
  * @param report the recovery report.
  */
@@ -23,5 +25,6 @@ public record RecoveredLog(
         int activeSegmentHandle,
         int nextSegmentHandle,
         long endPosition,
+        int activeWriteLimitOffset,
         long[] skippedRanges,
         RecoveryReport report) {}

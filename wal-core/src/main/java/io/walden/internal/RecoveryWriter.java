@@ -2,6 +2,7 @@ package io.walden.internal;
 
 import io.walden.WalConfig;
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.StorageSession;
@@ -132,20 +133,54 @@ final class RecoveryWriter {
      * @throws IOException if the read or write fails.
      */
     void writeDiscardFrame(final int handle, final Path path, final long base, final long offset) throws IOException {
-        if (offset >= capacityBytes) {
+        writeDiscardFrame(handle, path, base, offset, capacityBytes);
+    }
+
+    /**
+     * Writes a discard frame at an offset that covers the positions up to an end offset: the segment's
+     * end, or a write limit where the log continues in the segment. The bytes it covers must be zero
+     * already. Not synced.
+     *
+     * @param handle the open segment.
+     * @param path the segment, read for the block the frame's header shares.
+     * @param base the segment's base.
+     * @param offset where the frame starts.
+     * @param endOffset where it ends: the capacity, or a multiple of 4096 before it.
+     * @throws IOException if the read or the write fails.
+     */
+    void writeDiscardFrame(final int handle, final Path path, final long base, final long offset, final long endOffset)
+            throws IOException {
+        if (offset >= endOffset) {
             return;
         }
         final long blockStart = offset & -(long) BLOCK_BYTES;
         // The frame's header (or, with 8 bytes left, its short padding) ends within the segment, whose
         // capacity is a multiple of the block: the write never runs past the segment's end.
-        final long frameEnd = Math.min(offset + FrameDescriptor.HEADER_LENGTH, capacityBytes);
+        final long frameEnd = Math.min(offset + FrameDescriptor.HEADER_LENGTH, endOffset);
         final long blockEnd = (frameEnd + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
         try (AlignedBuffer memory = new AlignedBuffer((int) (blockEnd - blockStart));
                 FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer block = memory.buffer();
             FileReads.readFully(reader, block, blockStart);
-            DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, capacityBytes, logId);
+            DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, (int) endOffset, logId);
             io.write(handle, blockStart, block, (int) (blockEnd - blockStart));
+        }
+    }
+
+    /**
+     * Rewrites a segment's header with a write limit, the rest as it was. Not synced.
+     *
+     * @param handle the open segment.
+     * @param header its header as read.
+     * @param limitOffset the write limit to record.
+     * @throws IOException if the write fails.
+     */
+    void writeHeaderLimit(final int handle, final ByteBuffer header, final int limitOffset) throws IOException {
+        try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+            final ByteBuffer block = memory.buffer();
+            block.put(header.clear());
+            SegmentHeaders.writeLimitAndContinued(block, limitOffset, SegmentHeaderDecoder.continued(block));
+            io.write(handle, 0, block, BLOCK_BYTES);
         }
     }
 

@@ -5,6 +5,7 @@ import static io.walden.format.SegmentHeaderDescriptor.CAPACITY_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
+import static io.walden.format.SegmentHeaderDescriptor.FLAG_CONTINUED;
 import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
 import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
@@ -14,6 +15,7 @@ import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.MAGIC;
 import static io.walden.format.SegmentHeaderDescriptor.MAGIC_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET;
 
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDecoder;
@@ -55,16 +57,34 @@ public final class SegmentHeaders {
 
     /**
      * Records in a valid header block how far the segment is durable, and whether the log closed
-     * cleanly there, and updates the checksum. Only the flags, the durable position and the checksum
-     * change, all within the first sector.
+     * cleanly there, and updates the checksum. Only the clean-close flag, the durable position and the
+     * checksum change, all within the first sector; the other flags and the write limit are kept.
      *
      * @param block a valid header block, little-endian.
      * @param durablePosition every position of the segment below it is durable; zero for none.
      * @param closedCleanly whether the log closed cleanly at {@code durablePosition}.
      */
     public static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
-        block.putInt(FLAGS_OFFSET, closedCleanly ? FLAG_CLOSED_CLEANLY : 0);
+        final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CLOSED_CLEANLY;
+        block.putInt(FLAGS_OFFSET, otherFlags | (closedCleanly ? FLAG_CLOSED_CLEANLY : 0));
         block.putLong(DURABLE_POSITION_OFFSET, durablePosition);
+        block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
+    }
+
+    /**
+     * Records in a valid header block the write limit and whether the log went on into the next
+     * segment, and updates the checksum. Only the flags, the limit and the checksum change, all within
+     * the first sector; the clean-close flag and the durable position are kept.
+     *
+     * @param block a valid header block, little-endian.
+     * @param writeLimitOffset no frame byte at or past this offset has been written; zero for none.
+     * @param continued whether the log went on into the next segment.
+     */
+    public static void writeLimitAndContinued(
+            final ByteBuffer block, final int writeLimitOffset, final boolean continued) {
+        final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CONTINUED;
+        block.putInt(FLAGS_OFFSET, otherFlags | (continued ? FLAG_CONTINUED : 0));
+        block.putInt(WRITE_LIMIT_OFFSET, writeLimitOffset);
         block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
     }
 }

@@ -219,6 +219,47 @@ final class SegmentInventory {
         return new Structure(bases, -1);
     }
 
+    /**
+     * Refuses a log whose newest segment records that the log went on into the next one, which is
+     * missing: the newest segment file(s) were deleted or lost, and with them records that may have
+     * been acknowledged. No policy applies: the log cannot know how far it went, so continuing would
+     * give positions out again. Runs before recovery changes anything. A header that is not valid is
+     * left to the structural checks.
+     *
+     * @param segments the segment files, by base.
+     * @throws IOException if a header cannot be read.
+     * @throws WalCorruptionException if the newest segment's successor is lost.
+     */
+    void refuseLostSuccessor(final TreeMap<Long, Path> segments) throws IOException {
+        if (segments.isEmpty()) {
+            return;
+        }
+        final long base = segments.lastKey();
+        final Path newest = segments.get(base);
+        final ByteBuffer header = FileReads.readHeader(newest);
+        if (header == null
+                || SegmentHeaderDecoder.validate(header, base) != null
+                || !SegmentHeaderDecoder.continued(header)) {
+            return;
+        }
+        final long missing = base + SegmentHeaderDecoder.capacity(header);
+        final Path successor = SegmentNames.segmentPath(config.directory(), missing);
+        // Looked up again, not in the listing: a log being inspected while it is written may have
+        // renamed its next segment into place since the directory was listed.
+        if (Files.exists(successor)) {
+            return;
+        }
+        throw new WalCorruptionException(
+                newest,
+                SegmentHeaderDescriptor.FLAGS_OFFSET,
+                "lost segment(s): the header of " + newest.getFileName() + " records that the log went on into"
+                        + " segment " + successor.getFileName() + ", which is missing, so positions from " + missing
+                        + " on, which may hold acknowledged records, are gone (the newest segment file(s) were"
+                        + " deleted or lost)",
+                "Restore the missing segment file(s) from a replica or backup. No recovery policy opens a log"
+                        + " whose end is lost: it would give those positions to other records; nothing was changed.");
+    }
+
     private static String structuralProblem(
             final Path path, final long base, final long expectedBase, final Identity identity) throws IOException {
         if (expectedBase >= 0 && base != expectedBase) {

@@ -300,7 +300,7 @@ final class SegmentScanner implements AutoCloseable {
 
     /**
      * Validates the frame at an offset with {@link FrameDecoder}, which then describes it; a discard
-     * frame's covered range is read to the segment's end and must be zero.
+     * frame's covered range is read to the frame's end and must be zero.
      *
      * @return null if valid, else what is wrong.
      */
@@ -313,7 +313,7 @@ final class SegmentScanner implements AutoCloseable {
             verdict = decode(offset, basePosition, capacityBytes);
         }
         if (verdict == FrameDecoder.Verdict.FRAME && decoder.frameType() == TYPE_DISCARD && decoder.hasHeader()) {
-            verdict = decoder.judgeDiscardedBytes(nonZeroEnd(offset + HEADER_LENGTH, capacityBytes));
+            verdict = decoder.judgeDiscardedBytes(nonZeroEnd(offset + HEADER_LENGTH, offset + decoder.alignedLength()));
         }
         return switch (verdict) {
             case FRAME -> null;

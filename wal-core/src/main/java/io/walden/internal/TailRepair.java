@@ -72,6 +72,10 @@ final class TailRepair {
      *
      * @param tail where the kept frames end, and why: a crash (the bytes given up are a torn tail), or
      *     the policy.
+     * @param nonZeroEnd where the segment's non-zero bytes from the tail's end on end ({@link
+     *     SegmentScanner#dataEnd}).
+     * @param discardEndOffset where the discard frame ends: the capacity, or the write limit where the
+     *     log continues in this segment ({@link WriteLimits#continueOffset}).
      */
     void cutAndDiscard(
             final SegmentScanner scanner,
@@ -79,11 +83,12 @@ final class TailRepair {
             final long base,
             final int handle,
             final Tail tail,
-            final SegmentScanner.Result result)
+            final SegmentScanner.Result result,
+            final long nonZeroEnd,
+            final long discardEndOffset)
             throws IOException {
         final long fromOffset = tail.endOffset();
         final TailKind kind = tail.kind();
-        final long nonZeroEnd = scanner.dataEnd(path, fromOffset, capacityBytes);
         if (nonZeroEnd > fromOffset) {
             evidence.keepRange(scanner, path, base, fromOffset, nonZeroEnd);
             final long cutRecords =
@@ -130,13 +135,37 @@ final class TailRepair {
         }
         // The frames before the cut become durable before a frame that says so is written.
         io.sync(handle);
-        writer.writeDiscardFrame(handle, path, base, fromOffset);
+        writer.writeDiscardFrame(handle, path, base, fromOffset, discardEndOffset);
         io.sync(handle);
-        if (fromOffset < capacityBytes) {
-            tally.finding("positions " + (base + fromOffset) + " to " + (base + capacityBytes) + " of "
-                    + path.getFileName() + " given up: the log continues in the next segment, so that no position"
-                    + " a reader may have seen before is given to another record");
+        if (fromOffset < discardEndOffset) {
+            tally.finding("positions " + (base + fromOffset) + " to " + (base + discardEndOffset) + " of "
+                    + path.getFileName() + " given up: the log continues "
+                    + (discardEndOffset < capacityBytes
+                            ? "at the write limit its header records, below which every write of the crashed session lay"
+                            : "in the next segment")
+                    + ", so that no position a reader may have seen before is given to another record");
         }
+    }
+
+    /**
+     * Records the write limit a session starts with in the segment it starts in, and syncs it, before
+     * the session writes a frame there ({@link WriteLimits#initialLimit}).
+     *
+     * @param handle the open active segment.
+     * @param path its file.
+     * @param startOffset where the session writes its first frame.
+     * @return the limit recorded, or zero if the segment has no room for one (the whole segment may be
+     *     written).
+     * @throws IOException if the read, write or sync fails.
+     */
+    int recordWriteLimit(final int handle, final Path path, final long startOffset) throws IOException {
+        final int limit = WriteLimits.initialLimit(startOffset, capacityBytes);
+        if (limit >= capacityBytes) {
+            return 0;
+        }
+        writer.writeHeaderLimit(handle, FileReads.readHeader(path), limit);
+        io.sync(handle);
+        return limit;
     }
 
     /**

@@ -30,7 +30,7 @@ class FrameDecoderTest {
     private static final long LOG_ID = 0x0123_4567_89AB_CDEFL;
     private static final long BASE = 1L << 30;
     private static final int FRAME_OFFSET = 8192;
-    private static final int SEGMENT_END = FRAME_OFFSET + 4096;
+    private static final int SEGMENT_END = FRAME_OFFSET + 8192;
     /** Where the frame starts in the test buffer: not at zero, so that indexes are honoured. */
     private static final int INDEX = 40;
 
@@ -45,6 +45,7 @@ class FrameDecoderTest {
         HEADER_LENGTH + 7, // unaligned by 1
         HEADER_LENGTH + 8, // aligned
         HEADER_LENGTH + 100, // unaligned by 4
+        4096, // to a block boundary before the segment's end (a discard frame before a write limit)
         SEGMENT_END - FRAME_OFFSET, // exactly to the segment's end
         SEGMENT_END - FRAME_OFFSET + 8, // beyond the segment's end
         -16, // negative
@@ -160,8 +161,8 @@ class FrameDecoderTest {
             if (durableOffset < SegmentHeaderDescriptor.HEADER_LENGTH || durableOffset > FRAME_OFFSET) {
                 return Problem.DURABLE_OFFSET_OUT_OF_RANGE;
             }
-            if (type == TYPE_DISCARD && FRAME_OFFSET + length != SEGMENT_END) {
-                return Problem.DISCARD_ENDS_EARLY;
+            if (type == TYPE_DISCARD && FRAME_OFFSET + length != SEGMENT_END && (FRAME_OFFSET + length) % 4096 != 0) {
+                return Problem.DISCARD_ENDS_OFF_BLOCK;
             }
         }
         if (length % 8 != 0 && !gapZero) {
@@ -230,7 +231,7 @@ class FrameDecoderTest {
                         final ByteBuffer buffer = frame(length, type, flags, durableOffset, false, false);
                         final Problem problem = expected(length, type, flags, durableOffset, true, true);
                         final boolean plausible =
-                                length != 0 && (problem == Problem.NONE || problem == Problem.DISCARD_ENDS_EARLY);
+                                length != 0 && (problem == Problem.NONE || problem == Problem.DISCARD_ENDS_OFF_BLOCK);
                         final String what =
                                 "length " + length + " type " + type + " flags " + flags + " durable " + durableOffset;
                         assertEquals(
@@ -291,7 +292,8 @@ class FrameDecoderTest {
                 "durable offset 8200 outside [4096, 8192]: a frame can only prove what was synced before it");
         assertDescribes(
                 frame(HEADER_LENGTH + 8, TYPE_DISCARD, (short) 0, FRAME_OFFSET, true, true),
-                "discard frame of 24 bytes ends before the segment's end");
+                "discard frame of 24 bytes ends at offset 8216, neither at the segment's end nor at a 4096-byte block"
+                        + " boundary");
         assertDescribes(
                 frame(HEADER_LENGTH + 1, TYPE_DATA, (short) 0, FRAME_OFFSET, true, false),
                 "non-zero byte at offset 8215 in the alignment gap after the frame, which the writer leaves zero");

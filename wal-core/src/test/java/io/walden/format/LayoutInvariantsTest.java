@@ -32,8 +32,8 @@ class LayoutInvariantsTest {
         assertEquals(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET, SegmentHeaderDescriptor.CHECKSUMMED_LENGTH);
         assertEquals(SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET + 4, SegmentHeaderDescriptor.FLAGS_OFFSET);
         assertEquals(SegmentHeaderDescriptor.FLAGS_OFFSET + 4, SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET);
-        assertEquals(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET + 8, SegmentHeaderDescriptor.RESERVED_OFFSET);
-        assertEquals(SegmentHeaderDescriptor.RESERVED_OFFSET + 4, SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET + 8, SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET);
+        assertEquals(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET + 4, SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET);
         assertEquals(0, SegmentHeaderDescriptor.HEADER_LENGTH % FrameDescriptor.FRAME_ALIGNMENT);
         assertEquals(0, WalConfig.SEGMENT_CAPACITY_BYTES_MIN % SegmentHeaderDescriptor.HEADER_LENGTH);
     }
@@ -41,7 +41,7 @@ class LayoutInvariantsTest {
     @Test
     void theFieldsAClearOrCleanCloseRewritesLieInTheFirstSectorSoTheRewriteCannotTear() {
         assertTrue(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4 <= 512);
-        assertEquals(2, SegmentHeaderDescriptor.FORMAT_VERSION);
+        assertEquals(3, SegmentHeaderDescriptor.FORMAT_VERSION);
     }
 
     @Test

@@ -53,7 +53,9 @@ class TailRepairTest {
                         0,
                         handle,
                         new TailJudge.Tail(CUT, TailJudge.TailKind.CRASH),
-                        new SegmentScanner.Result(List.of(), List.of(), 0, -1));
+                        new SegmentScanner.Result(List.of(), List.of(), 0, -1),
+                        DATA_END,
+                        CAPACITY);
 
         final List<String> operations = session.operations;
         final String name = path.getFileName().toString();
@@ -86,7 +88,9 @@ class TailRepairTest {
                         0,
                         handle,
                         new TailJudge.Tail(CUT, TailJudge.TailKind.CRASH),
-                        new SegmentScanner.Result(List.of(), List.of(), 0, -1));
+                        new SegmentScanner.Result(List.of(), List.of(), 0, -1),
+                        DATA_END,
+                        CAPACITY);
 
         assertTrue(
                 session.operations.stream()

@@ -22,6 +22,7 @@ import io.walden.WalReader;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.WriteLimits;
 import io.walden.spi.StorageBackend;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;
@@ -66,7 +67,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *   <li>After a crash, damage below the highest durable offset any valid frame carries (a frame
  *       written after its predecessors were synced proves them) is corruption, whatever its shape;
  *       only data past it is a torn tail, cut under every policy with the cut bytes kept as evidence.
- *   <li>After a crash the log continues in the next segment, so that no position is given twice.
+ *   <li>After a crash the log continues at the write limit its tail segment's header records (nothing
+ *       was ever written at or past it), so that no position is given twice and a crash costs no
+ *       new segment.
  *   <li>A missing middle segment, a bad, foreign, short or empty segment file is corruption.
  * </ul>
  *
@@ -287,6 +290,7 @@ public abstract class RecoveryContractTest {
         final Location bLocation = locate(dir, b);
         // B's page never reached the disk; C's did (the page cache writes pages back in any order).
         zero(bLocation.file(), bLocation.offset(), bLocation.offset() + bLocation.frameLength());
+        final long continueAt = continuePositionAfterCrash(bLocation.file(), written);
 
         final Rec d;
         try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
@@ -297,7 +301,7 @@ public abstract class RecoveryContractTest {
             assertEquals(2048, report.tornTailBytesCut(), report::summary);
             assertRecords(List.of(a), readAll(wal));
             d = append(wal, 4242, payloadBytes, Durability.SYNCED);
-            assertEquals(SEGMENT_BYTES + HEADER, d.lsn(), "after a crash the log continues in the next segment");
+            assertEquals(continueAt, d.lsn(), "after a crash the log continues at the write limit, past C");
         }
         try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
             assertEquals(2, wal.recoveryReport().records(), "C must not come back");
@@ -356,20 +360,22 @@ public abstract class RecoveryContractTest {
     }
 
     @Test
-    void afterACrashTheLogNeverGivesAPositionOfItsLastSegmentToAnotherRecord() throws IOException {
+    void afterACrashTheLogNeverGivesAPositionItMayHaveWrittenToAnotherRecord() throws IOException {
         final List<Rec> written = crashedLog(dir, 5, 700, Durability.WRITTEN);
         final long end = endOf(written.get(4));
+        final long continueAt =
+                continuePositionAfterCrash(LogImages.segmentFiles(dir).get(0), written);
         final Rec next;
         try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
             final RecoveryReport report = wal.recoveryReport();
             assertFalse(report.closedCleanly(), report::summary);
             assertEquals(end, report.recoveredEndPosition(), report::summary);
-            assertEquals(SEGMENT_BYTES + HEADER, report.endPosition(), report::summary);
+            assertEquals(continueAt, report.endPosition(), report::summary);
             assertEquals(0, report.tornTailBytesCut(), report::summary);
             assertTrue(report.evidence().isEmpty(), "nothing was cut: " + report.summary());
             assertRecords(written, readAll(wal));
             next = append(wal, 31, 50, Durability.SYNCED);
-            assertEquals(SEGMENT_BYTES + HEADER, next.lsn());
+            assertEquals(continueAt, next.lsn());
             // A reader that remembered a position past the crashed session's last record is told.
             final WalException ex = assertThrows(WalException.class, () -> {
                 try (WalReader reader = wal.reader(end + 64)) {
@@ -688,7 +694,7 @@ public abstract class RecoveryContractTest {
             throws IOException {
         final List<Rec> survivors = written.subList(0, cutIndex);
         final Rec appended;
-        final long nextSegment = segmentBase(written.get(cutIndex).lsn()) + SEGMENT_BYTES;
+        final long continueAt = continuePositionAfterCrash(cut.file(), written);
         try (Wal wal = open(dir, policy)) {
             final RecoveryReport report = wal.recoveryReport();
             assertFalse(report.newLog());
@@ -705,13 +711,13 @@ public abstract class RecoveryContractTest {
             assertEquals(0, report.skippedBytes());
             assertEquals(survivors.size(), report.records());
             assertEquals(written.get(cutIndex).lsn(), report.recoveredEndPosition(), report::summary);
-            assertEquals(nextSegment + HEADER, report.endPosition(), "the log continues in the next segment");
+            assertEquals(continueAt, report.endPosition(), "the log continues at the crashed segment's write limit");
             assertEquals(1, report.evidence().size(), report::summary);
             assertArrayEquals(cutBytes, Files.readAllBytes(report.evidence().get(0)), "the evidence is the cut bytes");
             assertRecords(survivors, readAll(wal));
 
             appended = append(wal, 1000, 700, Durability.SYNCED);
-            assertEquals(nextSegment + HEADER, appended.lsn(), "no cut position is given to another record");
+            assertEquals(continueAt, appended.lsn(), "no cut position is given to another record");
         }
         final List<Rec> expected = new ArrayList<>(survivors);
         expected.add(appended);
@@ -1548,6 +1554,33 @@ public abstract class RecoveryContractTest {
 
     private static long segmentBaseOf(final Path segment) {
         return SegmentNames.parseSegmentName(segment.getFileName().toString());
+    }
+
+    /**
+     * Where a log continues after a crash in a segment: the write limit its header records, which must
+     * lie at or after the end of every record the crashed session wrote there and at most a window
+     * (plus a block) past it, so that the crash costs no new segment.
+     */
+    private static long continuePositionAfterCrash(final Path segment, final List<Rec> written) throws IOException {
+        final long base = segmentBaseOf(segment);
+        final int limit = ByteBuffer.wrap(readRange(segment, 0, SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET))
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET);
+        assertTrue(limit > 0 && limit < SEGMENT_BYTES, "the crashed segment's header records a write limit: " + limit);
+        long writtenEnd = base + HEADER;
+        for (final Rec rec : written) {
+            if (segmentBase(rec.lsn()) == base) {
+                writtenEnd = Math.max(writtenEnd, endOf(rec));
+            }
+        }
+        assertTrue(
+                base + limit >= writtenEnd, "the limit " + limit + " lies below a written record's end " + writtenEnd);
+        assertTrue(
+                base + limit - writtenEnd
+                        <= Math.max(WriteLimits.windowBytes(SEGMENT_BYTES), 2 * (writtenEnd - base))
+                                + WriteLimits.ALIGNMENT,
+                "the limit " + limit + " lies far past the written end " + writtenEnd);
+        return base + limit;
     }
 
     private static long endOf(final Rec rec) {

@@ -38,4 +38,35 @@ public final class TestFiles {
             }
         });
     }
+
+    /**
+     * Every regular file of a directory tree but the lock file, by relative path, as a hex digest of
+     * its bytes: to show that an operation changed no file of a log.
+     *
+     * @param directory the tree.
+     * @return the digests, sorted by path.
+     * @throws IOException if a file cannot be read.
+     */
+    public static java.util.Map<String, String> contents(final Path directory) throws IOException {
+        final java.util.Map<String, String> contents = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (final Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                final String name = directory.relativize(file).toString();
+                if (!name.endsWith(".lock")) {
+                    contents.put(name, digest(Files.readAllBytes(file)));
+                }
+            }
+        }
+        return contents;
+    }
+
+    private static String digest(final byte[] bytes) {
+        try {
+            return java.util.HexFormat.of()
+                    .formatHex(
+                            java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (final java.security.NoSuchAlgorithmException ex) {
+            throw new AssertionError(ex);
+        }
+    }
 }

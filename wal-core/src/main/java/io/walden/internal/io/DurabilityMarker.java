@@ -4,8 +4,10 @@ import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.AlignedBuffer;
 import io.walden.internal.BlockingIo;
+import io.walden.internal.Invariants;
 import io.walden.internal.SegmentHeaders;
 import io.walden.internal.StatsCounters;
+import io.walden.internal.WriteLimits;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,13 +15,30 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Writes the durability mark: when the log has gone idle with records durable that no frame on disk
- * proves (the last group commit before a pause), the active segment's header is rewritten to record
- * the durable position. Without it, damage to those records after a crash could not be told from a
- * torn write, and a lost sector or page at the end of the data could take their proof with it; the
- * header lies elsewhere. It costs one 4 KiB write per pause; the next sync makes it durable (a
- * process crash keeps it anyway: it is in the page cache). Data writes wait for it, as for any write.
- * Also writes the clean-close record into the same header when the log closes.
+ * Keeps the active segment's header: the ground truth about the segment that its frames cannot carry,
+ * rewritten in place (one 4 KiB write; data writes wait for it, as for any write).
+ *
+ * <ul>
+ *   <li><b>The durability mark</b>: when the log has gone idle with records durable that no frame on
+ *       disk proves (the last group commit before a pause), the header records the durable position.
+ *       Without it, damage to those records after a crash could not be told from a torn write, and a
+ *       lost sector or page at the end of the data could take their proof with it; the header lies
+ *       elsewhere. The next sync makes it durable (a process crash keeps it anyway: it is in the page
+ *       cache).
+ *   <li><b>The write limit</b> ({@link WriteLimits}): no frame byte is written at or past the limit
+ *       of a header known durable. The limit is raised ahead of the writes, and a write that would
+ *       pass the durable limit waits until a sync ({@link #limitWaitsForSync}) or, with durable writes,
+ *       the header write's completion makes the raised limit durable. After a crash the log continues
+ *       at the limit, in the same segment. Segments the log rolls into record no limit (their whole
+ *       capacity may hold frames): only the segment a session starts in has one.
+ *   <li><b>Continued</b>: before the log rolls, the full segment's header records that the log goes
+ *       on into the next one, made durable by the roll fence's sync; recovery refuses a log whose
+ *       continued segment has no successor (a lost segment file).
+ *   <li><b>The clean close</b>, when the log closes.
+ * </ul>
+ *
+ * <p>A sync makes durable the header writes completed before it was submitted: {@link
+ * #onSyncSubmitted} notes which, {@link #onSynced} takes them as durable.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #recordCleanClose} and {@link
  * #close} by the I/O thread as it stops.
@@ -40,28 +59,47 @@ final class DurabilityMarker {
     private final AlignedBuffer headerMemory;
     private final ByteBuffer headerBlock;
 
-    // Whether the mark's write is in flight, the durable position it records, the one the active
-    // segment's header holds, and whether a sync has yet to cover the header.
+    // The header write in flight (if any) and what it records; what the last completed one recorded:
+    // durable position, write limit, continued; how many header writes completed (the version), and
+    // whether the last completed one still waits for a sync.
     private boolean writeInFlight;
-    private long markPosition;
+    private long writingMarkPosition;
+    private int writingLimitOffset;
+    private boolean writingContinued;
     private long headerDurablePosition;
+    private int headerLimitOffset;
+    private boolean headerContinued;
+    private long headerVersion;
     private boolean unsynced;
+    // What the sync in flight makes durable: the header version, limit and continued it covers.
+    private long syncCoveredVersion = -1;
+    private int syncCoveredLimitOffset;
+    private boolean syncCoveredContinued;
+    // What is known durable: the write limit (writes stay below it) and the continued flag; where the
+    // session started writing in the active segment.
+    private int durableLimitOffset;
+    private boolean durableContinued;
+    private long sessionStartOffset;
 
     /**
-     * Creates the marker of one log.
+     * Creates the header keeper of one log.
      *
      * @param session the storage session.
      * @param stats the counters.
      * @param directory the log's directory, for messages.
      * @param segmentCapacityBytes the segment capacity.
      * @param logId the log's identity.
+     * @param startOffset where the log writes its first frame in the active segment.
+     * @param limitOffset the write limit that the active segment's durable header records; zero for none.
      */
     DurabilityMarker(
             final StorageSession session,
             final StatsCounters stats,
             final Path directory,
             final int segmentCapacityBytes,
-            final long logId) {
+            final long logId,
+            final long startOffset,
+            final int limitOffset) {
         this.session = session;
         this.stats = stats;
         this.directory = directory;
@@ -70,49 +108,63 @@ final class DurabilityMarker {
         this.writesDurable = session.writesDurable();
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
         this.headerBlock = headerMemory.buffer();
+        this.sessionStartOffset = startOffset;
+        this.headerLimitOffset = limitOffset;
+        this.durableLimitOffset = limitOffset == 0 ? segmentCapacityBytes : limitOffset;
     }
 
-    /** @return whether the mark's write is in flight. */
+    /** @return whether a header write is in flight. */
     boolean writeInFlight() {
         return writeInFlight;
     }
 
-    /** @return whether a written mark waits for a sync to cover it (and its write is not in flight). */
+    /** @return whether a written header waits for a sync to cover it (and no header write is in flight). */
     boolean awaitsSync() {
         return unsynced && !writeInFlight;
     }
 
-    /**
-     * The position the written, unsynced mark records: what a sync submitted now makes durable.
-     *
-     * @return the position, or -1 if no written mark waits for a sync.
-     */
-    long awaitingMarkPosition() {
-        return awaitsSync() ? headerDurablePosition : -1;
-    }
-
-    /**
-     * A sync completed that was submitted when the mark recording a position was written and waited
-     * for a sync: that mark is durable. A mark written while the sync was in flight is not, and still
-     * waits for one.
-     *
-     * @param coveredMarkPosition {@link #awaitingMarkPosition()} when the sync was submitted.
-     */
-    void onSynced(final long coveredMarkPosition) {
-        if (coveredMarkPosition >= 0 && coveredMarkPosition == headerDurablePosition) {
-            unsynced = false;
+    /** A sync is being submitted: it makes durable the header written last, if that waits for one. */
+    void onSyncSubmitted() {
+        if (awaitsSync()) {
+            syncCoveredVersion = headerVersion;
+            syncCoveredLimitOffset = headerLimitOffset;
+            syncCoveredContinued = headerContinued;
+        } else {
+            syncCoveredVersion = -1;
         }
     }
 
-    /** The log rolled: the new active segment's header records nothing yet. */
+    /**
+     * The sync submitted last completed: the header it covered is durable. A header written while the
+     * sync was in flight is not, and still waits for one.
+     */
+    void onSynced() {
+        if (syncCoveredVersion < 0) {
+            return;
+        }
+        durableLimitOffset = Math.max(durableLimitOffset, effective(syncCoveredLimitOffset));
+        durableContinued |= syncCoveredContinued;
+        if (syncCoveredVersion == headerVersion) {
+            unsynced = false;
+        }
+        syncCoveredVersion = -1;
+    }
+
+    /** The log rolled: the new active segment's header records nothing yet, and no limit. */
     void onRoll() {
         headerDurablePosition = 0;
+        headerLimitOffset = 0;
+        headerContinued = false;
+        durableLimitOffset = segmentCapacityBytes;
+        durableContinued = false;
+        sessionStartOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
         unsynced = false;
+        syncCoveredVersion = -1;
     }
 
     /**
      * Whether a mark is due: records are durable that neither a frame nor the header proves, the
-     * durable position has not moved for {@link #MARK_IDLE_NS}, and no mark is being written. The
+     * durable position has not moved for {@link #MARK_IDLE_NS}, and no header write is in flight. The
      * caller also checks that the log is idle before it {@link #write writes} one.
      *
      * @param nowNs now.
@@ -129,6 +181,72 @@ final class DurabilityMarker {
     }
 
     /**
+     * Whether the write limit lets a write that ends at a position go ahead: its header is durable.
+     *
+     * @param writeEndPosition where the write ends.
+     * @param activeBase the active segment's base.
+     * @return whether it may be written.
+     */
+    boolean allowsWrite(final long writeEndPosition, final long activeBase) {
+        return writeEndPosition - activeBase <= durableLimitOffset;
+    }
+
+    /**
+     * Whether frames wait that the durable limit holds back, with a raised limit written that only a
+     * sync can make durable: the log must sync even if nothing else asks it to.
+     *
+     * @param waitingEndPosition where the frames waiting to be written end.
+     * @param activeBase the active segment's base.
+     * @return whether a sync is needed for the limit.
+     */
+    boolean limitWaitsForSync(final long waitingEndPosition, final long activeBase) {
+        return !allowsWrite(waitingEndPosition, activeBase) && awaitsSync();
+    }
+
+    /**
+     * Raises the write limit ahead of the writes when it is due ({@link WriteLimits#raiseDue}),
+     * submitting the header write; the caller makes sure no data write is in flight.
+     *
+     * @param waitingEndPosition where the frames waiting to be written end.
+     * @param activeBase the active segment's base.
+     * @param activeHandle its handle.
+     * @return 1 if a header write was submitted, else 0.
+     */
+    int maybeRaiseLimit(final long waitingEndPosition, final long activeBase, final int activeHandle) {
+        final long endOffset = waitingEndPosition - activeBase;
+        if (writeInFlight
+                || headerLimitOffset == 0
+                || !WriteLimits.raiseDue(sessionStartOffset, endOffset, headerLimitOffset, segmentCapacityBytes)) {
+            return 0;
+        }
+        final int raised =
+                WriteLimits.raisedLimit(sessionStartOffset, endOffset, headerLimitOffset, segmentCapacityBytes);
+        return submit(headerDurablePosition, raised, headerContinued, activeBase, activeHandle);
+    }
+
+    /** @return whether the header durably records that the log goes on into the next segment. */
+    boolean continuedDurable() {
+        return durableContinued;
+    }
+
+    /** @return whether a header that records it was written (durable or not). */
+    boolean continuedWritten() {
+        return headerContinued || (writeInFlight && writingContinued);
+    }
+
+    /**
+     * Submits the header write that records that the log goes on into the next segment; the roll
+     * waits until it is durable.
+     *
+     * @param activeBase the active segment's base.
+     * @param activeHandle its handle.
+     * @return 1, the work done.
+     */
+    int writeContinued(final long activeBase, final int activeHandle) {
+        return submit(headerDurablePosition, headerLimitOffset, true, activeBase, activeHandle);
+    }
+
+    /**
      * Submits the mark's write: the active segment's header recording the durable position.
      *
      * @param durablePosition the durable position.
@@ -137,9 +255,20 @@ final class DurabilityMarker {
      * @return 1, the work done.
      */
     int write(final long durablePosition, final long activeBase, final int activeHandle) {
-        SegmentHeaders.write(headerBlock, segmentCapacityBytes, activeBase, logId);
-        SegmentHeaders.writeState(headerBlock, durablePosition, false);
-        markPosition = durablePosition;
+        return submit(durablePosition, headerLimitOffset, headerContinued, activeBase, activeHandle);
+    }
+
+    private int submit(
+            final long durablePosition,
+            final int limitOffset,
+            final boolean continued,
+            final long activeBase,
+            final int activeHandle) {
+        Invariants.check(!writeInFlight, "a header write of segment %d is already in flight", activeBase);
+        fill(activeBase, durablePosition, false, limitOffset, continued);
+        writingMarkPosition = durablePosition;
+        writingLimitOffset = limitOffset;
+        writingContinued = continued;
         writeInFlight = true;
         session.submitWrite(
                 activeHandle,
@@ -151,8 +280,19 @@ final class DurabilityMarker {
         return 1;
     }
 
+    private void fill(
+            final long activeBase,
+            final long durablePosition,
+            final boolean closedCleanly,
+            final int limitOffset,
+            final boolean continued) {
+        SegmentHeaders.write(headerBlock, segmentCapacityBytes, activeBase, logId);
+        SegmentHeaders.writeState(headerBlock, durablePosition, closedCleanly);
+        SegmentHeaders.writeLimitAndContinued(headerBlock, limitOffset, continued);
+    }
+
     /**
-     * The mark's write completed.
+     * The header write completed.
      *
      * @param result the bytes written.
      * @param activeBase the active segment's base, for the message.
@@ -165,9 +305,20 @@ final class DurabilityMarker {
                     + " without an error for the header of " + SegmentNames.segmentPath(directory, activeBase)
                     + "; a backend must finish a short write or fail it");
         }
-        headerDurablePosition = markPosition;
-        unsynced = !writesDurable;
-        stats.recordDurabilityMark();
+        if (writingMarkPosition != headerDurablePosition) {
+            stats.recordDurabilityMark();
+        }
+        headerDurablePosition = writingMarkPosition;
+        headerLimitOffset = writingLimitOffset;
+        headerContinued = writingContinued;
+        headerVersion++;
+        if (writesDurable) {
+            durableLimitOffset = Math.max(durableLimitOffset, effective(headerLimitOffset));
+            durableContinued |= headerContinued;
+            unsynced = false;
+        } else {
+            unsynced = true;
+        }
         return null;
     }
 
@@ -183,8 +334,7 @@ final class DurabilityMarker {
     void recordCleanClose(
             final BlockingIo io, final long activeBase, final int activeHandle, final long durablePosition)
             throws IOException {
-        SegmentHeaders.write(headerBlock, segmentCapacityBytes, activeBase, logId);
-        SegmentHeaders.writeState(headerBlock, durablePosition, true);
+        fill(activeBase, durablePosition, true, headerLimitOffset, headerContinued);
         io.write(activeHandle, 0, headerBlock, SegmentHeaderDescriptor.HEADER_LENGTH);
         io.sync(activeHandle);
     }
@@ -192,5 +342,10 @@ final class DurabilityMarker {
     /** Frees the header block; only once no operation can read it. */
     void close() {
         headerMemory.close();
+    }
+
+    /** A recorded limit as a bound: zero records none, so the whole segment. */
+    private int effective(final int limitOffset) {
+        return limitOffset == 0 ? segmentCapacityBytes : limitOffset;
     }
 }

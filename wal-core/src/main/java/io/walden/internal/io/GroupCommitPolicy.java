@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
  * <p>The rules, in order:
  *
  * <pre>
- *   nothing written past the durable position (and no mark due)  -> NONE
+ *   nothing written past the durable position (and no mark due,
+ *     nor a mark that a fence waits for)                         -> NONE
  *   a fence (the active segment is full and written)             -> SYNC  (the roll waits for it)
  *   closing                                                      -> SYNC
  *   no request, not periodic (interval or unsynced bytes)        -> NONE
@@ -104,7 +105,8 @@ final class GroupCommitPolicy {
      * @param durablePosition the end of what is durable.
      * @param syncRequestPosition the highest position an appender asked to be durable.
      * @param syncRequestCount how many sync requests appenders have made, ever.
-     * @param fence whether the active segment is full and all written: the roll waits for a sync.
+     * @param fence whether the active segment is full and all written, or a header write waits for a
+     *     sync before writes may go on: the roll, or the writes, wait for a sync.
      * @param closing whether the log is closing.
      * @param markPending whether a durability mark was written and no sync covers it yet.
      * @return {@link #NONE}, {@link #HOLD} or {@link #SYNC}.
@@ -119,8 +121,9 @@ final class GroupCommitPolicy {
             final boolean closing,
             final boolean markPending) {
         final boolean intervalDue = syncIntervalNs > 0 && nowNs - lastSyncNs >= syncIntervalNs;
-        // A durability mark waits for the periodic sync when nothing else needs one.
-        if (writtenPosition <= durablePosition && !(markPending && intervalDue)) {
+        // A durability mark waits for the periodic sync when nothing else needs one; a header that a
+        // fence waits for (the roll, or writes the write limit holds back) is synced at once.
+        if (writtenPosition <= durablePosition && !(markPending && (intervalDue || fence))) {
             return NONE;
         }
         final boolean requested = syncRequestPosition > durablePosition;

@@ -111,7 +111,14 @@ final class IoParts {
             preparer.adoptReady(positions.activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
         this.writes = new WriteStage(session, logBuffer, state, stats, positions, directory);
-        this.marker = new DurabilityMarker(session, stats, directory, (int) segmentCapacityBytes, logId);
+        this.marker = new DurabilityMarker(
+                session,
+                stats,
+                directory,
+                (int) segmentCapacityBytes,
+                logId,
+                endPosition - recovered.activeSegmentBase(),
+                recovered.activeWriteLimitOffset());
         final GroupCommitPolicy commitPolicy = new GroupCommitPolicy(
                 config.syncIntervalNs(),
                 // Written data is synced in the background once a quarter segment is unsynced, so that

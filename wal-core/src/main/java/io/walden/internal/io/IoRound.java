@@ -14,12 +14,14 @@ import java.io.IOException;
  * <pre>
  *   1 poll completions (write, sync, prepare, truncate, mark) -> onCompletion
  *   2 scan published frames (checksum, cut into a write)      FrameScanner
- *   3 submit a write, one in flight                            WriteStage
- *   4 sync, as group commit decides                            SyncStage
- *   5 roll behind the fence        (not in a completion round) SegmentRoller
- *   6 prepare the next segment, delete segments, write the
+ *   3 raise the write limit ahead of the writes                DurabilityMarker
+ *   4 submit a write, one in flight, below the durable limit   WriteStage
+ *   5 seal a full segment (the log continues)                  SegmentRoller
+ *   6 sync, as group commit decides                            SyncStage
+ *   7 roll behind the fence        (not in a completion round) SegmentRoller
+ *   8 prepare the next segment, delete segments, write the
  *     durability mark              (the I/O thread's round only)
- *   7 wake blocked waiters after a sync; complete futures (not in a completion round)
+ *   9 wake blocked waiters after a sync; complete futures (not in a completion round)
  * </pre>
  *
  * <p>What a round may do depends on who runs it ({@link IoAgent} says who): the I/O thread's does
@@ -181,8 +183,11 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                     positions.releasedPosition,
                     positions.durablePosition,
                     positions.activeBase);
+            workCount += raiseWriteLimit();
             workCount += submitWrites();
-            workCount += syncs.maybeSync(nowNs, finalTailPosition >= 0);
+            workCount += roller.seal();
+            workCount += syncs.maybeSync(
+                    nowNs, finalTailPosition >= 0, marker.limitWaitsForSync(scanner.position(), positions.activeBase));
             if (!syncs.cohortHolding()) {
                 // Appenders wake this thread again as soon as it no longer holds a sync for a group.
                 state.cohortWakeCount(0);
@@ -218,6 +223,10 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         }
         final long start = positions.submittedPosition;
         final long end = scanner.batchEnd(start);
+        if (!marker.allowsWrite(end, positions.activeBase)) {
+            // The write limit's raise is on its way (raiseWriteLimit) or waits for a sync.
+            return 0;
+        }
         Invariants.check(
                 start >= positions.activeBase + SegmentHeaderDescriptor.HEADER_LENGTH
                         && end <= positions.activeBase + segmentCapacityBytes,
@@ -238,6 +247,15 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 writesDurable ? System.nanoTime() : 0);
         positions.submittedPosition = end;
         return 1;
+    }
+
+    /** Raises the write limit ahead of the frames waiting to be written (see {@link DurabilityMarker}). */
+    private int raiseWriteLimit() {
+        final long waitingEnd = scanner.position();
+        if (waitingEnd == positions.submittedPosition || writes.inFlight()) {
+            return 0;
+        }
+        return marker.maybeRaiseLimit(waitingEnd, positions.activeBase, positions.activeHandle);
     }
 
     /** Writes the durability mark when the log has gone idle (see {@link DurabilityMarker}). */

@@ -13,7 +13,8 @@ import java.nio.file.Path;
  * Moves the log to its next segment behind the roll fence, and paces the next segment's preparation.
  *
  * <p>Roll fence: no byte is written to segment n+1 before segment n is completely written and synced
- * (scanned, written and durable up to its end), no durability mark write and no sync is in flight
+ * (scanned, written and durable up to its end), its header durably records that the log continued
+ * (so that a lost segment n+1 is noticed), no durability mark write and no sync is in flight
  * (a sync submitted after the fence, to make a mark durable while the roll waited for its segment,
  * targets the old segment's end, and its completion after the roll would move the durable position
  * back into the old segment), and the next segment is prepared. After a crash, damage in any segment
@@ -103,7 +104,28 @@ final class SegmentRoller {
     }
 
     /**
-     * Rolls to the next segment once the fence holds and the segment is prepared.
+     * Writes into the full segment's header that the log goes on into the next segment, once every
+     * frame of it is written and the next segment's file is in place (so a close before the roll
+     * leaves the successor the flag promises). The roll fence's sync makes it durable; the roll waits
+     * for that.
+     *
+     * @return 1 if the header write was submitted, else 0.
+     */
+    int seal() {
+        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
+        if (positions.writtenPosition != segmentEnd
+                || scanner.position() != segmentEnd
+                || marker.writeInFlight()
+                || marker.continuedWritten()
+                || !preparer.isReady(segmentEnd)) {
+            return 0;
+        }
+        return marker.writeContinued(positions.activeBase, positions.activeHandle);
+    }
+
+    /**
+     * Rolls to the next segment once the fence holds, the segment is prepared and the full segment's
+     * header durably records that the log goes on.
      *
      * @return 1 if the log rolled, else 0.
      * @throws IOException if the old segment cannot be closed.
@@ -121,6 +143,10 @@ final class SegmentRoller {
                 rollWantedSinceNs = System.nanoTime();
             }
             preparer.start(segmentEnd);
+            return 0;
+        }
+        if (!marker.continuedDurable()) {
+            // The full segment's header is to record, durably, that the log goes on: seal() writes it.
             return 0;
         }
         if (SegmentRollEvent.enabled()) {

@@ -36,9 +36,6 @@ final class SyncStage {
     private final BooleanSupplier nothingElseToWrite;
 
     private boolean inFlight;
-    // The position of the durability mark the sync in flight makes durable (written before it was
-    // submitted), or -1.
-    private long coveredMarkPosition = -1;
     private long targetPosition;
     private long targetRecords;
     private long startNs;
@@ -117,11 +114,17 @@ final class SyncStage {
      *
      * @param nowNs now.
      * @param closing whether the log is closing (everything left is to be synced).
+     * @param headerFence whether a header write waits for a sync that nothing else may ask for: frames
+     *     held back by the write limit, or the roll waiting for the continued flag.
      * @return 1 if a sync was submitted, else 0.
      */
-    int maybeSync(final long nowNs, final boolean closing) {
+    int maybeSync(final long nowNs, final boolean closing, final boolean headerFence) {
         cohortHolding = false;
         if (inFlight || writesDurable) {
+            return 0;
+        }
+        if (positions.writtenPosition == positions.activeBase + segmentCapacityBytes && marker.writeInFlight()) {
+            // The fence's sync waits for the header write (the continued flag), so that it covers it.
             return 0;
         }
         final long requestPosition = state.syncRequestPosition();
@@ -131,7 +134,7 @@ final class SyncStage {
                 positions.durablePosition,
                 requestPosition,
                 state.syncRequestCount(),
-                positions.writtenPosition == positions.activeBase + segmentCapacityBytes,
+                headerFence || positions.writtenPosition == positions.activeBase + segmentCapacityBytes,
                 closing,
                 marker.awaitsSync());
         if (decision == GroupCommitPolicy.HOLD) {
@@ -144,7 +147,7 @@ final class SyncStage {
             return 0;
         }
         inFlight = true;
-        coveredMarkPosition = marker.awaitingMarkPosition();
+        marker.onSyncSubmitted();
         targetPosition = positions.writtenPosition;
         targetRecords = positions.writtenRecords;
         startNs = nowNs;
@@ -194,7 +197,7 @@ final class SyncStage {
         positions.durableRecords = targetRecords;
         // After the durable position moved: the event reports the position the sync made durable.
         commitEvent("fdatasync", newlyDurableBytes, newlyDurableRecords, eventWaiters);
-        marker.onSynced(coveredMarkPosition);
+        marker.onSynced();
         // Blocked waiters are woken after the next sync is submitted (end of the round).
         state.publishDurableQuietly(positions.durablePosition);
         wakePending = true;

@@ -47,7 +47,7 @@ class DurabilityMarkerTest {
         session = new HeldCompletionSession().autoDeliver(0);
         handle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         session.operations().clear();
-        marker = new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID);
+        marker = new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0);
     }
 
     @AfterEach
@@ -84,7 +84,6 @@ class DurabilityMarkerTest {
         assertNull(marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0));
         assertFalse(marker.writeInFlight());
         assertTrue(marker.awaitsSync());
-        assertEquals(8192, marker.awaitingMarkPosition());
     }
 
     @Test
@@ -96,28 +95,83 @@ class DurabilityMarkerTest {
                 failure.getMessage().startsWith("short write: the storage backend reported 100"), failure.getMessage());
         assertFalse(marker.writeInFlight());
         assertFalse(marker.awaitsSync());
-        assertEquals(-1, marker.awaitingMarkPosition());
         assertTrue(marker.due(NOW, 8192, NOW - IDLE, 4096), "the header does not prove it");
     }
 
     @Test
     void shouldBeMadeDurableOnlyByASyncSubmittedAfterItWasWritten() {
+        marker.onSyncSubmitted();
         marker.write(8192, 0, handle);
         marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
-        marker.onSynced(-1);
+        marker.onSynced();
         assertTrue(marker.awaitsSync(), "a sync submitted before the mark was written");
-        final long covered = marker.awaitingMarkPosition();
+        marker.onSyncSubmitted();
 
         // A newer mark written while that sync was in flight.
         marker.write(12288, 0, handle);
-        assertEquals(-1, marker.awaitingMarkPosition(), "in flight");
+        assertFalse(marker.awaitsSync(), "in flight");
         marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
-        marker.onSynced(covered);
+        marker.onSynced();
         assertTrue(marker.awaitsSync(), "the sync covered the older mark only");
-        assertEquals(12288, marker.awaitingMarkPosition());
-        marker.onSynced(12288);
+        marker.onSyncSubmitted();
+        marker.onSynced();
         assertFalse(marker.awaitsSync());
-        assertEquals(-1, marker.awaitingMarkPosition());
+    }
+
+    @Test
+    void shouldHoldWritesPastTheDurableLimitUntilASyncCoversTheRaisedOne() throws IOException {
+        final DurabilityMarker limited =
+                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192);
+        try {
+            assertTrue(limited.allowsWrite(8192, 0));
+            assertFalse(limited.allowsWrite(8200, 0), "past the limit");
+            assertEquals(0, limited.maybeRaiseLimit(4096 + 1024, 0, handle), "not due: far below the limit");
+            assertEquals(1, limited.maybeRaiseLimit(8200, 0, handle));
+            final int raised = header().getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET);
+            assertTrue(raised >= 8200 && raised % 4096 == 0, "raised to " + raised);
+            assertFalse(limited.allowsWrite(8200, 0), "in flight");
+            assertFalse(limited.limitWaitsForSync(8200, 0), "in flight: nothing to sync yet");
+            assertNull(limited.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0));
+            assertFalse(limited.allowsWrite(8200, 0), "written, not durable");
+            assertTrue(limited.limitWaitsForSync(8200, 0));
+            limited.onSyncSubmitted();
+            limited.onSynced();
+            assertTrue(limited.allowsWrite(raised, 0));
+            assertFalse(limited.allowsWrite(raised + 8, 0));
+            assertFalse(limited.limitWaitsForSync(8200, 0));
+        } finally {
+            limited.close();
+        }
+    }
+
+    @Test
+    void shouldRecordTheContinuedFlagAndKeepTheLimitInEveryLaterHeader() throws IOException {
+        final DurabilityMarker limited =
+                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192);
+        try {
+            limited.writeContinued(0, handle);
+            assertTrue(limited.continuedWritten());
+            assertFalse(limited.continuedDurable());
+            final ByteBuffer header = header();
+            assertEquals(SegmentHeaderDescriptor.FLAG_CONTINUED, header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET));
+            assertEquals(8192, header.getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET));
+            limited.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
+            limited.onSyncSubmitted();
+            limited.onSynced();
+            assertTrue(limited.continuedDurable());
+            limited.write(8192, 0, handle);
+            assertEquals(
+                    SegmentHeaderDescriptor.FLAG_CONTINUED,
+                    header().getInt(SegmentHeaderDescriptor.FLAGS_OFFSET),
+                    "a later mark keeps the flag");
+            assertEquals(8192, header().getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET));
+            limited.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
+            limited.onRoll();
+            assertFalse(limited.continuedWritten());
+            assertTrue(limited.allowsWrite(SEGMENT + SEGMENT, SEGMENT), "a rolled-into segment has no limit");
+        } finally {
+            limited.close();
+        }
     }
 
     @Test
@@ -125,7 +179,7 @@ class DurabilityMarkerTest {
         final HeldCompletionSession durable = new HeldCompletionSession().writesDurable(true);
         final int durableHandle = durable.openFile(SegmentNames.segmentPath(directory, SEGMENT), true);
         final DurabilityMarker durableMarker =
-                new DurabilityMarker(durable, new StatsCounters(), directory, SEGMENT, LOG_ID);
+                new DurabilityMarker(durable, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0);
         try {
             durableMarker.write(SEGMENT + 8192, SEGMENT, durableHandle);
             assertNull(durableMarker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT));

@@ -96,7 +96,7 @@ final class IoPath implements AutoCloseable {
         this.logBuffer = new LogBuffer(config.bufferCapacityBytes(), SEGMENT, endPosition, released);
         this.state = new LogState(0, endPosition, 0);
         final RecoveredLog recovered =
-                new RecoveredLog(LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, new long[0], null);
+                new RecoveredLog(LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null);
         this.parts = new IoParts(config, session, logBuffer, state, stats, recovered, new IoDuty());
         this.round = new IoRound(parts);
         this.positions = parts.positions;

@@ -112,6 +112,8 @@ class IoRoundTest {
             path.run();
             session.deliver(WRITE);
             path.run();
+            session.deliver(CompletionToken.MARK);
+            path.run();
             session.deliver(SYNC);
             path.run(IoRound.COMPLETION);
             assertEquals(SEGMENT, path.positions.durablePosition);

@@ -46,14 +46,21 @@ class SegmentRollerTest {
 
             session.deliver(WRITE);
             path.run();
-            assertEquals(List.of(writeFirst, "sync " + segmentName(0)), session.operations(), "the fence's sync");
+            final String seal = "write " + segmentName(0) + " 0+" + HEADER;
+            assertEquals(List.of(writeFirst, seal), session.operations(), "the continued flag, before the sync");
+            assertTrue(path.parts.marker.continuedWritten());
+            path.run(IoRound.IO_THREAD, 3);
+            assertEquals(List.of(writeFirst, seal), session.operations(), "the fence's sync waits for the flag");
+            session.deliver(MARK);
+            path.run();
+            assertEquals(List.of(writeFirst, seal, "sync " + segmentName(0)), session.operations(), "the fence's sync");
             assertEquals(SEGMENT + HEADER, path.append(100), "the next frame is in the next segment");
 
             // Written, but the sync is in flight: still no roll, nothing written to segment 1.
             path.run(IoRound.IO_THREAD, 3);
             path.run(IoRound.CALLER, 3);
             assertEquals(0, path.positions.activeBase);
-            assertEquals(List.of(writeFirst, "sync " + segmentName(0)), session.operations());
+            assertEquals(List.of(writeFirst, seal, "sync " + segmentName(0)), session.operations());
 
             session.deliver(SYNC);
             path.run();
@@ -63,6 +70,7 @@ class SegmentRollerTest {
             assertEquals(
                     List.of(
                             writeFirst,
+                            seal,
                             "sync " + segmentName(0),
                             "close " + segmentName(0),
                             "open " + temporaryName(2L * SEGMENT),
@@ -92,6 +100,14 @@ class SegmentRollerTest {
 
             session.deliver(MARK);
             path.run();
+            assertEquals(0, path.positions.activeBase, "the continued flag is not written yet");
+            assertTrue(
+                    path.parts.marker.continuedWritten(), session.operations().toString());
+            session.deliver(MARK);
+            path.run();
+            assertEquals(0, path.positions.activeBase, "the continued flag is not durable yet");
+            session.deliver(SYNC);
+            path.run();
             assertEquals(SEGMENT, path.positions.activeBase);
         }
     }
@@ -118,6 +134,11 @@ class SegmentRollerTest {
             assertEquals(0, path.positions.activeBase, "rolled with a sync of the old segment in flight");
             assertFalse(session.operations().contains("close " + segmentName(0)));
 
+            session.deliver(SYNC);
+            path.run();
+            assertEquals(0, path.positions.activeBase, "the continued flag is written after that sync");
+            session.deliver(MARK);
+            path.run();
             session.deliver(SYNC);
             path.run();
             assertEquals(SEGMENT, path.positions.activeBase);
