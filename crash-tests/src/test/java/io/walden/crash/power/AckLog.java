@@ -27,16 +27,32 @@ final class AckLog {
     private final List<AppendedBatch> batches = new ArrayList<>();
     private final List<Stamped> durable = new ArrayList<>();
     private final List<Stamped> truncations = new ArrayList<>();
+    private final List<Stamped> written = new ArrayList<>();
+    private final long baseWrittenEnd;
 
     /**
      * Starts a log of promises.
      *
      * @param base records already in the log, in LSN order, all durable.
      * @param baseBatches the batches among them.
+     * @param baseWrittenEnd every smaller position was written before (a reader may have seen it).
      */
-    AckLog(final List<Appended> base, final List<AppendedBatch> baseBatches) {
+    AckLog(final List<Appended> base, final List<AppendedBatch> baseBatches, final long baseWrittenEnd) {
         this.base = List.copyOf(base);
         this.baseBatches = List.copyOf(baseBatches);
+        this.baseWrittenEnd = baseWrittenEnd;
+    }
+
+    /**
+     * Everything below a position was written to the file: a {@code WRITTEN} or {@code SYNCED}
+     * acknowledgement ({@code lsn + 1}), or an observed written position. A reader may have seen those
+     * positions, so no crash may let them go to another record.
+     *
+     * @param eventCount the disk's event count when this was learnt.
+     * @param positionEnd the position below which everything was written.
+     */
+    synchronized void written(final int eventCount, final long positionEnd) {
+        written.add(new Stamped(eventCount, positionEnd));
     }
 
     /**
@@ -120,7 +136,13 @@ final class AckLog {
                 floor = Math.max(floor, truncation.position());
             }
         }
-        return new Expectation(sequence, allBatches, requiredEnd, floor);
+        long writtenEnd = baseWrittenEnd;
+        for (final Stamped promise : written) {
+            if (promise.eventCount() <= eventCount) {
+                writtenEnd = Math.max(writtenEnd, promise.position());
+            }
+        }
+        return new Expectation(sequence, allBatches, requiredEnd, floor, writtenEnd);
     }
 
     /**

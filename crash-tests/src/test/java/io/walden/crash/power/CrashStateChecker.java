@@ -109,6 +109,18 @@ final class CrashStateChecker {
             throw violation(where, "reopening failed under the default policy: " + ex, 0, image, ex);
         }
         final int recoveryEventCount = disk.eventCount();
+        if (wal.tailPosition() < expectation.writtenEnd()) {
+            final long tail = wal.tailPosition();
+            wal.close();
+            throw violation(
+                    where + "\n  recovery: " + wal.recoveryReport(),
+                    "the reopened log continues at " + tail + ", below " + expectation.writtenEnd()
+                            + ", which was written before the crash (a reader may have seen it): a position"
+                            + " would be given to another record",
+                    0,
+                    image,
+                    null);
+        }
         final boolean cutBelowProven = wal.recoveryReport().recoveredEndPosition()
                 < wal.recoveryReport().provenDurablePosition();
         final AckLog acks;
@@ -140,7 +152,7 @@ final class CrashStateChecker {
             for (final TestRecords.Read read : recovered) {
                 base.add(Appended.of(read));
             }
-            acks = new AckLog(base, outcome.presentBatches());
+            acks = new AckLog(base, outcome.presentBatches(), expectation.writtenEnd());
             try {
                 appendAfterRecovery(wal, disk, acks, depth, random);
             } catch (final RuntimeException ex) {
@@ -241,6 +253,7 @@ final class CrashStateChecker {
             }
             acks.batch(new AppendedBatch(records));
             acks.durable(disk.eventCount(), batch.lsn(count - 1) + 1);
+            acks.written(disk.eventCount(), batch.lsn(count - 1) + 1);
             acks.durable(disk.eventCount(), wal.durablePosition());
             return;
         }
@@ -254,8 +267,12 @@ final class CrashStateChecker {
             if (durability == Durability.SYNCED) {
                 acks.durable(disk.eventCount(), lsn + 1);
             }
+            if (durability != Durability.BUFFERED) {
+                acks.written(disk.eventCount(), lsn + 1);
+            }
             final long durablePosition = wal.durablePosition();
             acks.durable(disk.eventCount(), durablePosition);
+            acks.written(disk.eventCount(), wal.writtenPosition());
         }
     }
 

@@ -15,8 +15,11 @@ import java.util.List;
  * @param batches the batches among them.
  * @param requiredEnd every record with a smaller LSN was promised durable.
  * @param floor records with a smaller LSN may have been truncated away.
+ * @param writtenEnd every smaller position was written to the file before the crash (a reader may have
+ *     seen it): the reopened log must give none of them to another record.
  */
-record Expectation(List<Appended> sequence, List<AppendedBatch> batches, long requiredEnd, long floor) {
+record Expectation(
+        List<Appended> sequence, List<AppendedBatch> batches, long requiredEnd, long floor, long writtenEnd) {
     /**
      * The outcome of a check.
      *

@@ -57,7 +57,7 @@ final class WorkloadRunner {
         Files.createDirectories(directory);
         final SimulatedDisk disk = new SimulatedDisk(directory);
         final SimulatedBackend backend = new SimulatedBackend(disk, spec.storage(), spec.backendSeed());
-        final AckLog acks = new AckLog(List.of(), List.of());
+        final AckLog acks = new AckLog(List.of(), List.of(), Long.MIN_VALUE);
         final List<WorkloadSpec.Phase> phases = spec.phases();
         for (int p = 0; p < phases.size(); p++) {
             final boolean mayFreeze = p == phases.size() - 1 && spec.freezeAfterEvents() >= 0;
@@ -171,11 +171,15 @@ final class WorkloadRunner {
                 if (step.durability() == Durability.SYNCED) {
                     acks.durable(disk.eventCount(), lastLsn + 1);
                 }
+                if (step.durability() != Durability.BUFFERED) {
+                    acks.written(disk.eventCount(), lastLsn + 1);
+                }
                 if (step.syncAfter()) {
                     wal.sync();
                 }
                 final long durablePosition = wal.durablePosition();
                 acks.durable(disk.eventCount(), durablePosition);
+                acks.written(disk.eventCount(), wal.writtenPosition());
             } catch (final WalException ex) {
                 if (mayFreeze && disk.frozen()) {
                     return;
