@@ -630,6 +630,15 @@ public abstract class RecoveryContractTest {
     }
 
     @Test
+    void aLogOfFormatVersionTwoIsRefusedWithAClearMessage() throws IOException {
+        final Path segment = logWithFormatVersion(2);
+        final WalException ex = assertRefusedUnchangedUnderEveryPolicy(segment);
+        assertTrue(ex.getMessage().contains("format version 2"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("write limit"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("append them to a new log"), ex.getMessage());
+    }
+
+    @Test
     void aLogOfANewerFormatVersionIsRefusedUnderEveryPolicyAndLeftAsItWas() throws IOException {
         // Under TRUNCATE an unknown version once read as a bad header, and the whole log was moved away.
         final Path segment = logWithFormatVersion(SegmentHeaderDescriptor.FORMAT_VERSION + 1);
