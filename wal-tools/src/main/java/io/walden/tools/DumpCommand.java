@@ -8,7 +8,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code walden dump DIR}: one line per frame of every segment, in position order, with a line per
  * segment header and a line for each run of invalid bytes (what is wrong, at which file and offset;
- * the dump then continues with the next segment). See {@link FrameDump}.
+ * the dump then continues with the next segment). See {@link FrameDump}. With {@code --json}, one
+ * JSON object per line ({@link DumpJson}); payloads as {@code --payload} or {@code --decoder} says.
  *
  * <p>Exit code: 0 every frame shown is valid; 1 invalid bytes only at the end of the newest segment
  * holding data (a torn tail, or a write in progress on a live log: {@code walden verify} judges); 2
@@ -20,7 +21,7 @@ import picocli.CommandLine.Option;
             "Prints one line per frame, in position order: position, length, type, flags, durable offset,"
                     + " checksum status (ok/BAD) and optionally the payload; a line per segment header; and an"
                     + " INVALID line, naming file and offset, where bytes are not a valid frame (the dump then"
-                    + " continues with the next segment).",
+                    + " continues with the next segment). --json: one JSON object per line, the summary last.",
             "Exit code: 0 all valid, 1 invalid bytes only at the end of the newest segment (a torn tail or a write"
                     + " in progress), 2 corruption, 3 no readable log."
         })
@@ -54,7 +55,8 @@ public final class DumpCommand extends LogCommand {
         payload.validate(spec);
         final LogDirectory log = LogDirectory.open(directory);
         final LineWriter out = new LineWriter(spec.commandLine().getOut());
-        final FrameDump dump = new FrameDump(out, payload.printer(), fromPosition, limit);
+        final DumpLines lines = json() ? new DumpJson(out) : new DumpText(out);
+        final FrameDump dump = new FrameDump(lines, payload.printer(), fromPosition, limit);
         try {
             dump.dump(log);
         } finally {
@@ -63,6 +65,10 @@ public final class DumpCommand extends LogCommand {
         final int invalid = dump.damaged() + dump.newestSegmentAnomalies();
         if (invalid == 0) {
             return Walden.EXIT_OK;
+        }
+        final int exitCode = dump.damaged() > 0 ? Walden.EXIT_CORRUPTION : Walden.EXIT_TORN_TAIL;
+        if (json()) {
+            return exitCode; // the summary line says it
         }
         spec.commandLine()
                 .getErr()
@@ -73,6 +79,6 @@ public final class DumpCommand extends LogCommand {
                                 : "Only at the end of the newest segment: a torn tail, or a write in progress on a"
                                         + " live log; run `walden verify " + directory + "` for the verdict"));
         spec.commandLine().getErr().flush();
-        return dump.damaged() > 0 ? Walden.EXIT_CORRUPTION : Walden.EXIT_TORN_TAIL;
+        return exitCode;
     }
 }

@@ -19,6 +19,12 @@ import picocli.CommandLine.Model.CommandSpec;
  * (which run their work through {@link #run}) and {@link Walden#commandLine()}'s execution exception
  * handler use it, so no stack trace reaches a user whichever way the tool is started.
  *
+ * <p>With {@code --json} the failure is one JSON object on standard output instead, after whatever
+ * the command printed there (so a script reads one stream, one object per line), and nothing goes to
+ * standard error but the stack trace {@code --verbose} asks for: {@code
+ * {"error":{"code":"UNREADABLE","exitCode":3,"command":"verify","message":"...","path":"/var/wal"}}},
+ * with {@code "file"} and {@code "offset"} added for corruption. The codes are {@link #codeName}'s.
+ *
  * <p><b>Threading:</b> stateless.
  */
 final class Failures implements CommandLine.IExecutionExceptionHandler {
@@ -41,17 +47,19 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
      *
      * @param spec the command, for its name and streams.
      * @param verbose whether to print the stack trace too.
+     * @param json whether to report as a JSON object on standard output.
      * @param directory the log directory the command works on, named in messages.
      * @param work the work.
      * @return its exit code, or the failure's.
      */
-    static int run(final CommandSpec spec, final boolean verbose, final Path directory, final Work work) {
+    static int run(
+            final CommandSpec spec, final boolean verbose, final boolean json, final Path directory, final Work work) {
         try {
             return work.run();
         } catch (final CommandLine.ParameterException ex) {
             throw ex; // picocli reports it as a usage error
         } catch (final Exception ex) {
-            return report(spec.commandLine(), ex, verbose, directory);
+            return report(spec.commandLine(), ex, verbose, json, directory);
         }
     }
 
@@ -61,11 +69,73 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         final Object command = commandLine.getCommand();
         final boolean verbose = parseResult.hasMatchedOption("--verbose")
                 || (command instanceof Walden && ((Walden) command).verbose());
-        return report(commandLine, ex, verbose, null);
+        final boolean json =
+                parseResult.hasMatchedOption("--json") || (command instanceof Walden && ((Walden) command).json());
+        return report(commandLine, ex, verbose, json, null);
+    }
+
+    /**
+     * The name of an exit code in a JSON error's {@code "code"}.
+     *
+     * @param exitCode one of {@link Walden}'s exit codes.
+     * @return {@code TORN_TAIL}, {@code CORRUPTION}, {@code UNREADABLE}, {@code IN_USE}, {@code USAGE}
+     *     or {@code INTERNAL}.
+     */
+    static String codeName(final int exitCode) {
+        switch (exitCode) {
+            case Walden.EXIT_TORN_TAIL:
+                return "TORN_TAIL";
+            case Walden.EXIT_CORRUPTION:
+                return "CORRUPTION";
+            case Walden.EXIT_UNREADABLE:
+                return "UNREADABLE";
+            case Walden.EXIT_IN_USE:
+                return "IN_USE";
+            case Walden.EXIT_USAGE:
+                return "USAGE";
+            default:
+                return "INTERNAL";
+        }
+    }
+
+    /**
+     * Prints a failure as one JSON object on the command's standard output.
+     *
+     * @param commandLine the command, for its name and output.
+     * @param exitCode the exit code.
+     * @param message what is wrong and what to do.
+     * @param path the log directory, or null if unknown.
+     * @param corruption the corruption, for its file and offset, or null.
+     */
+    static void printJson(
+            final CommandLine commandLine,
+            final int exitCode,
+            final String message,
+            final Path path,
+            final WalCorruptionException corruption) {
+        final LineWriter out = new LineWriter(commandLine.getOut());
+        final Json json = new Json(out).begin().object("error");
+        json.field("code", codeName(exitCode))
+                .field("exitCode", exitCode)
+                .field("command", commandLine.getCommandName())
+                .field("message", oneLine(message))
+                .field("path", path == null ? null : path.toString());
+        if (corruption != null) {
+            json.field(
+                            "file",
+                            corruption.file() == null ? null : corruption.file().toString())
+                    .field("offset", corruption.fileOffset());
+        }
+        json.end().endLine();
+        out.flush();
     }
 
     private static int report(
-            final CommandLine commandLine, final Throwable failure, final boolean verbose, final Path directory) {
+            final CommandLine commandLine,
+            final Throwable failure,
+            final boolean verbose,
+            final boolean json,
+            final Path directory) {
         final Throwable ex = failure instanceof UncheckedIOException ? failure.getCause() : failure;
         final int exitCode;
         final String message;
@@ -75,6 +145,9 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         } else if (ex instanceof WalCorruptionException) {
             exitCode = Walden.EXIT_CORRUPTION;
             message = ex.getMessage() + " (`walden dump` shows the frames there)";
+        } else if (ex instanceof WalException && ((WalException) ex).errorCode() == WalException.ErrorCode.LOCKED) {
+            exitCode = Walden.EXIT_IN_USE;
+            message = ex.getMessage() + "; nothing was changed";
         } else if (ex instanceof WalException && ex.getCause() instanceof IOException) {
             exitCode = Walden.EXIT_UNREADABLE;
             message = "cannot read the log" + (directory == null ? "" : " in " + directory) + ": "
@@ -94,12 +167,23 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         }
         commandLine.getOut().flush();
         final PrintWriter err = commandLine.getErr();
-        err.println("walden " + commandLine.getCommandName() + ": " + oneLine(message));
+        if (json) {
+            printJson(commandLine, exitCode, message, directory, corruptionOf(ex));
+        } else {
+            err.println("walden " + commandLine.getCommandName() + ": " + oneLine(message));
+        }
         if (verbose) {
             failure.printStackTrace(err);
         }
         err.flush();
         return exitCode;
+    }
+
+    private static WalCorruptionException corruptionOf(final Throwable ex) {
+        if (ex instanceof WalCorruptionException) {
+            return (WalCorruptionException) ex;
+        }
+        return ex.getCause() instanceof WalCorruptionException ? (WalCorruptionException) ex.getCause() : null;
     }
 
     /**
@@ -127,7 +211,11 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         return ex.getMessage() == null ? "I/O error" : ex.getMessage();
     }
 
-    private static String oneLine(final String message) {
+    /**
+     * @param message a message.
+     * @return it on one line.
+     */
+    static String oneLine(final String message) {
         return String.valueOf(message).replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ');
     }
 }

@@ -4,7 +4,6 @@ import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DATA;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
-import static io.walden.format.FrameDescriptor.TYPE_PADDING;
 
 import io.walden.format.FrameDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
@@ -18,16 +17,22 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
- * Walks the frames of a log's segment files in position order and prints one line per frame, a line
- * per segment header, and a line for each run of bytes that is not a valid frame. It judges every
- * frame with {@link FrameDecoder}, by the rules and in the words of recovery (length, CRC32C over the
- * binding block and the frame, type, flags, durable offset, zero alignment gap, discard frames), and
- * shows what is on disk even where recovery would refuse the log.
+ * Walks the frames of a log's segment files in position order and prints, through {@link DumpLines}
+ * (text or JSON), one line per frame, a line per segment header, and a line for each run of bytes
+ * that is not a valid frame. It judges every frame with {@link FrameDecoder}, by the rules and in the
+ * words of recovery (length, CRC32C over the binding block and the frame, type, flags, durable offset,
+ * zero alignment gap, discard frames), and shows what is on disk even where recovery would refuse the
+ * log.
  *
  * <p>Where a segment holds bytes that are not a valid frame, the dump says what is wrong at which file
- * and offset and continues with the next segment: it never loops and never stops at damage. On a live
- * log the writer may fill the segment and roll to the next one while the dump reads it; an anomaly
- * with data in a later segment is therefore read again once before it is reported.
+ * and offset and continues with the next segment: it never loops and never stops at damage. It does
+ * not look for valid frames later in the damaged segment. The format would allow it (a frame is bound
+ * to its position and its log, so one that validates there is genuine; recovery looks past damage
+ * that way for durable offsets), but on garbage it means decoding at every 8-byte offset of the rest
+ * of the segment, and the dump's job is to show where the damage is.
+ *
+ * <p>On a live log the writer may fill the segment and roll to the next one while the dump reads it;
+ * an anomaly with data in a later segment is therefore read again once before it is reported.
  *
  * <p>Reads with positional reads of a few MiB into one reused direct buffer, files opened read-only.
  *
@@ -36,7 +41,7 @@ import java.util.List;
 final class FrameDump {
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
 
-    private final LineWriter out;
+    private final DumpLines out;
     private final PayloadOptions.Printer printer;
     private final long fromPosition;
     private final long limit;
@@ -68,7 +73,7 @@ final class FrameDump {
      * @param fromPosition frames before this position are validated but not shown.
      * @param limit the most frames to show.
      */
-    FrameDump(final LineWriter out, final PayloadOptions.Printer printer, final long fromPosition, final long limit) {
+    FrameDump(final DumpLines out, final PayloadOptions.Printer printer, final long fromPosition, final long limit) {
         this.out = out;
         this.printer = printer;
         this.fromPosition = fromPosition;
@@ -97,16 +102,12 @@ final class FrameDump {
             }
             expectedBase = dumpSegment(i, segment);
         }
-        out.text("summary frames=")
-                .number(frames)
-                .text(" records=")
-                .number(records)
-                .text(" segments=")
-                .number(segmentsShown)
-                .text(" invalid=")
-                .number(damaged + newestSegmentAnomalies)
-                .text(frames >= limit ? " (stopped at --limit)" : "")
-                .newline();
+        out.summary(this, frames >= limit);
+    }
+
+    /** @return how many segments were shown. */
+    int segmentsShown() {
+        return segmentsShown;
     }
 
     /** @return how many frames were shown. */
@@ -147,10 +148,7 @@ final class FrameDump {
         try {
             channel = FileChannel.open(segment.path(), StandardOpenOption.READ);
         } catch (final NoSuchFileException ex) {
-            out.text("segment ")
-                    .text(segment.name())
-                    .text(" was deleted since the listing (the writer's retention removes old segments); skipped")
-                    .newline();
+            out.deleted(segment);
             return identityKnown ? segment.base() + capacity : -1;
         }
         try (channel) {
@@ -176,25 +174,7 @@ final class FrameDump {
                 return segment.base() + capacity; // wholly before --from
             }
             segmentsShown++;
-            out.text("segment ")
-                    .text(segment.name())
-                    .text(" base=")
-                    .number(segment.base())
-                    .text(" capacity=")
-                    .number(header.capacity())
-                    .text(" log-id=")
-                    .hex(header.logId(), 16)
-                    .text(" version=")
-                    .number(header.version())
-                    .text(" closed-cleanly=")
-                    .text(header.closedCleanly() ? "yes" : "no")
-                    .text(" header-durable-position=")
-                    .number(header.durablePosition())
-                    .text(" header-checksum=")
-                    .text(header.checksumOk() ? "ok" : "BAD")
-                    .text(" size=")
-                    .number(size)
-                    .newline();
+            out.segment(segment, header, size);
             if (problem != null) {
                 reportDamage(segment, 0, problem, "the segment is skipped", true);
                 return identityKnown ? segment.base() + capacity : -1;
@@ -251,13 +231,7 @@ final class FrameDump {
                             true);
                     return;
                 }
-                endLine(
-                        segment,
-                        base,
-                        offset,
-                        segmentFrames,
-                        segmentRecords,
-                        ": nothing written after this (zero length)");
+                out.end(segment, offset, segmentFrames, segmentRecords, "nothing written after this (zero length)");
                 return;
             }
             final boolean impossible = decoder.problem() == FrameDecoder.Problem.IMPOSSIBLE_LENGTH;
@@ -290,7 +264,7 @@ final class FrameDump {
             offset += decoder.alignedLength();
             reread = false;
         }
-        endLine(segment, base, offset, segmentFrames, segmentRecords, ": the segment is full");
+        out.end(segment, offset, segmentFrames, segmentRecords, "the segment is full");
     }
 
     /**
@@ -330,62 +304,18 @@ final class FrameDump {
         };
     }
 
-    /** The line that ends a segment's frames: where, how many, and why there. */
-    private void endLine(
-            final LogDirectory.Segment segment,
-            final long base,
-            final long offset,
-            final long segmentFrames,
-            final long segmentRecords,
-            final String why) {
-        out.text("end ")
-                .text(segment.name())
-                .text(" offset=")
-                .number(offset)
-                .text(" position=")
-                .number(base + offset)
-                .text(" frames=")
-                .number(segmentFrames)
-                .text(" records=")
-                .number(segmentRecords)
-                .text(why)
-                .newline();
-    }
-
-    /** The line of the frame just decoded, whether it is valid or not. */
+    /** The line of the frame just decoded, whether it is valid or not, with its payload if shown. */
     private void frameLine(final FileChannel channel, final long position, final long offset) throws IOException {
-        final int length = decoder.frameLength();
-        final short type = decoder.frameType();
-        final boolean data = decoder.hasHeader() && type == TYPE_DATA;
-        out.text("position=").number(position).text(" length=").number(length).text(" type=");
-        if (!decoder.hasHeader()) {
-            out.text("PADDING flags=- durable-offset=-");
-        } else {
-            if (type == TYPE_DATA) {
-                out.text("DATA");
-            } else if (type == TYPE_PADDING) {
-                out.text("PADDING");
-            } else if (type == TYPE_DISCARD) {
-                out.text("DISCARD");
-            } else {
-                out.text("unknown(0x").hex(type, 4).character(')');
-            }
-            out.text(" flags=")
-                    .number(decoder.flags() & 0xFFFF)
-                    .text(" durable-offset=")
-                    .number(decoder.durableOffset());
+        final boolean data = decoder.hasHeader() && decoder.frameType() == TYPE_DATA;
+        if (!printer.showsPayloads() || !data) {
+            out.frame(position, decoder, null);
+            return;
         }
-        out.text(" checksum=").text(decoder.checksumMatched() ? "ok" : "BAD");
-        if (printer.showsPayloads() && data) {
-            final int total = length - HEADER_LENGTH;
-            final int shown = printer.shownBytes(total);
-            if (shown > 0) {
-                load(channel, offset + HEADER_LENGTH, shown);
-                window.get((int) (offset + HEADER_LENGTH - windowStart), printer.scratch(), 0, shown);
-            }
-            printer.append(out, total);
-        }
-        out.newline();
+        // A frame that runs past the end of the file shows what the file holds of its payload.
+        final int payloadBytes = Math.max(0, decoder.frameLength() - HEADER_LENGTH);
+        final int available = Math.max(0, load(channel, offset + HEADER_LENGTH, payloadBytes));
+        printer.load(position, window, (int) (offset + HEADER_LENGTH - windowStart), Math.min(payloadBytes, available));
+        out.frame(position, decoder, printer);
     }
 
     private void reportDamage(
@@ -399,20 +329,7 @@ final class FrameDump {
         } else {
             newestSegmentAnomalies++;
         }
-        out.text("INVALID ").text(segment.name());
-        if (offset >= 0) {
-            out.text(" offset=").number(offset).text(" position=").number(segment.base() + offset);
-        }
-        out.text(": ")
-                .text(problem)
-                .text("; ")
-                .text(consequence)
-                .text(
-                        corruption
-                                ? ""
-                                : " (the newest segment holding data: a torn tail, or a write in progress on a"
-                                        + " live log; `walden verify` judges)")
-                .newline();
+        out.invalid(segment, offset, problem, consequence, corruption);
         if (firstProblem == null) {
             firstProblem = segment.path() + (offset >= 0 ? " at offset " + offset : "") + ": " + problem;
         }

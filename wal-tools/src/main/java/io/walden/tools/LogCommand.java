@@ -10,8 +10,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * What every {@code walden} command shares: the log directory argument, the standard help and
- * version options, the exit codes for usage and internal errors, and running the command's work so
- * that any failure becomes one line and an exit code ({@link Failures}).
+ * version options, {@code --json} and {@code --verbose} (inherited from {@link Walden}), the exit
+ * codes for usage and internal errors, and running the command's work so that any failure becomes
+ * one line, or one JSON object, and an exit code ({@link Failures}).
  *
  * <p><b>Threading:</b> filled by picocli, then run on the calling thread.
  */
@@ -32,7 +33,12 @@ abstract class LogCommand implements Callable<Integer> {
 
     @Override
     public final Integer call() {
-        return Failures.run(spec, parent != null && parent.verbose(), directory, this::run);
+        return Failures.run(spec, parent != null && parent.verbose(), json(), directory, this::run);
+    }
+
+    /** @return whether {@code --json} was given (an option of the top command, inherited). */
+    final boolean json() {
+        return parent != null && parent.json();
     }
 
     /**

@@ -11,7 +11,7 @@ import picocli.CommandLine;
 /**
  * How {@code dump} and {@code tail} show a record's payload: not at all, as hexadecimal, or as UTF-8
  * text with control characters, quotes and backslashes escaped (so that one record stays one line).
- * Long payloads are cut at a limit, marked by {@code ...}.
+ * Long payloads are cut at a limit ({@link PayloadOptions.Printer} marks it).
  */
 enum PayloadFormat {
     /** No payload: the fastest. */
@@ -22,31 +22,26 @@ enum PayloadFormat {
     UTF8;
 
     /**
-     * Appends {@code " payload=..."} for a payload, or nothing for {@link #NONE}.
+     * Appends a payload's shown bytes as a value: hex digits, or a quoted, escaped string for {@link
+     * #UTF8} (which is also a JSON string literal); nothing for {@link #NONE}.
      *
      * @param out the line.
      * @param bytes the first bytes of the payload.
      * @param shown how many of {@code bytes} to show.
-     * @param total the payload's length.
      * @param decoder a UTF-8 decoder (for {@link #UTF8}).
      * @param chars scratch space of at least {@code shown} characters (for {@link #UTF8}).
      */
-    void append(
+    void appendValue(
             final LineWriter out,
             final byte[] bytes,
             final int shown,
-            final int total,
             final CharsetDecoder decoder,
             final CharBuffer chars) {
-        if (this == NONE) {
-            return;
-        }
-        out.text(" payload=");
         if (this == HEX) {
             for (int i = 0; i < shown; i++) {
                 out.hex(bytes[i], 2);
             }
-        } else {
+        } else if (this == UTF8) {
             decoder.reset();
             chars.clear();
             decoder.decode(ByteBuffer.wrap(bytes, 0, shown), chars, true);
@@ -54,25 +49,9 @@ enum PayloadFormat {
             chars.flip();
             out.character('"');
             while (chars.hasRemaining()) {
-                final char c = chars.get();
-                if (c == '"' || c == '\\') {
-                    out.character('\\').character(c);
-                } else if (c == '\n') {
-                    out.text("\\n");
-                } else if (c == '\r') {
-                    out.text("\\r");
-                } else if (c == '\t') {
-                    out.text("\\t");
-                } else if (c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0) || c == 0x2028 || c == 0x2029) {
-                    out.text("\\u").hex(c, 4);
-                } else {
-                    out.character(c);
-                }
+                Json.escape(out, chars.get());
             }
             out.character('"');
-        }
-        if (shown < total) {
-            out.text("...");
         }
     }
 

@@ -38,18 +38,46 @@ public final class StatCommand extends LogCommand {
     @Override
     int run() throws IOException {
         final LogDirectory log = LogDirectory.open(directory);
-        final PrintWriter out = spec.commandLine().getOut();
         final LockProbe.Holder holder = LockProbe.holder(directory);
-        String positions;
+        long[] positions = null;
+        String positionsProblem = null;
         try (WalView view = Wal.openReadOnly(directory)) {
-            positions = "start " + view.startPosition() + ", written " + view.writtenPosition() + ", durable "
-                    + view.durablePosition();
+            positions = new long[] {view.startPosition(), view.writtenPosition(), view.durablePosition()};
         } catch (final WalException ex) {
-            positions = "unavailable: " + ex.getMessage();
+            positionsProblem = ex.getMessage();
         }
-        final Inspection result = Inspection.of(directory);
-        final LogInspection inspection = result.inspection();
+        final LogInspection inspection = Inspection.of(directory).inspection();
+        if (json()) {
+            final LineWriter out = new LineWriter(spec.commandLine().getOut());
+            new StatJson(out).write(log, positions, positionsProblem, inspection, holder);
+            out.flush();
+        } else {
+            text(log, positions, positionsProblem, inspection, holder);
+        }
+        if (inspection.verdict() == LogInspection.Verdict.CORRUPTION) {
+            if (!json()) {
+                spec.commandLine()
+                        .getErr()
+                        .println("walden stat: " + inspection.corruption().getMessage());
+                spec.commandLine().getErr().flush();
+            }
+            return Walden.EXIT_CORRUPTION;
+        }
+        return Walden.EXIT_OK;
+    }
+
+    private void text(
+            final LogDirectory log,
+            final long[] positionsFound,
+            final String positionsProblem,
+            final LogInspection inspection,
+            final LockProbe.Holder holder)
+            throws IOException {
+        final PrintWriter out = spec.commandLine().getOut();
         final RecoveryReport report = inspection.report();
+        final String positions = positionsFound == null
+                ? "unavailable: " + positionsProblem
+                : "start " + positionsFound[0] + ", written " + positionsFound[1] + ", durable " + positionsFound[2];
 
         out.println("directory:        " + directory.toAbsolutePath());
         out.println("log identity:     " + String.format("%016x", report.logId()));
@@ -96,14 +124,6 @@ public final class StatCommand extends LogCommand {
             }
         }
         out.flush();
-        if (inspection.verdict() == LogInspection.Verdict.CORRUPTION) {
-            spec.commandLine()
-                    .getErr()
-                    .println("walden stat: " + inspection.corruption().getMessage());
-            spec.commandLine().getErr().flush();
-            return Walden.EXIT_CORRUPTION;
-        }
-        return Walden.EXIT_OK;
     }
 
     private static String headerSummary(final LogDirectory.Segment segment) throws IOException {

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code walden tail DIR}: follows a log that another process writes, one line per record as it
- * becomes visible, through a read-only {@link WalView} (no lock, nothing changed). Stops after
+ * becomes visible (with {@code --json}, one JSON object per line), through a read-only {@link WalView}
+ * (no lock, nothing changed). Stops after
  * {@code --count} records, after {@code --timeout}, or on Ctrl-C: a shutdown hook asks the loop to
  * stop and waits for it to close the reader and the view and flush the output.
  *
@@ -82,7 +83,7 @@ public final class TailCommand extends LogCommand {
         final Thread hook = new Thread(this::stopFromSignal, "walden-tail-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         final LineWriter out = new LineWriter(spec.commandLine().getOut());
-        final Lines lines = new Lines(out, payload.printer());
+        final Lines lines = new Lines(out, json() ? new Json(out) : null, payload.printer());
         try (WalView view = Wal.openReadOnly(directory)) {
             final long start = startPosition(view);
             try (WalReader reader = view.reader(start, visibility)) {
@@ -97,7 +98,7 @@ public final class TailCommand extends LogCommand {
                 // The JVM is shutting down (Ctrl-C): the hook is running and sees the loop finished.
             }
         }
-        if (stopRequested) {
+        if (stopRequested && !json()) {
             spec.commandLine().getErr().println("walden tail: stopped after " + lines.records + " record(s)");
             spec.commandLine().getErr().flush();
         }
@@ -165,25 +166,41 @@ public final class TailCommand extends LogCommand {
         }
     }
 
-    /** Prints one line per record. */
+    /**
+     * Prints one line per record: {@code position=... record-bytes=... payload=...}, or with {@code
+     * --json} {@code {"position":...,"recordBytes":...,"payload":...,"payloadTruncated":...}}.
+     */
     private static final class Lines implements RecordHandler {
         private final LineWriter out;
+        private final Json json;
         private final PayloadOptions.Printer printer;
         private long records;
 
-        Lines(final LineWriter out, final PayloadOptions.Printer printer) {
+        Lines(final LineWriter out, final Json json, final PayloadOptions.Printer printer) {
             this.out = out;
+            this.json = json;
             this.printer = printer;
         }
 
         @Override
         public void onRecord(final DirectBuffer buffer, final int offset, final int length, final long lsn) {
-            out.text("position=").number(lsn).text(" record-bytes=").number(length);
-            if (printer.showsPayloads()) {
-                buffer.getBytes(offset, printer.scratch(), 0, printer.shownBytes(length));
-                printer.append(out, length);
+            final boolean payload = printer.showsPayloads();
+            if (payload) {
+                printer.load(lsn, buffer, offset, length);
             }
-            out.newline();
+            if (json != null) {
+                json.begin().field("position", lsn).field("recordBytes", length);
+                if (payload) {
+                    printer.appendJson(json);
+                }
+                json.endLine();
+            } else {
+                out.text("position=").number(lsn).text(" record-bytes=").number(length);
+                if (payload) {
+                    printer.appendText(out);
+                }
+                out.newline();
+            }
             records++;
         }
     }

@@ -16,19 +16,35 @@ import picocli.CommandLine.Option;
  * validation and the same rule as recovery ({@link io.walden.Wal#inspect}), read-only and without the
  * lock, and prints the verdict, the recovery report and the throughput of the scan.
  *
- * <p>Exit code: 0 clean, 1 a torn tail only (opening cuts it; on a live log, possibly a write in
- * progress), 2 corruption (opening fails under the default policy), 3 no readable log.
+ * <p>With {@code --live}, for a log a process has open and writes: every frame up to the end of the
+ * valid frames is verified as always, and bytes past everything the log proves durable (what {@code
+ * Wal.inspect} calls a torn tail) are taken for the writer's write in progress, exit 0. That holds only
+ * while a process holds the log's lock (or the lock table cannot be read): an open log was recovered
+ * when it was opened, so such bytes cannot be a crash's. With the lock free they are a crash's torn
+ * tail, exit 1 as without {@code --live}. Damage below them is corruption either way.
+ *
+ * <p>Exit code: 0 clean (or, with {@code --live}, a live tail), 1 a torn tail only (opening cuts it;
+ * on a live log without {@code --live}, possibly a write in progress), 2 corruption (opening fails
+ * under the default policy), 3 no readable log.
  */
 @Command(
         name = "verify",
         description = {
             "Checks every header and frame of the log as opening it would, read-only and without the lock,"
                     + " and prints the verdict and the recovery report.",
-            "Exit code: 0 clean, 1 torn tail only, 2 corruption, 3 no readable log."
+            "Exit code: 0 clean (with --live: or a write in progress), 1 torn tail only, 2 corruption, 3 no"
+                    + " readable log."
         })
 public final class VerifyCommand extends LogCommand {
-    @Option(names = "--json", description = "Print the result as one JSON object.")
-    private boolean json;
+    private static final String LIVE_MEANING = "every frame up to the live tail is valid; a process holds the log"
+            + " and is writing past what it has proven durable";
+
+    @Option(
+            names = "--live",
+            description = "The log is open in a process that writes it: while a process holds its lock, bytes"
+                    + " past what the log proves durable are that writer's write in progress (exit 0), not a"
+                    + " torn tail. Damage below them is still corruption (exit 2).")
+    private boolean live;
 
     /** Creates the command; picocli fills its options. */
     public VerifyCommand() {
@@ -41,15 +57,20 @@ public final class VerifyCommand extends LogCommand {
         final LockProbe.Holder holder = LockProbe.holder(directory);
         final Inspection result = Inspection.of(directory);
         final LogInspection inspection = result.inspection();
-        final int exitCode = exitCode(inspection.verdict());
+        final boolean liveTail = live
+                && inspection.verdict() == LogInspection.Verdict.TORN_TAIL
+                && (holder.state() == LockProbe.State.HELD || holder.state() == LockProbe.State.UNKNOWN);
+        final int exitCode = liveTail ? Walden.EXIT_OK : exitCode(inspection.verdict());
         final PrintWriter out = spec.commandLine().getOut();
-        if (json) {
-            out.println(json(inspection, exitCode, result, holder));
+        if (json()) {
+            final LineWriter line = new LineWriter(out);
+            json(line, inspection, exitCode, liveTail, result, holder);
+            line.flush();
         } else {
-            text(out, inspection, exitCode, result, holder);
+            text(out, inspection, exitCode, liveTail, result, holder);
         }
         out.flush();
-        if (inspection.verdict() == LogInspection.Verdict.CORRUPTION) {
+        if (inspection.verdict() == LogInspection.Verdict.CORRUPTION && !json()) {
             final PrintWriter err = spec.commandLine().getErr();
             err.println("walden verify: " + inspection.corruption().getMessage());
             err.flush();
@@ -72,10 +93,12 @@ public final class VerifyCommand extends LogCommand {
             final PrintWriter out,
             final LogInspection inspection,
             final int exitCode,
+            final boolean liveTail,
             final Inspection result,
             final LockProbe.Holder holder) {
         final RecoveryReport report = inspection.report();
-        out.println("verdict: " + inspection.verdict() + " (exit " + exitCode + "): " + meaning(inspection.verdict()));
+        out.println("verdict: " + inspection.verdict() + (liveTail ? ", live" : "") + " (exit " + exitCode + "): "
+                + (liveTail ? LIVE_MEANING : meaning(inspection.verdict())));
         out.println("log:     " + directory + ", identity " + String.format("%016x", report.logId()) + ", "
                 + report.segments() + " segment(s) of " + report.segmentCapacityBytes() + " bytes");
         out.println("lock:    " + holder.describe());
@@ -87,14 +110,18 @@ public final class VerifyCommand extends LogCommand {
         out.println("closed cleanly: " + (report.closedCleanly() ? "yes" : "no"));
         out.println("records end at " + report.recoveredEndPosition() + ", proven durable to "
                 + report.provenDurablePosition());
-        if (report.tornTailFile() != null) {
+        if (report.tornTailFile() != null && liveTail) {
+            out.println("live tail: " + report.tornTailBytesCut() + " byte(s) in " + report.tornTailFile()
+                    + " from offset " + report.tornTailOffset() + ", past everything proven durable: the"
+                    + " writer's write in progress (--live, and " + holder.describe() + ")");
+        } else if (report.tornTailFile() != null) {
             out.println("torn tail: " + report.tornTailBytesCut() + " byte(s) holding " + report.tornTailRecordsCut()
                     + " valid record(s) in " + report.tornTailFile() + " at offset " + report.tornTailOffset()
                     + ": past everything proven durable; opening the log cuts it and keeps it in "
                     + SegmentNames.EVIDENCE_DIRECTORY_NAME + "/"
                     + (holder.state() == LockProbe.State.HELD
-                            ? " (the log is open: this may be a write in progress)"
-                            : ""));
+                            ? " (the log is open: this may be a write in progress; --live says so)"
+                            : live ? " (--live, but no process holds the log: a crash left it)" : ""));
         }
         if (inspection.corruption() != null) {
             final WalCorruptionException corruption = inspection.corruption();
@@ -130,16 +157,20 @@ public final class VerifyCommand extends LogCommand {
         return String.format(Locale.ROOT, "%.2f GB/s", (double) report.bytesScanned() / report.durationNs());
     }
 
-    private String json(
+    private void json(
+            final LineWriter out,
             final LogInspection inspection,
             final int exitCode,
+            final boolean liveTail,
             final Inspection result,
             final LockProbe.Holder holder) {
         final RecoveryReport report = inspection.report();
-        final Json json = new Json();
+        final Json json = new Json(out).begin();
         json.field("directory", directory.toString())
                 .field("verdict", inspection.verdict().name())
                 .field("exitCode", exitCode)
+                .field("live", live)
+                .field("liveTail", liveTail)
                 .field("logId", String.format("%016x", report.logId()))
                 .field("segmentCapacityBytes", report.segmentCapacityBytes())
                 .field("segments", report.segments())
@@ -178,6 +209,6 @@ public final class VerifyCommand extends LogCommand {
         }
         json.array("evidence", report.evidence().stream().map(Path::toString).toList());
         json.array("findings", report.findings());
-        return json.end().toString();
+        json.endLine();
     }
 }

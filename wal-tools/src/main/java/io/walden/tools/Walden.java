@@ -10,28 +10,36 @@ import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
- * The {@code walden} command-line tool: checks, shows and follows a Walden log without ever changing
- * it. Every command opens files read-only, takes no lock and creates nothing, so it may run beside the
- * process that writes the log, or on a copy.
+ * The {@code walden} command-line tool: checks, shows and follows a Walden log, and, offline, cuts it.
+ * The reading commands open files read-only, take no lock and create nothing, so they may run beside
+ * the process that writes the log, or on a copy; the two that change the log take its lock and refuse
+ * a log a process has open.
  *
  * <pre>
  *   walden verify DIR     what opening the log would find: exit 0 clean, 1 torn tail only, 2 corruption
  *   walden dump DIR       one line per frame, with segment headers and checksum status
  *   walden stat DIR       segments, positions, sizes, records, clean-close state, lock holder, evidence
  *   walden tail DIR       follows a live log, one line per record
+ *   walden truncate-after LSN DIR   offline: removes every record after LSN, keeping them as evidence
+ *   walden repair DIR     offline: cuts corruption (RecoveryPolicy.TRUNCATE), keeping it as evidence
  * </pre>
  *
  * <p>Exit codes common to every command: {@value #EXIT_UNREADABLE} when the directory cannot be read,
  * holds no log, or an I/O error occurs (the message names the path and what to do); {@value
- * #EXIT_USAGE} for a usage error; {@value #EXIT_CORRUPTION} when the log is corrupt.
+ * #EXIT_USAGE} for a usage error; {@value #EXIT_CORRUPTION} when the log is corrupt. With {@code
+ * --json} every command prints JSON on standard output, one object per line, an error included
+ * ({@link Failures}).
  *
  * <p><b>Threading:</b> a command runs on the calling thread.
  */
@@ -39,12 +47,20 @@ import picocli.CommandLine.ScopeType;
         name = "walden",
         mixinStandardHelpOptions = true,
         versionProvider = Walden.Version.class,
-        subcommands = {VerifyCommand.class, DumpCommand.class, StatCommand.class, TailCommand.class},
+        subcommands = {
+            VerifyCommand.class,
+            DumpCommand.class,
+            StatCommand.class,
+            TailCommand.class,
+            TruncateAfterCommand.class,
+            RepairCommand.class
+        },
         exitCodeOnInvalidInput = Walden.EXIT_USAGE,
         exitCodeOnExecutionException = Walden.EXIT_SOFTWARE,
         description = {
-            "Checks, shows and follows a Walden write-ahead log without changing it: files are opened read-only,"
-                    + " no lock is taken, nothing is created. Works on a live log and on a copy."
+            "Checks, shows and follows a Walden write-ahead log: verify, stat, dump and tail open files read-only,"
+                    + " take no lock and create nothing, so they work on a live log and on a copy. truncate-after"
+                    + " and repair change a log that no process has open, keeping what they cut as evidence."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -53,10 +69,11 @@ import picocli.CommandLine.ScopeType;
                     + " the newest segment only",
             "2:the log is corrupt (verify, stat, dump, tail)",
             "3:the directory cannot be read, holds no log, or an I/O error occurred",
+            "4:truncate-after, repair: a process has the log open (holds its lock); nothing was changed",
             "64:usage error",
             "70:internal error (a bug: rerun with --verbose and report it)"
         })
-public final class Walden {
+public final class Walden implements Callable<Integer> {
     /** Exit code: success; for {@code verify}, a clean log. */
     public static final int EXIT_OK = 0;
     /** Exit code of {@code verify}: a torn tail only, which opening the log cuts. */
@@ -65,6 +82,8 @@ public final class Walden {
     public static final int EXIT_CORRUPTION = 2;
     /** Exit code: the directory cannot be read, holds no log, or an I/O error occurred. */
     public static final int EXIT_UNREADABLE = 3;
+    /** Exit code of {@code truncate-after} and {@code repair}: a process holds the log's lock. */
+    public static final int EXIT_IN_USE = 4;
     /** Exit code: a usage error (unknown option, missing or invalid argument). */
     public static final int EXIT_USAGE = 64;
     /** Exit code: an internal error of the tool. */
@@ -78,6 +97,17 @@ public final class Walden {
             scope = ScopeType.INHERIT,
             description = "On an error, print the stack trace after the message.")
     private boolean verbose;
+
+    @Option(
+            names = "--json",
+            scope = ScopeType.INHERIT,
+            description = "Print JSON on standard output, one object per line (dump and tail: one per frame or"
+                    + " record, then dump's summary), errors included: {\"error\":{\"code\":...,"
+                    + "\"exitCode\":...,\"message\":...,\"path\":...}}. Nothing else is printed.")
+    private boolean json;
+
+    @Spec
+    private CommandSpec spec;
 
     /** Creates the top command; picocli fills its options. */
     public Walden() {
@@ -114,12 +144,32 @@ public final class Walden {
      * @return a new command line.
      */
     public static CommandLine commandLine() {
-        return new CommandLine(new Walden()).setExecutionExceptionHandler(new Failures());
+        final CommandLine commandLine = new CommandLine(new Walden());
+        return commandLine
+                .setExecutionExceptionHandler(new Failures())
+                .setParameterExceptionHandler(new UsageErrors(commandLine.getParameterExceptionHandler()));
+    }
+
+    /**
+     * Runs when no command is given: a usage error.
+     *
+     * @return never.
+     * @throws CommandLine.ParameterException always.
+     */
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "Missing command: give one of verify, stat, dump, tail, truncate-after or repair");
     }
 
     /** @return whether {@code --verbose} was given, on this command or a subcommand. */
     boolean verbose() {
         return verbose;
+    }
+
+    /** @return whether {@code --json} was given, on this command or a subcommand. */
+    boolean json() {
+        return json;
     }
 
     /** Prints the tool's version and the log format it reads. */

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -178,6 +179,60 @@ class DumpCommandTest {
                         .filter(lsn -> lsn != damaged.victim().lsn())
                         .collect(Collectors.toList()));
         assertTrue(run.out().contains(" invalid=1"), run::toString);
+    }
+
+    @Test
+    void aCorruptMiddleSegmentIsReportedAndTheDumpGoesOnWithTheNextSegment() throws IOException {
+        final TestLogs.Damaged damaged = TestLogs.corruptMiddleSegment(dir);
+        final long victim = damaged.victim().lsn();
+        final DirectorySnapshot before = DirectorySnapshot.of(dir);
+        final ToolRun run = ToolRun.run("dump", dir.toString())
+                .assertOneLineError(2, damaged.file(dir).toString(), "at offset " + damaged.offset());
+        before.assertUnchanged(run);
+        final String segment = SegmentNames.segmentName(TestLogs.SEGMENT_BYTES);
+        assertTrue(
+                run.out()
+                        .contains("INVALID " + segment + " offset=" + damaged.offset() + " position=" + victim
+                                + ": checksum mismatch"),
+                run::toString);
+        assertTrue(run.out().contains("the rest of the segment is skipped"), run::toString);
+        // Every record before the damage and every record of the segments after it, in order.
+        final List<Long> expected = damaged.written().stream()
+                .map(TestLogs.Rec::lsn)
+                .filter(lsn -> lsn < victim || lsn >= 2L * TestLogs.SEGMENT_BYTES)
+                .collect(Collectors.toList());
+        assertEquals(
+                expected,
+                dataPositions(run).stream().filter(lsn -> lsn != victim).collect(Collectors.toList()));
+        assertTrue(run.out().contains(" invalid=1"), run::toString);
+
+        // The same in JSON: the bad frame, the invalid region with its offset and reason, the summary.
+        final ToolRun json = ToolRun.run("dump", "--json", dir.toString()).assertExit(2);
+        final List<Map<String, Object>> lines =
+                json.outLines().stream().map(JsonParser::parseObject).collect(Collectors.toList());
+        final Map<String, Object> bad = lines.stream()
+                .filter(line -> Long.valueOf(victim).equals(line.get("position")) && "frame".equals(line.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        assertEquals("BAD", bad.get("checksum"));
+        final Map<String, Object> invalid = lines.stream()
+                .filter(line -> "invalid".equals(line.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(segment, invalid.get("segment"));
+        assertEquals(damaged.offset(), invalid.get("offset"));
+        assertTrue(((String) invalid.get("problem")).startsWith("checksum mismatch"), invalid::toString);
+        assertEquals(Boolean.TRUE, invalid.get("corruption"));
+        assertEquals(
+                expected.size() + 1L,
+                lines.stream().filter(line -> "DATA".equals(line.get("type"))).count());
+        final Map<String, Object> summary = lines.get(lines.size() - 1);
+        assertEquals("summary", summary.get("kind"));
+        assertEquals(1L, summary.get("corrupt"));
+        assertTrue(
+                ((String) summary.get("firstProblem"))
+                        .contains(damaged.file(dir).toString()),
+                summary::toString);
     }
 
     @Test

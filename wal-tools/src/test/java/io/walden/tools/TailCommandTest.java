@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.Wal;
+import io.walden.WalView;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -79,7 +81,10 @@ class TailCommandTest {
             final Path live = root.resolve("live-" + visibility);
             try (Wal wal = Wal.open(TestLogs.config(live).build())) {
                 final List<Long> appended = new ArrayList<>();
-                wal.append(TestLogs.payload(0, 100), Durability.SYNCED); // before the tail: not shown
+                final long before = wal.append(TestLogs.payload(0, 100), Durability.SYNCED); // not shown
+                // A reader in another process sees it durable once the files prove it (a later frame, or the
+                // durability mark the idle log writes): only then is it before 'end' at SYNCED visibility.
+                awaitProvenDurable(live, before);
                 final CompletableFuture<ToolRun> tail = CompletableFuture.supplyAsync(() -> ToolRun.run(
                         "tail", live.toString(), "--count", "200", "--timeout", "30s", "--visibility", visibility));
                 for (int i = 1; !tail.isDone() && i < 1_000_000; i++) {
@@ -141,6 +146,19 @@ class TailCommandTest {
                 new String[] {"tail", dir.toString(), "--timeout", "soon"},
                 new String[] {"tail", dir.toString(), "--count", "-1"})) {
             before.assertUnchanged(ToolRun.run(args).assertExit(64).assertNoStackTrace());
+        }
+    }
+
+    private static void awaitProvenDurable(final Path directory, final long lsn) {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (WalView view = Wal.openReadOnly(directory)) {
+                if (view.durablePosition() > lsn) {
+                    return;
+                }
+            }
+            assertTrue(System.nanoTime() < deadlineNs, "the files prove " + lsn + " durable within 30 s");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
 

@@ -7,6 +7,7 @@ import io.walden.Durability;
 import io.walden.LogInspection;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.WalReader;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.nio.NioStorageBackend;
@@ -190,6 +191,26 @@ final class TestLogs {
     }
 
     /**
+     * A log of four segments, closed cleanly, with a byte flipped in a record in the middle of its
+     * second segment: frames before it in that segment, and every frame of the segments around it,
+     * are valid.
+     *
+     * @param directory the log directory.
+     * @return the records and the damaged one.
+     * @throws IOException if writing fails.
+     */
+    static Damaged corruptMiddleSegment(final Path directory) throws IOException {
+        final List<Rec> written = logWithSegments(directory, 4, 1000);
+        final List<Rec> second = written.stream()
+                .filter(rec -> segmentBase(rec.lsn()) == SEGMENT_BYTES)
+                .toList();
+        final Rec victim = second.get(second.size() / 2);
+        flipPayloadByte(directory, victim);
+        assertEquals(LogInspection.Verdict.CORRUPTION, Wal.inspect(directory).verdict());
+        return new Damaged(written, victim);
+    }
+
+    /**
      * A damaged log.
      *
      * @param written the records appended.
@@ -221,6 +242,25 @@ final class TestLogs {
         new SplittableRandom(7).nextBytes(bytes);
         Files.write(file, bytes);
         return file;
+    }
+
+    /**
+     * Opens a log under the default recovery policy and reads every record.
+     *
+     * @param directory the log directory.
+     * @return the records, in order.
+     */
+    static List<Rec> readAll(final Path directory) {
+        final List<Rec> records = new ArrayList<>();
+        try (Wal wal = Wal.open(config(directory).build());
+                WalReader reader = wal.reader(wal.startPosition(), Durability.WRITTEN)) {
+            reader.replay((buffer, offset, length, lsn) -> {
+                final byte[] payload = new byte[length];
+                buffer.getBytes(offset, payload);
+                records.add(new Rec(lsn, payload));
+            });
+        }
+        return records;
     }
 
     /**

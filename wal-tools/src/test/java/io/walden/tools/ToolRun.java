@@ -8,11 +8,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Arrays;
 import java.util.List;
-import picocli.CommandLine;
 
 /**
- * One in-process run of the tool, as {@code new CommandLine(new Walden())} executes it, with its
- * output and error captured.
+ * One in-process run of the tool, as {@link Walden#commandLine()} executes it (what {@code main}
+ * runs), with its output and error captured.
  *
  * @param args the command line.
  * @param exitCode what {@code execute} returned.
@@ -29,7 +28,7 @@ record ToolRun(List<String> args, int exitCode, String out, String err) {
     static ToolRun run(final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int exitCode = new CommandLine(new Walden())
+        final int exitCode = Walden.commandLine()
                 .setOut(new PrintWriter(out))
                 .setErr(new PrintWriter(err))
                 .execute(args);
