@@ -295,7 +295,8 @@ final class FrameDump {
             throws IOException {
         FrameDecoder.Verdict judged = verdict;
         if (judged == FrameDecoder.Verdict.FRAME && decoder.hasHeader() && decoder.frameType() == TYPE_DISCARD) {
-            judged = decoder.judgeDiscardedBytes(nonZeroEnd(channel, offset + HEADER_LENGTH, segmentCapacity));
+            judged = decoder.judgeDiscardedBytes(nonZeroEnd(
+                    channel, offset + HEADER_LENGTH, Math.min(segmentCapacity, offset + decoder.alignedLength())));
         }
         return switch (judged) {
             case FRAME -> null;
