@@ -325,6 +325,9 @@ public final class LogRecovery {
         final TailJudge judge = new TailJudge(capacityBytes, policy, tally);
         final List<Long> bases = structure.bases();
         final boolean structuralDamageLater = structure.discardFromBase() >= 0;
+        // Where the positions that earlier recoveries or truncations gave up after the last record
+        // begin, or -1: the records end there, whatever discard frames follow them.
+        long discardedFrom = -1;
         for (int i = 0; i < bases.size(); i++) {
             final long base = bases.get(i);
             final Path path = segments.get(base);
@@ -340,6 +343,7 @@ public final class LogRecovery {
                                     + " valid frames fill; a batch never continues into another segment");
                 }
                 tally.countKept(result);
+                discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
                 continue;
             }
             final Path laterData = structuralDamageLater
@@ -351,14 +355,42 @@ public final class LogRecovery {
             final Tail tail = judge.judge(scanner, path, base, result, proven, cleanEnd, laterData);
             if (tail == null) {
                 // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
+                discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
                 continue;
+            }
+            discardedFrom = discardedAfterRecords(discardedFrom, base, result, tail.endOffset());
+            if (discardedFrom >= 0 && discardedFrom < tally.recoveredEndPosition) {
+                tally.recoveredEndPosition = discardedFrom;
             }
             return new Decision(i, result, tail);
         }
         final long lastEnd = bases.get(bases.size() - 1) + capacityBytes;
-        tally.recoveredEndPosition = lastEnd;
+        tally.recoveredEndPosition = discardedFrom >= 0 ? discardedFrom : lastEnd;
         tally.provenDurablePosition = lastEnd;
         return new Decision(-1, null, null);
+    }
+
+    /**
+     * Follows where the records end across the kept runs of a segment below an offset: a run with
+     * data ends the discarded range before it, and a discard frame after the last record starts one
+     * (a range an earlier recovery gave up, which a crash during or after that recovery leaves in
+     * place: the records still end where it starts).
+     */
+    private static long discardedAfterRecords(
+            final long discardedFrom, final long base, final SegmentScanner.Result result, final long belowOffset) {
+        long from = discardedFrom;
+        for (final SegmentScanner.Run run : result.runs()) {
+            if (run.startOffset() >= belowOffset) {
+                break;
+            }
+            if (run.records() > 0) {
+                from = -1;
+            }
+            if (run.discardOffset() >= 0 && run.discardOffset() < belowOffset && from < 0) {
+                from = base + run.discardOffset();
+            }
+        }
+        return from;
     }
 
     /** Where the log ended at a clean close, as an offset in the tail segment; -1 if not closed cleanly. */

@@ -46,8 +46,16 @@ final class SegmentScanner implements AutoCloseable {
      * @param payloadBytes their payload bytes.
      * @param openBatchOffset where the batch that the run's last data frame leaves open starts (its
      *     frames run to the run's end and its last frame is missing), or -1 if no batch is open there.
+     * @param discardOffset where the first discard frame after the run's last data frame starts (a
+     *     range an earlier recovery or truncation gave up), or -1 if none follows it.
      */
-    record Run(long startOffset, long endOffset, long records, long payloadBytes, long openBatchOffset) {
+    record Run(
+            long startOffset,
+            long endOffset,
+            long records,
+            long payloadBytes,
+            long openBatchOffset,
+            long discardOffset) {
         /** @return where the run's complete batches end: the open batch's start, or the run's end. */
         long completeEndOffset() {
             return openBatchOffset >= 0 ? openBatchOffset : endOffset;
@@ -146,6 +154,7 @@ final class SegmentScanner implements AutoCloseable {
             long records = 0;
             long payloadBytes = 0;
             long openBatch = -1;
+            long discard = -1;
             while (offset < capacityBytes) {
                 String problem = validate(offset, basePosition, capacityBytes);
                 if (problem == null && runStart >= 0 && openBatch >= 0) {
@@ -157,14 +166,17 @@ final class SegmentScanner implements AutoCloseable {
                         records = 0;
                         payloadBytes = 0;
                         openBatch = -1;
+                        discard = -1;
                     }
                     if (decoder.frameType() == TYPE_DATA) {
                         records++;
                         payloadBytes += decoder.frameLength() - HEADER_LENGTH;
                         openBatch = decoder.batchContinues() ? (openBatch < 0 ? offset : openBatch) : -1;
+                        discard = -1;
                     } else if (decoder.frameType() == TYPE_DISCARD) {
                         // A truncation kept a batch's records up to here: the batch ends.
                         openBatch = -1;
+                        discard = discard < 0 ? offset : discard;
                     }
                     if (decoder.durableOffset() > provenDurableOffset) {
                         provenDurableOffset = decoder.durableOffset();
@@ -174,16 +186,17 @@ final class SegmentScanner implements AutoCloseable {
                     continue;
                 }
                 if (runStart >= 0) {
-                    runs.add(new Run(runStart, offset, records, payloadBytes, openBatch));
+                    runs.add(new Run(runStart, offset, records, payloadBytes, openBatch, discard));
                     runStart = -1;
                     openBatch = -1;
+                    discard = -1;
                 }
                 final long gapStart = offset;
                 offset = findNextValid(gapStart, basePosition, capacityBytes);
                 gaps.add(new Gap(gapStart, offset, problem, gapNonZeroEnd));
             }
             if (runStart >= 0) {
-                runs.add(new Run(runStart, offset, records, payloadBytes, openBatch));
+                runs.add(new Run(runStart, offset, records, payloadBytes, openBatch, discard));
             }
             return new Result(List.copyOf(runs), List.copyOf(gaps), provenDurableOffset, provingFrameOffset);
         } finally {

@@ -390,6 +390,26 @@ public abstract class RecoveryContractTest {
     }
 
     @Test
+    void aCrashDuringOrRightAfterRecoveryReportsWhereTheRecordsEndedNotTheRangeRecoveryGaveUp() throws IOException {
+        final List<Rec> written = crashedLog(dir, 5, 700, Durability.WRITTEN);
+        final long end = endOf(written.get(4));
+        final Path again = dir.resolveSibling(dir.getFileName() + "-again");
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            assertEquals(end, wal.recoveryReport().recoveredEndPosition(), wal.recoveryReport()::summary);
+            assertTrue(wal.recoveryReport().endPosition() > end, wal.recoveryReport()::summary);
+            // The power fails once recovery has written its discard frame, before any append.
+            LogImages.crashImage(dir, again);
+        }
+        try (Wal wal = open(again, RecoveryPolicy.FAIL)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(end, report.recoveredEndPosition(), "the discarded range is no record: " + report.summary());
+            assertRecords(written, readAll(wal));
+        } finally {
+            TestFiles.deleteRecursively(again);
+        }
+    }
+
+    @Test
     void aLogThatWentIdleAfterASyncRecordsItsDurablePositionSoDamageToItsLastRecordIsCorruption() throws IOException {
         final Path live = root.resolve("idle-live");
         final List<Rec> written = new ArrayList<>();
