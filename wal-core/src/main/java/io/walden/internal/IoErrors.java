@@ -45,4 +45,22 @@ public final class IoErrors {
         }
         return detail != null ? words + " (" + detail + ")" : words;
     }
+
+    /**
+     * A failure in words with the file it concerns: {@code "<file>: permission denied"} for {@code
+     * java.nio.file}'s exceptions, the message alone for a plain {@link IOException} (whose message
+     * says it all), and the exception itself for any other (whose class may be its only reason).
+     *
+     * @param failure the failure.
+     * @return the description.
+     */
+    public static String describe(final IOException failure) {
+        if (failure instanceof FileSystemException fileSystemException && fileSystemException.getFile() != null) {
+            return fileSystemException.getFile() + ": " + reason(failure);
+        }
+        if (failure.getClass() == IOException.class && failure.getMessage() != null) {
+            return failure.getMessage();
+        }
+        return failure.toString();
+    }
 }

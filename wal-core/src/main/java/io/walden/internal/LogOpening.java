@@ -96,7 +96,9 @@ public final class LogOpening {
         } catch (final IOException ex) {
             lock.close();
             throw new WalException(
-                    NoSpace.errorCode(ex), "cannot open the log in " + config.directory() + ": " + ex, ex);
+                    NoSpace.errorCode(ex),
+                    "cannot open the log in " + config.directory() + ": " + IoErrors.describe(ex),
+                    ex);
         } catch (final RuntimeException | Error ex) {
             lock.close();
             throw ex;

@@ -11,6 +11,7 @@ import io.walden.WalException;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
@@ -61,16 +62,15 @@ class LogOpeningTest {
     @Test
     void shouldReleaseTheLockWhenTheBackendCannotOpen() {
         final Path directory = tempDir.resolve("log");
-        final WalConfig config =
-                WalConfig.builder(directory).backend(new RefusingBackend()).build();
+        final WalConfig config = WalConfig.builder(directory)
+                .backend(new RefusingBackend(new IOException("the device is gone")))
+                .build();
 
         final WalException refused =
                 assertThrows(WalException.class, () -> LogOpening.open(config, path -> "ext4", Opened::new));
 
         assertEquals(WalException.ErrorCode.IO, refused.errorCode());
-        assertEquals(
-                "cannot open the log in " + directory + ": java.io.IOException: the device is gone",
-                refused.getMessage());
+        assertEquals("cannot open the log in " + directory + ": the device is gone", refused.getMessage());
         DirectoryLock.acquire(directory).close();
     }
 
@@ -93,6 +93,22 @@ class LogOpeningTest {
         assertSame(cause, thrown);
         DirectoryLock.acquire(directory).close();
         started.get().stop(false);
+    }
+
+    @Test
+    void shouldSayInWordsWhichFileTheLogCannotOpenAndWhy() {
+        // java.nio.file's exceptions carry the file as their message and the reason as their class.
+        final Path directory = tempDir.resolve("log");
+        final Path segment = directory.resolve("00000000000000000000.wal");
+        final WalConfig config = WalConfig.builder(directory)
+                .backend(new RefusingBackend(new AccessDeniedException(segment.toString())))
+                .build();
+
+        final WalException refused =
+                assertThrows(WalException.class, () -> LogOpening.open(config, path -> "ext4", Opened::new));
+
+        assertEquals(
+                "cannot open the log in " + directory + ": " + segment + ": permission denied", refused.getMessage());
     }
 
     @Test
@@ -143,6 +159,12 @@ class LogOpeningTest {
     }
 
     private static final class RefusingBackend implements StorageBackend {
+        private final IOException failure;
+
+        RefusingBackend(final IOException failure) {
+            this.failure = failure;
+        }
+
         @Override
         public String name() {
             return "refusing";
@@ -150,7 +172,7 @@ class LogOpeningTest {
 
         @Override
         public StorageSession open(final Path directory, final Runnable completionSignal) throws IOException {
-            throw new IOException("the device is gone");
+            throw failure;
         }
     }
 }

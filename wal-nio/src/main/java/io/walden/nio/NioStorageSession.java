@@ -1,6 +1,7 @@
 package io.walden.nio;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
@@ -205,11 +206,14 @@ final class NioStorageSession implements StorageSession {
             channel = FileChannel.open(path, openOptions.toArray(new OpenOption[0]));
         } catch (final UnsupportedOperationException ex) {
             throw new IOException(
-                    "cannot open " + path + " with O_DIRECT: " + ex.getMessage()
-                            + "; the file system may not support direct I/O (tmpfs does not), use buffered mode",
+                    "cannot open " + path + " with O_DIRECT: this JDK offers no direct I/O on this platform ("
+                            + ex.getMessage() + "); open the log with StorageOptions.BUFFERED",
                     ex);
         } catch (final IOException ex) {
-            throw new IOException("cannot open " + path + ": " + ex, ex);
+            if (options.directIo() && refusesDirectIo(path)) {
+                throw FileOpenErrors.directIoUnsupported(path, ex);
+            }
+            throw FileOpenErrors.openFailed(path, ex);
         }
         final FileChannel guard;
         try {
@@ -220,6 +224,27 @@ final class NioStorageSession implements StorageSession {
         }
         openOptions.remove(StandardOpenOption.CREATE_NEW);
         return files.add(new OpenFile(path, openOptions.toArray(new OpenOption[0]), channel, guard), path);
+    }
+
+    /**
+     * Whether a file that opens without O_DIRECT refuses to open with it: the file system has no
+     * direct I/O. Asked after an O_DIRECT open failed, whose EINVAL the JDK reports only as the
+     * system's text ("Invalid argument", translated in other locales); a refused create has already
+     * made the file, which the next open removes with the other unfinished temporaries.
+     */
+    private static boolean refusesDirectIo(final Path path) {
+        try {
+            FileChannel.open(path, StandardOpenOption.READ).close();
+        } catch (final IOException ex) {
+            return false;
+        }
+        try {
+            FileChannel.open(path, StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT)
+                    .close();
+            return false;
+        } catch (final IOException ex) {
+            return true;
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.walden.uring;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
@@ -60,6 +61,7 @@ final class UringStorageSession implements StorageSession {
     private static final int OPERATION_COUNT = 64;
     private static final int FILE_MODE = 0644;
     private static final String EOPNOTSUPP_TEXT = "Error code: 95;";
+    private static final String EINVAL_TEXT = "Error code: 22;";
     private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
 
     /** What an operation does. */
@@ -202,8 +204,19 @@ final class UringStorageSession implements StorageSession {
         if (options.dsync()) {
             openOptions.add(OpenOption.DSYNC);
         }
-        final AsyncFile file = await(
-                AsyncFile.open(path, FILE_MODE, executor, openOptions.toArray(new OpenOption[0])), "open " + path);
+        final AsyncFile file;
+        try {
+            file = await(
+                    AsyncFile.open(path, FILE_MODE, executor, openOptions.toArray(new OpenOption[0])), "open " + path);
+        } catch (final IOException ex) {
+            if (options.directIo() && hasErrorCode(ex, EINVAL_TEXT)) {
+                // EINVAL from an open with O_DIRECT (its other flags are valid everywhere): the
+                // file system has no direct I/O. A refused create has already made the file, which the next open
+                // removes with the other unfinished temporaries.
+                throw FileOpenErrors.directIoUnsupported(path, ex);
+            }
+            throw ex;
+        }
         return files.add(file, path);
     }
 
@@ -392,6 +405,19 @@ final class UringStorageSession implements StorageSession {
                 };
         final String detail = cause == null ? "no progress (result " + operation.result + ")" : cause.getMessage();
         return new IOException(what + " failed: " + detail, cause);
+    }
+
+    /**
+     * Whether a failure or one of its causes carries an errno, which jasyncfio 0.0.7 reports only in
+     * the text of its exception ("Error code: 22; message: Invalid argument").
+     */
+    private static boolean hasErrorCode(final Throwable failure, final String errorCodeText) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().contains(errorCodeText)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
