@@ -95,6 +95,9 @@ public final class WalConfig {
     private final long syncIntervalNs;
     private final long appendTimeoutNs;
     private final RecoveryPolicy recoveryPolicy;
+    // Whether the two were set, rather than derived from the segment capacity.
+    private final boolean bufferCapacitySet;
+    private final boolean maxRecordSet;
 
     private WalConfig(final Builder builder) {
         this.directory = builder.directory;
@@ -110,6 +113,51 @@ public final class WalConfig {
         this.syncIntervalNs = builder.syncIntervalNs;
         this.appendTimeoutNs = builder.appendTimeoutNs;
         this.recoveryPolicy = builder.recoveryPolicy;
+        this.bufferCapacitySet = builder.bufferCapacitySet;
+        this.maxRecordSet = builder.maxRecordSet;
+    }
+
+    /**
+     * The configuration that an existing log whose segments have another capacity opens with: the
+     * log's capacity wins over {@link #segmentCapacityBytes()}, and the buffer capacity and the largest
+     * record, where they were not set, are derived from it as {@link Builder#build()} derives them.
+     * Settings that were set are kept as set, and checked against the log's segments when it opens.
+     *
+     * @param logSegmentCapacityBytes the capacity of the existing log's segments.
+     * @return this configuration if the capacity is the configured one, else the derived one.
+     */
+    public WalConfig forSegmentCapacity(final int logSegmentCapacityBytes) {
+        if (logSegmentCapacityBytes == segmentCapacityBytes) {
+            return this;
+        }
+        final Builder builder = new Builder(directory);
+        builder.backend = backend;
+        builder.storageOptions = storageOptions;
+        builder.segmentCapacityBytes = logSegmentCapacityBytes;
+        builder.bufferCapacityBytes = bufferCapacitySet
+                ? Math.min(bufferCapacityBytes, logSegmentCapacityBytes)
+                : BUFFER_CAPACITY_BYTES_DEFAULT;
+        builder.bufferCapacitySet = bufferCapacitySet;
+        builder.maxRecordBytes = maxRecordSet ? maxRecordBytes : MAX_RECORD_BYTES_DEFAULT;
+        builder.maxRecordSet = maxRecordSet;
+        builder.maxBatchBytes = maxBatchBytes;
+        builder.groupWindowNs = groupWindowNs;
+        builder.groupReturnWait = groupReturnWait;
+        builder.waitYieldNs = waitYieldNs;
+        builder.syncIntervalNs = syncIntervalNs;
+        builder.appendTimeoutNs = appendTimeoutNs;
+        builder.recoveryPolicy = recoveryPolicy;
+        if (maxRecordSet) {
+            // Checked against the log's segments by the open, which names the log and the setting.
+            final int buffer = builder.bufferCapacitySet
+                    ? builder.bufferCapacityBytes
+                    : Math.min(BUFFER_CAPACITY_BYTES_DEFAULT, logSegmentCapacityBytes);
+            final int limit = (buffer - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH;
+            if (maxRecordBytes > limit) {
+                return this;
+            }
+        }
+        return builder.build();
     }
 
     /**

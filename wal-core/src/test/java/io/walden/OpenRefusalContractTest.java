@@ -19,6 +19,26 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
     private static final int SMALL_SEGMENT_BYTES = 1024 * 1024;
 
     @Test
+    void anExistingLogWithSmallSegmentsOpensWithTheDefaultsItsSegmentsAllow() throws IOException {
+        final Path directory = tempDir.resolve("small");
+        try (Wal wal = Wal.open(WalConfig.builder(directory)
+                .backend(newBackend())
+                .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
+                .build())) {
+            wal.append("kept".getBytes(), Durability.SYNCED);
+        }
+        // Nothing set but the backend: the log's segments decide the buffer and the largest record.
+        try (Wal wal =
+                Wal.open(WalConfig.builder(directory).backend(newBackend()).build())) {
+            assertEquals(SMALL_SEGMENT_BYTES, wal.config().segmentCapacityBytes());
+            assertEquals(
+                    (Math.min(SMALL_SEGMENT_BYTES, WalConfig.BUFFER_CAPACITY_BYTES_DEFAULT) - 4096) / 2 - 16,
+                    wal.config().maxRecordBytes());
+            assertEquals(1, wal.recoveryReport().records(), wal.recoveryReport()::summary);
+        }
+    }
+
+    @Test
     void anOpenRefusedForItsConfigurationChangesNothing() throws IOException {
         final Path directory = tempDir.resolve("log");
         final long lastLsn;

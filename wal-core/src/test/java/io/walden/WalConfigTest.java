@@ -1,6 +1,7 @@
 package io.walden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,5 +71,22 @@ class WalConfigTest {
         assertTrue(
                 record.getMessage().contains("derived from segmentCapacityBytes=" + MIB),
                 "says where the buffer's size came from: " + record.getMessage());
+    }
+
+    @Test
+    void anExistingLogsCapacityWinsAndWhatWasNotSetFollowsIt() {
+        final WalConfig defaults = WalConfig.builder(DIRECTORY).build();
+        assertSame(defaults, defaults.forSegmentCapacity(WalConfig.SEGMENT_CAPACITY_BYTES_DEFAULT));
+        final WalConfig derived = defaults.forSegmentCapacity(MIB);
+        assertEquals(MIB, derived.segmentCapacityBytes());
+        assertEquals(MIB, derived.bufferCapacityBytes());
+        assertEquals((MIB - 4096) / 2 - 16, derived.maxRecordBytes());
+
+        final WalConfig set =
+                WalConfig.builder(DIRECTORY).maxRecordBytes(1000).build().forSegmentCapacity(MIB);
+        assertEquals(1000, set.maxRecordBytes(), "a set value is kept");
+        final WalConfig tooLarge =
+                WalConfig.builder(DIRECTORY).maxRecordBytes(MIB).build();
+        assertSame(tooLarge, tooLarge.forSegmentCapacity(MIB), "left for the open to refuse, naming it");
     }
 }

@@ -92,7 +92,10 @@ public final class LogOpening {
                     null,
                     stats,
                     session -> LogDirectories.warnIfNotDurable(config.directory(), fileSystemType, session));
-            return opened.open(config, lock, backend, fileSystemType, stats, engine);
+            // An existing log's segment capacity wins; what was not set follows it (maxRecordBytes).
+            final WalConfig logConfig =
+                    config.forSegmentCapacity(engine.recovered().segmentCapacityBytes());
+            return opened.open(logConfig, lock, backend, fileSystemType, stats, engine);
         } catch (final IOException ex) {
             lock.close();
             throw new WalException(

@@ -79,6 +79,8 @@ public final class LogRecovery {
     private long logId;
     private int capacityBytes;
     private RecoveryWriter writer;
+    // The configuration as the log's own segment capacity makes it (WalConfig.forSegmentCapacity).
+    private WalConfig logConfig;
 
     /**
      * Creates a recovery.
@@ -537,7 +539,6 @@ public final class LogRecovery {
                 logId, capacityBytes, firstBase, base, handle, -1, end, limitOffset, tally.skippedRanges(), report);
     }
 
-    /** Takes the log's identity, read from its headers or made for a new log. */
     /**
      * Takes the log's identity. Opening a log to write it refuses, before anything is changed, a
      * configuration whose records do not fit the log's segments; a read-only inspection does not.
@@ -545,8 +546,9 @@ public final class LogRecovery {
     private void identify(final SegmentInventory.Identity identity) {
         logId = identity.logId();
         capacityBytes = identity.capacityBytes();
+        logConfig = config.forSegmentCapacity(capacityBytes);
         if (session != null) {
-            checkRecordFits(config, capacityBytes);
+            checkRecordFits(logConfig, capacityBytes);
         }
         writer = session == null ? null : new RecoveryWriter(directory, session, io, logId, capacityBytes);
     }
@@ -585,7 +587,7 @@ public final class LogRecovery {
     }
 
     private int maxFrameBytes() {
-        return FrameDescriptor.frameLength(config.maxRecordBytes());
+        return FrameDescriptor.frameLength(logConfig.maxRecordBytes());
     }
 
     private RecoveryReport report(
