@@ -1,16 +1,14 @@
 package io.walden.internal;
 
+import io.walden.format.EvidenceFiles;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,11 +25,8 @@ import java.util.List;
  * <p><b>Threading:</b> the opening thread.
  */
 final class RecoveryEvidence {
-    private static final DateTimeFormatter STAMP =
-            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
-
     private final Path logDirectory;
-    private final String stamp = STAMP.format(Instant.now());
+    private final String stamp = EvidenceFiles.stamp(Instant.now());
     private final List<Path> files = new ArrayList<>();
 
     /**
@@ -75,11 +70,8 @@ final class RecoveryEvidence {
             final long fromOffset,
             final long toOffset)
             throws IOException {
-        final Path file = newFile(String.format(
-                "%s-%020d-%020d.cut",
-                segment.getFileName().toString().replace(SegmentNames.SEGMENT_SUFFIX, ""),
-                base + fromOffset,
-                base + toOffset));
+        final Path file = EvidenceFiles.newFile(
+                logDirectory, stamp, EvidenceFiles.rangeName(segment, base + fromOffset, base + toOffset));
         try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             scanner.copyRange(segment, fromOffset, toOffset, bytes -> {
                 while (bytes.hasRemaining()) {
@@ -88,7 +80,7 @@ final class RecoveryEvidence {
             });
             out.force(true);
         }
-        syncDirectory(directory());
+        EvidenceFiles.syncDirectory(directory());
         files.add(file);
     }
 
@@ -99,33 +91,11 @@ final class RecoveryEvidence {
      * @throws IOException if the move fails.
      */
     void moveSegment(final Path segment) throws IOException {
-        final Path target = newFile(segment.getFileName().toString());
+        final Path target =
+                EvidenceFiles.newFile(logDirectory, stamp, segment.getFileName().toString());
         Files.move(segment, target, StandardCopyOption.ATOMIC_MOVE);
-        syncDirectory(directory());
-        syncDirectory(logDirectory);
+        EvidenceFiles.syncDirectory(directory());
+        EvidenceFiles.syncDirectory(logDirectory);
         files.add(target);
-    }
-
-    private Path newFile(final String name) throws IOException {
-        final Path evidenceDirectory = directory();
-        if (!Files.isDirectory(evidenceDirectory)) {
-            try {
-                Files.createDirectory(evidenceDirectory);
-            } catch (final FileAlreadyExistsException ex) {
-                // Created meanwhile; fine.
-            }
-            syncDirectory(logDirectory);
-        }
-        Path file = evidenceDirectory.resolve(stamp + "-" + name);
-        for (int i = 2; Files.exists(file); i++) {
-            file = evidenceDirectory.resolve(stamp + "-" + i + "-" + name);
-        }
-        return file;
-    }
-
-    private static void syncDirectory(final Path path) throws IOException {
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
     }
 }

@@ -1,18 +1,15 @@
 package io.walden.tools;
 
+import io.walden.format.EvidenceFiles;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,12 +27,10 @@ import java.util.List;
  * <p><b>Threading:</b> one thread; the caller holds the log's lock, so the range does not change.
  */
 final class EvidenceCopy {
-    private static final DateTimeFormatter STAMP =
-            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
     private static final int CHUNK_BYTES = 1024 * 1024;
 
     private final Path logDirectory;
-    private final String stamp = STAMP.format(Instant.now());
+    private final String stamp = EvidenceFiles.stamp(Instant.now());
     private final ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK_BYTES);
     private final List<Path> files = new ArrayList<>();
 
@@ -77,11 +72,8 @@ final class EvidenceCopy {
             if (end <= fromOffset) {
                 return;
             }
-            final Path file = newFile(String.format(
-                    "%s-%020d-%020d.cut",
-                    segment.getFileName().toString().replace(SegmentNames.SEGMENT_SUFFIX, ""),
-                    base + fromOffset,
-                    base + end));
+            final Path file = EvidenceFiles.newFile(
+                    logDirectory, stamp, EvidenceFiles.rangeName(segment, base + fromOffset, base + end));
             try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 long at = fromOffset;
                 while (at < end) {
@@ -98,7 +90,7 @@ final class EvidenceCopy {
                 }
                 out.force(true);
             }
-            syncDirectory(file.getParent());
+            EvidenceFiles.syncDirectory(file.getParent());
             files.add(file);
         } catch (final NoSuchFileException ex) {
             // No segment at this base: nothing to keep there.
@@ -123,28 +115,5 @@ final class EvidenceCopy {
             at += read;
         }
         return end;
-    }
-
-    private Path newFile(final String name) throws IOException {
-        final Path evidenceDirectory = logDirectory.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME);
-        if (!Files.isDirectory(evidenceDirectory)) {
-            try {
-                Files.createDirectory(evidenceDirectory);
-            } catch (final FileAlreadyExistsException ex) {
-                // Created meanwhile: fine.
-            }
-            syncDirectory(logDirectory);
-        }
-        Path file = evidenceDirectory.resolve(stamp + "-" + name);
-        for (int i = 2; Files.exists(file); i++) {
-            file = evidenceDirectory.resolve(stamp + "-" + i + "-" + name);
-        }
-        return file;
-    }
-
-    private static void syncDirectory(final Path path) throws IOException {
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
     }
 }

@@ -1,50 +1,14 @@
 package io.walden.uring;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import io.walden.Durability;
-import io.walden.Wal;
-import io.walden.WalConfig;
-import io.walden.WalException;
+import io.walden.DirectIoRefusalContractTest;
+import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
-import io.walden.testing.NoDirectIoDirectory;
-import java.nio.file.Path;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/**
- * O_DIRECT on a file system without direct I/O: opening says so in words, naming the file system and
- * the setting to change, rather than the kernel's "Invalid argument".
- */
+/** The O_DIRECT refusal in words, on the io_uring backend. */
 @EnabledIfIoUring
-class UringDirectIoRefusedTest {
-    @TempDir
-    Path tempDir;
-
-    @Test
-    void shouldNameTheFileSystemAndTheSettingWhenItRefusesDirectIo() throws Exception {
-        try (NoDirectIoDirectory place = NoDirectIoDirectory.create(tempDir)) {
-            final Path directory = place.path().resolve("log");
-            final WalException refused = assertThrows(
-                    WalException.class,
-                    () -> Wal.open(WalConfig.builder(directory)
-                            .backend(new UringStorageBackend(StorageOptions.DIRECT))
-                            .build()));
-
-            final String message = refused.getMessage();
-            assertEquals(WalException.ErrorCode.IO, refused.errorCode(), message);
-            assertTrue(
-                    message.contains("the file system of " + directory + " (" + place.fileSystemType()
-                            + ") does not support O_DIRECT (direct I/O); open the log with StorageOptions.BUFFERED"),
-                    message);
-            // The advice holds: buffered I/O opens the same directory, the refused attempt in no way.
-            try (Wal wal = Wal.open(WalConfig.builder(directory)
-                    .backend(new UringStorageBackend(StorageOptions.BUFFERED))
-                    .build())) {
-                wal.append(new byte[100], Durability.SYNCED);
-            }
-        }
+class UringDirectIoRefusedTest extends DirectIoRefusalContractTest {
+    @Override
+    protected StorageBackend newBackend(final StorageOptions options) {
+        return new UringStorageBackend(options);
     }
 }
