@@ -56,8 +56,8 @@ import java.util.TreeMap;
  * recover again.
  *
  * <p>This class coordinates; each step is a part of its own: {@link SegmentInventory} lists the
- * directory, reads the log's identity and checks the segments' structure; {@link SegmentScanner}
- * finds the valid frames; {@link TailJudge} judges the end with {@link RecoveryRule} and {@link
+ * directory, reads the log's identity and checks the segments' structure; {@link LogScan} walks the
+ * segments with {@link SegmentScanner}, which finds the valid frames; {@link TailJudge} judges the end with {@link RecoveryRule} and {@link
  * TailDecision}; {@link TailRepair} cuts and discards with evidence ({@link RecoveryEvidence}) through
  * {@link RecoveryWriter}; {@link SuffixTruncationCompletion} finishes a pending {@code truncateAfter};
  * {@link RecoveryTally} gathers the report.
@@ -139,7 +139,8 @@ public final class LogRecovery {
             return createLog(startNs, restart, restart, false);
         }
         try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-            final Decision decision = scanSegments(scanner, segments, structure);
+            final LogScan.Decision decision =
+                    new LogScan(capacityBytes, policy, tally).scan(scanner, segments, structure);
             if (decision.tailIndex() >= 0) {
                 return finish(
                         scanner, segments, bases, decision.tailIndex(), decision.result(), decision.tail(), startNs);
@@ -278,7 +279,8 @@ public final class LogRecovery {
             final List<Long> bases = structure.bases();
             start = bases.get(0);
             try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-                final Decision decision = scanSegments(scanner, segments, structure);
+                final LogScan.Decision decision =
+                        new LogScan(capacityBytes, policy, tally).scan(scanner, segments, structure);
                 if (decision.tailIndex() < 0) {
                     final long lastBase = bases.get(bases.size() - 1);
                     final long lastEnd = lastBase + capacityBytes;
@@ -311,113 +313,6 @@ public final class LogRecovery {
             return new LogInspection(
                     LogInspection.Verdict.CORRUPTION, report(startNs, false, start, -1, segments.size()), ex);
         }
-    }
-
-    /**
-     * Where the scan ended: the tail segment's index in the bases, its scan and how it ends; or a tail
-     * index of -1 when valid frames fill every segment.
-     */
-    private record Decision(int tailIndex, SegmentScanner.Result result, Tail tail) {}
-
-    private Decision scanSegments(
-            final SegmentScanner scanner,
-            final TreeMap<Long, Path> segments,
-            final SegmentInventory.Structure structure)
-            throws IOException {
-        final TailJudge judge = new TailJudge(capacityBytes, policy, tally);
-        final List<Long> bases = structure.bases();
-        final boolean structuralDamageLater = structure.discardFromBase() >= 0;
-        // Where the positions that earlier recoveries or truncations gave up after the last record
-        // begin, or -1: the records end there, whatever discard frames follow them.
-        long discardedFrom = -1;
-        for (int i = 0; i < bases.size(); i++) {
-            final long base = bases.get(i);
-            final Path path = segments.get(base);
-            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
-            if (result.complete()) {
-                final long openBatch =
-                        result.runs().get(result.runs().size() - 1).openBatchOffset();
-                if (openBatch >= 0) {
-                    throw new WalCorruptionException(
-                            path,
-                            openBatch,
-                            "the batch that starts at offset " + openBatch + " runs to the end of the segment, which"
-                                    + " valid frames fill; a batch never continues into another segment");
-                }
-                tally.countKept(result);
-                discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
-                continue;
-            }
-            final Path laterData = structuralDamageLater
-                    ? segments.get(structure.discardFromBase())
-                    : laterSegmentWithData(scanner, segments, bases, i);
-            final long cleanEnd = cleanEndOffset(result, segments, bases, i);
-            final long headerDurable = SegmentHeaderDecoder.durablePosition(FileReads.readHeader(path));
-            final long proven = Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
-            final Tail tail = judge.judge(scanner, path, base, result, proven, cleanEnd, laterData);
-            if (tail == null) {
-                // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
-                discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
-                continue;
-            }
-            discardedFrom = discardedAfterRecords(discardedFrom, base, result, tail.endOffset());
-            if (discardedFrom >= 0 && discardedFrom < tally.recoveredEndPosition) {
-                tally.recoveredEndPosition = discardedFrom;
-            }
-            return new Decision(i, result, tail);
-        }
-        final long lastEnd = bases.get(bases.size() - 1) + capacityBytes;
-        tally.recoveredEndPosition = discardedFrom >= 0 ? discardedFrom : lastEnd;
-        tally.provenDurablePosition = lastEnd;
-        return new Decision(-1, null, null);
-    }
-
-    /**
-     * Follows where the records end across the kept runs of a segment below an offset: a run with
-     * data ends the discarded range before it, and a discard frame after the last record starts one
-     * (a range an earlier recovery gave up, which a crash during or after that recovery leaves in
-     * place: the records still end where it starts).
-     */
-    private static long discardedAfterRecords(
-            final long discardedFrom, final long base, final SegmentScanner.Result result, final long belowOffset) {
-        long from = discardedFrom;
-        for (final SegmentScanner.Run run : result.runs()) {
-            if (run.startOffset() >= belowOffset) {
-                break;
-            }
-            if (run.records() > 0) {
-                from = -1;
-            }
-            if (run.discardOffset() >= 0 && run.discardOffset() < belowOffset && from < 0) {
-                from = base + run.discardOffset();
-            }
-        }
-        return from;
-    }
-
-    /** Where the log ended at a clean close, as an offset in the tail segment; -1 if not closed cleanly. */
-    private long cleanEndOffset(
-            final SegmentScanner.Result result,
-            final TreeMap<Long, Path> segments,
-            final List<Long> bases,
-            final int index)
-            throws IOException {
-        final long base = bases.get(index);
-        final long own = SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(base)));
-        if (own >= 0) {
-            return own - base;
-        }
-        // A session that closed at the end of the previous segment, which the log had not rolled over
-        // yet: this one is then an unused prepared segment.
-        if (index > 0 && !result.holdsData()) {
-            final long previousBase = bases.get(index - 1);
-            final long previous =
-                    SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(previousBase)));
-            if (previous == base) {
-                return SegmentHeaderDescriptor.HEADER_LENGTH;
-            }
-        }
-        return -1;
     }
 
     private RecoveredLog finish(
@@ -508,19 +403,6 @@ public final class LogRecovery {
                 limitOffset,
                 tally.skippedRanges(),
                 report);
-    }
-
-    /** The first segment after the one at an index that holds any data, or null. */
-    private Path laterSegmentWithData(
-            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
-            throws IOException {
-        for (int j = index + 1; j < bases.size(); j++) {
-            final Path path = segments.get(bases.get(j));
-            if (scanner.holdsData(path, capacityBytes)) {
-                return path;
-            }
-        }
-        return null;
     }
 
     private RecoveredLog createLog(final long startNs, final long base, final long firstBase, final boolean newLog)
