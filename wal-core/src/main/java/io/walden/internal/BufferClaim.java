@@ -43,7 +43,8 @@ public final class BufferClaim {
      * @return the first frame's position, or {@link LogBuffer#CLOSED} if the buffer takes no more
      *     claims.
      * @throws WalException {@link WalException.ErrorCode#BACK_PRESSURE_TIMEOUT} if no space freed up
-     *     within the append timeout; {@link WalException.ErrorCode#INTERRUPTED} if the thread was
+     *     within the append timeout ({@link WalException.ErrorCode#STORAGE_SPACE} if the log waits for
+     *     a file system with no space for its next segment); {@link WalException.ErrorCode#INTERRUPTED} if the thread was
      *     interrupted while it waited. Nothing was claimed.
      */
     public long claim(final LogBuffer logBuffer, final Runnable ioWake, final int alignedLength) {
@@ -64,6 +65,13 @@ public final class BufferClaim {
             }
         }
         if (lsn == LogBuffer.BACK_PRESSURED) {
+            final String shortage = state.spaceShortage();
+            if (shortage != null) {
+                throw new WalException(
+                        WalException.ErrorCode.STORAGE_SPACE,
+                        "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space: " + shortage
+                                + "; the record was not appended");
+            }
             throw new WalException(
                     WalException.ErrorCode.BACK_PRESSURE_TIMEOUT,
                     "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space in the "

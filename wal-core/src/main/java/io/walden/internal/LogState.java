@@ -51,6 +51,9 @@ public final class LogState implements LogPositions {
     private volatile long durablePosition;
     private volatile long startPosition;
     private volatile Throwable failure;
+    // Why the next segment cannot be prepared (a full file system), or null: appenders that time out
+    // waiting at the end of the active segment report it. Written by the I/O thread.
+    private volatile String spaceShortage;
     private volatile boolean closed;
 
     // Raised by any thread with compare-and-set; read by the holder of the I/O duty.
@@ -519,5 +522,19 @@ public final class LogState implements LogPositions {
                     WalException.ErrorCode.CLOSED,
                     "the log is closed and ends at position " + finalPosition + " before position " + position);
         }
+    }
+
+    /**
+     * Publishes why the next segment cannot be prepared for lack of space. The I/O thread.
+     *
+     * @param shortage the reason, or null once a preparation succeeded.
+     */
+    public void spaceShortage(final String shortage) {
+        this.spaceShortage = shortage;
+    }
+
+    /** @return why the next segment cannot be prepared for lack of space, or null. Any thread. */
+    public String spaceShortage() {
+        return spaceShortage;
     }
 }

@@ -79,6 +79,15 @@ final class MixedAppenders {
         stopped = true;
     }
 
+    /** @return how each appender ended so far: null while it runs or if it stopped, else what it threw. */
+    List<Throwable> endings() {
+        final List<Throwable> result = new ArrayList<>();
+        for (final Throwable ending : endings) {
+            result.add(ending);
+        }
+        return result;
+    }
+
     /** @return the threads, for their state. */
     Thread[] threads() {
         return threads;

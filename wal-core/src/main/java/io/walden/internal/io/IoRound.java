@@ -277,11 +277,16 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             // acknowledged.
             return;
         }
+        final long kind = CompletionToken.kind(token);
         if (failure != null || result < 0) {
-            fail(failure != null ? failure : new IOException("operation failed with result " + result));
+            final IOException cause =
+                    failure != null ? failure : new IOException("operation failed with result " + result);
+            // A full file system while the next segment is prepared is back-pressure, not a failure.
+            if (kind != CompletionToken.PREPARE || !preparer.onFailure(cause)) {
+                fail(cause);
+            }
             return;
         }
-        final long kind = CompletionToken.kind(token);
         if (kind == CompletionToken.WRITE) {
             final int outcome = writes.onComplete(token, result);
             if (outcome == WriteStage.SHORT) {

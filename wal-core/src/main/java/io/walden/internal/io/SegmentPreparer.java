@@ -6,12 +6,15 @@ import io.walden.format.SegmentNames;
 import io.walden.internal.AlignedBuffer;
 import io.walden.internal.BlockingIo;
 import io.walden.internal.Invariants;
+import io.walden.internal.NoSpace;
 import io.walden.internal.SegmentHeaders;
 import io.walden.internal.events.SegmentPreparationEvent;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
@@ -56,8 +59,18 @@ final class SegmentPreparer implements AutoCloseable {
         SYNCING,
         RENAMING,
         SYNCING_DIRECTORY,
-        READY
+        READY,
+        /** The file system had no space: the temporary file is to be closed and deleted. */
+        NO_SPACE,
+        /** Its delete is in flight; then idle until {@link #NO_SPACE_RETRY_NS} has passed. */
+        DELETING
     }
+
+    /**
+     * How long after a preparation failed for space it is tried again. Appends go on in the active
+     * segment meanwhile, and wait at its end; a retry costs a file create and an allocation.
+     */
+    static final long NO_SPACE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * What a hurried preparation writes at the end of an unallocated file to give it its full size: one
@@ -100,6 +113,9 @@ final class SegmentPreparer implements AutoCloseable {
     private boolean hurried;
     // The Flight Recorder event of the preparation in progress, null unless a recording has it enabled.
     private SegmentPreparationEvent event;
+    // Why the last preparation failed for space (null once one succeeds), and when to try again.
+    private String spaceShortage;
+    private long retryAtNs;
 
     SegmentPreparer(
             final StorageSession session,
@@ -136,9 +152,21 @@ final class SegmentPreparer implements AutoCloseable {
                     basePosition == newBasePosition, "preparing %d, asked for %d", basePosition, newBasePosition);
             return;
         }
-        basePosition = newBasePosition;
+        if (spaceShortage != null && System.nanoTime() - retryAtNs < 0) {
+            return;
+        }
         SegmentHeaders.write(headerBlock, segmentCapacityBytes, newBasePosition, logId);
-        fileHandle = session.openFile(directory.resolve(SegmentNames.temporaryName(newBasePosition)), true);
+        try {
+            fileHandle = session.openFile(directory.resolve(SegmentNames.temporaryName(newBasePosition)), true);
+        } catch (final IOException ex) {
+            if (!NoSpace.isNoSpace(ex)) {
+                throw ex;
+            }
+            noSpace(newBasePosition, ex);
+            retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
+            return;
+        }
+        basePosition = newBasePosition;
         writtenOffset = 0;
         syncedOffset = 0;
         allocated = false;
@@ -152,11 +180,17 @@ final class SegmentPreparer implements AutoCloseable {
      *
      * @return 1 if an operation was submitted, else 0.
      */
-    int doWork() {
+    int doWork() throws IOException {
         if (operationInFlight || state == State.IDLE || state == State.READY) {
             return 0;
         }
         switch (state) {
+            case NO_SPACE -> {
+                session.closeFile(fileHandle);
+                fileHandle = -1;
+                state = State.DELETING;
+                session.submitDelete(directory.resolve(SegmentNames.temporaryName(basePosition)), token);
+            }
             case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
             case WRITING -> {
                 final boolean header = writtenOffset == 0;
@@ -235,7 +269,13 @@ final class SegmentPreparer implements AutoCloseable {
             case RENAMING -> state = State.SYNCING_DIRECTORY;
             case SYNCING_DIRECTORY -> {
                 state = State.READY;
+                spaceShortage = null;
                 commitEvent();
+            }
+            case DELETING -> {
+                state = State.IDLE;
+                basePosition = -1;
+                retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
             }
             default -> throw new AssertionError("completion in preparer state " + state);
         }
@@ -271,6 +311,51 @@ final class SegmentPreparer implements AutoCloseable {
         return false;
     }
 
+    /**
+     * A step failed. A full file system while the temporary file is allocated, zero-filled or synced
+     * is no failure of the log: the file is given up (closed and deleted by the next steps) and the
+     * preparation is tried again later, while appends go on in the active segment. Nothing written
+     * there can be lost: the temporary file holds no record.
+     *
+     * @param failure the step's failure.
+     * @return true if the preparation gives up for space and goes on; false if the failure fails the
+     *     log.
+     */
+    boolean onFailure(final IOException failure) {
+        if (!NoSpace.isNoSpace(failure)
+                || !(state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
+            return false;
+        }
+        operationInFlight = false;
+        noSpace(basePosition, failure);
+        state = State.NO_SPACE;
+        event = null;
+        return true;
+    }
+
+    private void noSpace(final long segmentBase, final IOException failure) {
+        long freeBytes = -1;
+        try {
+            freeBytes = Files.getFileStore(directory).getUsableSpace();
+        } catch (final IOException ex) {
+            failure.addSuppressed(ex);
+        }
+        spaceShortage = "the next segment, " + SegmentNames.segmentName(segmentBase) + " (" + segmentCapacityBytes
+                + " bytes), cannot be prepared in " + directory + ": the file system is full ("
+                + (freeBytes >= 0 ? freeBytes + " bytes free" : "free space unknown") + "; " + failure.getMessage()
+                + "). Appends wait at the end of the active segment and go on by themselves once there is space:"
+                + " free space (Wal.truncateBefore, or other files)";
+    }
+
+    /**
+     * Why the next segment cannot be prepared for lack of space, until a preparation succeeds.
+     *
+     * @return the reason, naming the directory, the bytes needed and free, or null.
+     */
+    String spaceShortage() {
+        return spaceShortage;
+    }
+
     /** @return whether the segment being prepared is to be made ready without the rest of its zero-fill. */
     boolean isHurried() {
         return hurried;
@@ -284,6 +369,11 @@ final class SegmentPreparer implements AutoCloseable {
      */
     boolean isReady(final long position) {
         return state == State.READY && basePosition == position;
+    }
+
+    /** @return whether no segment is being prepared or ready (none started, or one given up for space). */
+    boolean isIdle() {
+        return state == State.IDLE;
     }
 
     /** @return whether a preparation is under way with no operation in flight: a step can be submitted. */
@@ -305,7 +395,11 @@ final class SegmentPreparer implements AutoCloseable {
      */
     void abandon(final BlockingIo io) throws IOException {
         Invariants.check(!operationInFlight, "abandoning with an operation in flight");
-        if (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
+        if (state == State.ALLOCATING
+                || state == State.WRITING
+                || state == State.SYNCING
+                || state == State.RENAMING
+                || state == State.NO_SPACE) {
             session.closeFile(fileHandle);
             fileHandle = -1;
             io.delete(directory.resolve(SegmentNames.temporaryName(basePosition)));

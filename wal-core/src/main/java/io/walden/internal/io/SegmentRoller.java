@@ -91,8 +91,17 @@ final class SegmentRoller {
      *
      * @param framesWaiting whether frames wait to be scanned or written, or a write is in flight.
      * @return the work done.
+     * @throws IOException if a step of the preparation cannot be submitted.
      */
-    int prepare(final boolean framesWaiting) {
+    int prepare(final boolean framesWaiting) throws IOException {
+        if (preparer.isIdle()) {
+            // Given up for space: tried again once its retry time has come (a no-op before).
+            preparer.start(positions.activeBase + segmentCapacityBytes);
+        }
+        final String shortage = preparer.spaceShortage();
+        if (shortage != state.spaceShortage()) {
+            state.spaceShortage(shortage);
+        }
         if (positions.activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes
                 && preparer.hurry()) {
             stats.recordSegmentHurried();

@@ -6,6 +6,8 @@ import static io.walden.internal.io.IoPath.segmentName;
 import static io.walden.internal.io.IoPath.temporaryName;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -170,11 +174,72 @@ class SegmentPreparerTest {
     }
 
     @Test
-    void shouldAdoptASegmentRecoveryFoundPrepared() {
+    void shouldAdoptASegmentRecoveryFoundPrepared() throws IOException {
         preparer.adoptReady(SEGMENT, 7);
         assertTrue(preparer.isReady(SEGMENT));
         assertEquals(0, preparer.doWork());
         assertEquals(7, preparer.take());
+    }
+
+    @Test
+    void shouldGiveUpAPreparationForSpaceDeleteItsFileAndTryAgainLater() throws IOException {
+        preparer.start(SEGMENT);
+        step(); // allocate
+        assertEquals(1, preparer.doWork()); // the header's write
+        session.deliverFailure(PREPARE, new IOException(TEMPORARY + ": No space left on device"));
+        session.poll((token, result, failure) -> assertTrue(preparer.onFailure(failure), "space is no failure"), 1);
+        final String shortage = preparer.spaceShortage();
+        assertNotNull(shortage);
+        assertTrue(
+                shortage.contains(directory.toString())
+                        && shortage.contains(SEGMENT + " bytes")
+                        && shortage.contains("bytes free"),
+                shortage);
+        session.operations().clear();
+        assertEquals(1, preparer.doWork());
+        assertEquals(List.of("close " + TEMPORARY, "delete " + TEMPORARY), session.operations());
+        session.deliver(PREPARE);
+        session.poll(
+                (token, result, failure) -> {
+                    try {
+                        preparer.onCompletion(result);
+                    } catch (final IOException ex) {
+                        throw new AssertionError(ex);
+                    }
+                },
+                1);
+        assertFalse(Files.exists(directory.resolve(TEMPORARY)), "nothing temporary is left");
+        assertTrue(preparer.isIdle());
+        preparer.start(SEGMENT);
+        assertFalse(preparer.hasStepToSubmit(), "tried again at once");
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!preparer.hasStepToSubmit()) {
+            assertTrue(System.nanoTime() < deadlineNs, "never tried again");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            preparer.start(SEGMENT);
+        }
+        runToReady();
+        assertNull(preparer.spaceShortage(), "a prepared segment ends the shortage");
+    }
+
+    @Test
+    void shouldLeaveEveryOtherFailureToFailTheLog() throws IOException {
+        preparer.start(SEGMENT);
+        step();
+        assertEquals(1, preparer.doWork());
+        assertFalse(preparer.onFailure(new IOException("Input/output error")), "not space");
+        session.deliverAll();
+        session.poll((token, result, failure) -> {}, 10);
+        final SegmentPreparer ready = new SegmentPreparer(
+                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, CompletionToken.of(CompletionToken.PREPARE));
+        try {
+            ready.adoptReady(2L * SEGMENT, 7);
+            assertFalse(
+                    ready.onFailure(new IOException("No space left on device")),
+                    "space is tolerated only while the temporary file is allocated, filled or synced");
+        } finally {
+            ready.close();
+        }
     }
 
     /** Submits the next step, checks that no other can be submitted meanwhile, and completes it. */

@@ -182,10 +182,11 @@ class SegmentRollerTest {
     void shouldStartPreparingTheNextSegmentOnlyOnceTheFenceHolds() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
+            // Appenders' rounds: the I/O thread's would start the preparation of an idle preparer.
             path.fillFirstSegment();
-            path.run();
+            path.run(IoRound.CALLER);
             session.deliver(WRITE);
-            path.run();
+            path.run(IoRound.CALLER);
             assertEquals(0, path.parts.roller.maybeRoll(), "the sync is in flight");
             assertFalse(path.parts.preparer.hasStepToSubmit());
             assertFalse(session.operations().contains("open " + temporaryName(SEGMENT)));
