@@ -94,7 +94,7 @@ public final class Wal implements AutoCloseable {
         this.stats = stats;
         this.openReport = engine.recovered().report();
         this.holder = new EngineHolder(config.directory(), lock, engine);
-        this.waits = new AppendWaits(holder);
+        this.waits = new AppendWaits(holder, config.appendTimeoutNs());
         this.appends = new AppendPath(
                 holder,
                 new BufferClaim(config.directory(), engine.state(), stats, config.appendTimeoutNs()),

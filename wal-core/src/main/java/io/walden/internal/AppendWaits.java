@@ -19,15 +19,30 @@ public final class AppendWaits {
 
     private final EngineHolder holder;
     private final LogState state;
+    // How long an append waits for its level while the log waits for space for its next segment.
+    private final long spaceWaitNs;
+
+    /**
+     * Creates the waits of a log whose appends wait for their level without a time limit.
+     *
+     * @param holder the log's engine.
+     */
+    public AppendWaits(final EngineHolder holder) {
+        this(holder, Long.MAX_VALUE);
+    }
 
     /**
      * Creates the waits of a log.
      *
      * @param holder the log's engine.
+     * @param spaceWaitNs how long an append waits for its level while the log waits for space for its
+     *     next segment (a full file system) before it is refused with {@link
+     *     WalException.ErrorCode#STORAGE_SPACE}: the append timeout.
      */
-    public AppendWaits(final EngineHolder holder) {
+    public AppendWaits(final EngineHolder holder, final long spaceWaitNs) {
         this.holder = holder;
         this.state = holder.state();
+        this.spaceWaitNs = spaceWaitNs;
     }
 
     /**
@@ -81,10 +96,27 @@ public final class AppendWaits {
         if (drive == IoAgent.DRIVE_NOT_RUN && (durability != Durability.SYNCED || state.wakeNeeded(syncTicket))) {
             e.wake().run();
         }
+        String shortage = null;
         try {
-            state.await(lsn + 1, durability, Long.MAX_VALUE, holder.finalPosition(e));
+            while (!state.await(lsn + 1, durability, spaceWaitNs, holder.finalPosition(e))) {
+                shortage = state.spaceShortage();
+                if (shortage != null) {
+                    break;
+                }
+            }
         } catch (final WalException ex) {
             throw outcomeUnknown(ex, lsn, durability);
+        }
+        if (shortage != null) {
+            throw new WalException(
+                    WalException.ErrorCode.STORAGE_SPACE,
+                    "the record at LSN " + lsn + " waited " + spaceWaitNs / 1_000_000 + " ms (appendTimeoutNs) to be "
+                            + durability + ": " + shortage + ". The record is in the log and will be written"
+                            + (durability == Durability.SYNCED ? " and synced" : "") + " once there is space,"
+                            + " unless the log closes first; call await(" + lsn + ", " + durability
+                            + ") to learn when",
+                    null,
+                    lsn);
         }
     }
 

@@ -12,6 +12,7 @@ import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.crash.ChildBackends;
 import io.walden.crash.CrashTally;
+import io.walden.format.SegmentNames;
 import io.walden.testing.TestRecords;
 import io.walden.uring.UringSupport;
 import java.io.IOException;
@@ -20,22 +21,33 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A real full disk: a 16 MiB ext4 file system on a loop device ({@link LoopFileSystem}) is filled to
- * ENOSPC while appenders run, for each backend, buffered and with O_DIRECT. Segment writes go into
- * prepared (already allocated) segments, so the disk runs out where Walden allocates: the preparation of
- * the next segment. That is back-pressure, not a failure: the log does not fail, appends fill the active
- * segment and wait at its end, a claim that waits longer than the append timeout is refused with {@code
- * STORAGE_SPACE} and a message naming the directory, the cause, the free bytes and what to do; once the
- * filler is deleted, appends go on on the same open log (the first SYNCED one's delay is printed); after
- * close the reopened log is a valid prefix holding every acknowledgement ({@link RecoveredPrefixCheck}),
- * and no temporary file is left. A second case opens a new log on the full disk: the open fails with the
- * cause, and succeeds once space is freed. A third opens an existing log on the full disk, which works
- * and takes appends into its active segment. Each counts into {@code faults}.
+ * A real full disk: a 16 MiB ext4 file system on a loop device ({@link LoopFileSystem}), for each
+ * backend, buffered and with O_DIRECT. Segment writes go into prepared segments, so the disk runs out
+ * where Walden allocates: the preparation of the next segment. That is back-pressure, not a failure.
+ *
+ * <ol>
+ *   <li><b>No room for the next segment.</b> A log with 1 MiB segments, its next segment prepared, on
+ *       a file system then filled up: appends fill the active segments and wait at the end of the
+ *       last one; one that waits longer than the append timeout is refused with {@code
+ *       STORAGE_SPACE}, naming the directory, the cause, the free bytes and what to do; the log does
+ *       not fail; once space is freed the next append goes through on the same open log (its delay is
+ *       printed); every acknowledgement survives a reopen; no temporary file is left.
+ *   <li><b>The disk fills while three appenders run</b> (64 KiB segments, so preparations are hurried):
+ *       the same, except where a hurried segment was not allocated (FileChannel cannot allocate): its
+ *       unwritten blocks need space when the frames reach them, and a write that fails for space fails
+ *       the log (a failed write is never retried); the failure then names the segment and the cause,
+ *       and the reopened log holds every acknowledgement. io_uring allocates, so there the log must
+ *       not fail.
+ *   <li>A new log cannot open on a full file system (it needs its first segment): refused with the
+ *       cause, and opens once space is freed.
+ *   <li>An existing log opens on a full file system and takes appends into its active segment.
+ * </ol>
  *
  * <p>Needs root to mount; run as another user it is skipped with that reason. As root, any failure to
  * mount fails the test.
@@ -43,6 +55,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 final class FullDiskTest {
     private static final String NO_SPACE = "No space left on device";
     private static final long FILE_SYSTEM_BYTES = 16L * 1024 * 1024;
+    private static final int ROOMY_SEGMENT_BYTES = 1024 * 1024;
     private static final long JOIN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
     private static final long APPEND_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
 
@@ -57,10 +70,57 @@ final class FullDiskTest {
         assumeTrue(noLoop == null, () -> "skipped: " + noLoop);
         try (LoopFileSystem fileSystem =
                 LoopFileSystem.mount(Path.of("target", "fault", "full-disk-" + backendName), FILE_SYSTEM_BYTES)) {
+            noRoomForTheNextSegment(fileSystem.mountPoint(), backendName);
             fillWhileAppending(fileSystem.mountPoint(), backendName);
             openOnFullDisk(fileSystem.mountPoint(), backendName);
             openExistingLogOnFullDisk(fileSystem.mountPoint(), backendName);
         }
+    }
+
+    private static void noRoomForTheNextSegment(final Path mountPoint, final String backendName) throws Exception {
+        final Path directory = mountPoint.resolve("log-roomy");
+        final Path filler = mountPoint.resolve("filler");
+        final List<String> violations = new ArrayList<>();
+        final Acks acks = new Acks();
+        final WalConfig config = config(directory, backendName, ROOMY_SEGMENT_BYTES);
+        try (Wal wal = Wal.open(config)) {
+            // The next segment prepared in full, before the disk fills: only the one after finds none.
+            awaitFile(SegmentNames.segmentPath(directory, ROOMY_SEGMENT_BYTES));
+            LoopFileSystem.fill(filler);
+            WalException refused = null;
+            int sequence = 0;
+            final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
+            while (refused == null) {
+                assertTrue(System.nanoTime() < deadlineNs, "no append was refused within 30 s of the disk filling");
+                final Durability level = sequence % 10 == 0 ? Durability.SYNCED : Durability.WRITTEN;
+                try {
+                    final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), level);
+                    acks.add(new Acks.Ack(0, sequence, lsn, level));
+                    sequence++;
+                } catch (final WalException ex) {
+                    refused = ex;
+                    if (ex.lsn() >= 0) {
+                        // Refused while it waited for its level: the record is in the log, and will be written.
+                        acks.add(new Acks.Ack(0, sequence, ex.lsn(), Durability.BUFFERED));
+                        sequence++;
+                    }
+                }
+            }
+            checkWaitedForSpace(violations, "the append at the full disk", refused, directory);
+            assertTrue(wal.writtenPosition() >= 2L * ROOMY_SEGMENT_BYTES - 2048, "stopped before the roll");
+            if (wal.stats().failed()) {
+                violations.add("the log failed on a full disk: " + wal.stats().failure());
+            }
+            final long freedNs = System.nanoTime();
+            Files.delete(filler);
+            final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), Durability.SYNCED);
+            final long resumedNs = System.nanoTime() - freedNs;
+            acks.add(new Acks.Ack(0, sequence, lsn, Durability.SYNCED));
+            System.out.println("full disk, no room for the next segment, " + backendName + ": " + acks.size()
+                    + " records acknowledged, the first SYNCED append " + TimeUnit.NANOSECONDS.toMillis(resumedNs)
+                    + " ms after space was freed, on the same log");
+        }
+        finishChecks(violations, directory, backendName, acks, "no room for the next segment");
     }
 
     private static void fillWhileAppending(final Path mountPoint, final String backendName) throws Exception {
@@ -69,134 +129,61 @@ final class FullDiskTest {
         final long seed = FaultCases.seed();
         final Acks acks = new Acks();
         final List<String> violations = new ArrayList<>();
-        final Wal wal = Wal.open(config(directory, backendName));
+        final Wal wal = Wal.open(config(directory, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN));
         final MixedAppenders appenders = new MixedAppenders(wal, acks, 3, seed);
         awaitAcks(acks, 200);
         LoopFileSystem.fill(filler);
-        // The disk is full: the next segment cannot be prepared, appends fill the active one and wait at
-        // its end; a claim that waits longer than the append timeout is refused for space.
-        final Throwable refused = awaitFirstEnding(appenders);
-        checkWaitedForSpace(violations, "an appender at the full disk", refused, directory);
-        if (wal.stats().failed()) {
-            violations.add("the log failed on a full disk: " + wal.stats().failure());
+        final Throwable first = awaitFirstEnding(appenders);
+        final boolean failed = wal.stats().failed();
+        if (failed) {
+            // A data write into a hurried, unallocated segment found no space: fail-stop.
+            if (backendName.startsWith("uring")) {
+                violations.add("the log failed although io_uring allocates every segment: "
+                        + wal.stats().failure());
+            }
+            checkFailedForSpace(violations, "the first appender to end", first);
+        } else {
+            checkWaitedForSpace(violations, "an appender at the full disk", first, directory);
         }
-        final int acksAtFull = acks.size();
         final long freedNs = System.nanoTime();
         Files.delete(filler);
-        // Space again: appends go on, on the same open log.
-        final long lsn = wal.append(TestRecords.tagged(300, 0, 32), Durability.SYNCED);
-        final long resumedNs = System.nanoTime() - freedNs;
-        acks.add(new Acks.Ack(300, 0, lsn, Durability.SYNCED));
+        if (!failed) {
+            final long lsn = wal.append(TestRecords.tagged(300, 0, 32), Durability.SYNCED);
+            acks.add(new Acks.Ack(300, 0, lsn, Durability.SYNCED));
+            System.out.println("full disk while appending, " + backendName + ": the first SYNCED append "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - freedNs)
+                    + " ms after space was freed, on the same log");
+        } else {
+            System.out.println("full disk while appending, " + backendName + ": the log failed on a write into an"
+                    + " unallocated segment: " + wal.stats().failure());
+        }
         appenders.stop();
-        final List<Throwable> endings = appenders.join(JOIN_TIMEOUT_NS);
-        for (int i = 0; i < endings.size(); i++) {
-            if (endings.get(i) != null) {
-                checkWaitedForSpace(violations, "appender " + i, endings.get(i), directory);
-            }
-        }
-        System.out.println("full disk on " + backendName + ": " + acksAtFull + " acknowledged before the disk was"
-                + " freed, the first SYNCED append " + TimeUnit.NANOSECONDS.toMillis(resumedNs)
-                + " ms after it, " + acks.size() + " in all; the log never failed");
-        if (wal.stats().failed()) {
-            violations.add(
-                    "the log failed after space came back: " + wal.stats().failure());
-        }
+        appenders.join(JOIN_TIMEOUT_NS);
         wal.close();
-        final RecoveredPrefixCheck check = new RecoveredPrefixCheck()
-                .run(directory, ChildBackends.named(backendName), ChildBackends.named(backendName), acks);
-        violations.addAll(check.violations());
+        finishChecks(violations, directory, backendName, acks, "filled while appending (seed " + seed + ")");
+    }
+
+    /** Reopens the log: every acknowledgement is there, and no temporary file is left; fails on violations. */
+    private static void finishChecks(
+            final List<String> violations,
+            final Path directory,
+            final String backendName,
+            final Acks acks,
+            final String what)
+            throws IOException {
         try (Stream<Path> files = Files.list(directory)) {
             files.filter(path -> path.getFileName().toString().endsWith(".tmp"))
                     .forEach(path -> violations.add("a temporary file is left: " + path));
         }
+        final RecoveredPrefixCheck check = new RecoveredPrefixCheck()
+                .run(directory, ChildBackends.named(backendName), ChildBackends.named(backendName), acks);
+        violations.addAll(check.violations());
         CrashTally.FAULTS.incrementAndGet();
         if (!violations.isEmpty()) {
             CrashTally.VIOLATIONS.addAndGet(violations.size());
             CrashTally.LOST.addAndGet(check.lost());
-            fail("full disk on " + backendName + " (seed " + seed + "): " + violations.size() + " violation(s), "
+            fail("full disk on " + backendName + ", " + what + ": " + violations.size() + " violation(s), "
                     + check.lost() + " acknowledged record(s) lost:\n  " + String.join("\n  ", violations));
-        }
-    }
-
-    /**
-     * An existing log opens on a full file system, so that the service can append into its active
-     * segment and call retention: nothing an open does needs new space.
-     */
-    private static void openExistingLogOnFullDisk(final Path mountPoint, final String backendName) throws IOException {
-        final Path directory = mountPoint.resolve("log-existing");
-        final Path filler = mountPoint.resolve("filler");
-        final List<Long> lsns = new ArrayList<>();
-        try (Wal wal = Wal.open(config(directory, backendName))) {
-            for (int i = 0; i < 10; i++) {
-                lsns.add(wal.append(TestRecords.tagged(0, i, 100), Durability.SYNCED));
-            }
-        }
-        LoopFileSystem.fill(filler);
-        try (Wal wal = Wal.open(config(directory, backendName))) {
-            for (int i = 10; i < 20; i++) {
-                lsns.add(wal.append(TestRecords.tagged(0, i, 100), Durability.SYNCED));
-            }
-            assertTrue(!wal.stats().failed(), "the log failed: " + wal.stats().failure());
-        }
-        Files.delete(filler);
-        try (Wal wal = Wal.open(config(directory, backendName))) {
-            final List<TestRecords.Read> read = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
-            assertEquals(lsns.size(), read.size(), wal.recoveryReport()::summary);
-            for (int i = 0; i < read.size(); i++) {
-                assertEquals(lsns.get(i), read.get(i).lsn());
-            }
-        }
-        CrashTally.FAULTS.incrementAndGet();
-    }
-
-    /** The fault configuration with an append timeout short enough to see appends refused for space. */
-    private static WalConfig config(final Path directory, final String backendName) {
-        final WalConfig base = FaultSetup.config(directory, ChildBackends.named(backendName));
-        return WalConfig.builder(directory)
-                .backend(base.backend())
-                .segmentCapacityBytes(base.segmentCapacityBytes())
-                .bufferCapacityBytes(base.bufferCapacityBytes())
-                .maxRecordBytes(base.maxRecordBytes())
-                .syncIntervalNs(base.syncIntervalNs())
-                .appendTimeoutNs(APPEND_TIMEOUT_NS)
-                .build();
-    }
-
-    /** Waits for the first appender to end, and returns how it ended. */
-    private static Throwable awaitFirstEnding(final MixedAppenders appenders) throws InterruptedException {
-        final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
-        while (true) {
-            for (final Thread thread : appenders.threads()) {
-                if (!thread.isAlive()) {
-                    thread.join();
-                    for (final Throwable ending : appenders.endings()) {
-                        if (ending != null) {
-                            return ending;
-                        }
-                    }
-                }
-            }
-            if (System.nanoTime() - deadlineNs > 0) {
-                throw new AssertionError("no append was refused within 30 s of the disk filling up");
-            }
-            TimeUnit.MILLISECONDS.sleep(5);
-        }
-    }
-
-    /** A refusal for space: STORAGE_SPACE, naming the directory, the cause and what to do. */
-    private static void checkWaitedForSpace(
-            final List<String> violations, final String who, final Throwable failure, final Path directory) {
-        if (!(failure instanceof WalException ex) || ex.errorCode() != WalException.ErrorCode.STORAGE_SPACE) {
-            violations.add(who + " ended with " + failure + ", not a STORAGE_SPACE WalException");
-            return;
-        }
-        final String message = String.valueOf(failure.getMessage());
-        if (!message.contains(NO_SPACE)
-                || !message.contains(directory.toString())
-                || !message.contains("bytes free")
-                || !message.contains("free space")) {
-            violations.add(
-                    who + " was refused without the cause, the directory, the free bytes or what to do: " + message);
         }
     }
 
@@ -230,13 +217,121 @@ final class FullDiskTest {
         }
     }
 
-    private static void awaitAcks(final Acks acks, final int count) throws InterruptedException {
+    /**
+     * An existing log opens on a full file system, so that the service can append into its active
+     * segment and call retention: nothing an open does needs new space.
+     */
+    private static void openExistingLogOnFullDisk(final Path mountPoint, final String backendName) throws IOException {
+        final Path directory = mountPoint.resolve("log-existing");
+        final Path filler = mountPoint.resolve("filler");
+        final List<Long> lsns = new ArrayList<>();
+        final WalConfig config = config(directory, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN);
+        try (Wal wal = Wal.open(config)) {
+            for (int i = 0; i < 10; i++) {
+                lsns.add(wal.append(TestRecords.tagged(0, i, 100), Durability.SYNCED));
+            }
+        }
+        LoopFileSystem.fill(filler);
+        try (Wal wal = Wal.open(config)) {
+            for (int i = 10; i < 20; i++) {
+                lsns.add(wal.append(TestRecords.tagged(0, i, 100), Durability.SYNCED));
+            }
+            assertTrue(!wal.stats().failed(), "the log failed: " + wal.stats().failure());
+        }
+        Files.delete(filler);
+        try (Wal wal = Wal.open(config)) {
+            final List<TestRecords.Read> read = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
+            assertEquals(lsns.size(), read.size(), wal.recoveryReport()::summary);
+            for (int i = 0; i < read.size(); i++) {
+                assertEquals(lsns.get(i), read.get(i).lsn());
+            }
+        }
+        CrashTally.FAULTS.incrementAndGet();
+    }
+
+    /** The fault configuration with another segment size and an append timeout short enough to see refusals. */
+    private static WalConfig config(final Path directory, final String backendName, final int segmentBytes) {
+        final WalConfig base = FaultSetup.config(directory, ChildBackends.named(backendName));
+        return WalConfig.builder(directory)
+                .backend(base.backend())
+                .segmentCapacityBytes(segmentBytes)
+                .bufferCapacityBytes(base.bufferCapacityBytes())
+                .maxRecordBytes(base.maxRecordBytes())
+                .syncIntervalNs(base.syncIntervalNs())
+                .appendTimeoutNs(APPEND_TIMEOUT_NS)
+                .build();
+    }
+
+    /** Waits for the first appender to end, and returns how it ended. */
+    private static Throwable awaitFirstEnding(final MixedAppenders appenders) {
+        final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
+        while (true) {
+            for (final Throwable ending : appenders.endings()) {
+                if (ending != null) {
+                    return ending;
+                }
+            }
+            if (System.nanoTime() - deadlineNs > 0) {
+                throw new AssertionError("no append was refused within 30 s of the disk filling up");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    private static void awaitFile(final Path file) {
+        final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
+        while (!Files.exists(file)) {
+            if (System.nanoTime() - deadlineNs > 0) {
+                throw new AssertionError(file + " was not prepared within 30 s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    /** A refusal for space: STORAGE_SPACE, naming the directory, the cause and what to do. */
+    private static void checkWaitedForSpace(
+            final List<String> violations, final String who, final Throwable failure, final Path directory) {
+        if (!(failure instanceof WalException ex) || ex.errorCode() != WalException.ErrorCode.STORAGE_SPACE) {
+            violations.add(who + " ended with " + failure + ", not a STORAGE_SPACE WalException");
+            return;
+        }
+        final String message = String.valueOf(failure.getMessage());
+        if (!message.contains(NO_SPACE)
+                || !message.contains(directory.toString())
+                || !message.contains("bytes free")
+                || !message.contains("free space")) {
+            violations.add(
+                    who + " was refused without the cause, the directory, the free bytes or what to do: " + message);
+        }
+    }
+
+    /** A failure of the log for space: the ENOSPC as its cause, naming a segment file and what to do. */
+    private static void checkFailedForSpace(final List<String> violations, final String who, final Throwable failure) {
+        if (!(failure instanceof WalException)) {
+            violations.add(who + " ended with " + failure + ", not a WalException");
+            return;
+        }
+        boolean noSpaceCause = false;
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            noSpaceCause |= cause instanceof IOException
+                    && String.valueOf(cause.getMessage()).contains(NO_SPACE);
+        }
+        final String message = String.valueOf(failure.getMessage());
+        if (!noSpaceCause
+                || !message.contains(NO_SPACE)
+                || !message.contains(".wal")
+                || !message.contains("free space")) {
+            violations.add(who + " failed without ENOSPC as its cause, a segment file or what to do: " + failure);
+        }
+    }
+
+    private static void awaitAcks(final Acks acks, final int count) {
         final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
         while (acks.size() < count) {
             if (System.nanoTime() - deadlineNs > 0) {
                 throw new AssertionError("only " + acks.size() + " acknowledgements within 30 s");
             }
-            TimeUnit.MILLISECONDS.sleep(1);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
 }

@@ -59,16 +59,12 @@ final class SegmentPreparer implements AutoCloseable {
         SYNCING,
         RENAMING,
         SYNCING_DIRECTORY,
-        READY,
-        /** The file system had no space: the temporary file is to be closed and deleted. */
-        NO_SPACE,
-        /** Its delete is in flight; then idle until {@link #NO_SPACE_RETRY_NS} has passed. */
-        DELETING
+        READY
     }
 
     /**
-     * How long after a preparation failed for space it is tried again. Appends go on in the active
-     * segment meanwhile, and wait at its end; a retry costs a file create and an allocation.
+     * How long after a step of a preparation failed for space it is tried again. Appends go on in the
+     * active segment meanwhile, and wait at its end; a retry costs one allocation, write or sync.
      */
     static final long NO_SPACE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -180,17 +176,14 @@ final class SegmentPreparer implements AutoCloseable {
      *
      * @return 1 if an operation was submitted, else 0.
      */
-    int doWork() throws IOException {
-        if (operationInFlight || state == State.IDLE || state == State.READY) {
+    int doWork() {
+        if (operationInFlight
+                || state == State.IDLE
+                || state == State.READY
+                || (spaceShortage != null && System.nanoTime() - retryAtNs < 0)) {
             return 0;
         }
         switch (state) {
-            case NO_SPACE -> {
-                session.closeFile(fileHandle);
-                fileHandle = -1;
-                state = State.DELETING;
-                session.submitDelete(directory.resolve(SegmentNames.temporaryName(basePosition)), token);
-            }
             case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
             case WRITING -> {
                 final boolean header = writtenOffset == 0;
@@ -272,11 +265,6 @@ final class SegmentPreparer implements AutoCloseable {
                 spaceShortage = null;
                 commitEvent();
             }
-            case DELETING -> {
-                state = State.IDLE;
-                basePosition = -1;
-                retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
-            }
             default -> throw new AssertionError("completion in preparer state " + state);
         }
     }
@@ -313,9 +301,11 @@ final class SegmentPreparer implements AutoCloseable {
 
     /**
      * A step failed. A full file system while the temporary file is allocated, zero-filled or synced
-     * is no failure of the log: the file is given up (closed and deleted by the next steps) and the
-     * preparation is tried again later, while appends go on in the active segment. Nothing written
-     * there can be lost: the temporary file holds no record.
+     * is no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later, while appends
+     * go on in the active segment (a failed sync is redone from the last synced offset, its writes
+     * with it). The temporary file holds no record, so nothing the log acknowledged can be lost by
+     * that; it keeps the space it already has, which the next segment needs anyway, and is deleted
+     * if the log closes first.
      *
      * @param failure the step's failure.
      * @return true if the preparation gives up for space and goes on; false if the failure fails the
@@ -328,8 +318,11 @@ final class SegmentPreparer implements AutoCloseable {
         }
         operationInFlight = false;
         noSpace(basePosition, failure);
-        state = State.NO_SPACE;
-        event = null;
+        retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
+        if (state == State.SYNCING) {
+            writtenOffset = syncedOffset;
+            state = State.WRITING;
+        }
         return true;
     }
 
@@ -395,11 +388,7 @@ final class SegmentPreparer implements AutoCloseable {
      */
     void abandon(final BlockingIo io) throws IOException {
         Invariants.check(!operationInFlight, "abandoning with an operation in flight");
-        if (state == State.ALLOCATING
-                || state == State.WRITING
-                || state == State.SYNCING
-                || state == State.RENAMING
-                || state == State.NO_SPACE) {
+        if (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
             session.closeFile(fileHandle);
             fileHandle = -1;
             io.delete(directory.resolve(SegmentNames.temporaryName(basePosition)));

@@ -182,7 +182,7 @@ class SegmentPreparerTest {
     }
 
     @Test
-    void shouldGiveUpAPreparationForSpaceDeleteItsFileAndTryAgainLater() throws IOException {
+    void shouldTryAStepThatFailedForSpaceAgainLaterAndKeepItsFile() throws IOException {
         preparer.start(SEGMENT);
         step(); // allocate
         assertEquals(1, preparer.doWork()); // the header's write
@@ -196,8 +196,13 @@ class SegmentPreparerTest {
                         && shortage.contains("bytes free"),
                 shortage);
         session.operations().clear();
-        assertEquals(1, preparer.doWork());
-        assertEquals(List.of("close " + TEMPORARY, "delete " + TEMPORARY), session.operations());
+        assertEquals(0, preparer.doWork(), "tried again at once");
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (preparer.doWork() == 0) {
+            assertTrue(System.nanoTime() < deadlineNs, "never tried again");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertEquals(List.of("write " + TEMPORARY + " 0+4096"), session.operations(), "the header again");
         session.deliver(PREPARE);
         session.poll(
                 (token, result, failure) -> {
@@ -208,18 +213,9 @@ class SegmentPreparerTest {
                     }
                 },
                 1);
-        assertFalse(Files.exists(directory.resolve(TEMPORARY)), "nothing temporary is left");
-        assertTrue(preparer.isIdle());
-        preparer.start(SEGMENT);
-        assertFalse(preparer.hasStepToSubmit(), "tried again at once");
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!preparer.hasStepToSubmit()) {
-            assertTrue(System.nanoTime() < deadlineNs, "never tried again");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-            preparer.start(SEGMENT);
-        }
         runToReady();
         assertNull(preparer.spaceShortage(), "a prepared segment ends the shortage");
+        assertTrue(session.operations().stream().noneMatch(op -> op.startsWith("delete ")), "the file was kept");
     }
 
     @Test
