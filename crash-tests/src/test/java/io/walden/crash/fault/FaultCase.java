@@ -38,6 +38,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * </ol>
  *
  * <p>{@link FaultKind#DATA_WRITE_SHORT_COMPLETED} is the control case: nothing may fail or be lost.
+ * The {@link FaultKind#backPressure back-pressure} kinds (the next segment's preparation finds no space)
+ * must not fail the log either: it tries again and rolls on, and every appender goes on.
  *
  * <p><b>Threading:</b> runs on the test thread; it starts and joins the appenders.
  */
@@ -79,8 +81,8 @@ final class FaultCase {
     void run() throws Exception {
         TestFiles.deleteRecursively(directory);
         final SplittableRandom random = new SplittableRandom(seed);
-        final FaultInjectingBackend backend =
-                new FaultInjectingBackend(ChildBackends.named(backendName), seed, !kind.failsLog());
+        final FaultInjectingBackend backend = new FaultInjectingBackend(
+                ChildBackends.named(backendName), seed, kind == FaultKind.DATA_WRITE_SHORT_COMPLETED);
         final Acks acks = new Acks();
         final Wal wal = Wal.open(FaultSetup.config(directory, backend));
         final MixedAppenders appenders = new MixedAppenders(wal, acks, APPENDERS, random.nextLong());
@@ -88,6 +90,8 @@ final class FaultCase {
         awaitAcks(acks, armAfterAcks);
         if (kind.failsLog()) {
             runFault(wal, backend, appenders, acks, random);
+        } else if (kind.backPressure()) {
+            runBackPressure(wal, backend, appenders, acks, random);
         } else {
             awaitAcks(acks, armAfterAcks + 1500);
             appenders.stop();
@@ -111,6 +115,40 @@ final class FaultCase {
                     + " acknowledged record(s) lost:\n  " + String.join("\n  ", violations));
         }
         TestFiles.deleteRecursively(directory);
+    }
+
+    /**
+     * A preparation that found no space: the log must not fail; the step is tried again, the log rolls
+     * on, and every appender goes on appending.
+     */
+    private void runBackPressure(
+            final Wal wal,
+            final FaultInjectingBackend backend,
+            final MixedAppenders appenders,
+            final Acks acks,
+            final SplittableRandom random)
+            throws Exception {
+        backend.arm(kind, random.nextInt(3));
+        if (!backend.awaitInjected(INJECT_TIMEOUT_NS)) {
+            throw new AssertionError("no " + kind.target() + " operation within 30 s to inject " + kind + " into");
+        }
+        final long rolledBefore = wal.stats().segmentsRolled();
+        backend.release();
+        awaitAcks(acks, acks.size() + 1500);
+        appenders.stop();
+        for (final Throwable ending : appenders.join(JOIN_TIMEOUT_NS)) {
+            if (ending != null) {
+                violations.add("an appender failed although the preparation only found no space once: " + ending);
+            }
+        }
+        if (wal.stats().failed()) {
+            violations.add("the log failed on a preparation that found no space: "
+                    + wal.stats().failure());
+        }
+        if (wal.stats().segmentsRolled() <= rolledBefore) {
+            violations.add("the log never rolled after the preparation was tried again");
+        }
+        wal.close();
     }
 
     private void runFault(

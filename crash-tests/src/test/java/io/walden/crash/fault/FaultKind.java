@@ -29,9 +29,9 @@ enum FaultKind {
     DATA_SYNC_EIO(Target.DATA_SYNC, "Input/output error (EIO)"),
     /** A zero-fill write of the next segment writes only a part and reports that part as its result. */
     PREPARE_WRITE_SHORT_REPORTED(Target.PREPARE_WRITE, "short write"),
-    /** The allocation of the next segment's space fails with ENOSPC. */
+    /** The allocation of the next segment's space fails with ENOSPC: back-pressure, tried again. */
     PREPARE_ALLOCATE_ENOSPC(Target.PREPARE_ALLOCATE, "No space left on device (ENOSPC)"),
-    /** A zero-fill write of the next segment runs out of space part-way (ENOSPC). */
+    /** A zero-fill write of the next segment runs out of space part-way (ENOSPC): back-pressure, tried again. */
     PREPARE_WRITE_ENOSPC_PARTIAL(Target.PREPARE_WRITE, "No space left on device (ENOSPC)"),
     /** An fsync of the log directory (segment preparation or truncation) fails with EIO. */
     DIRECTORY_SYNC_EIO(Target.DIRECTORY_SYNC, "Input/output error (EIO)");
@@ -68,9 +68,20 @@ enum FaultKind {
         return cause;
     }
 
-    /** @return whether the log must fail (every kind but {@link #DATA_WRITE_SHORT_COMPLETED}). */
+    /**
+     * @return whether the log must fail: every kind but {@link #DATA_WRITE_SHORT_COMPLETED} and the
+     *     {@link #backPressure back-pressure} ones.
+     */
     boolean failsLog() {
-        return cause != null;
+        return cause != null && !backPressure();
+    }
+
+    /**
+     * @return whether the fault is back-pressure, not a failure: the next segment's preparation found
+     *     no space, which the log tries again later while appends go on.
+     */
+    boolean backPressure() {
+        return this == PREPARE_ALLOCATE_ENOSPC || this == PREPARE_WRITE_ENOSPC_PARTIAL;
     }
 
     /** @return whether part of the write is really written before the fault. */

@@ -148,7 +148,7 @@ final class SegmentPreparer implements AutoCloseable {
                     basePosition == newBasePosition, "preparing %d, asked for %d", basePosition, newBasePosition);
             return;
         }
-        if (spaceShortage != null && System.nanoTime() - retryAtNs < 0) {
+        if (waitingForSpace()) {
             return;
         }
         SegmentHeaders.write(headerBlock, segmentCapacityBytes, newBasePosition, logId);
@@ -177,10 +177,7 @@ final class SegmentPreparer implements AutoCloseable {
      * @return 1 if an operation was submitted, else 0.
      */
     int doWork() {
-        if (operationInFlight
-                || state == State.IDLE
-                || state == State.READY
-                || (spaceShortage != null && System.nanoTime() - retryAtNs < 0)) {
+        if (operationInFlight || state == State.IDLE || state == State.READY || waitingForSpace()) {
             return 0;
         }
         switch (state) {
@@ -371,7 +368,12 @@ final class SegmentPreparer implements AutoCloseable {
 
     /** @return whether a preparation is under way with no operation in flight: a step can be submitted. */
     boolean hasStepToSubmit() {
-        return !operationInFlight && state != State.IDLE && state != State.READY;
+        return !operationInFlight && state != State.IDLE && state != State.READY && !waitingForSpace();
+    }
+
+    /** Whether a step that found no space waits for its retry time (the I/O thread's parks reach it). */
+    private boolean waitingForSpace() {
+        return spaceShortage != null && System.nanoTime() - retryAtNs < 0;
     }
 
     /** @return whether an operation is in flight. */

@@ -94,8 +94,9 @@ final class SegmentRoller {
      * @throws IOException if a step of the preparation cannot be submitted.
      */
     int prepare(final boolean framesWaiting) throws IOException {
-        if (preparer.isIdle()) {
-            // Given up for space: tried again once its retry time has come (a no-op before).
+        if (preparer.isIdle() && preparer.spaceShortage() != null) {
+            // Its temporary file could not be created for space: tried again once its retry time has
+            // come (a no-op before).
             preparer.start(positions.activeBase + segmentCapacityBytes);
         }
         final String shortage = preparer.spaceShortage();
