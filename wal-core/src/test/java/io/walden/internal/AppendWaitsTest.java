@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -77,6 +79,29 @@ class AppendWaitsTest {
             final long beyond = fixture.holder.engine().logBuffer().tailPosition() + 4096;
 
             assertFalse(waits.await(beyond, Durability.WRITTEN, TimeUnit.MILLISECONDS.toNanos(1)));
+        }
+    }
+
+    @Test
+    void shouldRefuseAWaitThatOutlastsTheAppendTimeoutWhileTheLogWaitsForSpaceNamingTheRecord() {
+        try (EngineFixture fixture = new EngineFixture(tempDir.resolve("log"))) {
+            final AppendWaits waits = new AppendWaits(fixture.holder, TimeUnit.MILLISECONDS.toNanos(20));
+            // A record no write can reach yet, as one claimed past the end of a segment whose successor
+            // cannot be prepared.
+            final long beyond = fixture.holder.engine().logBuffer().tailPosition() + 4096;
+            fixture.state().spaceShortage("the next segment cannot be prepared: the file system is full");
+
+            // Preemptively bounded: a wait that ignores the shortage would never end.
+            final WalException refused = assertTimeoutPreemptively(
+                    Duration.ofSeconds(30),
+                    () -> assertThrows(
+                            WalException.class,
+                            () -> waits.awaitAppended(
+                                    fixture.holder.engine(), beyond, AppendWaits.NO_FRAME_END, Durability.WRITTEN, 0)));
+            assertEquals(WalException.ErrorCode.STORAGE_SPACE, refused.errorCode());
+            assertEquals(beyond, refused.lsn(), "the record is in the log");
+            assertTrue(refused.getMessage().contains("the file system is full"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("will be written once there is space"), refused.getMessage());
         }
     }
 

@@ -41,8 +41,10 @@ final class SegmentRoller {
     private final Path directory;
     private final long segmentCapacityBytes;
     private final long hurryDistanceBytes;
-    // Since when the full active segment has waited for the next one, or -1.
+    // Since when the full active segment has waited for the next one, or -1; the space shortage
+    // last published to the appenders.
     private long rollWantedSinceNs = -1;
+    private String publishedShortage;
 
     /**
      * Creates the roller of one log.
@@ -100,7 +102,8 @@ final class SegmentRoller {
             preparer.start(positions.activeBase + segmentCapacityBytes);
         }
         final String shortage = preparer.spaceShortage();
-        if (shortage != state.spaceShortage()) {
+        if (shortage != publishedShortage) {
+            publishedShortage = shortage;
             state.spaceShortage(shortage);
         }
         if (positions.activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes
