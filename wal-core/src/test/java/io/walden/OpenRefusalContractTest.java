@@ -39,6 +39,31 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
     }
 
     @Test
+    void anOpenRefusedBecauseAnotherHoldsTheLogChangesNothing() throws IOException {
+        final Path directory = tempDir.resolve("held");
+        try (Wal holder = Wal.open(config(directory).syncIntervalNs(0).build())) {
+            holder.append("kept".getBytes(), Durability.SYNCED);
+            // Quiet: the next segment prepared, the idle log's durability mark written, nothing appended:
+            // the holder changes no file now.
+            final Path next = io.walden.format.SegmentNames.segmentPath(
+                    directory, holder.config().segmentCapacityBytes());
+            final long deadlineNs = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (!java.nio.file.Files.exists(next) || holder.stats().durabilityMarks() == 0) {
+                assertTrue(System.nanoTime() < deadlineNs, "the next segment was never prepared, or no mark written");
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+            }
+            final Map<String, String> before = TestFiles.contents(directory);
+
+            final WalException refused = assertThrows(
+                    WalException.class,
+                    () -> Wal.open(config(directory).build()).close());
+
+            assertEquals(WalException.ErrorCode.LOCKED, refused.errorCode(), refused.getMessage());
+            assertEquals(before, TestFiles.contents(directory), "the refused open changed the log's files");
+        }
+    }
+
+    @Test
     void anOpenRefusedForItsConfigurationChangesNothing() throws IOException {
         final Path directory = tempDir.resolve("log");
         final long lastLsn;
