@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps the active segment's header: the ground truth about the segment that its frames cannot carry,
- * rewritten in place (one 4 KiB write; data writes wait for it, as for any write).
+ * rewritten in place (one 4 KiB write of the header's block, which no data write touches: data writes
+ * go on beside it, one header write in flight at a time).
  *
  * <ul>
  *   <li><b>The durability mark</b>: when the log has gone idle with records durable that no frame on
@@ -205,7 +206,7 @@ final class DurabilityMarker {
 
     /**
      * Raises the write limit ahead of the writes when it is due ({@link WriteLimits#raiseDue}),
-     * submitting the header write; the caller makes sure no data write is in flight.
+     * submitting the header write.
      *
      * @param waitingEndPosition where the frames waiting to be written end.
      * @param activeBase the active segment's base.

@@ -218,7 +218,9 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
 
     private int submitWrites() {
         final long scannedPosition = scanner.position();
-        if (scannedPosition == positions.submittedPosition || writes.inFlight() || marker.writeInFlight()) {
+        // A header write in flight (a mark, a raised limit, the continued flag) touches only the
+        // header's block: data writes go on beside it.
+        if (scannedPosition == positions.submittedPosition || writes.inFlight()) {
             return 0;
         }
         final long start = positions.submittedPosition;
@@ -252,7 +254,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /** Raises the write limit ahead of the frames waiting to be written (see {@link DurabilityMarker}). */
     private int raiseWriteLimit() {
         final long waitingEnd = scanner.position();
-        if (waitingEnd == positions.submittedPosition || writes.inFlight()) {
+        if (waitingEnd == positions.submittedPosition) {
             return 0;
         }
         return marker.maybeRaiseLimit(waitingEnd, positions.activeBase, positions.activeHandle);
