@@ -128,10 +128,7 @@ final class FaultCase {
             final Acks acks,
             final SplittableRandom random)
             throws Exception {
-        backend.arm(kind, random.nextInt(3));
-        if (!backend.awaitInjected(INJECT_TIMEOUT_NS)) {
-            throw new AssertionError("no " + kind.target() + " operation within 30 s to inject " + kind + " into");
-        }
+        injectFault(backend, random);
         final long rolledBefore = wal.stats().segmentsRolled();
         backend.release();
         awaitAcks(acks, acks.size() + 1500);
@@ -151,6 +148,15 @@ final class FaultCase {
         wal.close();
     }
 
+    /** Arms the fault and waits until its operation was submitted (completions are held from then on). */
+    private void injectFault(final FaultInjectingBackend backend, final SplittableRandom random)
+            throws InterruptedException {
+        backend.arm(kind, random.nextInt(3));
+        if (!backend.awaitInjected(INJECT_TIMEOUT_NS)) {
+            throw new AssertionError("no " + kind.target() + " operation within 30 s to inject " + kind + " into");
+        }
+    }
+
     private void runFault(
             final Wal wal,
             final FaultInjectingBackend backend,
@@ -158,10 +164,7 @@ final class FaultCase {
             final Acks acks,
             final SplittableRandom random)
             throws Exception {
-        backend.arm(kind, random.nextInt(3));
-        if (!backend.awaitInjected(INJECT_TIMEOUT_NS)) {
-            throw new AssertionError("no " + kind.target() + " operation within 30 s to inject " + kind + " into");
-        }
+        injectFault(backend, random);
         // Every completion is held from the faulty operation's submission on: these cannot move now.
         final long writtenAtFault = wal.writtenPosition();
         final long durableAtFault = wal.durablePosition();
