@@ -49,6 +49,8 @@ final class DumpJson implements DumpLines {
                 .field("version", header.version())
                 .field("closedCleanly", header.closedCleanly())
                 .field("headerDurablePosition", header.durablePosition())
+                .field("writeLimit", header.writeLimitOffset())
+                .field("continued", header.continued())
                 .field("headerChecksum", header.checksumOk() ? "ok" : "BAD")
                 .field("size", sizeBytes)
                 .endLine();

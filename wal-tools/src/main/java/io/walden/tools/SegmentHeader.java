@@ -5,10 +5,12 @@ import static io.walden.format.SegmentHeaderDescriptor.CAPACITY_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
+import static io.walden.format.SegmentHeaderDescriptor.FLAG_CONTINUED;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH;
 import static io.walden.format.SegmentHeaderDescriptor.LOG_ID_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.VERSION_OFFSET;
+import static io.walden.format.SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET;
 
 import io.walden.format.SegmentHeaderDecoder;
 import java.io.IOException;
@@ -28,6 +30,7 @@ import java.nio.file.StandardOpenOption;
  * @param version the format version field.
  * @param flags the flags field.
  * @param durablePosition the durable position field (zero: none recorded).
+ * @param writeLimitOffset the write limit field (zero: none recorded).
  * @param checksumOk whether the header checksum matches bytes 0 to 59.
  * @param problem what is wrong with the header, or null if it is valid.
  */
@@ -38,12 +41,18 @@ record SegmentHeader(
         int version,
         int flags,
         long durablePosition,
+        int writeLimitOffset,
         boolean checksumOk,
         String problem) {
 
     /** @return whether the header records a clean close. */
     boolean closedCleanly() {
         return (flags & FLAG_CLOSED_CLEANLY) != 0;
+    }
+
+    /** @return whether the header records that the log went on into the next segment. */
+    boolean continued() {
+        return (flags & FLAG_CONTINUED) != 0;
     }
 
     /**
@@ -85,6 +94,7 @@ record SegmentHeader(
                     0,
                     0,
                     0,
+                    0,
                     false,
                     "the file (" + length + " bytes) is shorter than a segment header (" + HEADER_LENGTH
                             + " bytes): not a Walden segment");
@@ -97,6 +107,7 @@ record SegmentHeader(
                 block.getInt(VERSION_OFFSET),
                 block.getInt(FLAGS_OFFSET),
                 block.getLong(DURABLE_POSITION_OFFSET),
+                block.getInt(WRITE_LIMIT_OFFSET),
                 checksumOk,
                 null);
         final String problem = length < HEADER_LENGTH
@@ -106,6 +117,7 @@ record SegmentHeader(
     }
 
     private SegmentHeader withProblem(final String problem) {
-        return new SegmentHeader(capacity, base, logId, version, flags, durablePosition, checksumOk, problem);
+        return new SegmentHeader(
+                capacity, base, logId, version, flags, durablePosition, writeLimitOffset, checksumOk, problem);
     }
 }

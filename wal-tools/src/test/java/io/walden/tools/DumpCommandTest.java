@@ -67,6 +67,13 @@ class DumpCommandTest {
         assertTrue(segmentLines.get(0).contains(" closed-cleanly=no "), segmentLines::toString);
         assertTrue(segmentLines.get(2).contains(" closed-cleanly=yes "), segmentLines::toString);
         assertTrue(segmentLines.get(2).contains(" header-checksum=ok "), segmentLines::toString);
+        // The log rolled past segments 0 and 1: their headers say so; the one it ended in does not.
+        assertTrue(segmentLines.get(0).contains(" continued=yes "), segmentLines::toString);
+        assertTrue(segmentLines.get(1).contains(" continued=yes "), segmentLines::toString);
+        assertTrue(segmentLines.get(2).contains(" continued=no "), segmentLines::toString);
+        // A session's first segment records a write limit; one it rolled into records none.
+        assertTrue(!segmentLines.get(0).contains(" write-limit=0 "), segmentLines::toString);
+        assertTrue(segmentLines.get(2).contains(" write-limit=0 "), segmentLines::toString);
         assertTrue(run.out().contains("type=PADDING"), "segments end in padding");
         assertTrue(
                 run.outLines().stream()
