@@ -218,6 +218,7 @@ public final class LogRecovery {
         final long end = continueBase + SegmentHeaderDescriptor.HEADER_LENGTH;
         tally.recoveredEndPosition = end;
         tally.provenDurablePosition = end;
+        final int limitOffset = repair().recordWriteLimit(handle, path, SegmentHeaderDescriptor.HEADER_LENGTH);
         return new RecoveredLog(
                 logId,
                 capacityBytes,
@@ -226,7 +227,7 @@ public final class LogRecovery {
                 handle,
                 -1,
                 end,
-                0,
+                limitOffset,
                 tally.skippedRanges(),
                 report(
                         startNs,

@@ -39,7 +39,10 @@ final class TailDecision {
     enum Action {
         /** The log continues where it ended (a clean close). */
         CONTINUE,
-        /** A crash: what follows the kept frames is a torn tail, cut; the log continues in the next segment. */
+        /**
+         * A crash: what follows the kept frames is a torn tail, cut; the log continues at the segment's
+         * write limit, or in the next segment.
+         */
         CUT_TORN_TAIL,
         /** The open is refused with the corruption (FAIL). */
         REFUSE,

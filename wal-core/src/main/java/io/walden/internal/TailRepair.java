@@ -155,16 +155,19 @@ final class TailRepair {
      * @param path its file.
      * @param startOffset where the session writes its first frame.
      * @return the limit recorded, or zero if the segment has no room for one (the whole segment may be
-     *     written).
+     *     written; a limit the header held is then withdrawn).
      * @throws IOException if the read, write or sync fails.
      */
     int recordWriteLimit(final int handle, final Path path, final long startOffset) throws IOException {
-        final int limit = WriteLimits.initialLimit(startOffset, capacityBytes);
-        if (limit >= capacityBytes) {
-            return 0;
+        final int window = WriteLimits.initialLimit(startOffset, capacityBytes);
+        // No room for a limit before the end: none, so that a limit an earlier session left in the
+        // header, which this session may write past, is not taken for its own after a crash.
+        final int limit = window >= capacityBytes ? 0 : window;
+        final ByteBuffer header = FileReads.readHeader(path);
+        if (limit != 0 || SegmentHeaderDecoder.writeLimitOffset(header) != 0) {
+            writer.writeHeaderLimit(handle, header, limit);
+            io.sync(handle);
         }
-        writer.writeHeaderLimit(handle, FileReads.readHeader(path), limit);
-        io.sync(handle);
         return limit;
     }
 

@@ -13,6 +13,8 @@ import io.walden.WalCorruptionException;
 import io.walden.WalReader;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.SegmentHeaders;
+import io.walden.internal.WriteLimits;
 import io.walden.spi.StorageBackend;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;
@@ -22,6 +24,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -120,6 +123,43 @@ public abstract class SegmentLifecycleContractTest {
                 lastLimit = limit;
             }
             assertTrue(raisesSeen >= 3, "the limit was raised as the log grew: " + raisesSeen);
+        }
+    }
+
+    @Test
+    void aLimitAnEarlierSessionLeftIsWithdrawnWhenTheNewSessionHasNoRoomForOne() throws IOException {
+        // A session continues at a limit within a window of the segment's end, where it has no room for
+        // a limit of its own: it then writes up to the end, so the old limit must not survive in the
+        // header, or a crash that loses its writes would give their positions out again. (Found by the
+        // power-loss property suite.)
+        final int capacity = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
+        final int lateLimit = capacity - WriteLimits.windowBytes(capacity);
+        final Path live = root.resolve("live");
+        final Path first = root.resolve("first");
+        try (Wal wal = Wal.open(smallConfig(live, capacity))) {
+            wal.append(payload(1, 100), Durability.SYNCED);
+            LogImages.crashImage(live, first);
+        }
+        final Path segment = SegmentNames.segmentPath(first, 0);
+        setWriteLimit(segment, lateLimit);
+
+        final Path second = root.resolve("second");
+        final long lsn;
+        try (Wal wal = Wal.open(smallConfig(first, capacity))) {
+            assertEquals(lateLimit, wal.recoveryReport().endPosition(), wal.recoveryReport()::summary);
+            lsn = wal.append(payload(2, 100), Durability.WRITTEN);
+            assertEquals(lateLimit, lsn);
+            LogImages.crashImage(first, second);
+        }
+        // The power fails before the page with the record reaches the disk.
+        try (FileChannel channel = FileChannel.open(SegmentNames.segmentPath(second, 0), StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(4096), lsn);
+        }
+        try (Wal wal = Wal.open(smallConfig(second, capacity))) {
+            assertTrue(
+                    wal.recoveryReport().endPosition() > lsn,
+                    "the position " + lsn + " a reader may have seen is given out again: "
+                            + wal.recoveryReport().summary());
         }
     }
 
@@ -223,6 +263,26 @@ public abstract class SegmentLifecycleContractTest {
             channel.read(header, 0);
         }
         return header.getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET);
+    }
+
+    private WalConfig smallConfig(final Path directory, final int capacity) {
+        return WalConfig.builder(directory)
+                .backend(newBackend())
+                .segmentCapacityBytes(capacity)
+                .syncIntervalNs(0)
+                .build();
+    }
+
+    /** Rewrites a segment header's write limit, checksum included, as a session that raised it would. */
+    private static void setWriteLimit(final Path segment, final int limit) throws IOException {
+        final ByteBuffer header =
+                ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            channel.read(header, 0);
+            SegmentHeaders.writeLimitAndContinued(header, limit, false);
+            header.clear();
+            channel.write(header, 0);
+        }
     }
 
     private WalConfig config(final Path directory) {
