@@ -15,6 +15,9 @@ final class Bar {
     /** Walden's bound on direct memory in the blow-up run: 8 MiB buffer + a preparation block of at most 16 KiB + slack. */
     static final double WALDEN_DIRECT_BOUND_MB = 8 + 0.25 + 0.25;
 
+    /** What a new log's first moments need of the same scenario at steady state (issue 29). */
+    static final double START_UP_NEEDED = 0.85;
+
     private Bar() {}
 
     /**
@@ -76,6 +79,7 @@ final class Bar {
                 results.fioVersion() == null
                         ? "fio is not installed (apt-get install -y fio)"
                         : "not in this run (4 KiB is in the full run) or a scenario failed"));
+        items.add(startUp(results));
         items.add(ratio(
                 "1 writer, WRITTEN (blocking), 128 B >= 1.0x a plain FileChannel write loop",
                 results.walden(nio, "WRITTEN", 1, 128),
@@ -137,6 +141,46 @@ final class Bar {
                 Double.NaN,
                 "reported"));
         return items;
+    }
+
+    /**
+     * Judges the start-up row ({@link Plan#startUp()}) against the steady-state row of the same
+     * scenario: Walden {@value Plan#BAR_BACKEND}, {@code SYNCED}, one writer, 128 B, no variant.
+     *
+     * @param results the run.
+     * @return the item; its ratio is start-up / steady state.
+     */
+    static BarItem startUp(final RunResults results) {
+        final Scenario startUp = Plan.startUp();
+        return ratio(
+                "1 writer, SYNCED, 128 B on a new log, " + startUp.measureMs() + " ms measured after "
+                        + startUp.warmupMs() + " ms of warm-up >= " + Report.ratio(START_UP_NEEDED)
+                        + " the same at steady state",
+                results.find(
+                        startUp.system(),
+                        startUp.backend(),
+                        startUp.variant(),
+                        startUp.durability(),
+                        startUp.writers(),
+                        startUp.recordBytes()),
+                results.walden(startUp.backend(), startUp.durability(), startUp.writers(), startUp.recordBytes()),
+                START_UP_NEEDED,
+                "walden nio SYNCED 1 writer at steady state, " + steadyDurations(results),
+                "a scenario failed");
+    }
+
+    /**
+     * The warm-up and measured time of the run's steady-state scenarios.
+     *
+     * @param results the run.
+     * @return e.g. {@code "1000 ms warm-up, 1500 ms measured"}, or what the run chose if unknown.
+     */
+    static String steadyDurations(final RunResults results) {
+        if (results.plan() == null) {
+            return "the run's warm-up and measured time";
+        }
+        final Plan.Settings settings = results.plan().settings();
+        return settings.warmupMs() + " ms warm-up, " + settings.measureMs() + " ms measured";
     }
 
     private static BarItem ratio(

@@ -10,7 +10,9 @@ import java.util.Set;
  * each backend and level, then the baselines at the same size and writer count, so that what is
  * compared is measured minutes apart at most. Then the scenarios the brief's bar needs that the
  * matrix lacks (each once), the one-writer asynchronous-acknowledgement scenario, the group window
- * sweep and the recovery scan.
+ * sweep and the recovery scan. The start-up scenario (a new log's first {@value #START_UP_WARMUP_MS}
+ * + {@value #START_UP_MEASURE_MS} ms, variant {@link Systems#VARIANT_START_UP}) runs right after the
+ * steady-state scenario it is judged against, in quick and full runs alike.
  *
  * <p><b>Threading:</b> immutable after construction.
  *
@@ -20,6 +22,10 @@ import java.util.Set;
 public record Plan(List<Scenario> scenarios, Settings settings) {
     /** The backend the brief's bar is judged on: FileChannel, buffered, the default. */
     public static final String BAR_BACKEND = "nio";
+    /** Warm-up of the start-up scenario, whatever the run's own warm-up. */
+    public static final long START_UP_WARMUP_MS = 250;
+    /** Measured time of the start-up scenario, whatever the run's own. */
+    public static final long START_UP_MEASURE_MS = 600;
     /** The every-N batch sizes of the count-batching baseline. */
     public static final List<Integer> FORCE_EVERY = List.of(10, 100, 1000);
 
@@ -76,7 +82,8 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
         }
         final int smallest = settings.sizes().stream().min(Integer::compare).orElse(128);
         // The bar's scenarios, where the matrix above lacks them.
-        ordered.add(walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 1, 128, 0, warm, measure));
+        final Scenario steadyOneWriter = walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 1, 128, 0, warm, measure);
+        ordered.add(steadyOneWriter);
         ordered.add(walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 16, 128, 0, warm, measure));
         ordered.add(walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 64, 128, 0, warm, measure));
         ordered.add(walden(BAR_BACKEND, Scenario.NONE, "WRITTEN", 16, 4096, 0, warm, measure));
@@ -101,7 +108,22 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
                 0,
                 0,
                 0));
-        return new Plan(List.copyOf(ordered), settings);
+        final List<Scenario> scenarios = new ArrayList<>(ordered);
+        // Side by side with the steady row it is judged against, so that both see the same machine.
+        scenarios.add(scenarios.indexOf(steadyOneWriter) + 1, startUp());
+        return new Plan(List.copyOf(scenarios), settings);
+    }
+
+    /**
+     * The start-up scenario: Walden {@value #BAR_BACKEND}, one writer, {@code SYNCED}, 128 B, on a
+     * fresh log in a fresh JVM, {@value #START_UP_WARMUP_MS} ms of warm-up and {@value
+     * #START_UP_MEASURE_MS} ms measured.
+     *
+     * @return the scenario.
+     */
+    public static Scenario startUp() {
+        return walden(
+                BAR_BACKEND, Systems.VARIANT_START_UP, "SYNCED", 1, 128, 0, START_UP_WARMUP_MS, START_UP_MEASURE_MS);
     }
 
     private static void addBaselines(

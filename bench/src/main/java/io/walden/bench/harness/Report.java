@@ -46,7 +46,8 @@ public final class Report {
         line("");
         line("Each scenario ran in a fresh JVM (`" + ChildJvm.SCENARIO_HEAP + " -Dwalden.checks=false`, plus the"
                 + " `--add-opens` flags Chronicle Queue needs) with " + settings.warmupMs() + " ms of warm-up and "
-                + settings.measureMs() + " ms measured, one scenario at a time, in the order of the table at the end"
+                + settings.measureMs() + " ms measured (the start-up row: " + Plan.START_UP_WARMUP_MS + " ms and "
+                + Plan.START_UP_MEASURE_MS + " ms), one scenario at a time, in the order of the table at the end"
                 + " (for each size and writer count: Walden, then the baselines). Latency is append to"
                 + " acknowledgement, per record, HdrHistogram (2 significant digits). Column meanings:"
                 + " [bench/README.md](README.md#results-columns). Shared machines are noisy (±40 % between runs):"
@@ -54,6 +55,7 @@ public final class Report {
         line("");
         machine();
         bar();
+        startUp();
         ratios();
         batching();
         blowup();
@@ -89,6 +91,45 @@ public final class Report {
                     + (Double.isNaN(item.needed()) ? "–" : ratio(item.needed())) + " | **" + item.verdict() + "** |");
         }
         line("");
+    }
+
+    private void startUp() {
+        final Scenario startUp = Plan.startUp();
+        line("## A new log's first second");
+        line("");
+        line("Walden `" + startUp.backend()
+                + "`, 1 writer, `SYNCED`, 128 B, each row on a fresh log in a fresh JVM, one"
+                + " right after the other: the start-up row measures " + startUp.measureMs() + " ms after "
+                + startUp.warmupMs() + " ms of warm-up (segment preparation, JIT and first syncs included), the"
+                + " steady-state row is the scenario of the tables above (" + Bar.steadyDurations(results) + ").");
+        line("");
+        final Optional<ResultRow> first = results.find(
+                startUp.system(),
+                startUp.backend(),
+                startUp.variant(),
+                startUp.durability(),
+                startUp.writers(),
+                startUp.recordBytes());
+        final Optional<ResultRow> steady =
+                results.walden(startUp.backend(), startUp.durability(), startUp.writers(), startUp.recordBytes());
+        line("| row | records/s | p50 µs | p99 µs | p99.9 µs | max µs | syncs/s | measured |");
+        line("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        startUpRow("start-up (new log, " + startUp.warmupMs() + " ms warm-up)", first);
+        startUpRow("steady state", steady);
+        final BarItem item = Bar.startUp(results);
+        line("");
+        line("Start-up / steady state: **" + ratio(item.ratio()) + "** (needs " + ratio(item.needed()) + "): **"
+                + item.verdict() + "**.");
+        line("");
+    }
+
+    private void startUpRow(final String label, final Optional<ResultRow> row) {
+        line("| " + label + " | "
+                + row.map(r -> count(r.recordsPerS()) + " | " + decimal(r.p50Us()) + " | " + decimal(r.p99Us())
+                                + " | " + decimal(r.p999Us()) + " | " + decimal(r.maxUs()) + " | "
+                                + count(r.syncsPerS()) + " | " + decimal(r.measuredS()) + " s")
+                        .orElse("– | – | – | – | – | – | not measured")
+                + " |");
     }
 
     private void ratios() {

@@ -28,6 +28,12 @@ public final class Systems {
 
     /** Walden variant: one writer does not wait per record; a thread watches the written position. */
     public static final String VARIANT_ASYNC_ACK = "async-ack";
+    /**
+     * Walden variant: a new log's first moments, one writer {@code SYNCED} 128 B on a fresh log in a
+     * fresh JVM, measured over {@link Plan#START_UP_MEASURE_MS} after {@link Plan#START_UP_WARMUP_MS}
+     * whatever the run's own durations; judged against the steady-state row of the same scenario.
+     */
+    public static final String VARIANT_START_UP = "start-up";
     /** Walden variant: the recovery scan of a closed log from the page cache. */
     public static final String VARIANT_RECOVERY = "recovery";
     /** AsynchronousFileChannel with the JDK's default (unbounded, cached) thread pool. */
