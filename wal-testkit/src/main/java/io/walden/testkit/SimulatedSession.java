@@ -1,4 +1,4 @@
-package io.walden.crash.power;
+package io.walden.testkit;
 
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
@@ -14,7 +14,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
@@ -25,7 +24,9 @@ import org.agrona.BufferUtil;
  * submitted (the page-cache view) and is recorded as a {@link DiskEvent}; its completion becomes
  * deliverable after a random number of {@link #poll} calls, and its delivery is recorded too, since
  * that is what decides what a later sync covers. Once the disk is frozen every operation fails and
- * nothing more is recorded.
+ * nothing more is recorded; a change to the real files is made under the disk's lock, after the check,
+ * so that none follows a freeze. Faults armed in the {@link FaultPlan} fail an operation before it
+ * changes or records anything.
  *
  * <p><b>Threading:</b> used by one thread at a time, as the SPI requires; every field is owned by that
  * thread.
@@ -43,55 +44,16 @@ final class SimulatedSession implements StorageSession {
      */
     private static final int SLOW_PREPARATION_DELAY_POLLS_MAX = 64;
 
-    /** What a queued completion will record when it is delivered. */
-    private enum Kind {
-        WRITE,
-        SYNC,
-        DIRECTORY_OP,
-        DIRECTORY_SYNC,
-        NOTHING
-    }
-
     /** An open file: its channel and identity. */
     private record OpenFile(FileChannel channel, int inode) {}
 
-    /** An operation submitted and not yet delivered. */
-    private static final class Operation {
-        final Kind kind;
-        final long token;
-        final long id;
-        final long result;
-        final IOException failure;
-        final String description;
-        int pollsLeft;
-        // A preparation write of a slow-preparation session: deliverable only when nothing else is in
-        // flight.
-        boolean stalled;
-
-        Operation(
-                final Kind kind,
-                final long token,
-                final long id,
-                final long result,
-                final IOException failure,
-                final String description,
-                final int pollsLeft) {
-            this.kind = kind;
-            this.token = token;
-            this.id = id;
-            this.result = result;
-            this.failure = failure;
-            this.description = description;
-            this.pollsLeft = pollsLeft;
-        }
-    }
-
     private final SimulatedDisk disk;
     private final StorageOptions options;
+    private final FaultPlan faults;
     private final SplittableRandom random;
     private final Runnable completionSignal;
     private final FileTable<OpenFile> files = new FileTable<>();
-    private final List<Operation> inFlight = new ArrayList<>();
+    private final CompletionQueue inFlight;
     private final boolean slowPreparation;
     // In half the sessions appenders run the I/O of their own records when the log is idle, racing
     // the I/O thread for it; their completions are delayed like any other.
@@ -106,11 +68,14 @@ final class SimulatedSession implements StorageSession {
     SimulatedSession(
             final SimulatedDisk disk,
             final StorageOptions options,
+            final FaultPlan faults,
             final SplittableRandom random,
             final Runnable completionSignal) {
         this.disk = disk;
         this.options = options;
+        this.faults = faults;
         this.random = random;
+        this.inFlight = new CompletionQueue(random, MAX_IN_FLIGHT);
         this.completionSignal = completionSignal;
         this.slowPreparation = random.nextInt(3) == 0;
         this.callerMayRunIo = random.nextBoolean();
@@ -163,31 +128,38 @@ final class SimulatedSession implements StorageSession {
 
     @Override
     public int openFile(final Path path, final boolean create) throws IOException {
-        checkUsable(path);
+        checkInDirectory(path);
         final String name = nameOf(path);
-        if (create) {
-            final FileChannel channel;
-            try {
-                channel = FileChannel.open(
-                        path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ);
-            } catch (final FileAlreadyExistsException ex) {
-                throw new IOException("cannot create " + path + ": it exists", ex);
+        // Under the disk's lock: a power failure (a freeze) cannot fall between the check and the
+        // change to the real files, which a crash of the storage is about to rewrite.
+        synchronized (disk) {
+            if (disk.frozen()) {
+                throw powerLoss("open " + path);
             }
-            final int inode = disk.addInode(name);
-            if (!disk.record(new DiskEvent.Create(inode, name))) {
-                channel.close();
-                Files.deleteIfExists(path);
-                disk.removeInode(name);
-                throw powerLoss("create " + path);
+            if (create) {
+                final FileChannel channel;
+                try {
+                    channel = FileChannel.open(
+                            path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ);
+                } catch (final FileAlreadyExistsException ex) {
+                    throw new IOException("cannot create " + path + ": it exists", ex);
+                }
+                final int inode = disk.addInode(name);
+                if (!disk.record(new DiskEvent.Create(inode, name))) {
+                    channel.close();
+                    Files.deleteIfExists(path);
+                    disk.removeInode(name);
+                    throw powerLoss("create " + path);
+                }
+                return files.add(new OpenFile(channel, inode), path);
             }
+            final int inode = disk.inode(name);
+            if (inode < 0) {
+                throw new NoSuchFileException(path.toString(), null, "the simulated disk has no such file");
+            }
+            final FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.READ);
             return files.add(new OpenFile(channel, inode), path);
         }
-        final int inode = disk.inode(name);
-        if (inode < 0) {
-            throw new NoSuchFileException(path.toString(), null, "the simulated disk has no such file");
-        }
-        final FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.READ);
-        return files.add(new OpenFile(channel, inode), path);
     }
 
     @Override
@@ -209,53 +181,66 @@ final class SimulatedSession implements StorageSession {
             final long address = BufferUtil.address(source) + sourceOffset;
             final int block = options.blockSizeBytes();
             if (fileOffset % block != 0 || lengthBytes % block != 0 || address % block != 0) {
-                queue(
-                        Kind.NOTHING,
+                fail(
                         token,
-                        0,
-                        -1,
                         new IOException(description
                                 + " is not aligned to " + block + " bytes (address " + address
-                                + ") as O_DIRECT requires: EINVAL"),
-                        description,
-                        0);
+                                + ") as O_DIRECT requires: EINVAL"));
                 return;
             }
         }
-        final byte[] bytes = new byte[lengthBytes];
-        source.get(sourceOffset, bytes);
-        final long writeId = disk.nextId();
-        if (!disk.record(new DiskEvent.Write(writeId, files.file(fileHandle).inode(), fileOffset, bytes))) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
+        final IOException injected = isSegment(path) ? faults.take(FaultPlan.Target.SEGMENT_WRITE, description) : null;
+        if (injected != null) {
+            fail(token, injected);
             return;
         }
-        try {
-            final ByteBuffer view = ByteBuffer.wrap(bytes);
-            final FileChannel channel = files.file(fileHandle).channel();
-            while (view.hasRemaining()) {
-                channel.write(view, fileOffset + view.position());
+        final byte[] bytes = WriteBytes.copy(source, sourceOffset, lengthBytes);
+        final long writeId = disk.nextId();
+        synchronized (disk) {
+            if (!disk.record(new DiskEvent.Write(writeId, files.file(fileHandle).inode(), fileOffset, bytes))) {
+                fail(token, powerLoss(description));
+                return;
             }
-        } catch (final IOException ex) {
-            throw new IllegalStateException(description + " failed on the real file: " + ex, ex);
+            try {
+                final ByteBuffer view = ByteBuffer.wrap(bytes);
+                final FileChannel channel = files.file(fileHandle).channel();
+                while (view.hasRemaining()) {
+                    channel.write(view, fileOffset + view.position());
+                }
+            } catch (final IOException ex) {
+                throw new IllegalStateException(description + " failed on the real file: " + ex, ex);
+            }
         }
-        final boolean preparation = slowPreparation
-                && files.path(fileHandle).getFileName().toString().endsWith(SegmentNames.TEMPORARY_SUFFIX);
+        final boolean preparation = slowPreparation && nameOf(path).endsWith(SegmentNames.TEMPORARY_SUFFIX);
         final int delayPolls = preparation
                 ? random.nextInt(SLOW_PREPARATION_DELAY_POLLS_MAX + 1)
                 : random.nextInt(WRITE_DELAY_POLLS_MAX + 1);
-        queue(Kind.WRITE, token, writeId, lengthBytes, null, description, delayPolls);
-        inFlight.get(inFlight.size() - 1).stalled = preparation;
+        queue(CompletionQueue.Kind.WRITE, token, writeId, lengthBytes, description, delayPolls, faults.writeDelayNs())
+                .stalled = preparation;
     }
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        final String description = "fdatasync of " + files.path(fileHandle);
-        final long syncId = disk.nextId();
-        if (!disk.record(new DiskEvent.Sync(syncId, files.file(fileHandle).inode()))) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
+        final Path path = files.path(fileHandle);
+        final String description = "fdatasync of " + path;
+        final IOException injected = isSegment(path) ? faults.take(FaultPlan.Target.SEGMENT_SYNC, description) : null;
+        if (injected != null) {
+            fail(token, injected);
             return;
         }
-        queue(Kind.SYNC, token, syncId, 0, null, description, random.nextInt(SYNC_DELAY_POLLS_MAX + 1));
+        final long syncId = disk.nextId();
+        if (!disk.record(new DiskEvent.Sync(syncId, files.file(fileHandle).inode()))) {
+            fail(token, powerLoss(description));
+            return;
+        }
+        queue(
+                CompletionQueue.Kind.SYNC,
+                token,
+                syncId,
+                0,
+                description,
+                random.nextInt(SYNC_DELAY_POLLS_MAX + 1),
+                faults.syncDelayNs());
     }
 
     /**
@@ -272,107 +257,110 @@ final class SimulatedSession implements StorageSession {
         final String description =
                 "allocation of " + lengthBytes + " bytes at " + fileOffset + " in " + files.path(fileHandle);
         if (disk.frozen()) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
+            fail(token, powerLoss(description));
             return;
         }
-        queue(Kind.NOTHING, token, 0, 0, null, description, random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1));
+        queue(CompletionQueue.Kind.NOTHING, token, 0, 0, description, random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1), 0);
     }
 
     @Override
     public void submitSyncDirectory(final long token) {
         final String description = "fsync of the directory " + disk.directory();
-        final long syncId = disk.nextId();
-        if (!disk.record(new DiskEvent.DirectorySync(syncId))) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
+        final IOException injected = faults.take(FaultPlan.Target.DIRECTORY_SYNC, description);
+        if (injected != null) {
+            fail(token, injected);
             return;
         }
-        queue(Kind.DIRECTORY_SYNC, token, syncId, 0, null, description, random.nextInt(SYNC_DELAY_POLLS_MAX + 1));
+        final long syncId = disk.nextId();
+        if (!disk.record(new DiskEvent.DirectorySync(syncId))) {
+            fail(token, powerLoss(description));
+            return;
+        }
+        queue(
+                CompletionQueue.Kind.DIRECTORY_SYNC,
+                token,
+                syncId,
+                0,
+                description,
+                random.nextInt(SYNC_DELAY_POLLS_MAX + 1),
+                faults.syncDelayNs());
     }
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
         final String description = "rename of " + source + " to " + target;
-        if (disk.frozen()) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
-            return;
-        }
-        try {
-            checkInDirectory(source);
-            checkInDirectory(target);
-            Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
-        } catch (final IOException ex) {
-            queue(Kind.NOTHING, token, 0, -1, new IOException(description + " failed: " + ex, ex), description, 0);
-            return;
-        }
-        disk.renameInode(nameOf(source), nameOf(target));
         final long opId = disk.nextId();
-        if (!disk.record(new DiskEvent.Rename(opId, nameOf(source), nameOf(target)))) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
-            return;
+        synchronized (disk) {
+            if (disk.frozen()) {
+                fail(token, powerLoss(description));
+                return;
+            }
+            try {
+                checkInDirectory(source);
+                checkInDirectory(target);
+                Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (final IOException ex) {
+                fail(token, new IOException(description + " failed: " + ex, ex));
+                return;
+            }
+            disk.renameInode(nameOf(source), nameOf(target));
+            // Not frozen, so this records: the rename happened.
+            disk.record(new DiskEvent.Rename(opId, nameOf(source), nameOf(target)));
         }
-        queue(Kind.DIRECTORY_OP, token, opId, 0, null, description, random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1));
+        queue(
+                CompletionQueue.Kind.DIRECTORY_OP,
+                token,
+                opId,
+                0,
+                description,
+                random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1),
+                0);
     }
 
     @Override
     public void submitDelete(final Path path, final long token) {
         final String description = "delete of " + path;
-        if (disk.frozen()) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
-            return;
-        }
-        final boolean existed;
-        try {
-            checkInDirectory(path);
-            existed = Files.deleteIfExists(path);
-        } catch (final IOException ex) {
-            queue(Kind.NOTHING, token, 0, -1, new IOException(description + " failed: " + ex, ex), description, 0);
-            return;
-        }
-        if (!existed || !disk.removeInode(nameOf(path))) {
-            // Deleting a missing file succeeds and changes nothing.
-            queue(Kind.NOTHING, token, 0, 0, null, description, 0);
-            return;
-        }
         final long opId = disk.nextId();
-        if (!disk.record(new DiskEvent.Delete(opId, nameOf(path)))) {
-            queue(Kind.NOTHING, token, 0, -1, powerLoss(description), description, 0);
-            return;
+        synchronized (disk) {
+            if (disk.frozen()) {
+                fail(token, powerLoss(description));
+                return;
+            }
+            final boolean existed;
+            try {
+                checkInDirectory(path);
+                existed = Files.deleteIfExists(path);
+            } catch (final IOException ex) {
+                fail(token, new IOException(description + " failed: " + ex, ex));
+                return;
+            }
+            if (!existed || !disk.removeInode(nameOf(path))) {
+                // Deleting a missing file succeeds and changes nothing.
+                queue(CompletionQueue.Kind.NOTHING, token, 0, 0, description, 0, 0);
+                return;
+            }
+            disk.record(new DiskEvent.Delete(opId, nameOf(path)));
         }
-        queue(Kind.DIRECTORY_OP, token, opId, 0, null, description, random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1));
+        queue(
+                CompletionQueue.Kind.DIRECTORY_OP,
+                token,
+                opId,
+                0,
+                description,
+                random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1),
+                0);
     }
 
     @Override
     public int poll(final CompletionHandler handler, final int limit) {
-        final List<Operation> ready = new ArrayList<>();
-        int stalledCount = 0;
-        for (final Operation operation : inFlight) {
-            stalledCount += operation.stalled ? 1 : 0;
-        }
-        final boolean othersInFlight = inFlight.size() > stalledCount;
-        for (int i = 0; i < inFlight.size(); i++) {
-            final Operation operation = inFlight.get(i);
-            if (operation.pollsLeft-- <= 0 && !(operation.stalled && othersInFlight)) {
-                ready.add(operation);
-            }
-        }
-        // Delivered in random order: a device completes operations in any order.
-        while (ready.size() > limit) {
-            ready.remove(random.nextInt(ready.size()));
-        }
-        for (int i = ready.size() - 1; i > 0; i--) {
-            final int j = random.nextInt(i + 1);
-            final Operation swap = ready.get(i);
-            ready.set(i, ready.get(j));
-            ready.set(j, swap);
-        }
-        inFlight.removeAll(ready);
-        for (final Operation operation : ready) {
+        final List<CompletionQueue.Operation> ready = inFlight.takeReady(limit);
+        for (final CompletionQueue.Operation operation : ready) {
             deliver(operation, handler);
         }
         return ready.size();
     }
 
-    private void deliver(final Operation operation, final CompletionHandler handler) {
+    private void deliver(final CompletionQueue.Operation operation, final CompletionHandler handler) {
         if (operation.failure != null) {
             handler.onCompletion(operation.token, operation.result, operation.failure);
             return;
@@ -427,26 +415,29 @@ final class SimulatedSession implements StorageSession {
         });
     }
 
-    private void queue(
-            final Kind kind,
+    /** Queues an operation that completes and signals the log. */
+    private CompletionQueue.Operation queue(
+            final CompletionQueue.Kind kind,
             final long token,
             final long id,
             final long result,
-            final IOException failure,
             final String description,
-            final int pollsLeft) {
-        if (inFlight.size() >= MAX_IN_FLIGHT) {
-            throw new IllegalStateException("more than " + MAX_IN_FLIGHT + " operations in flight");
-        }
-        inFlight.add(new Operation(kind, token, id, result, failure, description, pollsLeft));
+            final int pollsLeft,
+            final long delayNs) {
+        final CompletionQueue.Operation operation =
+                inFlight.add(kind, token, id, result, null, description, pollsLeft, delayNs);
+        completionSignal.run();
+        return operation;
+    }
+
+    /** Queues an operation that fails at the next poll, recording nothing. */
+    private void fail(final long token, final IOException failure) {
+        inFlight.add(CompletionQueue.Kind.NOTHING, token, 0, -1, failure, failure.getMessage(), 0, 0);
         completionSignal.run();
     }
 
-    private void checkUsable(final Path path) throws IOException {
-        checkInDirectory(path);
-        if (disk.frozen()) {
-            throw powerLoss("open " + path);
-        }
+    private static boolean isSegment(final Path path) {
+        return nameOf(path).endsWith(SegmentNames.SEGMENT_SUFFIX);
     }
 
     private void checkInDirectory(final Path path) throws IOException {

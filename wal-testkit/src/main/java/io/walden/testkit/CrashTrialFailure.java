@@ -1,0 +1,30 @@
+package io.walden.testkit;
+
+/**
+ * A crash test's body failed in a trial: the message names the trial, its seed and crash point (moved
+ * as early as it still fails), what the crash kept, where the trial's directory was kept, and the
+ * system property that replays it; the cause is the body's own failure.
+ *
+ * <p><b>Threading:</b> immutable.
+ */
+public final class CrashTrialFailure extends AssertionError {
+    private static final long serialVersionUID = 1L;
+
+    /** The replay key, {@code seed:point}. */
+    private final String replayKey;
+
+    CrashTrialFailure(final String message, final String replayKey, final Throwable cause) {
+        super(message, cause);
+        this.replayKey = replayKey;
+    }
+
+    /**
+     * What replays the failing trial: {@code -D}{@value CrashTrials#REPLAY_PROPERTY}{@code =<key>}, the
+     * {@code replay} attribute of {@link WalCrashTest}, or {@link CrashTrials#replay(String)}.
+     *
+     * @return the key, {@code <seed>:<crash point>}, for example {@code 8123:sync#2}.
+     */
+    public String replayKey() {
+        return replayKey;
+    }
+}

@@ -1,0 +1,202 @@
+package io.walden.testkit;
+
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * The storage under one log directory as {@link SimulatedSession}s see it: the directory's files (real
+ * files, the page-cache view), the identity (inode) behind each name, and the history of every {@link
+ * DiskEvent} so far. Files present when the disk is created are durable.
+ *
+ * <p>The disk can be frozen, at once or at a {@link CrashPoint}: from then on nothing is recorded and
+ * every operation fails, so nothing after the freeze point can be acknowledged. This is the power
+ * failing; {@link DiskHistory} then tells what survives of any prefix of the history.
+ *
+ * <p><b>Threading:</b> events are recorded by the thread that owns the session (one at a time); the
+ * length of the history is read by any thread (appenders note it when an acknowledgement arrives).
+ * Every method is synchronized.
+ */
+final class SimulatedDisk {
+    private final Path directory;
+    private final List<DiskModel.InitialFile> initialFiles = new ArrayList<>();
+    private final Map<String, Integer> inodes = new HashMap<>();
+    private final List<DiskEvent> events = new ArrayList<>();
+    private final int[] operationCounts = new int[CrashPoint.Operation.values().length];
+    private int nextInode;
+    private long nextId = 1;
+    private CrashPoint crashPoint;
+    private int crashPointSeen;
+    private boolean frozen;
+
+    /**
+     * Creates the disk of a directory; every file in it but the log's lock file is taken as durable.
+     *
+     * @param directory the log directory, which exists.
+     * @throws IOException if the directory cannot be read.
+     */
+    SimulatedDisk(final Path directory) throws IOException {
+        this(directory, readFiles(directory));
+    }
+
+    /**
+     * Creates the disk of a directory whose files are known.
+     *
+     * @param directory the log directory.
+     * @param files the content of each of its files, all durable, by name.
+     */
+    SimulatedDisk(final Path directory, final SortedMap<String, byte[]> files) {
+        this.directory = directory;
+        for (final Map.Entry<String, byte[]> file : files.entrySet()) {
+            final int inode = nextInode++;
+            initialFiles.add(new DiskModel.InitialFile(inode, file.getKey(), file.getValue()));
+            inodes.put(file.getKey(), inode);
+        }
+    }
+
+    private static SortedMap<String, byte[]> readFiles(final Path directory) throws IOException {
+        final List<Path> paths;
+        try (Stream<Path> entries = Files.list(directory)) {
+            paths = entries.filter(Files::isRegularFile)
+                    .filter(path -> !SegmentNames.LOCK_FILE_NAME.equals(nameOf(path)))
+                    .toList();
+        }
+        final SortedMap<String, byte[]> files = new TreeMap<>();
+        for (final Path path : paths) {
+            files.put(nameOf(path), Files.readAllBytes(path));
+        }
+        return files;
+    }
+
+    /** @return the directory. */
+    Path directory() {
+        return directory;
+    }
+
+    /** @return the files the disk was created with and every event since. */
+    synchronized DiskHistory history() {
+        return new DiskHistory(initialFiles, List.copyOf(events));
+    }
+
+    /**
+     * Arms a power failure: the disk freezes right after the point's operation, counted from now.
+     *
+     * @param point the crash point; replaces one armed before.
+     */
+    synchronized void crashAfter(final CrashPoint point) {
+        crashPoint = point;
+        crashPointSeen = 0;
+        if (point.operation() == CrashPoint.Operation.EVENT && point.count() == 0) {
+            frozen = true;
+        }
+    }
+
+    /** Freezes the disk now. */
+    synchronized void freeze() {
+        frozen = true;
+    }
+
+    /** @return whether the power has failed. */
+    synchronized boolean frozen() {
+        return frozen;
+    }
+
+    /** @return how many events the log holds. */
+    synchronized int eventCount() {
+        return events.size();
+    }
+
+    /**
+     * How many events of a kind were recorded.
+     *
+     * @param operation the kind.
+     * @return the count.
+     */
+    synchronized int operationCount(final CrashPoint.Operation operation) {
+        return operationCounts[operation.ordinal()];
+    }
+
+    /**
+     * Records an event unless the disk is frozen.
+     *
+     * @param event the event.
+     * @return false if frozen: the operation must not happen.
+     */
+    synchronized boolean record(final DiskEvent event) {
+        if (frozen) {
+            return false;
+        }
+        events.add(event);
+        for (final CrashPoint.Operation operation : CrashPoint.Operation.values()) {
+            if (operation.counts(event)) {
+                operationCounts[operation.ordinal()]++;
+            }
+        }
+        if (crashPoint != null && crashPoint.operation().counts(event) && ++crashPointSeen >= crashPoint.count()) {
+            frozen = true;
+        }
+        return true;
+    }
+
+    /** @return a new id for a write, sync or directory operation. */
+    synchronized long nextId() {
+        return nextId++;
+    }
+
+    /**
+     * The identity of the file a name refers to now.
+     *
+     * @param name a file name in the directory.
+     * @return its inode, or -1 if no file has that name.
+     */
+    synchronized int inode(final String name) {
+        return inodes.getOrDefault(name, -1);
+    }
+
+    /**
+     * Gives a new file an identity.
+     *
+     * @param name its name.
+     * @return its inode.
+     */
+    synchronized int addInode(final String name) {
+        final int inode = nextInode++;
+        inodes.put(name, inode);
+        return inode;
+    }
+
+    /**
+     * Moves a name.
+     *
+     * @param source the old name.
+     * @param target the new name.
+     */
+    synchronized void renameInode(final String source, final String target) {
+        final Integer inode = inodes.remove(source);
+        if (inode != null) {
+            inodes.put(target, inode);
+        }
+    }
+
+    /**
+     * Removes a name.
+     *
+     * @param name the name.
+     * @return whether it existed.
+     */
+    synchronized boolean removeInode(final String name) {
+        return inodes.remove(name) != null;
+    }
+
+    private static String nameOf(final Path path) {
+        return path.getFileName().toString();
+    }
+}
