@@ -220,7 +220,8 @@ public final class AckLedger {
     public void verify(final Wal wal, final int eventCount) {
         final List<String> violations = violations(readAll(wal), eventCount);
         if (!violations.isEmpty()) {
-            throw new AssertionError(violations.size() + " violation(s) after a crash after " + eventCount + " events: "
+            throw new AssertionError(violations.size() + " violation(s) after a crash"
+                    + (eventCount == Integer.MAX_VALUE ? "" : " after " + eventCount + " events") + ": "
                     + String.join("; ", violations));
         }
     }
@@ -287,7 +288,8 @@ public final class AckLedger {
         for (final Map.Entry<Long, Entry> missing : entries.tailMap(
                         index == 0 ? Long.MIN_VALUE : appendedLsns.get(index - 1), index == 0)
                 .entrySet()) {
-            if (missing.getValue().syncedAtEvent <= eventCount) {
+            final int syncedAt = missing.getValue().syncedAtEvent;
+            if (syncedAt != NOT_SYNCED && syncedAt <= eventCount) {
                 lost++;
                 firstLost = firstLost < 0 ? missing.getKey() : firstLost;
             }

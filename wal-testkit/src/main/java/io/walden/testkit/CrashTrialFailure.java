@@ -12,10 +12,13 @@ public final class CrashTrialFailure extends AssertionError {
 
     /** The replay key, {@code seed:point}. */
     private final String replayKey;
+    /** The key of the trial as it first failed, before shrinking. */
+    private final String originalKey;
 
-    CrashTrialFailure(final String message, final String replayKey, final Throwable cause) {
+    CrashTrialFailure(final String message, final String replayKey, final String originalKey, final Throwable cause) {
         super(message, cause);
         this.replayKey = replayKey;
+        this.originalKey = originalKey;
     }
 
     /**
@@ -26,5 +29,10 @@ public final class CrashTrialFailure extends AssertionError {
      */
     public String replayKey() {
         return replayKey;
+    }
+
+    /** @return the key of the trial as it first failed, before its crash point was moved earlier. */
+    String originalKey() {
+        return originalKey;
     }
 }

@@ -30,7 +30,8 @@ import java.util.stream.Stream;
  *       {@code -D}{@value #REPLAY_PROPERTY}{@code =<seed>:<point>}; thread interleavings are not
  *       replayed exactly, so a replay may need a few runs.
  *   <li><b>Shrinking.</b> A failing trial is run again with the same seed and earlier crash points of
- *       the same kind (a bisection, a few attempts) and the earliest that still fails is reported.
+ *       the same kind (a bisection, a few attempts), and the earliest that fails twice in a row is
+ *       reported: a point that fails only now and then would make a poor replay key.
  * </ul>
  *
  * <p>A passing trial's directory is deleted; a failing trial's is kept and named in the report. While
@@ -47,8 +48,8 @@ public final class CrashTrials {
     public static final String TRIALS_PROPERTY = "walden.crash.trials";
     /** Trials of a run unless told otherwise. */
     public static final int DEFAULT_TRIALS = 200;
-    /** Most extra runs a failing trial's shrinking makes. */
-    public static final int DEFAULT_SHRINK_ATTEMPTS = 12;
+    /** Most extra runs a failing trial's shrinking makes (a point is kept only if it fails twice). */
+    public static final int DEFAULT_SHRINK_ATTEMPTS = 16;
 
     private static final String END = "end";
     /** Keeps the draw of a trial's crash point apart from the random sources the trial draws from its seed. */
@@ -311,8 +312,17 @@ public final class CrashTrials {
                 final int middle = (low + high) >>> 1;
                 attempts++;
                 final CrashPoint candidate = CrashPoint.after(point.operation(), middle);
-                final Outcome outcome =
-                        runTrial(body, root, trial.number(), trial.seed(), candidate, "shrink-" + attempts);
+                Outcome outcome = runTrial(body, root, trial.number(), trial.seed(), candidate, "shrink-" + attempts);
+                if (outcome.failure() != null && attempts < shrinkAttempts) {
+                    // A point that fails only now and then would make a poor replay key: it must fail
+                    // twice in a row to be kept.
+                    attempts++;
+                    deleteQuietly(outcome.directory().getParent(), false);
+                    outcome = runTrial(body, root, trial.number(), trial.seed(), candidate, "shrink-" + attempts);
+                } else if (outcome.failure() != null) {
+                    deleteQuietly(outcome.directory().getParent(), false);
+                    break;
+                }
                 if (outcome.failure() != null) {
                     deleteQuietly(failing.directory().getParent(), false);
                     failing = outcome;
@@ -361,7 +371,7 @@ public final class CrashTrials {
                 + "\n  directory kept: " + failing.directory()
                 + "\n  failure: " + failing.failure();
         System.out.println(message);
-        return new CrashTrialFailure(message, key, failing.failure());
+        return new CrashTrialFailure(message, key, originalKey, failing.failure());
     }
 
     private static long replaySeed(final String key) {

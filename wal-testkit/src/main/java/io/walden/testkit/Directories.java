@@ -56,6 +56,22 @@ final class Directories {
     }
 
     /**
+     * Deletes everything in a directory, which stays.
+     *
+     * @param directory the directory.
+     * @throws IOException if something cannot be deleted.
+     */
+    static void emptyTree(final Path directory) throws IOException {
+        final List<Path> children;
+        try (Stream<Path> entries = Files.list(directory)) {
+            children = entries.toList();
+        }
+        for (final Path child : children) {
+            deleteTree(child);
+        }
+    }
+
+    /**
      * Deletes a directory and everything below it; nothing if it does not exist.
      *
      * @param root the directory.

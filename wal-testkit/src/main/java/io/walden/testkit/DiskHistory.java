@@ -63,8 +63,8 @@ public final class DiskHistory {
 
     /**
      * The crash states after every event, {@code choicesPerPoint} of them per point, in order of the
-     * event count: each is built in the same directory, which is emptied first, and is valid until the
-     * iterator moves on.
+     * event count: each is built in the same directory, which is emptied first (close the log opened on
+     * the previous state before), and is valid until the iterator moves on.
      *
      * @param target an existing directory, used for every state.
      * @param choicesPerPoint how many random survival choices per crash point, at least 1.
@@ -97,7 +97,7 @@ public final class DiskHistory {
                     eventCount++;
                 }
                 try {
-                    Directories.emptyFiles(target);
+                    Directories.emptyTree(target);
                     return crash(point, random, target);
                 } catch (final IOException ex) {
                     throw new java.io.UncheckedIOException(

@@ -162,6 +162,21 @@ final class SimulatedDisk {
     }
 
     /**
+     * The name a file has now: a file opened under one name may have been renamed since.
+     *
+     * @param inode the file's identity.
+     * @return its name, or null if it has none (deleted).
+     */
+    synchronized String currentName(final int inode) {
+        for (final Map.Entry<String, Integer> entry : inodes.entrySet()) {
+            if (entry.getValue() == inode) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
+
+    /**
      * Gives a new file an identity.
      *
      * @param name its name.

@@ -189,7 +189,8 @@ final class SimulatedSession implements StorageSession {
                 return;
             }
         }
-        final IOException injected = isSegment(path) ? faults.take(FaultPlan.Target.SEGMENT_WRITE, description) : null;
+        final IOException injected =
+                isSegment(fileHandle) ? faults.take(FaultPlan.Target.SEGMENT_WRITE, description) : null;
         if (injected != null) {
             fail(token, injected);
             return;
@@ -223,7 +224,8 @@ final class SimulatedSession implements StorageSession {
     public void submitSync(final int fileHandle, final long token) {
         final Path path = files.path(fileHandle);
         final String description = "fdatasync of " + path;
-        final IOException injected = isSegment(path) ? faults.take(FaultPlan.Target.SEGMENT_SYNC, description) : null;
+        final IOException injected =
+                isSegment(fileHandle) ? faults.take(FaultPlan.Target.SEGMENT_SYNC, description) : null;
         if (injected != null) {
             fail(token, injected);
             return;
@@ -436,8 +438,10 @@ final class SimulatedSession implements StorageSession {
         completionSignal.run();
     }
 
-    private static boolean isSegment(final Path path) {
-        return nameOf(path).endsWith(SegmentNames.SEGMENT_SUFFIX);
+    /** Whether a file is a segment now: one opened as a temporary file was renamed into place since. */
+    private boolean isSegment(final int fileHandle) {
+        final String name = disk.currentName(files.file(fileHandle).inode());
+        return name != null && name.endsWith(SegmentNames.SEGMENT_SUFFIX);
     }
 
     private void checkInDirectory(final Path path) throws IOException {
