@@ -11,7 +11,8 @@ import java.util.Objects;
  * acknowledged.
  *
  * <p>Written as {@code kind#count}, for example {@code sync#3} (after the third completed fdatasync)
- * or {@code event#0} (at once): {@link #toString()} and {@link #parse} round-trip, which is how a
+ * or {@code event#0} (at once), {@code data#12} (after the twelfth event of the log's data path):
+ * {@link #toString()} and {@link #parse} round-trip, which is how a
  * failure report names a crash point to replay.
  *
  * <p><b>Threading:</b> immutable.
@@ -21,6 +22,13 @@ public final class CrashPoint {
     public enum Operation {
         /** Any event of the disk's history: submissions and completions alike. */
         EVENT,
+        /**
+         * An event of the log's data path: a write to a segment file or an fdatasync of one, or the
+         * completion of either. Segment preparation and directory operations, which run beside the
+         * appends at their own pace, are not counted, so these points follow the application's
+         * progress and make the steadiest replay keys.
+         */
+        DATA,
         /** A write submitted: its bytes are in the page cache, not yet durable. */
         WRITE,
         /** An fdatasync completed: the writes it covers are durable. */
@@ -36,11 +44,13 @@ public final class CrashPoint {
          * Whether an event is one of this kind.
          *
          * @param event the event.
+         * @param data whether it is an event of a segment file's data path (see {@link #DATA}).
          * @return true if it counts.
          */
-        public boolean counts(final DiskEvent event) {
+        boolean counts(final DiskEvent event, final boolean data) {
             return switch (this) {
                 case EVENT -> true;
+                case DATA -> data;
                 case WRITE -> event instanceof DiskEvent.Write;
                 case SYNC -> event instanceof DiskEvent.SyncDone;
                 case RENAME -> event instanceof DiskEvent.Rename;
@@ -85,6 +95,16 @@ public final class CrashPoint {
      */
     public static CrashPoint afterEvents(final int count) {
         return new CrashPoint(Operation.EVENT, count);
+    }
+
+    /**
+     * The power fails right after the Nth event of the log's data path ({@link Operation#DATA}).
+     *
+     * @param count N, at least 1.
+     * @return the crash point.
+     */
+    public static CrashPoint afterDataEvents(final int count) {
+        return new CrashPoint(Operation.DATA, count);
     }
 
     /**

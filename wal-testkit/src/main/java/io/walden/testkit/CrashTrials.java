@@ -29,9 +29,11 @@ import java.util.stream.Stream;
  *       CrashTrial#random()} and the survival choices. A failure prints the key that replays the trial,
  *       {@code -D}{@value #REPLAY_PROPERTY}{@code =<seed>:<point>}; thread interleavings are not
  *       replayed exactly, so a replay may need a few runs.
- *   <li><b>Shrinking.</b> A failing trial is run again with the same seed and earlier crash points of
- *       the same kind (a bisection, a few attempts), and the earliest that fails twice in a row is
- *       reported: a point that fails only now and then would make a poor replay key.
+ *   <li><b>Shrinking.</b> A failing trial is run again with the same seed: first with its crash point
+ *       moved to the same progress of the log's data path ({@code data#N}, which follows the appends
+ *       and not the segment preparation beside them, so it replays best), then with earlier data
+ *       points (a bisection, a few attempts). A point is kept only if it fails twice in a row: one
+ *       that fails now and then would make a poor replay key. See {@link Shrinker}.
  * </ul>
  *
  * <p>A passing trial's directory is deleted; a failing trial's is kept and named in the report. While
@@ -85,8 +87,14 @@ public final class CrashTrials {
         }
     }
 
-    /** The result of one trial. */
-    private record Outcome(CrashTrial trial, Throwable failure, Path directory) {}
+    /**
+     * The result of one trial.
+     *
+     * @param trial the trial; null if its storage could not be created.
+     * @param failure what the body threw, or null.
+     * @param directory the trial's log directory.
+     */
+    record Outcome(CrashTrial trial, Throwable failure, Path directory) {}
 
     private final String name;
     private final int trials;
@@ -206,7 +214,7 @@ public final class CrashTrials {
                 final CrashPoint point = replayPoint(replayKey);
                 final Outcome outcome = runTrial(body, root, 0, seed, point, "replay");
                 if (outcome.failure() != null) {
-                    throw failure("replay of " + replayKey, outcome, base, outcome, 0, 0);
+                    throw failure("replay of " + replayKey, outcome, base, outcome, "");
                 }
                 System.out.println("CRASH TRIALS " + name + ": replayed " + replayKey + ", which passed");
                 return new Summary(name, 1, outcome.trial().powerFailedBeforeCrash() ? 1 : 0, base, elapsed(startNs));
@@ -291,64 +299,36 @@ public final class CrashTrials {
         return new Outcome(trial, failure, directory);
     }
 
-    /**
-     * Runs a failing trial again with earlier crash points of the same kind (bisection), keeping the
-     * earliest that fails, and describes it.
-     */
+    /** Moves a failing trial's crash point to the steadiest and earliest that still fails, and describes it. */
     private CrashTrialFailure shrink(
             final Body body, final Path root, final Outcome original, final long base, final int count) {
         final CrashTrial trial = original.trial();
-        Outcome failing = original;
-        CrashPoint point = trial == null ? null : trial.crashPoint();
-        if (point == null && trial != null && trial.countsAtFirstCrash() != null) {
-            point = CrashPoint.afterEvents(trial.countsAtFirstCrash()[CrashPoint.Operation.EVENT.ordinal()]);
+        final Shrinker shrinker = new Shrinker(
+                original,
+                shrinkAttempts,
+                (point, directoryName) -> runTrial(body, root, trial.number(), trial.seed(), point, directoryName),
+                directory -> deleteQuietly(directory.getParent(), false));
+        if (trial != null && trial.countsAtFirstCrash() != null) {
+            shrinker.shrink(trial.countsAtFirstCrash()[CrashPoint.Operation.DATA.ordinal()]);
         }
-        int attempts = 0;
-        int steps = 0;
-        if (point != null) {
-            int low = point.operation() == CrashPoint.Operation.EVENT ? 0 : 1;
-            int high = point.count();
-            while (low < high && attempts < shrinkAttempts) {
-                final int middle = (low + high) >>> 1;
-                attempts++;
-                final CrashPoint candidate = CrashPoint.after(point.operation(), middle);
-                Outcome outcome = runTrial(body, root, trial.number(), trial.seed(), candidate, "shrink-" + attempts);
-                if (outcome.failure() != null && attempts < shrinkAttempts) {
-                    // A point that fails only now and then would make a poor replay key: it must fail
-                    // twice in a row to be kept.
-                    attempts++;
-                    deleteQuietly(outcome.directory().getParent(), false);
-                    outcome = runTrial(body, root, trial.number(), trial.seed(), candidate, "shrink-" + attempts);
-                } else if (outcome.failure() != null) {
-                    deleteQuietly(outcome.directory().getParent(), false);
-                    break;
-                }
-                if (outcome.failure() != null) {
-                    deleteQuietly(failing.directory().getParent(), false);
-                    failing = outcome;
-                    high = middle;
-                    steps++;
-                } else {
-                    low = middle + 1;
-                }
-            }
-        }
+        final Boolean failedAgain = shrinker.originalFailedAgain();
         return failure(
                 "trial " + (trial == null ? 0 : trial.number()) + " of " + count,
-                failing,
+                shrinker.failing(),
                 base,
                 original,
-                steps,
-                attempts);
+                shrinker.steps() > 0
+                        ? "; moved to crash point {point} in " + shrinker.steps() + " step(s), " + shrinker.attempts()
+                                + " rerun(s)"
+                        : failedAgain == null
+                                ? ""
+                                : failedAgain
+                                        ? "; it failed again when rerun"
+                                        : "; it did not fail again when rerun once (timing): replay it a few times");
     }
 
     private CrashTrialFailure failure(
-            final String which,
-            final Outcome failing,
-            final long base,
-            final Outcome original,
-            final int steps,
-            final int attempts) {
+            final String which, final Outcome failing, final long base, final Outcome original, final String shrunk) {
         final CrashTrial trial = failing.trial();
         final long seed = trial == null ? 0 : trial.seed();
         final String key = seed + ":" + (trial == null || trial.crashPoint() == null ? END : trial.crashPoint());
@@ -361,10 +341,7 @@ public final class CrashTrials {
         final CrashReport crash = trial == null ? null : trial.lastCrash();
         final String message = "CRASH TRIALS " + name + " failed at " + which + " (seed " + seed + ", crash point "
                 + originalKey.substring(originalKey.indexOf(':') + 1) + ")"
-                + (attempts > 0
-                        ? "; shrunk to crash point " + key.substring(key.indexOf(':') + 1) + " in " + steps
-                                + " step(s), " + attempts + " attempt(s)"
-                        : "")
+                + shrunk.replace("{point}", key.substring(key.indexOf(':') + 1))
                 + "\n  replay: -D" + REPLAY_PROPERTY + "=" + key + " (thread interleavings are not replayed"
                 + " exactly: a replay may need a few runs); base seed " + base
                 + "\n  crash: " + (crash == null ? "none (the body failed before crashing)" : crash)

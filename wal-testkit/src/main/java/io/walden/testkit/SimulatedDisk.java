@@ -6,8 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -31,6 +33,8 @@ final class SimulatedDisk {
     private final Map<String, Integer> inodes = new HashMap<>();
     private final List<DiskEvent> events = new ArrayList<>();
     private final int[] operationCounts = new int[CrashPoint.Operation.values().length];
+    // The writes and syncs of segment files (by id), whose completions are data events too.
+    private final Set<Long> dataOperations = new HashSet<>();
     private int nextInode;
     private long nextId = 1;
     private CrashPoint crashPoint;
@@ -135,15 +139,37 @@ final class SimulatedDisk {
             return false;
         }
         events.add(event);
+        final boolean data = isData(event);
         for (final CrashPoint.Operation operation : CrashPoint.Operation.values()) {
-            if (operation.counts(event)) {
+            if (operation.counts(event, data)) {
                 operationCounts[operation.ordinal()]++;
             }
         }
-        if (crashPoint != null && crashPoint.operation().counts(event) && ++crashPointSeen >= crashPoint.count()) {
+        if (crashPoint != null
+                && crashPoint.operation().counts(event, data)
+                && ++crashPointSeen >= crashPoint.count()) {
             frozen = true;
         }
         return true;
+    }
+
+    /** Whether an event belongs to a segment file's data path: its writes, syncs and their completions. */
+    private boolean isData(final DiskEvent event) {
+        if (event instanceof DiskEvent.Write write) {
+            return isSegment(write.inode()) && dataOperations.add(write.writeId());
+        } else if (event instanceof DiskEvent.Sync sync) {
+            return isSegment(sync.inode()) && dataOperations.add(sync.syncId());
+        } else if (event instanceof DiskEvent.WriteDone done) {
+            return dataOperations.remove(done.writeId());
+        } else if (event instanceof DiskEvent.SyncDone done) {
+            return dataOperations.remove(done.syncId());
+        }
+        return false;
+    }
+
+    private boolean isSegment(final int inode) {
+        final String name = currentName(inode);
+        return name != null && name.endsWith(SegmentNames.SEGMENT_SUFFIX);
     }
 
     /** @return a new id for a write, sync or directory operation. */
