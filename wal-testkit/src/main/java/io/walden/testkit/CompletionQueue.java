@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
 
 /**
  * The operations a {@link SimulatedSession} submitted and has not delivered: each becomes deliverable
@@ -29,7 +30,7 @@ final class CompletionQueue {
         final long id;
         final long result;
         final IOException failure;
-        final String description;
+        final Supplier<String> description;
         final long readyAtNs;
         int pollsLeft;
         // A preparation write of a slow-preparation session: deliverable only when nothing else is in
@@ -42,7 +43,7 @@ final class CompletionQueue {
                 final long id,
                 final long result,
                 final IOException failure,
-                final String description,
+                final Supplier<String> description,
                 final int pollsLeft,
                 final long readyAtNs) {
             this.kind = kind;
@@ -91,7 +92,7 @@ final class CompletionQueue {
             final long id,
             final long result,
             final IOException failure,
-            final String description,
+            final Supplier<String> description,
             final int pollsLeft,
             final long delayNs) {
         if (inFlight.size() >= maxInFlight) {
@@ -118,7 +119,10 @@ final class CompletionQueue {
      * @return the operations, removed from the queue.
      */
     List<Operation> takeReady(final int limit) {
-        final List<Operation> ready = new ArrayList<>();
+        if (inFlight.isEmpty()) {
+            return List.of();
+        }
+        final List<Operation> ready = new ArrayList<>(inFlight.size());
         int stalledCount = 0;
         for (final Operation operation : inFlight) {
             stalledCount += operation.stalled ? 1 : 0;

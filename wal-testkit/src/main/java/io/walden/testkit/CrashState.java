@@ -1,9 +1,8 @@
 package io.walden.testkit;
 
 import io.walden.spi.StorageOptions;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.SortedMap;
 
 /**
  * A directory as a simulated power failure left it ({@link DiskHistory#crash}), and the report of what
@@ -14,10 +13,12 @@ import java.nio.file.Path;
  */
 public final class CrashState {
     private final Path directory;
+    private final SortedMap<String, byte[]> files;
     private final CrashReport report;
 
-    CrashState(final Path directory, final CrashReport report) {
+    CrashState(final Path directory, final SortedMap<String, byte[]> files, final CrashReport report) {
         this.directory = directory;
+        this.files = files;
         this.report = report;
     }
 
@@ -43,17 +44,9 @@ public final class CrashState {
      * @param options buffered, O_DIRECT and/or O_DSYNC semantics.
      * @param seed seeds the simulated completions.
      * @return the storage.
-     * @throws UncheckedIOException if the directory cannot be read.
      */
     public SimulatedStorage newStorage(final StorageOptions options, final long seed) {
-        try {
-            return SimulatedStorage.builder(directory)
-                    .options(options)
-                    .seed(seed)
-                    .build();
-        } catch (final IOException ex) {
-            throw new UncheckedIOException("cannot read the crash state in " + directory, ex);
-        }
+        return SimulatedStorage.onKnownFiles(directory, files, options, seed);
     }
 
     /**

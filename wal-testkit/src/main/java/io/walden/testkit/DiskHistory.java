@@ -58,7 +58,7 @@ public final class DiskHistory {
     public CrashState crash(final int eventCount, final SplittableRandom random, final Path target) throws IOException {
         final DiskModel.Image image = image(eventCount, random);
         image.writeTo(target);
-        return new CrashState(target, image.choices().build(eventCount, events.size()));
+        return new CrashState(target, image.files(), image.choices().build(eventCount, events.size()));
     }
 
     /**

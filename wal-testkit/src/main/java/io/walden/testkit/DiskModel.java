@@ -1,9 +1,7 @@
 package io.walden.testkit;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -66,7 +64,7 @@ final class DiskModel {
          */
         void writeTo(final Path target) throws IOException {
             for (final Map.Entry<String, byte[]> file : files.entrySet()) {
-                Files.write(target.resolve(file.getKey()), file.getValue(), StandardOpenOption.CREATE_NEW);
+                SparseFiles.write(target.resolve(file.getKey()), file.getValue());
             }
         }
     }

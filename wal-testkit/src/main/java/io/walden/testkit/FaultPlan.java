@@ -1,6 +1,7 @@
 package io.walden.testkit;
 
 import java.io.IOException;
+import java.util.function.Supplier;
 
 /**
  * The faults and delays armed on a {@link SimulatedStorage}, shared by its sessions: each armed error
@@ -43,14 +44,14 @@ final class FaultPlan {
      * @param description the operation, for the exception's message.
      * @return the failure it completes with, or null if nothing was armed.
      */
-    synchronized IOException take(final Target target, final String description) {
+    synchronized IOException take(final Target target, final Supplier<String> description) {
         final Errno errno = armed[target.ordinal()];
         if (errno == null) {
             return null;
         }
         armed[target.ordinal()] = null;
         injectedCount++;
-        return new IOException(description + " failed: " + errno.text() + " (" + errno.name()
+        return new IOException(description.get() + " failed: " + errno.text() + " (" + errno.name()
                 + ", injected by the simulated storage)");
     }
 

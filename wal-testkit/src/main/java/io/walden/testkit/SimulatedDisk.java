@@ -28,6 +28,8 @@ import java.util.stream.Stream;
  * Every method is synchronized.
  */
 final class SimulatedDisk {
+    private static final CrashPoint.Operation[] OPERATIONS = CrashPoint.Operation.values();
+
     private final Path directory;
     private final List<DiskModel.InitialFile> initialFiles = new ArrayList<>();
     private final Map<String, Integer> inodes = new HashMap<>();
@@ -140,7 +142,7 @@ final class SimulatedDisk {
         }
         events.add(event);
         final boolean data = isData(event);
-        for (final CrashPoint.Operation operation : CrashPoint.Operation.values()) {
+        for (final CrashPoint.Operation operation : OPERATIONS) {
             if (operation.counts(event, data)) {
                 operationCounts[operation.ordinal()]++;
             }

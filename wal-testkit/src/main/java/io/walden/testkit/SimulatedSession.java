@@ -14,9 +14,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.agrona.BufferUtil;
 
 /**
@@ -53,6 +57,9 @@ final class SimulatedSession implements StorageSession {
     private final SplittableRandom random;
     private final Runnable completionSignal;
     private final FileTable<OpenFile> files = new FileTable<>();
+    // Per temporary file (inode): where its zero-fill reached, past the real file's end. The zeros are
+    // not written (a hole reads as zeros); the size follows before anyone can look (see settle).
+    private final Map<Integer, Long> zeroFillEnds = new HashMap<>();
     private final CompletionQueue inFlight;
     private final boolean slowPreparation;
     // In half the sessions appenders run the I/O of their own records when the log is idle, racing
@@ -164,7 +171,48 @@ final class SimulatedSession implements StorageSession {
 
     @Override
     public void closeFile(final int fileHandle) throws IOException {
+        settle(files.file(fileHandle));
         files.remove(fileHandle).channel().close();
+    }
+
+    /**
+     * Gives a temporary file the size its zero-fill reached, which writes that went past its end left
+     * as a hole: before it is synced, renamed or closed, so that the log never sees it short. Not once
+     * the power failed: then nothing may change the real files.
+     */
+    private void settle(final OpenFile file) throws IOException {
+        final Long zeroFillEnd = zeroFillEnds.remove(file.inode());
+        if (zeroFillEnd == null) {
+            return;
+        }
+        synchronized (disk) {
+            if (!disk.frozen() && file.channel().size() < zeroFillEnd) {
+                file.channel().write(ByteBuffer.wrap(new byte[1]), zeroFillEnd - 1);
+            }
+        }
+    }
+
+    private void settleAll() throws IOException {
+        if (zeroFillEnds.isEmpty()) {
+            return;
+        }
+        final List<OpenFile> open = new ArrayList<>();
+        files.forEach((file, path) -> open.add(file));
+        for (final OpenFile file : open) {
+            settle(file);
+        }
+    }
+
+    /** Whether a zero write to a temporary file lies past the real file's end, where a hole reads as zeros. */
+    private boolean skipsZeros(final OpenFile file, final long fileOffset, final byte[] bytes, final Path path)
+            throws IOException {
+        if (!WriteBytes.isZeros(bytes)
+                || !nameOf(path).endsWith(SegmentNames.TEMPORARY_SUFFIX)
+                || fileOffset < file.channel().size()) {
+            return false;
+        }
+        zeroFillEnds.merge(file.inode(), fileOffset + bytes.length, Math::max);
+        return true;
     }
 
     @Override
@@ -176,14 +224,15 @@ final class SimulatedSession implements StorageSession {
             final int lengthBytes,
             final long token) {
         final Path path = files.path(fileHandle);
-        final String description = "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + path;
+        final Supplier<String> description =
+                () -> "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + path;
         if (options.directIo()) {
             final long address = BufferUtil.address(source) + sourceOffset;
             final int block = options.blockSizeBytes();
             if (fileOffset % block != 0 || lengthBytes % block != 0 || address % block != 0) {
                 fail(
                         token,
-                        new IOException(description
+                        new IOException(description.get()
                                 + " is not aligned to " + block + " bytes (address " + address
                                 + ") as O_DIRECT requires: EINVAL"));
                 return;
@@ -199,17 +248,20 @@ final class SimulatedSession implements StorageSession {
         final long writeId = disk.nextId();
         synchronized (disk) {
             if (!disk.record(new DiskEvent.Write(writeId, files.file(fileHandle).inode(), fileOffset, bytes))) {
-                fail(token, powerLoss(description));
+                fail(token, powerLoss(description.get()));
                 return;
             }
             try {
-                final ByteBuffer view = ByteBuffer.wrap(bytes);
-                final FileChannel channel = files.file(fileHandle).channel();
-                while (view.hasRemaining()) {
-                    channel.write(view, fileOffset + view.position());
+                final OpenFile file = files.file(fileHandle);
+                if (!skipsZeros(file, fileOffset, bytes, path)) {
+                    // From the log's own (direct) buffer: no copy of the copy.
+                    final ByteBuffer view = source.slice(sourceOffset, lengthBytes);
+                    while (view.hasRemaining()) {
+                        file.channel().write(view, fileOffset + view.position());
+                    }
                 }
             } catch (final IOException ex) {
-                throw new IllegalStateException(description + " failed on the real file: " + ex, ex);
+                throw new IllegalStateException(description.get() + " failed on the real file: " + ex, ex);
             }
         }
         final boolean preparation = slowPreparation && nameOf(path).endsWith(SegmentNames.TEMPORARY_SUFFIX);
@@ -223,16 +275,22 @@ final class SimulatedSession implements StorageSession {
     @Override
     public void submitSync(final int fileHandle, final long token) {
         final Path path = files.path(fileHandle);
-        final String description = "fdatasync of " + path;
+        final Supplier<String> description = () -> "fdatasync of " + path;
         final IOException injected =
                 isSegment(fileHandle) ? faults.take(FaultPlan.Target.SEGMENT_SYNC, description) : null;
         if (injected != null) {
             fail(token, injected);
             return;
         }
+        try {
+            settle(files.file(fileHandle));
+        } catch (final IOException ex) {
+            fail(token, new IOException(description.get() + " failed: " + ex, ex));
+            return;
+        }
         final long syncId = disk.nextId();
         if (!disk.record(new DiskEvent.Sync(syncId, files.file(fileHandle).inode()))) {
-            fail(token, powerLoss(description));
+            fail(token, powerLoss(description.get()));
             return;
         }
         queue(
@@ -256,10 +314,10 @@ final class SimulatedSession implements StorageSession {
      */
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        final String description =
-                "allocation of " + lengthBytes + " bytes at " + fileOffset + " in " + files.path(fileHandle);
+        final Supplier<String> description =
+                () -> "allocation of " + lengthBytes + " bytes at " + fileOffset + " in " + files.path(fileHandle);
         if (disk.frozen()) {
-            fail(token, powerLoss(description));
+            fail(token, powerLoss(description.get()));
             return;
         }
         queue(CompletionQueue.Kind.NOTHING, token, 0, 0, description, random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1), 0);
@@ -267,7 +325,7 @@ final class SimulatedSession implements StorageSession {
 
     @Override
     public void submitSyncDirectory(final long token) {
-        final String description = "fsync of the directory " + disk.directory();
+        final Supplier<String> description = () -> "fsync of the directory " + disk.directory();
         final IOException injected = faults.take(FaultPlan.Target.DIRECTORY_SYNC, description);
         if (injected != null) {
             fail(token, injected);
@@ -275,7 +333,7 @@ final class SimulatedSession implements StorageSession {
         }
         final long syncId = disk.nextId();
         if (!disk.record(new DiskEvent.DirectorySync(syncId))) {
-            fail(token, powerLoss(description));
+            fail(token, powerLoss(description.get()));
             return;
         }
         queue(
@@ -290,11 +348,17 @@ final class SimulatedSession implements StorageSession {
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        final String description = "rename of " + source + " to " + target;
+        final Supplier<String> description = () -> "rename of " + source + " to " + target;
         final long opId = disk.nextId();
+        try {
+            settleAll();
+        } catch (final IOException ex) {
+            fail(token, new IOException(description.get() + " failed: " + ex, ex));
+            return;
+        }
         synchronized (disk) {
             if (disk.frozen()) {
-                fail(token, powerLoss(description));
+                fail(token, powerLoss(description.get()));
                 return;
             }
             try {
@@ -302,7 +366,7 @@ final class SimulatedSession implements StorageSession {
                 checkInDirectory(target);
                 Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
             } catch (final IOException ex) {
-                fail(token, new IOException(description + " failed: " + ex, ex));
+                fail(token, new IOException(description.get() + " failed: " + ex, ex));
                 return;
             }
             disk.renameInode(nameOf(source), nameOf(target));
@@ -321,11 +385,11 @@ final class SimulatedSession implements StorageSession {
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        final String description = "delete of " + path;
+        final Supplier<String> description = () -> "delete of " + path;
         final long opId = disk.nextId();
         synchronized (disk) {
             if (disk.frozen()) {
-                fail(token, powerLoss(description));
+                fail(token, powerLoss(description.get()));
                 return;
             }
             final boolean existed;
@@ -333,7 +397,7 @@ final class SimulatedSession implements StorageSession {
                 checkInDirectory(path);
                 existed = Files.deleteIfExists(path);
             } catch (final IOException ex) {
-                fail(token, new IOException(description + " failed: " + ex, ex));
+                fail(token, new IOException(description.get() + " failed: " + ex, ex));
                 return;
             }
             if (!existed || !disk.removeInode(nameOf(path))) {
@@ -376,7 +440,7 @@ final class SimulatedSession implements StorageSession {
                     case NOTHING -> null;
                 };
         if ((done == null && disk.frozen()) || (done != null && !disk.record(done))) {
-            handler.onCompletion(operation.token, -1, powerLoss(operation.description));
+            handler.onCompletion(operation.token, -1, powerLoss(operation.description.get()));
             return;
         }
         handler.onCompletion(operation.token, operation.result, null);
@@ -410,6 +474,7 @@ final class SimulatedSession implements StorageSession {
         inFlight.clear();
         files.removeAll((file, path) -> {
             try {
+                settle(file);
                 file.channel().close();
             } catch (final IOException ex) {
                 throw new IllegalStateException("cannot close " + path + ": " + ex, ex);
@@ -423,7 +488,7 @@ final class SimulatedSession implements StorageSession {
             final long token,
             final long id,
             final long result,
-            final String description,
+            final Supplier<String> description,
             final int pollsLeft,
             final long delayNs) {
         final CompletionQueue.Operation operation =
@@ -434,7 +499,7 @@ final class SimulatedSession implements StorageSession {
 
     /** Queues an operation that fails at the next poll, recording nothing. */
     private void fail(final long token, final IOException failure) {
-        inFlight.add(CompletionQueue.Kind.NOTHING, token, 0, -1, failure, failure.getMessage(), 0, 0);
+        inFlight.add(CompletionQueue.Kind.NOTHING, token, 0, -1, failure, failure::getMessage, 0, 0);
         completionSignal.run();
     }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.SplittableRandom;
 
 /**
@@ -76,12 +77,21 @@ public final class SimulatedStorage implements StorageBackend {
     private volatile CrashReport lastCrash;
     private int crashCount;
 
-    private SimulatedStorage(final Builder builder) throws IOException {
-        this.directory = builder.directory;
-        this.options = builder.options;
-        this.sessionSeeds = new SplittableRandom(builder.seed);
-        Files.createDirectories(directory);
-        this.disk = new SimulatedDisk(directory);
+    private SimulatedStorage(
+            final Path directory, final StorageOptions options, final long seed, final SimulatedDisk disk) {
+        this.directory = directory;
+        this.options = options;
+        this.sessionSeeds = new SplittableRandom(seed);
+        this.disk = disk;
+    }
+
+    /** A storage over a directory whose files are known, without reading them again. */
+    static SimulatedStorage onKnownFiles(
+            final Path directory,
+            final SortedMap<String, byte[]> files,
+            final StorageOptions options,
+            final long seed) {
+        return new SimulatedStorage(directory, options, seed, new SimulatedDisk(directory, files));
     }
 
     /**
@@ -331,7 +341,8 @@ public final class SimulatedStorage implements StorageBackend {
          * @throws IOException if the directory cannot be created or read.
          */
         public SimulatedStorage build() throws IOException {
-            return new SimulatedStorage(this);
+            Files.createDirectories(directory);
+            return new SimulatedStorage(directory, options, seed, new SimulatedDisk(directory));
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.walden.testkit;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,6 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class WriteBytes {
     private static final ConcurrentHashMap<Integer, byte[]> ZEROS = new ConcurrentHashMap<>();
+    /** Zeros to compare a write with before copying it: segment preparation writes blocks of 4 to 64 KiB. */
+    private static final ByteBuffer ZERO_BLOCK =
+            ByteBuffer.allocateDirect(1024 * 1024).asReadOnlyBuffer();
 
     private WriteBytes() {}
 
@@ -24,10 +26,23 @@ final class WriteBytes {
      * @param lengthBytes how many.
      * @return the bytes, which no one may change.
      */
+    /**
+     * Whether a copy is the shared array of zeros of its length.
+     *
+     * @param bytes a copy {@link #copy} returned.
+     * @return true if the write was all zeros.
+     */
+    static boolean isZeros(final byte[] bytes) {
+        return ZEROS.get(bytes.length) == bytes;
+    }
+
     static byte[] copy(final ByteBuffer source, final int offset, final int lengthBytes) {
+        if (lengthBytes <= ZERO_BLOCK.capacity()
+                && source.slice(offset, lengthBytes).mismatch(ZERO_BLOCK.slice(0, lengthBytes)) < 0) {
+            return ZEROS.computeIfAbsent(lengthBytes, byte[]::new);
+        }
         final byte[] bytes = new byte[lengthBytes];
         source.get(offset, bytes);
-        final byte[] zeros = ZEROS.computeIfAbsent(lengthBytes, byte[]::new);
-        return Arrays.equals(bytes, zeros) ? zeros : bytes;
+        return bytes;
     }
 }

@@ -74,6 +74,34 @@ final class SimulatedStorageTest {
         assertTrue(keptUnsynced > 0, "every crash lost the WRITTEN records: the simulation never keeps unsynced pages");
     }
 
+    /**
+     * The simulation leaves the zeros of a segment's preparation unwritten (holes): the segment must
+     * still have its full size by the time the log renames it into place.
+     */
+    @Test
+    void preparedSegmentsHaveTheirFullSize() throws Exception {
+        final SimulatedStorage storage = SimulatedStorage.create(root.resolve("log"));
+        try (Wal wal = Wal.open(storage.configBuilder()
+                .segmentCapacityBytes(64 * 1024)
+                .bufferCapacityBytes(64 * 1024)
+                .maxRecordBytes(8 * 1024)
+                .build())) {
+            for (int i = 0; i < 400; i++) {
+                wal.append(record(i), i % 10 == 9 ? Durability.SYNCED : Durability.WRITTEN);
+            }
+        }
+        int segments = 0;
+        try (var files = java.nio.file.Files.list(storage.directory())) {
+            for (final Path file : files.toList()) {
+                if (file.getFileName().toString().endsWith(".wal")) {
+                    segments++;
+                    assertEquals(64 * 1024, java.nio.file.Files.size(file), file.toString());
+                }
+            }
+        }
+        assertTrue(segments >= 3, "the records should have rolled segments: " + segments);
+    }
+
     @Test
     void aCrashPointCutsThePowerRightAfterItsOperation() throws Exception {
         final SimulatedStorage storage = SimulatedStorage.create(root.resolve("log"));
