@@ -34,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * survival choices ({@link DiskHistory#crash}), open a log on it (recovery, on a new {@link
  * SimulatedStorage} that records it), read every record back, close. One operation is one crash
  * state. {@code point=end} crashes after the whole history (the full 1 MiB log); {@code
- * point=random} after a random prefix of it, as the crash suites draw their points.
+ * point=sweep} after random prefixes of it in ascending order, about {@value #SWEEP_POINTS} per sweep,
+ * as the power-loss suite visits the crash points of a workload (the history's model then advances
+ * from one point to the next, and is rebuilt once per sweep).
  *
  * <p>The files go to {@code /dev/shm} when it exists, as the crash suites' do (or under {@code
  * -Dwalden.bench.dir}).
@@ -58,15 +60,17 @@ public class CrashRecoverBenchmark {
     private static final int LOG_BYTES = 1024 * 1024;
     private static final int RECORD_BYTES = 4000;
     private static final Path SHARED_MEMORY = Path.of("/dev/shm");
+    private static final int SWEEP_POINTS = 45;
 
-    /** Where the power fails: after the whole history, or after a random prefix of it. */
-    @Param({"end", "random"})
+    /** Where the power fails: after the whole history, or after ascending random prefixes of it. */
+    @Param({"end", "sweep"})
     public String point;
 
     private Path root;
     private Path target;
     private DiskHistory history;
     private SplittableRandom random;
+    private int sweepPoint;
 
     /** Runs the workload once and keeps its history. */
     @Setup(Level.Trial)
@@ -99,6 +103,15 @@ public class CrashRecoverBenchmark {
         BenchFiles.deleteRecursively(root);
     }
 
+    /** The next point of the sweep: a random step further, or a new sweep from the start. */
+    private int nextSweepPoint() {
+        sweepPoint += 1 + random.nextInt(2 * history.size() / SWEEP_POINTS);
+        if (sweepPoint > history.size()) {
+            sweepPoint = random.nextInt(history.size() / SWEEP_POINTS);
+        }
+        return sweepPoint;
+    }
+
     /**
      * One crash state: built, recovered, read back, closed.
      *
@@ -109,7 +122,7 @@ public class CrashRecoverBenchmark {
         try {
             BenchFiles.deleteRecursively(target);
             Files.createDirectory(target);
-            final int eventCount = "end".equals(point) ? history.size() : random.nextInt(history.size() + 1);
+            final int eventCount = "end".equals(point) ? history.size() : nextSweepPoint();
             final CrashState state = history.crash(eventCount, random, target);
             try (Wal wal =
                     Wal.open(state.newStorage(random.nextLong()).configBuilder().build())) {
