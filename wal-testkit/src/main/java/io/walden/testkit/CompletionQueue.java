@@ -37,6 +37,18 @@ final class CompletionQueue {
         // flight.
         boolean stalled;
 
+        /**
+         * An operation.
+         *
+         * @param kind what its delivery records.
+         * @param token the log's token.
+         * @param id the disk's id of the operation, 0 if none.
+         * @param result the result to deliver.
+         * @param failure the failure to deliver, or null.
+         * @param description the operation, for messages.
+         * @param pollsLeft polls before it may be delivered.
+         * @param delayNs the least time from now before it may be delivered.
+         */
         Operation(
                 final Kind kind,
                 final long token,
@@ -45,7 +57,7 @@ final class CompletionQueue {
                 final IOException failure,
                 final Supplier<String> description,
                 final int pollsLeft,
-                final long readyAtNs) {
+                final long delayNs) {
             this.kind = kind;
             this.token = token;
             this.id = id;
@@ -53,7 +65,7 @@ final class CompletionQueue {
             this.failure = failure;
             this.description = description;
             this.pollsLeft = pollsLeft;
-            this.readyAtNs = readyAtNs;
+            this.readyAtNs = delayNs == 0 ? 0 : System.nanoTime() + delayNs;
         }
     }
 
@@ -75,38 +87,14 @@ final class CompletionQueue {
     /**
      * Queues an operation.
      *
-     * @param kind what its delivery records.
-     * @param token the log's token.
-     * @param id the disk's id of the operation, 0 if none.
-     * @param result the result to deliver.
-     * @param failure the failure to deliver, or null.
-     * @param description the operation, for messages.
-     * @param pollsLeft polls before it may be delivered.
-     * @param delayNs the least time before it may be delivered.
+     * @param operation the operation.
      * @return the operation.
      * @throws IllegalStateException if the session has the most operations in flight already.
      */
-    Operation add(
-            final Kind kind,
-            final long token,
-            final long id,
-            final long result,
-            final IOException failure,
-            final Supplier<String> description,
-            final int pollsLeft,
-            final long delayNs) {
+    Operation add(final Operation operation) {
         if (inFlight.size() >= maxInFlight) {
             throw new IllegalStateException("more than " + maxInFlight + " operations in flight");
         }
-        final Operation operation = new Operation(
-                kind,
-                token,
-                id,
-                result,
-                failure,
-                description,
-                pollsLeft,
-                delayNs == 0 ? 0 : System.nanoTime() + delayNs);
         inFlight.add(operation);
         return operation;
     }

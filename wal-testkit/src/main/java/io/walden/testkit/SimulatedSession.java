@@ -15,11 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.agrona.BufferUtil;
 
@@ -37,7 +34,6 @@ import org.agrona.BufferUtil;
  */
 final class SimulatedSession implements StorageSession {
     private static final int MAX_IN_FLIGHT = 64;
-    private static final long COMPLETION_SIGNAL_INTERVAL_NS = 20_000;
     private static final int WRITE_DELAY_POLLS_MAX = 2;
     private static final int SYNC_DELAY_POLLS_MAX = 8;
     private static final int DIRECTORY_DELAY_POLLS_MAX = 3;
@@ -57,19 +53,14 @@ final class SimulatedSession implements StorageSession {
     private final SplittableRandom random;
     private final Runnable completionSignal;
     private final FileTable<OpenFile> files = new FileTable<>();
-    // Per temporary file (inode): where its zero-fill reached, past the real file's end. The zeros are
-    // not written (a hole reads as zeros); the size follows before anyone can look (see settle).
-    private final Map<Integer, Long> zeroFillEnds = new HashMap<>();
+    private final ZeroFillHoles zeroFill;
     private final CompletionQueue inFlight;
     private final boolean slowPreparation;
     // In half the sessions appenders run the I/O of their own records when the log is idle, racing
     // the I/O thread for it; their completions are delayed like any other.
     private final boolean callerMayRunIo;
-    // In a third of the sessions a thread of the session's own, like io_uring's event loop, signals
-    // completions every few tens of microseconds, and the log runs completion rounds on it (writes and
-    // syncs submitted from there), racing the I/O thread and the appenders for the duty.
-    private final Thread completionThread;
-    private volatile boolean completionThreadStopped;
+    // In a third of the sessions, a thread like io_uring's event loop: see EventLoopThread.
+    private final EventLoopThread completionThread;
     private boolean closed;
 
     SimulatedSession(
@@ -84,15 +75,10 @@ final class SimulatedSession implements StorageSession {
         this.random = random;
         this.inFlight = new CompletionQueue(random, MAX_IN_FLIGHT);
         this.completionSignal = completionSignal;
+        this.zeroFill = new ZeroFillHoles(disk);
         this.slowPreparation = random.nextInt(3) == 0;
         this.callerMayRunIo = random.nextBoolean();
-        if (random.nextInt(3) == 0) {
-            completionThread = new Thread(this::signalCompletions, "walden-simulated-event-loop");
-            completionThread.setDaemon(true);
-            completionThread.start();
-        } else {
-            completionThread = null;
-        }
+        this.completionThread = random.nextInt(3) == 0 ? new EventLoopThread(completionSignal) : null;
     }
 
     @Override
@@ -103,14 +89,6 @@ final class SimulatedSession implements StorageSession {
     @Override
     public boolean completionThreadMayRunIo() {
         return completionThread != null;
-    }
-
-    /** The simulated event loop: signals until the session closes. */
-    private void signalCompletions() {
-        while (!completionThreadStopped) {
-            completionSignal.run();
-            LockSupport.parkNanos(COMPLETION_SIGNAL_INTERVAL_NS);
-        }
     }
 
     @Override
@@ -175,25 +153,13 @@ final class SimulatedSession implements StorageSession {
         files.remove(fileHandle).channel().close();
     }
 
-    /**
-     * Gives a temporary file the size its zero-fill reached, which writes that went past its end left
-     * as a hole: before it is synced, renamed or closed, so that the log never sees it short. Not once
-     * the power failed: then nothing may change the real files.
-     */
+    /** Gives a file the size its zero-fill reached ({@link ZeroFillHoles}). */
     private void settle(final OpenFile file) throws IOException {
-        final Long zeroFillEnd = zeroFillEnds.remove(file.inode());
-        if (zeroFillEnd == null) {
-            return;
-        }
-        synchronized (disk) {
-            if (!disk.frozen() && file.channel().size() < zeroFillEnd) {
-                file.channel().write(ByteBuffer.wrap(new byte[1]), zeroFillEnd - 1);
-            }
-        }
+        zeroFill.settle(file.inode(), file.channel());
     }
 
     private void settleAll() throws IOException {
-        if (zeroFillEnds.isEmpty()) {
+        if (!zeroFill.pending()) {
             return;
         }
         final List<OpenFile> open = new ArrayList<>();
@@ -201,18 +167,6 @@ final class SimulatedSession implements StorageSession {
         for (final OpenFile file : open) {
             settle(file);
         }
-    }
-
-    /** Whether a zero write to a temporary file lies past the real file's end, where a hole reads as zeros. */
-    private boolean skipsZeros(final OpenFile file, final long fileOffset, final byte[] bytes, final Path path)
-            throws IOException {
-        if (!WriteBytes.isZeros(bytes)
-                || !nameOf(path).endsWith(SegmentNames.TEMPORARY_SUFFIX)
-                || fileOffset < file.channel().size()) {
-            return false;
-        }
-        zeroFillEnds.merge(file.inode(), fileOffset + bytes.length, Math::max);
-        return true;
     }
 
     @Override
@@ -253,7 +207,7 @@ final class SimulatedSession implements StorageSession {
             }
             try {
                 final OpenFile file = files.file(fileHandle);
-                if (!skipsZeros(file, fileOffset, bytes, path)) {
+                if (!zeroFill.skip(nameOf(path), file.inode(), file.channel(), fileOffset, bytes)) {
                     // From the log's own (direct) buffer: no copy of the copy.
                     final ByteBuffer view = source.slice(sourceOffset, lengthBytes);
                     while (view.hasRemaining()) {
@@ -276,12 +230,6 @@ final class SimulatedSession implements StorageSession {
     public void submitSync(final int fileHandle, final long token) {
         final Path path = files.path(fileHandle);
         final Supplier<String> description = () -> "fdatasync of " + path;
-        final IOException injected =
-                isSegment(fileHandle) ? faults.take(FaultPlan.Target.SEGMENT_SYNC, description) : null;
-        if (injected != null) {
-            fail(token, injected);
-            return;
-        }
         try {
             settle(files.file(fileHandle));
         } catch (final IOException ex) {
@@ -289,18 +237,33 @@ final class SimulatedSession implements StorageSession {
             return;
         }
         final long syncId = disk.nextId();
-        if (!disk.record(new DiskEvent.Sync(syncId, files.file(fileHandle).inode()))) {
+        queueSync(
+                token,
+                isSegment(fileHandle) ? faults.take(FaultPlan.Target.SEGMENT_SYNC, description) : null,
+                new DiskEvent.Sync(syncId, files.file(fileHandle).inode()),
+                CompletionQueue.Kind.SYNC,
+                description);
+    }
+
+    /** Queues a sync of a file or of the directory, unless an injected fault or the power failure fails it. */
+    private void queueSync(
+            final long token,
+            final IOException injected,
+            final DiskEvent submitted,
+            final CompletionQueue.Kind kind,
+            final Supplier<String> description) {
+        if (injected != null) {
+            fail(token, injected);
+            return;
+        }
+        if (!disk.record(submitted)) {
             fail(token, powerLoss(description.get()));
             return;
         }
-        queue(
-                CompletionQueue.Kind.SYNC,
-                token,
-                syncId,
-                0,
-                description,
-                random.nextInt(SYNC_DELAY_POLLS_MAX + 1),
-                faults.syncDelayNs());
+        final long syncId = submitted instanceof DiskEvent.Sync sync
+                ? sync.syncId()
+                : ((DiskEvent.DirectorySync) submitted).syncId();
+        queue(kind, token, syncId, 0, description, random.nextInt(SYNC_DELAY_POLLS_MAX + 1), faults.syncDelayNs());
     }
 
     /**
@@ -326,24 +289,12 @@ final class SimulatedSession implements StorageSession {
     @Override
     public void submitSyncDirectory(final long token) {
         final Supplier<String> description = () -> "fsync of the directory " + disk.directory();
-        final IOException injected = faults.take(FaultPlan.Target.DIRECTORY_SYNC, description);
-        if (injected != null) {
-            fail(token, injected);
-            return;
-        }
-        final long syncId = disk.nextId();
-        if (!disk.record(new DiskEvent.DirectorySync(syncId))) {
-            fail(token, powerLoss(description.get()));
-            return;
-        }
-        queue(
-                CompletionQueue.Kind.DIRECTORY_SYNC,
+        queueSync(
                 token,
-                syncId,
-                0,
-                description,
-                random.nextInt(SYNC_DELAY_POLLS_MAX + 1),
-                faults.syncDelayNs());
+                faults.take(FaultPlan.Target.DIRECTORY_SYNC, description),
+                new DiskEvent.DirectorySync(disk.nextId()),
+                CompletionQueue.Kind.DIRECTORY_SYNC,
+                description);
     }
 
     @Override
@@ -373,14 +324,7 @@ final class SimulatedSession implements StorageSession {
             // Not frozen, so this records: the rename happened.
             disk.record(new DiskEvent.Rename(opId, nameOf(source), nameOf(target)));
         }
-        queue(
-                CompletionQueue.Kind.DIRECTORY_OP,
-                token,
-                opId,
-                0,
-                description,
-                random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1),
-                0);
+        queueDirectoryOperation(token, opId, description);
     }
 
     @Override
@@ -407,14 +351,7 @@ final class SimulatedSession implements StorageSession {
             }
             disk.record(new DiskEvent.Delete(opId, nameOf(path)));
         }
-        queue(
-                CompletionQueue.Kind.DIRECTORY_OP,
-                token,
-                opId,
-                0,
-                description,
-                random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1),
-                0);
+        queueDirectoryOperation(token, opId, description);
     }
 
     @Override
@@ -458,18 +395,7 @@ final class SimulatedSession implements StorageSession {
         }
         closed = true;
         if (completionThread != null) {
-            completionThreadStopped = true;
-            boolean interrupted = false;
-            while (completionThread.isAlive()) {
-                try {
-                    completionThread.join();
-                } catch (final InterruptedException ex) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            completionThread.stop();
         }
         inFlight.clear();
         files.removeAll((file, path) -> {
@@ -491,15 +417,28 @@ final class SimulatedSession implements StorageSession {
             final Supplier<String> description,
             final int pollsLeft,
             final long delayNs) {
-        final CompletionQueue.Operation operation =
-                inFlight.add(kind, token, id, result, null, description, pollsLeft, delayNs);
+        final CompletionQueue.Operation operation = inFlight.add(
+                new CompletionQueue.Operation(kind, token, id, result, null, description, pollsLeft, delayNs));
         completionSignal.run();
         return operation;
     }
 
+    /** Queues a rename or delete that happened, whose completion is delivered after a few polls. */
+    private void queueDirectoryOperation(final long token, final long opId, final Supplier<String> description) {
+        queue(
+                CompletionQueue.Kind.DIRECTORY_OP,
+                token,
+                opId,
+                0,
+                description,
+                random.nextInt(DIRECTORY_DELAY_POLLS_MAX + 1),
+                0);
+    }
+
     /** Queues an operation that fails at the next poll, recording nothing. */
     private void fail(final long token, final IOException failure) {
-        inFlight.add(CompletionQueue.Kind.NOTHING, token, 0, -1, failure, failure::getMessage, 0, 0);
+        inFlight.add(new CompletionQueue.Operation(
+                CompletionQueue.Kind.NOTHING, token, 0, -1, failure, failure::getMessage, 0, 0));
         completionSignal.run();
     }
 

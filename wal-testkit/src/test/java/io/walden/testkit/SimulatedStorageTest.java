@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -141,19 +143,28 @@ final class SimulatedStorageTest {
         throw new AssertionError("100 SYNCED appends after the fault was armed all succeeded");
     }
 
-    @Test
-    void anInjectedEnospcFailsAWriteAndTheLogKeepsWhatWasAcknowledged() throws Exception {
+    /**
+     * Arms a fault after one acknowledged record, appends until the log refuses, checks the failure,
+     * that the fault was taken once and that the log stays failed, then crashes (or not) and checks
+     * that recovery kept every acknowledgement.
+     */
+    private void faultFailsTheLog(
+            final Consumer<SimulatedStorage> arm, final BiConsumer<Wal, WalException> checkFailure, final boolean crash)
+            throws Exception {
         final SimulatedStorage storage = SimulatedStorage.create(root.resolve("log"));
         final AckLedger ledger = new AckLedger(storage);
         final WalConfig config = storage.configBuilder().build();
         try (Wal wal = Wal.open(config)) {
             ledger.append(wal, record(0), Durability.SYNCED);
-            storage.failNextWrite(Errno.ENOSPC);
-            final WalException failure = appendUntilRefused(ledger, wal);
-            assertEquals(WalException.ErrorCode.STORAGE_SPACE, failure.errorCode(), failure.toString());
+            arm.accept(storage);
+            checkFailure.accept(wal, appendUntilRefused(ledger, wal));
             assertEquals(1, storage.faultsInjected());
-            assertTrue(wal.stats().failed(), "a failed write fails the log");
+            assertTrue(wal.stats().failed(), "a failed operation fails the log");
             assertThrows(WalException.class, () -> wal.append(record(200), Durability.WRITTEN));
+        }
+        if (crash) {
+            // The unsynced tail may or may not survive the power failure; every acknowledgement must.
+            storage.crash(3);
         }
         try (Wal wal = Wal.open(config)) {
             ledger.verifyRecovered(wal);
@@ -161,23 +172,22 @@ final class SimulatedStorageTest {
     }
 
     @Test
+    void anInjectedEnospcFailsAWriteAndTheLogKeepsWhatWasAcknowledged() throws Exception {
+        faultFailsTheLog(
+                storage -> storage.failNextWrite(Errno.ENOSPC),
+                (wal, refused) -> assertEquals(
+                        WalException.ErrorCode.STORAGE_SPACE, refused.errorCode(), String.valueOf(refused)),
+                false);
+    }
+
+    @Test
     void anInjectedEioFailsASyncAndNothingIsAcknowledgedAfterIt() throws Exception {
-        final SimulatedStorage storage = SimulatedStorage.create(root.resolve("log"));
-        final AckLedger ledger = new AckLedger(storage);
-        final WalConfig config = storage.configBuilder().build();
-        try (Wal wal = Wal.open(config)) {
-            ledger.append(wal, record(0), Durability.SYNCED);
-            storage.failNextSync(Errno.EIO);
-            final WalException failure = appendUntilRefused(ledger, wal);
-            assertTrue(String.valueOf(wal.stats().failure()).contains("Input/output error"), failure.toString());
-            assertEquals(1, storage.faultsInjected());
-            assertThrows(WalException.class, () -> wal.append(record(200), Durability.SYNCED));
-        }
-        // The unsynced tail may or may not survive the power failure; every acknowledgement must.
-        storage.crash(3);
-        try (Wal wal = Wal.open(config)) {
-            ledger.verifyRecovered(wal);
-        }
+        faultFailsTheLog(
+                storage -> storage.failNextSync(Errno.EIO),
+                (wal, refused) -> assertTrue(
+                        String.valueOf(wal.stats().failure()).contains("Input/output error"),
+                        String.valueOf(wal.stats().failure())),
+                true);
     }
 
     @Test
