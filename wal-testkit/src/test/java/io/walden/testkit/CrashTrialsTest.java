@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.Wal;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -31,13 +33,24 @@ final class CrashTrialsTest {
     @Test
     void acknowledgingBeforeSyncedIsCaughtAndTheKeyReplaysIt() {
         final CrashTrials trials = CrashTrials.named("written taken for synced").seed(SEED);
-        final CrashTrialFailure failure = assertThrows(
-                CrashTrialFailure.class,
-                () -> trials.run(trial -> LedgerWorkload.appendCrashVerify(trial, Durability.WRITTEN)));
+        // Which trials failed, and with which crash points: the key must name one of them.
+        final Set<String> failedTrials = new HashSet<>();
+        final CrashTrials.Body body = trial -> {
+            try {
+                LedgerWorkload.appendCrashVerify(trial, Durability.WRITTEN);
+            } catch (final AssertionError ex) {
+                failedTrials.add(trial.seed() + ":" + (trial.crashPoint() == null ? "end" : trial.crashPoint()));
+                throw ex;
+            }
+        };
+        final CrashTrialFailure failure = assertThrows(CrashTrialFailure.class, () -> trials.run(body));
         assertTrue(
                 failure.getMessage().contains("-D" + CrashTrials.REPLAY_PROPERTY + "=" + failure.replayKey()),
                 failure.getMessage());
         assertTrue(String.valueOf(failure.getCause()).contains("acknowledged SYNCED were lost"), failure.getMessage());
+        assertTrue(
+                failedTrials.contains(failure.replayKey()),
+                "the key " + failure.replayKey() + " names no trial that failed: " + failedTrials);
         if (!failure.replayKey().equals(failure.originalKey())) {
             // Moved: to the data path's progress, the steadiest key.
             assertEquals(
@@ -45,18 +58,19 @@ final class CrashTrialsTest {
                     CrashPoint.parse(point(failure.replayKey())).operation(),
                     failure.getMessage());
         }
-        // Thread timing is not replayed: a replay may need a few runs.
+        // Thread timing is not replayed: a replay may need a few runs. It runs the named trial.
+        failedTrials.clear();
         int replayed = 0;
         for (int run = 0; run < 3 && replayed == 0; run++) {
             try {
-                trials.replay(failure.replayKey())
-                        .run(trial -> LedgerWorkload.appendCrashVerify(trial, Durability.WRITTEN));
+                trials.replay(failure.replayKey()).run(body);
             } catch (final CrashTrialFailure again) {
                 assertEquals(failure.replayKey(), again.replayKey());
                 replayed++;
             }
         }
         assertEquals(1, replayed, "the key " + failure.replayKey() + " did not replay the failure in 3 runs");
+        assertEquals(Set.of(failure.replayKey()), failedTrials, "the replay ran another trial");
     }
 
     private static String point(final String key) {

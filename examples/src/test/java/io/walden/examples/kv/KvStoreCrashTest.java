@@ -11,8 +11,10 @@ import io.walden.testkit.CrashTrialFailure;
 import io.walden.testkit.CrashTrials;
 import io.walden.testkit.WalCrashTest;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -90,10 +92,21 @@ final class KvStoreCrashTest {
      */
     @Test
     void aStoreThatAcknowledgesBeforeSyncedIsCaughtAndItsKeyReplaysIt() {
+        // The trials that failed, as seed:crash point: the printed key must name one, and its replay
+        // must run that one.
+        final Set<String> failed = new HashSet<>();
+        final CrashTrials.Body broken = trial -> {
+            try {
+                changesSurviveTheCrash(trial, KvStore::openAcknowledgingWritten);
+            } catch (final AssertionError ex) {
+                failed.add(trial.seed() + ":" + (trial.crashPoint() == null ? "end" : trial.crashPoint()));
+                throw ex;
+            }
+        };
         final long startNs = System.nanoTime();
         final CrashTrialFailure failure =
                 assertThrows(CrashTrialFailure.class, () -> CrashTrials.named("broken kv store")
-                        .run(trial -> changesSurviveTheCrash(trial, KvStore::openAcknowledgingWritten)));
+                        .run(broken));
         System.out.printf(
                 "the broken store was caught in %.1f s; key %s%n",
                 (System.nanoTime() - startNs) / 1e9, failure.replayKey());
@@ -103,12 +116,14 @@ final class KvStoreCrashTest {
         assertTrue(
                 String.valueOf(failure.getCause()).contains("after the crash, but the last change"),
                 failure.getMessage());
+        assertTrue(failed.contains(failure.replayKey()), "the key names no trial that failed: " + failed);
+        failed.clear();
         int replayed = 0;
         for (int run = 0; run < REPLAYS_MAX && replayed == 0; run++) {
             try {
                 CrashTrials.named("broken kv store replay")
                         .replay(failure.replayKey())
-                        .run(trial -> changesSurviveTheCrash(trial, KvStore::openAcknowledgingWritten));
+                        .run(broken);
             } catch (final CrashTrialFailure again) {
                 assertEquals(failure.replayKey(), again.replayKey());
                 replayed++;
@@ -118,5 +133,6 @@ final class KvStoreCrashTest {
                 1,
                 replayed,
                 "the key " + failure.replayKey() + " did not replay the failure in " + REPLAYS_MAX + " runs");
+        assertEquals(Set.of(failure.replayKey()), failed, "the replay ran another trial");
     }
 }
