@@ -6,10 +6,13 @@ import java.util.List;
 /**
  * What opening a log found and did.
  *
- * <p>Positions after a crash: a log that was not closed cleanly never continues in the segment where
- * it ended. Recovery covers the rest of that segment with a discard frame and the log continues at
- * the first frame position of the next segment, so that no position a reader may have seen before
- * the crash (a record written but lost, or cut as a torn tail) is ever given to another record. {@link #endPosition()} is that new position; {@link
+ * <p>Positions after a crash: a log that was not closed cleanly never continues where its records
+ * ended. Recovery covers the positions from there up to the write limit that the segment's header
+ * records (nothing was ever written at or past it) with a discard frame, and the log continues at the
+ * limit, in the same segment; without a usable limit, the discard frame covers the rest of the
+ * segment and the log continues at the first frame position of the next one. Either way no position
+ * a reader may have seen before the crash (a record written but lost, or cut as a torn tail) is ever
+ * given to another record. {@link #endPosition()} is that new position; {@link
  * #recoveredEndPosition()} is where the valid records ended, before any range this or an earlier
  * recovery gave up (a crash during or right after a recovery leaves its discard frame in place).
  *

@@ -102,4 +102,37 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
             assertTrue(wal.tailPosition() > lastLsn, "records were lost: " + wal.recoveryReport());
         }
     }
+
+    @Test
+    void anOpenRefusedForCorruptionChangesNothingNotEvenALeftoverPreparation() throws IOException {
+        final Path directory = tempDir.resolve("corrupt");
+        try (Wal wal = Wal.open(config(directory)
+                .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
+                .syncIntervalNs(0)
+                .build())) {
+            for (int i = 0; i < 20; i++) {
+                wal.append(("record " + i).getBytes(), Durability.SYNCED);
+            }
+        }
+        // A synced record's payload damaged, and an unfinished preparation left by a killed session.
+        final Path segment = io.walden.format.SegmentNames.segmentPath(directory, 0);
+        final byte[] bytes = java.nio.file.Files.readAllBytes(segment);
+        final int payload =
+                io.walden.format.SegmentHeaderDescriptor.HEADER_LENGTH + io.walden.format.FrameDescriptor.HEADER_LENGTH;
+        bytes[payload] ^= 0x40;
+        java.nio.file.Files.write(segment, bytes);
+        java.nio.file.Files.write(
+                directory.resolve(io.walden.format.SegmentNames.temporaryName(2L * SMALL_SEGMENT_BYTES)),
+                new byte[] {1, 2, 3});
+        final Map<String, String> before = TestFiles.contents(directory);
+
+        final WalException refused = assertThrows(WalException.class, () -> Wal.open(config(directory)
+                        .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
+                        .recoveryPolicy(RecoveryPolicy.FAIL)
+                        .build())
+                .close());
+
+        assertEquals(WalException.ErrorCode.CORRUPTION, refused.errorCode(), refused.getMessage());
+        assertEquals(before, TestFiles.contents(directory), "the refused open changed the log's files");
+    }
 }

@@ -56,9 +56,9 @@ package io.walden.format;
  *       frame is written.
  *   <li>The <em>write limit</em>: an offset in this segment, a multiple of 4096, at or past which no
  *       byte of a frame had been written when the header was written (zero: none recorded, the whole
- *       segment may hold frames). The writer raises it, durably, before it writes past it, so that a
- *       recovery could continue at it instead of giving the rest of the segment up (this release's
- *       recovery does not yet).
+ *       segment may hold frames). The writer raises it, durably, before it writes past it; after a
+ *       crash the log continues at the limit in the same segment instead of giving the rest of the
+ *       segment up, because no position there can have been seen by a reader.
  *   <li>{@link #FLAG_CONTINUED}: the log went on into the next segment. The writer sets it, durably,
  *       before the first byte of the next segment is written, so the next segment's file must exist:
  *       a missing one was lost, and recovery refuses the log naming it.

@@ -40,10 +40,12 @@ import java.util.TreeMap;
  *       its valid frames carry, and whether a later segment holds data.
  *   <li>After a clean close the log continues where it ended; the clean-close record is cleared
  *       (and synced) first, so that a later crash is never mistaken for a clean close.
- *   <li>Otherwise (a crash) the log never continues in the tail segment: what lies after its valid
- *       frames is copied into the evidence directory, zeroed and synced, the rest of the segment is
- *       covered by a discard frame, and the log continues in the next segment. No position a reader
- *       may have seen before the crash is given to another record.
+ *   <li>Otherwise (a crash) what lies after the tail segment's valid frames is copied into the
+ *       evidence directory, zeroed and synced, and covered by a discard frame up to the write limit
+ *       the segment's header records, where the log continues ({@link WriteLimits#continueOffset});
+ *       without a usable limit, the discard frame covers the rest of the segment and the log
+ *       continues in the next one. No position a reader may have seen before the crash is given to
+ *       another record: no frame was ever written at or past the limit.
  *   <li>Discarding under {@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later
  *       segments are moved whole into the evidence directory and replaced by segments that hold one
  *       discard frame, so that positions stay unique and segments contiguous.
@@ -79,6 +81,8 @@ public final class LogRecovery {
     private RecoveryWriter writer;
     // The configuration as the log's own segment capacity makes it (WalConfig.forSegmentCapacity).
     private WalConfig logConfig;
+    // Whether this pass removed the leftover temporary files (beginChanges).
+    private boolean temporariesRemoved;
 
     /**
      * Creates a recovery.
@@ -113,12 +117,13 @@ public final class LogRecovery {
                         ? new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes())
                         : inventory.readIdentity(segments, LogRecovery::newLogId));
         inventory.refuseLostSuccessor(segments);
-        inventory.removeTemporaries();
+        temporariesRemoved = false;
         if (segments.isEmpty()) {
             return createLog(startNs, 0, 0, true);
         }
         final SuffixTruncationRecord pendingTruncation = truncations().read();
         if (pendingTruncation != null) {
+            beginChanges();
             truncations().complete(segments, pendingTruncation, -1);
             // The log is now exactly what the truncation makes of it; recover it as it stands.
             return recover();
@@ -128,6 +133,7 @@ public final class LogRecovery {
         if (bases.isEmpty()) {
             // Positions are never reused: the log restarts after the highest segment it had.
             final long restart = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
+            beginChanges();
             for (final Path path : segments.values()) {
                 tally.dropped(Files.size(path));
                 evidence.moveSegment(path);
@@ -146,6 +152,7 @@ public final class LogRecovery {
             // Every segment is full of valid frames: the log continues in a new segment after them.
             final long lastBase = bases.get(bases.size() - 1);
             final long lastEnd = lastBase + capacityBytes;
+            beginChanges();
             tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
             if (structure.discardFromBase() >= 0) {
                 return createLog(
@@ -325,18 +332,42 @@ public final class LogRecovery {
             throws IOException {
         final long tailBase = bases.get(tailIndex);
         final Path tailPath = segments.get(tailBase);
+        final boolean clean = tail.kind() == TailKind.CLEAN;
+        final long nonZeroEnd = clean ? tail.endOffset() : scanner.dataEnd(tailPath, tail.endOffset(), capacityBytes);
+        final long continueOffset = tail.kind() == TailKind.CRASH
+                ? WriteLimits.continueOffset(
+                        tail.endOffset(),
+                        nonZeroEnd,
+                        SegmentHeaderDecoder.writeLimitOffset(FileReads.readHeader(tailPath)),
+                        capacityBytes)
+                : WriteLimits.NEXT_SEGMENT;
+        final boolean newSegment =
+                !clean && continueOffset == WriteLimits.NEXT_SEGMENT && !segments.containsKey(tailBase + capacityBytes);
+        // Refused for space before anything is changed.
+        RecoverySpace.require(
+                directory, nonZeroEnd - tail.endOffset(), newSegment ? capacityBytes : 0, inventory.temporaryBytes());
+        beginChanges();
         // Cleared whatever the verdict: the log is about to be written again.
         repair().clearCleanClose(segments, tailBase, tailBase + tail.endOffset());
         final int tailHandle = session.openFile(tailPath, false);
-        if (tail.kind() == TailKind.CLEAN) {
+        if (clean) {
             final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
         }
-        final long nonZeroEnd = scanner.dataEnd(tailPath, tail.endOffset(), capacityBytes);
-        // After a crash the log continues in the next segment. (Continuing at the tail segment's write
-        // limit, FORMAT.md format 3, is not enabled: the power-loss suite found a state where it gave a
-        // written position out again, not yet understood.)
-        repair().cutAndDiscard(scanner, tailPath, tailBase, tailHandle, tail, result, nonZeroEnd, capacityBytes);
+        repair().cutAndDiscard(
+                        scanner,
+                        tailPath,
+                        tailBase,
+                        tailHandle,
+                        tail,
+                        result,
+                        nonZeroEnd,
+                        continueOffset == WriteLimits.NEXT_SEGMENT ? capacityBytes : continueOffset);
+        if (continueOffset != WriteLimits.NEXT_SEGMENT) {
+            // Nothing at or past the limit was ever written: the log continues there, in this segment.
+            final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset);
+        }
         session.closeFile(tailHandle);
         if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
             // Everything after the tail segment goes too; positions stay unique, segments contiguous.
@@ -389,6 +420,7 @@ public final class LogRecovery {
 
     private RecoveredLog createLog(final long startNs, final long base, final long firstBase, final boolean newLog)
             throws IOException {
+        beginChanges();
         final int handle = writer.prepareSegment(base);
         final long end = base + SegmentHeaderDescriptor.HEADER_LENGTH;
         if (tally.recoveredEndPosition < 0) {
@@ -401,6 +433,19 @@ public final class LogRecovery {
                 report(startNs, newLog, firstBase, end, (int) ((base - firstBase) / capacityBytes) + 1);
         return new RecoveredLog(
                 logId, capacityBytes, firstBase, base, handle, -1, end, limitOffset, tally.skippedRanges(), report);
+    }
+
+    /**
+     * Called before recovery's first change to the directory: removes the leftover temporary files
+     * (and syncs the directory) then, not before, so that every refusal found while the log is only
+     * read (configuration, identity, format, a lost segment, corruption under {@link
+     * RecoveryPolicy#FAIL}, too little space for the evidence) leaves every file as it was.
+     */
+    private void beginChanges() throws IOException {
+        if (!temporariesRemoved) {
+            temporariesRemoved = true;
+            inventory.removeTemporaries();
+        }
     }
 
     /**

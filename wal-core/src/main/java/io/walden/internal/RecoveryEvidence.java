@@ -79,6 +79,15 @@ final class RecoveryEvidence {
                 }
             });
             out.force(true);
+        } catch (final IOException ex) {
+            // A partial copy is no evidence, and holds space a full file system needs: gone before
+            // the failure is reported (the segment is not changed until the copy is durable).
+            try {
+                Files.deleteIfExists(file);
+            } catch (final IOException deleteFailure) {
+                ex.addSuppressed(deleteFailure);
+            }
+            throw ex;
         }
         EvidenceFiles.syncDirectory(directory());
         files.add(file);

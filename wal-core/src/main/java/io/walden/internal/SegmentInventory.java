@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
+import org.agrona.BitUtil;
 
 /**
  * What a log directory holds, before any frame is read: its segment files (leftover temporary files
@@ -98,6 +99,21 @@ final class SegmentInventory {
             }
         }
         return segments;
+    }
+
+    /**
+     * The space the leftover temporary files the last {@link #list} found hold, which {@link
+     * #removeTemporaries} frees: their sizes, each rounded up to a 4 KiB block.
+     *
+     * @return the bytes.
+     * @throws IOException if a size cannot be read.
+     */
+    long temporaryBytes() throws IOException {
+        long bytes = 0;
+        for (final Path temporary : temporaries) {
+            bytes += BitUtil.align(Files.size(temporary), SegmentHeaderDescriptor.HEADER_LENGTH);
+        }
+        return bytes;
     }
 
     /**

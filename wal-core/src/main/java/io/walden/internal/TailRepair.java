@@ -75,7 +75,7 @@ final class TailRepair {
      * @param nonZeroEnd where the segment's non-zero bytes from the tail's end on end ({@link
      *     SegmentScanner#dataEnd}).
      * @param discardEndOffset where the discard frame ends: the capacity, or the write limit where the
-     *     log would continue in this segment (not used yet: the log continues in the next one).
+     *     log continues in this segment ({@link WriteLimits#continueOffset}).
      */
     void cutAndDiscard(
             final SegmentScanner scanner,

@@ -90,6 +90,28 @@ class WriteLimitsTest {
         }
     }
 
+    @Test
+    void afterACrashTheLogContinuesAtTheLimitOnlyWhenNothingLiesAtOrPastIt() {
+        final int capacity = 1 << 20;
+        // validEnd, nonZeroEnd, limit -> continue offset
+        final long[][] cases = {
+            {8192, 8192, 0, WriteLimits.NEXT_SEGMENT}, // no limit recorded
+            {8192, 8192, 65536, 65536},
+            {8192, 20000, 65536, 65536}, // a torn tail below the limit
+            {8192, 65536, 65536, 65536}, // non-zero bytes up to the limit
+            {8192, 65544, 65536, WriteLimits.NEXT_SEGMENT}, // a byte past it: not as recorded
+            {65536, 65536, 65536, 65536}, // valid frames up to the limit
+            {65544, 65544, 65536, WriteLimits.NEXT_SEGMENT},
+            {8192, 8192, capacity, WriteLimits.NEXT_SEGMENT}, // no room left
+        };
+        for (final long[] c : cases) {
+            assertEquals(
+                    c[3],
+                    WriteLimits.continueOffset(c[0], c[1], (int) c[2], capacity),
+                    "valid end " + c[0] + " non-zero end " + c[1] + " limit " + c[2]);
+        }
+    }
+
     private static int step(final int capacity) {
         return Math.max(4096, capacity / 64) + 8;
     }

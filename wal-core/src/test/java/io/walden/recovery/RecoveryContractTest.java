@@ -22,6 +22,7 @@ import io.walden.WalReader;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.WriteLimits;
 import io.walden.spi.StorageBackend;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;
@@ -66,7 +67,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *   <li>After a crash, damage below the highest durable offset any valid frame carries (a frame
  *       written after its predecessors were synced proves them) is corruption, whatever its shape;
  *       only data past it is a torn tail, cut under every policy with the cut bytes kept as evidence.
- *   <li>After a crash the log continues in the next segment, so that no position is given twice.
+ *   <li>After a crash the log continues at the write limit its tail segment's header records (nothing
+ *       was ever written at or past it), so that no position is given twice and a crash costs no
+ *       new segment.
  *   <li>A missing middle segment, a bad, foreign, short or empty segment file is corruption.
  * </ul>
  *
@@ -298,7 +301,7 @@ public abstract class RecoveryContractTest {
             assertEquals(2048, report.tornTailBytesCut(), report::summary);
             assertRecords(List.of(a), readAll(wal));
             d = append(wal, 4242, payloadBytes, Durability.SYNCED);
-            assertEquals(continueAt, d.lsn(), "after a crash the log continues in the next segment");
+            assertEquals(continueAt, d.lsn(), "after a crash the log continues at the write limit, past C");
         }
         try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
             assertEquals(2, wal.recoveryReport().records(), "C must not come back");
@@ -737,7 +740,7 @@ public abstract class RecoveryContractTest {
             assertEquals(0, report.skippedBytes());
             assertEquals(survivors.size(), report.records());
             assertEquals(written.get(cutIndex).lsn(), report.recoveredEndPosition(), report::summary);
-            assertEquals(continueAt, report.endPosition(), "the log continues in the next segment");
+            assertEquals(continueAt, report.endPosition(), "the log continues at the crashed segment's write limit");
             assertEquals(1, report.evidence().size(), report::summary);
             assertArrayEquals(cutBytes, Files.readAllBytes(report.evidence().get(0)), "the evidence is the cut bytes");
             assertRecords(survivors, readAll(wal));
@@ -1582,13 +1585,31 @@ public abstract class RecoveryContractTest {
         return SegmentNames.parseSegmentName(segment.getFileName().toString());
     }
 
-    /** Where a log continues after a crash in a segment: the first frame position of the next segment. */
-    private static long continuePositionAfterCrash(final Path segment, final List<Rec> written) {
+    /**
+     * Where a log continues after a crash in a segment: the write limit its header records, which must
+     * lie at or after the end of every record the crashed session wrote there and at most a window
+     * (plus a block) past it, so that the crash costs no new segment.
+     */
+    private static long continuePositionAfterCrash(final Path segment, final List<Rec> written) throws IOException {
         final long base = segmentBaseOf(segment);
+        final int limit = ByteBuffer.wrap(readRange(segment, 0, SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET))
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET);
+        assertTrue(limit > 0 && limit < SEGMENT_BYTES, "the crashed segment's header records a write limit: " + limit);
+        long writtenEnd = base + HEADER;
         for (final Rec rec : written) {
-            assertTrue(endOf(rec) <= base + SEGMENT_BYTES || segmentBase(rec.lsn()) != base, rec.toString());
+            if (segmentBase(rec.lsn()) == base) {
+                writtenEnd = Math.max(writtenEnd, endOf(rec));
+            }
         }
-        return base + SEGMENT_BYTES + HEADER;
+        assertTrue(
+                base + limit >= writtenEnd, "the limit " + limit + " lies below a written record's end " + writtenEnd);
+        assertTrue(
+                base + limit - writtenEnd
+                        <= Math.max(WriteLimits.windowBytes(SEGMENT_BYTES), 2 * (writtenEnd - base))
+                                + WriteLimits.ALIGNMENT,
+                "the limit " + limit + " lies far past the written end " + writtenEnd);
+        return base + limit;
     }
 
     private static long endOf(final Rec rec) {

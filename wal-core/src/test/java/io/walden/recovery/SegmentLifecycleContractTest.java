@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.LogInspection;
+import io.walden.RecoveryReport;
 import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
@@ -13,6 +14,7 @@ import io.walden.WalReader;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.SegmentHeaders;
+import io.walden.internal.WriteLimits;
 import io.walden.spi.StorageBackend;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;
@@ -34,9 +36,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The segment lifecycle contract, over a storage backend: the write limit in the active segment's
- * header always covers what was written, and a lost newest segment is refused, never silently
- * replaced.
+ * The segment lifecycle contract, over a storage backend: a crash costs no new segment (the log
+ * continues at the crashed segment's write limit), the write limit always covers what was written,
+ * and a lost newest segment is refused, never silently replaced.
  */
 public abstract class SegmentLifecycleContractTest {
     private static final int SEGMENT_BYTES = 256 * 1024;
@@ -64,6 +66,45 @@ public abstract class SegmentLifecycleContractTest {
     }
 
     @Test
+    void aCrashLoopKeepsTheLogInItsFirstSegmentAndLosesNothing() throws IOException {
+        final List<byte[]> expected = new ArrayList<>();
+        final List<Long> lsns = new ArrayList<>();
+        Path current = root.resolve("cycle-0");
+        for (int cycle = 0; cycle < CRASH_CYCLES; cycle++) {
+            final Path live = root.resolve("live-" + cycle);
+            if (cycle > 0) {
+                copyDirectory(current, live);
+            }
+            try (Wal wal = Wal.open(config(live))) {
+                for (int i = 0; i < RECORDS_PER_CYCLE; i++) {
+                    final byte[] payload = payload(cycle * 100 + i, 100);
+                    lsns.add(wal.append(payload, Durability.SYNCED));
+                    expected.add(payload);
+                }
+                current = root.resolve("cycle-" + (cycle + 1));
+                LogImages.crashImage(live, current);
+            }
+        }
+        for (int i = 1; i < lsns.size(); i++) {
+            assertTrue(lsns.get(i) > lsns.get(i - 1), "positions only grow: " + lsns);
+        }
+        assertTrue(
+                lsns.get(lsns.size() - 1) < SEGMENT_BYTES,
+                CRASH_CYCLES + " crashes moved the log out of its first segment: " + lsns);
+        try (Wal wal = Wal.open(config(current))) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(expected.size(), report.records(), report::summary);
+            final List<byte[]> read = readAll(wal);
+            assertEquals(expected.size(), read.size());
+            for (int i = 0; i < read.size(); i++) {
+                assertTrue(Arrays.equals(expected.get(i), read.get(i)), "record " + i);
+            }
+        }
+        final long segmentFiles = LogImages.segmentFiles(current).size();
+        assertTrue(segmentFiles <= 3, "after " + CRASH_CYCLES + " crashes the log has " + segmentFiles + " segments");
+    }
+
+    @Test
     void theActiveSegmentsWriteLimitAlwaysCoversWhatWasWritten() throws IOException {
         final Path directory = root.resolve("log");
         try (Wal wal = Wal.open(config(directory))) {
@@ -82,6 +123,43 @@ public abstract class SegmentLifecycleContractTest {
                 lastLimit = limit;
             }
             assertTrue(raisesSeen >= 3, "the limit was raised as the log grew: " + raisesSeen);
+        }
+    }
+
+    @Test
+    void aLimitAnEarlierSessionLeftIsWithdrawnWhenTheNewSessionHasNoRoomForOne() throws IOException {
+        // A session continues at a limit within a window of the segment's end, where it has no room for
+        // a limit of its own: it then writes up to the end, so the old limit must not survive in the
+        // header, or a crash that loses its writes would give their positions out again. (Found by the
+        // power-loss property suite.)
+        final int capacity = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
+        final int lateLimit = capacity - WriteLimits.windowBytes(capacity);
+        final Path live = root.resolve("live");
+        final Path first = root.resolve("first");
+        try (Wal wal = Wal.open(smallConfig(live, capacity))) {
+            wal.append(payload(1, 100), Durability.SYNCED);
+            LogImages.crashImage(live, first);
+        }
+        final Path segment = SegmentNames.segmentPath(first, 0);
+        setWriteLimit(segment, lateLimit);
+
+        final Path second = root.resolve("second");
+        final long lsn;
+        try (Wal wal = Wal.open(smallConfig(first, capacity))) {
+            assertEquals(lateLimit, wal.recoveryReport().endPosition(), wal.recoveryReport()::summary);
+            lsn = wal.append(payload(2, 100), Durability.WRITTEN);
+            assertEquals(lateLimit, lsn);
+            LogImages.crashImage(first, second);
+        }
+        // The power fails before the page with the record reaches the disk.
+        try (FileChannel channel = FileChannel.open(SegmentNames.segmentPath(second, 0), StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(4096), lsn);
+        }
+        try (Wal wal = Wal.open(smallConfig(second, capacity))) {
+            assertTrue(
+                    wal.recoveryReport().endPosition() > lsn,
+                    "the position " + lsn + " a reader may have seen is given out again: "
+                            + wal.recoveryReport().summary());
         }
     }
 

@@ -2,24 +2,33 @@ package io.walden.crash.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.walden.Durability;
+import io.walden.RecoveryReport;
 import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.crash.ChildBackends;
 import io.walden.crash.CrashTally;
 import io.walden.format.SegmentNames;
+import io.walden.testing.LogImages;
+import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import io.walden.uring.UringSupport;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
@@ -47,6 +56,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  *   <li>A new log cannot open on a full file system (it needs its first segment): refused with the
  *       cause, and opens once space is freed.
  *   <li>An existing log opens on a full file system and takes appends into its active segment.
+ *   <li>A crashed log opens on a full file system too (it continues at the write limit, in the same
+ *       segment); one whose torn tail must first be kept as evidence is refused with {@code
+ *       STORAGE_SPACE}, saying how much to free, with every file (a leftover preparation too) left byte
+ *       for byte as it was, and opens once space is freed.
  * </ol>
  *
  * <p>Needs root to mount; run as another user it is skipped with that reason. As root, any failure to
@@ -74,6 +87,7 @@ final class FullDiskTest {
             fillWhileAppending(fileSystem.mountPoint(), backendName);
             openOnFullDisk(fileSystem.mountPoint(), backendName);
             openExistingLogOnFullDisk(fileSystem.mountPoint(), backendName);
+            openCrashedLogOnFullDisk(fileSystem.mountPoint(), backendName);
         }
     }
 
@@ -240,6 +254,84 @@ final class FullDiskTest {
         }
         Files.delete(filler);
         try (Wal wal = Wal.open(config)) {
+            final List<TestRecords.Read> read = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
+            assertEquals(lsns.size(), read.size(), wal.recoveryReport()::summary);
+            for (int i = 0; i < read.size(); i++) {
+                assertEquals(lsns.get(i), read.get(i).lsn());
+            }
+        }
+        CrashTally.FAULTS.incrementAndGet();
+    }
+
+    /**
+     * A crashed log on a full file system: without a torn tail it opens and takes appends (nothing
+     * recovery does needs new blocks); with one, recovery must keep the tail as evidence first, so the
+     * open is refused before anything is changed, and goes through once space is freed.
+     */
+    private static void openCrashedLogOnFullDisk(final Path mountPoint, final String backendName) throws IOException {
+        final Path live = mountPoint.resolve("log-live");
+        final Path crashed = mountPoint.resolve("log-crashed");
+        final Path torn = mountPoint.resolve("log-torn");
+        final Path filler = mountPoint.resolve("filler");
+        final Path refill = mountPoint.resolve("refill");
+        final List<Long> lsns = new ArrayList<>();
+        final long tornOffset;
+        try (Wal wal = Wal.open(config(live, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN))) {
+            for (int i = 0; i < 10; i++) {
+                lsns.add(wal.append(TestRecords.tagged(0, i, 100), Durability.SYNCED));
+            }
+            LogImages.crashImage(live, crashed);
+            LogImages.crashImage(live, torn);
+            tornOffset = wal.tailPosition() % WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
+        }
+        // Bytes a crash left past the records (an unacknowledged write, torn), and a killed preparation.
+        final Path tornSegment = SegmentNames.segmentPath(torn, 0);
+        try (FileChannel channel = FileChannel.open(tornSegment, StandardOpenOption.WRITE)) {
+            final byte[] garbage = new byte[3000];
+            Arrays.fill(garbage, (byte) 0x5a);
+            channel.write(ByteBuffer.wrap(garbage), tornOffset);
+        }
+        Files.write(torn.resolve(SegmentNames.temporaryName(1L << 40)), new byte[0]);
+        LoopFileSystem.fill(filler);
+        try {
+            final WalConfig crashedConfig = config(crashed, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN);
+            try (Wal wal = Wal.open(crashedConfig)) {
+                assertEquals(lsns.size(), wal.recoveryReport().records(), wal.recoveryReport()::summary);
+                lsns.add(wal.append(TestRecords.tagged(0, 10, 100), Durability.SYNCED));
+                assertTrue(
+                        !wal.stats().failed(), "the log failed: " + wal.stats().failure());
+            }
+            // Full again: the open above may have freed what a preparation in its image held.
+            LoopFileSystem.fill(refill);
+            final Map<String, String> before = TestFiles.contents(torn);
+            final WalConfig tornConfig = config(torn, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN);
+            final WalException refused =
+                    assertThrows(WalException.class, () -> Wal.open(tornConfig).close());
+            assertEquals(WalException.ErrorCode.STORAGE_SPACE, refused.errorCode(), refused.toString());
+            final String message = String.valueOf(refused.getMessage());
+            assertTrue(
+                    message.contains(torn.toString())
+                            && message.contains("bytes of evidence")
+                            && message.contains("nothing was changed")
+                            && message.contains("free at least"),
+                    "the refusal names neither the directory, the need nor what to do: " + message);
+            assertEquals(before, TestFiles.contents(torn), "the open refused for space changed the log's files");
+            Files.delete(filler);
+            Files.delete(refill);
+            try (Wal wal = Wal.open(tornConfig)) {
+                final RecoveryReport report = wal.recoveryReport();
+                assertEquals(10, report.records(), report::summary);
+                assertTrue(
+                        report.tornTailBytesCut() >= 3000 && report.evidence().size() == 1, report::summary);
+                final List<TestRecords.Read> read = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
+                assertEquals(10, read.size(), report::summary);
+                assertEquals(lsns.get(9), read.get(9).lsn(), report::summary);
+            }
+        } finally {
+            Files.deleteIfExists(filler);
+            Files.deleteIfExists(refill);
+        }
+        try (Wal wal = Wal.open(config(crashed, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN))) {
             final List<TestRecords.Read> read = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);
             assertEquals(lsns.size(), read.size(), wal.recoveryReport()::summary);
             for (int i = 0; i < read.size(); i++) {

@@ -183,7 +183,10 @@ final class WorkloadRunner {
                 }
                 final long durablePosition = wal.durablePosition();
                 acks.durable(disk.eventCount(), durablePosition);
-                acks.written(disk.eventCount(), wal.writtenPosition());
+                // The position first, then the event count: the events that wrote it are among those counted
+                // (the other order would stamp a position with fewer events than wrote it).
+                final long writtenPosition = wal.writtenPosition();
+                acks.written(disk.eventCount(), writtenPosition);
             } catch (final WalException ex) {
                 if (mayFreeze && disk.poweredOff()) {
                     return;

@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>The write limit</b> ({@link WriteLimits}): no frame byte is written at or past the limit
  *       of a header known durable. The limit is raised ahead of the writes, and a write that would
  *       pass the durable limit waits until a sync ({@link #limitWaitsForSync}) or, with durable writes,
- *       the header write's completion makes the raised limit durable (recovery does not use the limit
- *       yet; see {@link WriteLimits}). Segments the log rolls into record no limit (their whole
+ *       the header write's completion makes the raised limit durable. After a crash the log continues
+ *       at the limit, in the same segment. Segments the log rolls into record no limit (their whole
  *       capacity may hold frames): only the segment a session starts in has one.
  *   <li><b>Continued</b>: before the log rolls, the full segment's header records that the log goes
  *       on into the next one, made durable by the roll fence's sync; recovery refuses a log whose
