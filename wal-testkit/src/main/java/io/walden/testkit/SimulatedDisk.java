@@ -33,6 +33,8 @@ final class SimulatedDisk {
     private final Path directory;
     private final List<DiskModel.InitialFile> initialFiles = new ArrayList<>();
     private final Map<String, Integer> inodes = new HashMap<>();
+    // The other way round: the name each inode has now.
+    private final Map<Integer, String> names = new HashMap<>();
     private final List<DiskEvent> events = new ArrayList<>();
     private final int[] operationCounts = new int[CrashPoint.Operation.values().length];
     // The writes and syncs of segment files (by id), whose completions are data events too.
@@ -65,6 +67,7 @@ final class SimulatedDisk {
             final int inode = nextInode++;
             initialFiles.add(new DiskModel.InitialFile(inode, file.getKey(), file.getValue()));
             inodes.put(file.getKey(), inode);
+            names.put(inode, file.getKey());
         }
     }
 
@@ -196,12 +199,7 @@ final class SimulatedDisk {
      * @return its name, or null if it has none (deleted).
      */
     synchronized String currentName(final int inode) {
-        for (final Map.Entry<String, Integer> entry : inodes.entrySet()) {
-            if (entry.getValue() == inode) {
-                return entry.getKey();
-            }
-        }
-        return null;
+        return names.get(inode);
     }
 
     /**
@@ -212,7 +210,11 @@ final class SimulatedDisk {
      */
     synchronized int addInode(final String name) {
         final int inode = nextInode++;
-        inodes.put(name, inode);
+        final Integer replaced = inodes.put(name, inode);
+        if (replaced != null) {
+            names.remove(replaced);
+        }
+        names.put(inode, name);
         return inode;
     }
 
@@ -225,7 +227,11 @@ final class SimulatedDisk {
     synchronized void renameInode(final String source, final String target) {
         final Integer inode = inodes.remove(source);
         if (inode != null) {
-            inodes.put(target, inode);
+            final Integer replaced = inodes.put(target, inode);
+            if (replaced != null) {
+                names.remove(replaced);
+            }
+            names.put(inode, target);
         }
     }
 
@@ -236,7 +242,12 @@ final class SimulatedDisk {
      * @return whether it existed.
      */
     synchronized boolean removeInode(final String name) {
-        return inodes.remove(name) != null;
+        final Integer inode = inodes.remove(name);
+        if (inode == null) {
+            return false;
+        }
+        names.remove(inode);
+        return true;
     }
 
     private static String nameOf(final Path path) {
