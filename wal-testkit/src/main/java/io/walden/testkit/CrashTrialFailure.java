@@ -1,5 +1,8 @@
 package io.walden.testkit;
 
+import java.io.IOException;
+import java.nio.file.Path;
+
 /**
  * A crash test's body failed in a trial: the message names the trial, its seed and crash point (moved
  * as early as it still fails), what the crash kept, where the trial's directory was kept, and the
@@ -14,11 +17,19 @@ public final class CrashTrialFailure extends AssertionError {
     private final String replayKey;
     /** The key of the trial as it first failed, before shrinking. */
     private final String originalKey;
+    /** The run's scratch directory, which holds the failing trial's. */
+    private final transient Path runDirectory;
 
-    CrashTrialFailure(final String message, final String replayKey, final String originalKey, final Throwable cause) {
+    CrashTrialFailure(
+            final String message,
+            final String replayKey,
+            final String originalKey,
+            final Path runDirectory,
+            final Throwable cause) {
         super(message, cause);
         this.replayKey = replayKey;
         this.originalKey = originalKey;
+        this.runDirectory = runDirectory;
     }
 
     /**
@@ -29,6 +40,19 @@ public final class CrashTrialFailure extends AssertionError {
      */
     public String replayKey() {
         return replayKey;
+    }
+
+    /**
+     * Deletes the directory kept for inspection (the failing trial's log, in the run's scratch
+     * directory, which the report names), once it is no longer needed: a test that fails trials on
+     * purpose cleans up after itself with it.
+     *
+     * @throws IOException if something cannot be deleted.
+     */
+    public void deleteKeptDirectory() throws IOException {
+        if (runDirectory != null) {
+            Directories.deleteTree(runDirectory);
+        }
     }
 
     /** @return the key of the trial as it first failed, before its crash point was moved earlier. */

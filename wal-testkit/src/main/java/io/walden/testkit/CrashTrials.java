@@ -348,7 +348,12 @@ public final class CrashTrials {
                 + "\n  directory kept: " + failing.directory()
                 + "\n  failure: " + failing.failure();
         System.out.println(message);
-        return new CrashTrialFailure(message, key, originalKey, failing.failure());
+        return new CrashTrialFailure(message, key, originalKey, runDirectoryOf(failing), failing.failure());
+    }
+
+    /** The run's scratch directory: the parent of the trial's directory, which holds its log. */
+    private static Path runDirectoryOf(final Outcome outcome) {
+        return outcome.directory().getParent().getParent();
     }
 
     private static long replaySeed(final String key) {

@@ -31,7 +31,7 @@ final class CrashTrialsTest {
     }
 
     @Test
-    void acknowledgingBeforeSyncedIsCaughtAndTheKeyReplaysIt() {
+    void acknowledgingBeforeSyncedIsCaughtAndTheKeyReplaysIt() throws Exception {
         final CrashTrials trials = CrashTrials.named("written taken for synced").seed(SEED);
         // Which trials failed, and with which crash points: the key must name one of them.
         final Set<String> failedTrials = new HashSet<>();
@@ -44,6 +44,7 @@ final class CrashTrialsTest {
             }
         };
         final CrashTrialFailure failure = assertThrows(CrashTrialFailure.class, () -> trials.run(body));
+        failure.deleteKeptDirectory();
         assertTrue(
                 failure.getMessage().contains("-D" + CrashTrials.REPLAY_PROPERTY + "=" + failure.replayKey()),
                 failure.getMessage());
@@ -65,6 +66,7 @@ final class CrashTrialsTest {
             try {
                 trials.replay(failure.replayKey()).run(body);
             } catch (final CrashTrialFailure again) {
+                again.deleteKeptDirectory();
                 assertEquals(failure.replayKey(), again.replayKey());
                 replayed++;
             }
@@ -78,7 +80,7 @@ final class CrashTrialsTest {
     }
 
     @Test
-    void aBodyThatNeverCrashesIsRefused() {
+    void aBodyThatNeverCrashesIsRefused() throws Exception {
         final CrashTrialFailure failure = assertThrows(
                 CrashTrialFailure.class,
                 () -> CrashTrials.named("no crash").trials(3).run(trial -> {
@@ -86,6 +88,7 @@ final class CrashTrialsTest {
                         wal.append(new byte[10], Durability.SYNCED);
                     }
                 }));
+        failure.deleteKeptDirectory();
         assertTrue(String.valueOf(failure.getCause()).contains("never called trial.crash()"), failure.getMessage());
     }
 

@@ -37,7 +37,7 @@ final class WalCrashExtensionTest {
     }
 
     @Test
-    void aFailingTrialFailsTheTestWithItsReplayKeyAndTheKeyReplaysIt() {
+    void aFailingTrialFailsTheTestWithItsReplayKeyAndTheKeyReplaysIt() throws Exception {
         final TestExecutionSummary summary = run(ExtensionFixtures.Failing.class);
         assertEquals(1, summary.getTestsFailedCount(), "the broken application was not caught");
         final CrashTrialFailure failure = assertInstanceOf(
@@ -53,9 +53,14 @@ final class WalCrashExtensionTest {
                         && replay.getFailures().get(0).getException() instanceof CrashTrialFailure again
                         && again.replayKey().equals(failure.replayKey())
                         && again.getMessage().contains("replay of " + failure.replayKey());
+                if (replay.getTestsFailedCount() == 1
+                        && replay.getFailures().get(0).getException() instanceof CrashTrialFailure kept) {
+                    kept.deleteKeptDirectory();
+                }
             }
             assertTrue(replayed, "the key " + failure.replayKey() + " did not replay the failure in 3 runs");
         } finally {
+            failure.deleteKeptDirectory();
             if (previous == null) {
                 System.clearProperty(CrashTrials.REPLAY_PROPERTY);
             } else {

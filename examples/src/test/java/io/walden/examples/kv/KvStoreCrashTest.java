@@ -91,7 +91,7 @@ final class KvStoreCrashTest {
      * be caught, and the printed key must replay the failure.
      */
     @Test
-    void aStoreThatAcknowledgesBeforeSyncedIsCaughtAndItsKeyReplaysIt() {
+    void aStoreThatAcknowledgesBeforeSyncedIsCaughtAndItsKeyReplaysIt() throws Exception {
         // The trials that failed, as seed:crash point: the printed key must name one, and its replay
         // must run that one.
         final Set<String> failed = new HashSet<>();
@@ -110,6 +110,8 @@ final class KvStoreCrashTest {
         System.out.printf(
                 "the broken store was caught in %.1f s; key %s%n",
                 (System.nanoTime() - startNs) / 1e9, failure.replayKey());
+        // The failing trial's directory is kept for inspection; this failure is on purpose.
+        failure.deleteKeptDirectory();
         assertTrue(
                 failure.getMessage().contains("-D" + CrashTrials.REPLAY_PROPERTY + "=" + failure.replayKey()),
                 failure.getMessage());
@@ -125,6 +127,7 @@ final class KvStoreCrashTest {
                         .replay(failure.replayKey())
                         .run(broken);
             } catch (final CrashTrialFailure again) {
+                again.deleteKeptDirectory();
                 assertEquals(failure.replayKey(), again.replayKey());
                 replayed++;
             }
