@@ -5,7 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * What a log promised during one run on a {@link SimulatedDisk}, each promise stamped with the length
+ * What a log promised during one run on a {@link io.walden.testkit.SimulatedStorage}, each promise stamped with the length
  * of the disk's event log when the appender learnt of it: every record that got an LSN, every
  * {@code SYNCED} acknowledgement, every durable position observed, and every truncation requested;
  * and which records were appended together as one batch.

@@ -8,6 +8,9 @@ import io.walden.crash.OnDiskFrames;
 import io.walden.format.FrameDescriptor;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
+import io.walden.testkit.CrashState;
+import io.walden.testkit.DiskHistory;
+import io.walden.testkit.SimulatedStorage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +23,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Checks one post-crash directory: reopens it on a fresh {@link SimulatedDisk} under the default
+ * Checks one post-crash directory: reopens it on a fresh {@link SimulatedStorage} under the default
  * recovery policy, reads everything back against an {@link Expectation}, appends a few records and
  * reads them back, and closes. Every state checked adds one to {@link CrashTally#SIMULATED}; a failed
  * check adds to {@link CrashTally#VIOLATIONS} (and {@link CrashTally#LOST}) and throws with the whole
@@ -91,20 +94,19 @@ final class CrashStateChecker {
      * @throws IOException if a directory cannot be written or removed.
      */
     void check(
-            final DiskModel.CrashImage image,
+            final CrashState image,
             final Expectation expectation,
             final String history,
             final int depth,
             final SplittableRandom random)
             throws IOException {
-        final String where = history + "\n  choices: " + image.choices() + "\n  expected: " + expectation;
+        final String where = history + "\n  choices: " + image.report() + "\n  expected: " + expectation;
         // Before the reopen changes anything: the batches the crash left partly on disk.
         final Set<AppendedBatch> partlyWritten = partlyWritten(image.directory(), expectation.batches());
-        final SimulatedDisk disk = new SimulatedDisk(image.directory());
+        final SimulatedStorage disk = image.newStorage(spec.storage(), random.nextLong());
         final Wal wal;
         try {
-            wal = Wal.open(
-                    spec.config(image.directory(), new SimulatedBackend(disk, spec.storage(), random.nextLong())));
+            wal = Wal.open(spec.config(image.directory(), disk));
         } catch (final RuntimeException ex) {
             throw violation(where, "reopening failed under the default policy: " + ex, 0, image, ex);
         }
@@ -171,11 +173,11 @@ final class CrashStateChecker {
         } finally {
             wal.close();
         }
-        disk.freeze();
+        disk.powerOff();
         checkedCount++;
         CrashTally.SIMULATED.incrementAndGet();
         if (depth < DERIVED_DEPTH_MAX) {
-            final List<DiskEvent> events = disk.events();
+            final DiskHistory events = disk.history();
             if (cutBelowProven && choicesPerRecoveryEvent > 0) {
                 cutsBelowProven++;
                 for (int eventCount = 0; eventCount <= recoveryEventCount; eventCount++) {
@@ -198,9 +200,9 @@ final class CrashStateChecker {
     }
 
     private void checkDerived(
-            final DiskModel.CrashImage parent,
-            final SimulatedDisk disk,
-            final List<DiskEvent> events,
+            final CrashState parent,
+            final SimulatedStorage disk,
+            final DiskHistory events,
             final int eventCount,
             final AckLog acks,
             final String where,
@@ -209,25 +211,21 @@ final class CrashStateChecker {
             final SplittableRandom random)
             throws IOException {
         // The disk's initial files are the post-crash directory as it was before the reopen changed it.
-        final DiskModel model = disk.newModel();
-        for (int i = 0; i < eventCount; i++) {
-            model.apply(events.get(i));
-        }
         final Path target = Files.createDirectory(parent.directory()
                 .resolveSibling(parent.directory().getFileName() + (when.startsWith("during") ? "-r" : "-l")));
-        final DiskModel.CrashImage image = model.crash(random, target);
+        final CrashState image = events.crash(eventCount, random, target);
         check(
                 image,
                 acks.at(eventCount),
                 where + "\n then the power failed again " + when + ", after event " + eventCount + " of "
-                        + events.size() + lastEvents(events, eventCount),
+                        + events.size() + events.lastEvents(eventCount),
                 depth + 1,
                 random);
     }
 
     private static void appendAfterRecovery(
             final Wal wal,
-            final SimulatedDisk disk,
+            final SimulatedStorage disk,
             final AckLog acks,
             final int depth,
             final SplittableRandom random) {
@@ -313,27 +311,8 @@ final class CrashStateChecker {
         return partly;
     }
 
-    /**
-     * The last few events before a crash point, for failure messages.
-     *
-     * @param events the log.
-     * @param eventCount the crash point.
-     * @return a description.
-     */
-    static String lastEvents(final List<DiskEvent> events, final int eventCount) {
-        final StringBuilder text = new StringBuilder("; last events:");
-        for (int i = Math.max(0, eventCount - 6); i < eventCount; i++) {
-            text.append("\n      #").append(i).append(' ').append(events.get(i).describe());
-        }
-        return text.toString();
-    }
-
     private static AssertionError violation(
-            final String where,
-            final String what,
-            final int lostCount,
-            final DiskModel.CrashImage image,
-            final Throwable cause) {
+            final String where, final String what, final int lostCount, final CrashState image, final Throwable cause) {
         CrashTally.VIOLATIONS.incrementAndGet();
         CrashTally.LOST.addAndGet(lostCount);
         return new AssertionError(

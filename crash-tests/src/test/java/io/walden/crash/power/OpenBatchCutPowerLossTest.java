@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
+import io.walden.testkit.DiskEvent;
+import io.walden.testkit.DiskHistory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -100,20 +102,17 @@ class OpenBatchCutPowerLossTest {
             final WorkloadSpec spec, final CrashStateChecker checker, final SplittableRandom random) throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
-        final List<DiskEvent> events = run.disk().events();
-        final DiskModel model = run.disk().newModel();
+        final DiskHistory history = run.disk().history();
+        final List<DiskEvent> events = history.events();
         int image = 0;
         for (int eventCount = 0; eventCount <= events.size(); eventCount++) {
-            while (model.appliedCount() < eventCount) {
-                model.apply(events.get(model.appliedCount()));
-            }
             for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
                 final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
                 checker.check(
-                        model.crash(random, imageDirectory),
+                        history.crash(eventCount, random, imageDirectory),
                         run.acks().at(eventCount),
                         spec + "\n  the power failed after event " + eventCount + " of " + events.size()
-                                + CrashStateChecker.lastEvents(events, eventCount),
+                                + history.lastEvents(eventCount),
                         0,
                         random);
             }

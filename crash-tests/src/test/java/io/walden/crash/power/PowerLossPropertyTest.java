@@ -5,6 +5,10 @@ import io.walden.crash.CrashTally;
 import io.walden.testing.TestFiles;
 import io.walden.testing.property.PropertyRunner;
 import io.walden.testing.property.Statistics;
+import io.walden.testkit.CrashState;
+import io.walden.testkit.DiskEvent;
+import io.walden.testkit.DiskHistory;
+import io.walden.testkit.SimulatedStorage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Simulated power loss: a random workload runs on a {@link SimulatedBackend} (several appender threads,
+ * Simulated power loss: a random workload runs on a {@link SimulatedStorage} (several appender threads,
  * every durability level, records that cross pages and roll 64 KiB segments, atomic batches among
  * them, truncations, clean close and reopen, and often a power failure that freezes the disk in the
  * middle of the last session). Then the power fails, in turn, after each of {@value #CRASH_POINTS_PER_RUN} random points
@@ -139,23 +143,20 @@ class PowerLossPropertyTest {
                 }
             }
         }
-        final List<DiskEvent> events = run.disk().events();
+        final DiskHistory diskHistory = run.disk().history();
+        final List<DiskEvent> events = diskHistory.events();
         final SplittableRandom random = new SplittableRandom(crashSeed);
         final int[] crashPoints = crashPoints(events, random);
-        final DiskModel model = run.disk().newModel();
         final CrashStateChecker checker = new CrashStateChecker(spec);
         try {
             for (int i = 0; i < crashPoints.length; i++) {
                 final int eventCount = crashPoints[i];
-                while (model.appliedCount() < eventCount) {
-                    model.apply(events.get(model.appliedCount()));
-                }
                 final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + i));
-                final DiskModel.CrashImage image = model.crash(random, imageDirectory);
+                final CrashState image = diskHistory.crash(eventCount, random, imageDirectory);
                 final String history = spec + "\n  crash seed " + crashSeed + ": the power failed after event "
                         + eventCount + " of " + events.size()
                         + (run.powerFailed() && eventCount == events.size() ? " (where the disk froze)" : "")
-                        + CrashStateChecker.lastEvents(events, eventCount);
+                        + diskHistory.lastEvents(eventCount);
                 checker.check(image, run.acks().at(eventCount), history, 0, random);
             }
         } finally {

@@ -6,9 +6,12 @@ import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
-import io.walden.spi.StorageOptions;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
+import io.walden.testkit.CrashState;
+import io.walden.testkit.DiskEvent;
+import io.walden.testkit.DiskHistory;
+import io.walden.testkit.SimulatedStorage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -53,9 +56,9 @@ class SuffixTruncationPowerLossTest {
         }
     }
 
-    private static WalConfig config(final Path directory, final SimulatedDisk disk, final long seed) {
+    private static WalConfig config(final Path directory, final SimulatedStorage storage) {
         return WalConfig.builder(directory)
-                .backend(new SimulatedBackend(disk, StorageOptions.BUFFERED, seed))
+                .backend(storage)
                 .segmentCapacityBytes(SEGMENT_BYTES)
                 .bufferCapacityBytes(SEGMENT_BYTES)
                 .maxRecordBytes(8 * 1024)
@@ -75,13 +78,14 @@ class SuffixTruncationPowerLossTest {
     void truncationLeavesTheOldLogOrTheNewOneAfterPowerLossAtEveryStep() throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
-        final SimulatedDisk disk = new SimulatedDisk(directory);
+        final SimulatedStorage disk =
+                SimulatedStorage.builder(directory).seed(1).build();
         final long[] lsns;
-        try (Wal wal = Wal.open(config(directory, disk, 1))) {
+        try (Wal wal = Wal.open(config(directory, disk))) {
             lsns = appendRecords(wal);
         }
         final int firstEvent = disk.eventCount();
-        Wal.truncateAfter(config(directory, disk, 2), lsns[KEPT - 1]);
+        Wal.truncateAfter(config(directory, disk), lsns[KEPT - 1]);
         final int[] outcomes = crashAtEveryEvent(
                 disk,
                 tryDirectory,
@@ -95,7 +99,7 @@ class SuffixTruncationPowerLossTest {
                         == RECORDS);
         System.out.println("power-loss suffix truncation: " + (outcomes[0] + outcomes[1])
                 + " crash states checked over "
-                + (disk.events().size() - firstEvent) + " events: " + outcomes[0] + " held the old log, " + outcomes[1]
+                + (disk.eventCount() - firstEvent) + " events: " + outcomes[0] + " held the old log, " + outcomes[1]
                 + " the truncated one");
     }
 
@@ -112,26 +116,23 @@ class SuffixTruncationPowerLossTest {
      * @return how many states held the old log, and how many the truncated one.
      */
     private static int[] crashAtEveryEvent(
-            final SimulatedDisk disk,
+            final SimulatedStorage disk,
             final Path tryDirectory,
             final int firstEvent,
             final long seed,
             final CrashCheck check)
             throws Exception {
-        final List<DiskEvent> events = disk.events();
-        final DiskModel model = disk.newModel();
+        final DiskHistory history = disk.history();
+        final List<DiskEvent> events = history.events();
         final SplittableRandom random = new SplittableRandom(seed);
         final int[] outcomes = new int[2];
         int image = 0;
         for (int eventCount = firstEvent; eventCount <= events.size(); eventCount++) {
-            while (model.appliedCount() < eventCount) {
-                model.apply(events.get(model.appliedCount()));
-            }
             for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
-                final DiskModel.CrashImage crash =
-                        model.crash(random, Files.createDirectory(tryDirectory.resolve("crash-" + image++)));
+                final CrashState crash = history.crash(
+                        eventCount, random, Files.createDirectory(tryDirectory.resolve("crash-" + image++)));
                 final String where = "the power failed after event " + eventCount + " of " + events.size()
-                        + CrashStateChecker.lastEvents(events, eventCount) + "\n  choices: " + crash.choices();
+                        + history.lastEvents(eventCount) + "\n  choices: " + crash.report();
                 outcomes[check.isOldLog(eventCount, crash.directory(), where, random.nextLong()) ? 0 : 1]++;
                 CrashTally.SIMULATED.incrementAndGet();
                 TestFiles.deleteRecursively(crash.directory());
@@ -154,13 +155,14 @@ class SuffixTruncationPowerLossTest {
     void onlineTruncationLeavesTheOldLogOrTheNewOneWithEveryAcknowledgedAppend() throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
-        final SimulatedDisk disk = new SimulatedDisk(directory);
+        final SimulatedStorage disk =
+                SimulatedStorage.builder(directory).seed(3).build();
         final long[] lsns;
         final long[] appended = new long[APPENDED_AFTER];
         // The event count at which each append after the truncation was acknowledged.
         final int[] acknowledgedAt = new int[APPENDED_AFTER];
         final int firstEvent;
-        try (Wal wal = Wal.open(config(directory, disk, 3))) {
+        try (Wal wal = Wal.open(config(directory, disk))) {
             lsns = appendRecords(wal);
             firstEvent = disk.eventCount();
             wal.truncateAfter(lsns[KEPT - 1]);
@@ -185,7 +187,7 @@ class SuffixTruncationPowerLossTest {
                             seed);
                 });
         System.out.println("power-loss suffix truncation of the open log: " + (outcomes[0] + outcomes[1])
-                + " crash states checked over " + (disk.events().size() - firstEvent) + " events: " + outcomes[0]
+                + " crash states checked over " + (disk.eventCount() - firstEvent) + " events: " + outcomes[0]
                 + " held the old log, " + outcomes[1] + " the truncated one");
     }
 
@@ -198,8 +200,8 @@ class SuffixTruncationPowerLossTest {
             final String where,
             final long seed)
             throws Exception {
-        final SimulatedDisk disk = new SimulatedDisk(directory);
-        try (Wal wal = Wal.open(config(directory, disk, seed))) {
+        try (Wal wal = Wal.open(
+                config(directory, SimulatedStorage.builder(directory).seed(seed).build()))) {
             final List<TestRecords.Read> records = TestRecords.replayAll(wal);
             final int count = records.size();
             final boolean old = count == RECORDS && records.get(count - 1).lsn() == lsns[RECORDS - 1];
@@ -242,8 +244,8 @@ class SuffixTruncationPowerLossTest {
     /** Opens a crash state and checks it: returns how many records it holds. */
     private static int checkOpens(final Path directory, final long[] lsns, final String where, final long seed)
             throws Exception {
-        final SimulatedDisk disk = new SimulatedDisk(directory);
-        try (Wal wal = Wal.open(config(directory, disk, seed))) {
+        try (Wal wal = Wal.open(
+                config(directory, SimulatedStorage.builder(directory).seed(seed).build()))) {
             final List<TestRecords.Read> records = TestRecords.replayAll(wal);
             final int count = records.size();
             if (count != RECORDS && count != KEPT) {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
+import io.walden.testkit.DiskEvent;
+import io.walden.testkit.DiskHistory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,7 +63,8 @@ class TruncationPowerLossTest {
                 42);
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
-        final List<DiskEvent> events = run.disk().events();
+        final DiskHistory history = run.disk().history();
+        final List<DiskEvent> events = history.events();
         int firstDelete = -1;
         int lastDirectorySyncDone = -1;
         int deletes = 0;
@@ -78,21 +81,17 @@ class TruncationPowerLossTest {
         }
         assertTrue(
                 deletes >= 2, "the truncation deleted only " + deletes + " segment(s): " + events.size() + " events");
-        final DiskModel model = run.disk().newModel();
         final CrashStateChecker checker = new CrashStateChecker(spec);
         final SplittableRandom random = new SplittableRandom(7);
         int image = 0;
         for (int eventCount = firstDelete; eventCount <= lastDirectorySyncDone + 1; eventCount++) {
-            while (model.appliedCount() < eventCount) {
-                model.apply(events.get(model.appliedCount()));
-            }
             for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
                 final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
                 checker.check(
-                        model.crash(random, imageDirectory),
+                        history.crash(eventCount, random, imageDirectory),
                         run.acks().at(eventCount),
                         spec + "\n  the power failed after event " + eventCount + " of " + events.size()
-                                + CrashStateChecker.lastEvents(events, eventCount),
+                                + history.lastEvents(eventCount),
                         0,
                         random);
             }

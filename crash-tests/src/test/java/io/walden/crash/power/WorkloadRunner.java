@@ -6,6 +6,8 @@ import io.walden.WalBatch;
 import io.walden.WalException;
 import io.walden.crash.CrashTally;
 import io.walden.testing.TestRecords;
+import io.walden.testkit.CrashPoint;
+import io.walden.testkit.SimulatedStorage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Runs a {@link WorkloadSpec} against a log on a fresh {@link SimulatedDisk} and notes every promise the
+ * Runs a {@link WorkloadSpec} against a log on a fresh {@link SimulatedStorage} and notes every promise the
  * log made in an {@link AckLog}. Appender threads append tagged payloads ({@code writer} = phase and
  * thread, {@code sequence} = the thread's record count), one record or one atomic batch ({@link WalBatch})
  * per step, and note each LSN, which records form each batch, each {@code SYNCED} acknowledgement (of
@@ -32,7 +34,7 @@ final class WorkloadRunner {
      * @param acks what the log promised.
      * @param powerFailed whether the power failed during the run (rather than after a clean close).
      */
-    record Run(SimulatedDisk disk, AckLog acks, boolean powerFailed) {}
+    record Run(SimulatedStorage disk, AckLog acks, boolean powerFailed) {}
 
     private final WorkloadSpec spec;
 
@@ -55,20 +57,22 @@ final class WorkloadRunner {
      */
     Run run(final Path directory) throws IOException, InterruptedException {
         Files.createDirectories(directory);
-        final SimulatedDisk disk = new SimulatedDisk(directory);
-        final SimulatedBackend backend = new SimulatedBackend(disk, spec.storage(), spec.backendSeed());
+        final SimulatedStorage disk = SimulatedStorage.builder(directory)
+                .options(spec.storage())
+                .seed(spec.backendSeed())
+                .build();
         final AckLog acks = new AckLog(List.of(), List.of(), Long.MIN_VALUE);
         final List<WorkloadSpec.Phase> phases = spec.phases();
         for (int p = 0; p < phases.size(); p++) {
             final boolean mayFreeze = p == phases.size() - 1 && spec.freezeAfterEvents() >= 0;
             if (mayFreeze) {
-                disk.freezeAt(disk.eventCount() + spec.freezeAfterEvents());
+                disk.crashAfter(CrashPoint.afterEvents(spec.freezeAfterEvents()));
             }
             final Wal wal;
             try {
-                wal = Wal.open(spec.config(directory, backend));
+                wal = Wal.open(spec.config(directory, disk));
             } catch (final WalException ex) {
-                if (mayFreeze && disk.frozen()) {
+                if (mayFreeze && disk.poweredOff()) {
                     break;
                 }
                 throw new AssertionError("opening the log for phase " + p + " failed: " + ex, ex);
@@ -80,14 +84,14 @@ final class WorkloadRunner {
                 wal.close();
             }
         }
-        final boolean powerFailed = disk.frozen();
-        disk.freeze();
+        final boolean powerFailed = disk.poweredOff();
+        disk.powerOff();
         return new Run(disk, acks, powerFailed);
     }
 
     private void runPhase(
             final Wal wal,
-            final SimulatedDisk disk,
+            final SimulatedStorage disk,
             final AckLog acks,
             final int phaseIndex,
             final WorkloadSpec.Phase phase,
@@ -126,7 +130,7 @@ final class WorkloadRunner {
 
     private static void truncateHalfway(
             final Wal wal,
-            final SimulatedDisk disk,
+            final SimulatedStorage disk,
             final AckLog acks,
             final WorkloadSpec.Phase phase,
             final AtomicInteger stepsDone,
@@ -144,7 +148,7 @@ final class WorkloadRunner {
         try {
             wal.truncateBefore(below);
         } catch (final WalException ex) {
-            if (!(mayFreeze && disk.frozen())) {
+            if (!(mayFreeze && disk.poweredOff())) {
                 unexpected.compareAndSet(null, ex);
             }
         }
@@ -152,7 +156,7 @@ final class WorkloadRunner {
 
     private static void appendSteps(
             final Wal wal,
-            final SimulatedDisk disk,
+            final SimulatedStorage disk,
             final AckLog acks,
             final int writer,
             final List<WorkloadSpec.Step> steps,
@@ -184,7 +188,7 @@ final class WorkloadRunner {
                 final long writtenPosition = wal.writtenPosition();
                 acks.written(disk.eventCount(), writtenPosition);
             } catch (final WalException ex) {
-                if (mayFreeze && disk.frozen()) {
+                if (mayFreeze && disk.poweredOff()) {
                     return;
                 }
                 throw ex;

@@ -5,6 +5,7 @@ import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.format.FrameDescriptor;
 import io.walden.spi.StorageOptions;
+import io.walden.testkit.SimulatedStorage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -103,7 +104,7 @@ record WorkloadSpec(
      * @param backend the simulated backend.
      * @return the configuration.
      */
-    WalConfig config(final Path directory, final SimulatedBackend backend) {
+    WalConfig config(final Path directory, final SimulatedStorage backend) {
         return WalConfig.builder(directory)
                 .backend(backend)
                 .segmentCapacityBytes(segmentCapacityBytes)

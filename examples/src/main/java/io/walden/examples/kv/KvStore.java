@@ -34,10 +34,12 @@ public final class KvStore implements AutoCloseable {
 
     private final Wal wal;
     private final Map<String, String> map;
+    private final Durability acknowledgement;
 
-    private KvStore(final Wal wal, final Map<String, String> map) {
+    private KvStore(final Wal wal, final Map<String, String> map, final Durability acknowledgement) {
         this.wal = wal;
         this.map = map;
+        this.acknowledgement = acknowledgement;
     }
 
     /**
@@ -49,6 +51,23 @@ public final class KvStore implements AutoCloseable {
      * @throws IllegalStateException if the log holds a record this store did not write.
      */
     public static KvStore open(final WalConfig config) {
+        return open(config, Durability.SYNCED);
+    }
+
+    /**
+     * Opens a deliberately broken store, for the crash test that shows the test kit catching it: it
+     * applies and acknowledges a change once the change is written to the OS ({@link
+     * Durability#WRITTEN}), before a sync makes it durable, so a power failure can lose a change that
+     * returned. Never do this in a store that promises durability.
+     *
+     * @param config the log's configuration.
+     * @return the open, broken store.
+     */
+    static KvStore openAcknowledgingWritten(final WalConfig config) {
+        return open(config, Durability.WRITTEN);
+    }
+
+    private static KvStore open(final WalConfig config, final Durability acknowledgement) {
         final Wal wal = Wal.open(config);
         try {
             final Map<String, String> map = new HashMap<>();
@@ -57,7 +76,7 @@ public final class KvStore implements AutoCloseable {
             try (WalReader reader = wal.reader(wal.startPosition())) {
                 reader.replay((buffer, offset, length, lsn) -> apply(map, buffer, offset, length, lsn));
             }
-            return new KvStore(wal, map);
+            return new KvStore(wal, map, acknowledgement);
         } catch (final RuntimeException ex) {
             wal.close();
             throw ex;
@@ -77,7 +96,7 @@ public final class KvStore implements AutoCloseable {
      */
     public synchronized long put(final String key, final String value) {
         Objects.requireNonNull(value, "value");
-        final long lsn = wal.append(encode(PUT, key, value), Durability.SYNCED);
+        final long lsn = wal.append(encode(PUT, key, value), acknowledgement);
         map.put(key, value);
         return lsn;
     }
@@ -93,7 +112,7 @@ public final class KvStore implements AutoCloseable {
      *     while waiting for the sync), and a reopen shows whether it survived.
      */
     public synchronized long delete(final String key) {
-        final long lsn = wal.append(encode(DELETE, key, null), Durability.SYNCED);
+        final long lsn = wal.append(encode(DELETE, key, null), acknowledgement);
         map.remove(key);
         return lsn;
     }

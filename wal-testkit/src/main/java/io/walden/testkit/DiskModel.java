@@ -1,7 +1,6 @@
-package io.walden.crash.power;
+package io.walden.testkit;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,6 +9,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 
@@ -50,12 +50,24 @@ final class DiskModel {
     record InitialFile(int inode, String name, byte[] content) {}
 
     /**
-     * A post-crash directory.
+     * The files of a post-crash directory, by name, and the choices that made them.
      *
-     * @param directory where it was built.
-     * @param choices what the crash kept, lost and tore, for failure messages.
+     * @param files each file's content.
+     * @param choices what the crash kept, lost and tore.
      */
-    record CrashImage(Path directory, String choices) {}
+    record Image(SortedMap<String, byte[]> files, CrashReport.Builder choices) {
+        /**
+         * Writes the files into a directory.
+         *
+         * @param target the directory, which holds none of them.
+         * @throws IOException if a file cannot be written.
+         */
+        void writeTo(final Path target) throws IOException {
+            for (final Map.Entry<String, byte[]> file : files.entrySet()) {
+                SparseFiles.write(target.resolve(file.getKey()), file.getValue());
+            }
+        }
+    }
 
     /** A write not yet durable. */
     private record PendingWrite(long writeId, long fileOffset, byte[] bytes) {}
@@ -231,62 +243,56 @@ final class DiskModel {
     }
 
     /**
-     * Builds a post-crash directory: the durable state plus a random choice among what is not durable.
-     * Does not change the model.
+     * Makes the files of a post-crash directory: the durable state plus a random choice among what is
+     * not durable. Does not change the model.
      *
      * @param random the source of every choice.
-     * @param target an empty directory to fill.
-     * @return the image and the choices made.
-     * @throws IOException if a file cannot be written.
+     * @return the files and the choices made.
      */
-    CrashImage crash(final SplittableRandom random, final Path target) throws IOException {
-        final StringBuilder choices = new StringBuilder();
+    Image crash(final SplittableRandom random) {
+        final CrashReport.Builder choices = new CrashReport.Builder();
         final TreeMap<String, Integer> directory = crashDirectory(random, choices);
         final double keepProbability = KEEP_PROBABILITIES[random.nextInt(KEEP_PROBABILITIES.length)];
         final double tearProbability = TEAR_PROBABILITIES[random.nextInt(TEAR_PROBABILITIES.length)];
         final boolean mayRevertSize = random.nextBoolean();
-        choices.append(" pages(keep=")
-                .append(keepProbability)
-                .append(", tear=")
-                .append(tearProbability)
-                .append(", revertSize=")
-                .append(mayRevertSize)
-                .append("):");
+        choices.pageSettings(keepProbability, tearProbability, mayRevertSize);
+        final TreeMap<String, byte[]> contents = new TreeMap<>();
         for (final Map.Entry<String, Integer> entry : directory.entrySet()) {
-            final byte[] content = crashContent(
-                    files.get(entry.getValue()),
+            contents.put(
                     entry.getKey(),
-                    random,
-                    keepProbability,
-                    tearProbability,
-                    mayRevertSize,
-                    choices);
-            Files.write(target.resolve(entry.getKey()), content);
+                    crashContent(
+                            files.get(entry.getValue()),
+                            entry.getKey(),
+                            random,
+                            keepProbability,
+                            tearProbability,
+                            mayRevertSize,
+                            choices));
         }
-        return new CrashImage(target, choices.toString());
+        return new Image(contents, choices);
     }
 
-    private TreeMap<String, Integer> crashDirectory(final SplittableRandom random, final StringBuilder choices) {
+    private TreeMap<String, Integer> crashDirectory(final SplittableRandom random, final CrashReport.Builder choices) {
         final TreeMap<String, Integer> directory = new TreeMap<>(durableDirectory);
         if (pendingDirectoryOps.isEmpty()) {
-            choices.append("dir: nothing unsynced;");
+            choices.directoryAllDurable();
             return directory;
         }
         final boolean prefix = random.nextBoolean();
         final double keepProbability =
                 DIRECTORY_KEEP_PROBABILITIES[random.nextInt(DIRECTORY_KEEP_PROBABILITIES.length)];
         final int prefixLength = random.nextInt(pendingDirectoryOps.size() + 1);
-        choices.append("dir(").append(prefix ? "prefix" : "subset").append("):");
+        choices.directoryMode(prefix);
         int index = 0;
         for (final DirectoryOp op : pendingDirectoryOps.values()) {
             final boolean keep = prefix ? index < prefixLength : random.nextDouble() < keepProbability;
-            choices.append(keep ? " kept[" : " forgot[").append(op).append(']');
+            choices.directoryOperation(keep, op);
             if (keep) {
                 op.applyTo(directory);
             }
             index++;
         }
-        choices.append(';');
+        choices.directoryDone();
         return directory;
     }
 
@@ -297,15 +303,11 @@ final class DiskModel {
             final double keepProbability,
             final double tearProbability,
             final boolean mayRevertSize,
-            final StringBuilder choices) {
+            final CrashReport.Builder choices) {
         long sizeBytes = file.cacheSizeBytes;
         if (mayRevertSize && file.cacheSizeBytes != file.durableSizeBytes && random.nextBoolean()) {
             sizeBytes = file.durableSizeBytes;
-            choices.append(' ')
-                    .append(name)
-                    .append(" size reverted to ")
-                    .append(sizeBytes)
-                    .append(';');
+            choices.sizeReverted(name, sizeBytes);
         }
         final byte[] content = new byte[(int) sizeBytes];
         System.arraycopy(file.durable, 0, content, 0, (int) Math.min(file.durable.length, sizeBytes));
@@ -350,23 +352,7 @@ final class DiskModel {
             if (chosen != 0) {
                 System.arraycopy(page, 0, content, (int) pageStart, (int) Math.min(PAGE_BYTES, sizeBytes - pageStart));
             }
-            if (chosen != newest || tornMask >= 0) {
-                choices.append(' ')
-                        .append(name)
-                        .append('@')
-                        .append(pageStart)
-                        .append('=')
-                        .append(chosen)
-                        .append('/')
-                        .append(newest);
-                if (tornMask >= 0) {
-                    choices.append(" torn vs ")
-                            .append(tornAgainst)
-                            .append(" sectors ")
-                            .append(Integer.toBinaryString(tornMask | 0x100).substring(1));
-                }
-                choices.append(';');
-            }
+            choices.page(name, pageStart, chosen, newest, tornAgainst, tornMask);
         }
         return content;
     }
