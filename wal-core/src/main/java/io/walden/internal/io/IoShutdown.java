@@ -101,7 +101,7 @@ final class IoShutdown {
         // the next open removes it.
         if (session.inFlight() == 0) {
             try {
-                preparer.abandon(new BlockingIo(session));
+                preparer.abandon(new BlockingIo(session), failed);
             } catch (final IOException | RuntimeException ex) {
                 LOGGER.log(
                         System.Logger.Level.WARNING,

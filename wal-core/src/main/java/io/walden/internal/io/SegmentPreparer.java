@@ -383,13 +383,17 @@ final class SegmentPreparer implements AutoCloseable {
 
     /**
      * Gives up an unfinished preparation at close: closes and deletes the temporary file. A
-     * segment already renamed into place is complete and stays. No operation may be in flight.
+     * segment already renamed into place is complete and stays. The session must have no operation
+     * in flight (the caller checks).
      *
      * @param io synchronous access to the session.
+     * @param afterFailure whether the log failed: its I/O round then drops completions (fail-stop), so
+     *     a step may still be recorded as in flight here although the session completed it.
      * @throws IOException if the file cannot be closed or deleted.
      */
-    void abandon(final BlockingIo io) throws IOException {
-        Invariants.check(!operationInFlight, "abandoning with an operation in flight");
+    void abandon(final BlockingIo io, final boolean afterFailure) throws IOException {
+        Invariants.check(!operationInFlight || afterFailure, "abandoning with an operation in flight");
+        operationInFlight = false;
         if (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
             session.closeFile(fileHandle);
             fileHandle = -1;

@@ -155,7 +155,7 @@ class SegmentPreparerTest {
         step();
         assertTrue(Files.exists(directory.resolve(TEMPORARY)));
         session.operations().clear();
-        preparer.abandon(new BlockingIo(session));
+        preparer.abandon(new BlockingIo(session), false);
         assertEquals(List.of("close " + TEMPORARY, "delete " + TEMPORARY), session.operations());
         assertFalse(Files.exists(directory.resolve(TEMPORARY)));
         assertFalse(preparer.hasStepToSubmit());
@@ -164,11 +164,30 @@ class SegmentPreparerTest {
     }
 
     @Test
+    void shouldAbandonAfterAFailureWhoseRoundDroppedTheStepsCompletion() throws IOException {
+        preparer.start(SEGMENT);
+        step();
+        assertEquals(1, preparer.doWork());
+        // The log failed: its I/O round drops the step's completion (fail-stop).
+        session.deliverWithResult(PREPARE, WRITE_BYTES);
+        session.poll((token, result, failure) -> {}, 1);
+        assertTrue(preparer.isOperationInFlight(), "the preparer never heard of the completion");
+        assertThrows(AssertionError.class, () -> preparer.abandon(new BlockingIo(session), false));
+
+        session.operations().clear();
+        preparer.abandon(new BlockingIo(session), true);
+
+        assertEquals(List.of("close " + TEMPORARY, "delete " + TEMPORARY), session.operations());
+        assertFalse(Files.exists(directory.resolve(TEMPORARY)));
+        assertFalse(preparer.isOperationInFlight());
+    }
+
+    @Test
     void shouldKeepASegmentRenamedIntoPlaceWhenAbandoned() throws IOException {
         preparer.start(SEGMENT);
         runToReady();
         session.operations().clear();
-        preparer.abandon(new BlockingIo(session));
+        preparer.abandon(new BlockingIo(session), false);
         assertEquals(List.of(), session.operations());
         assertTrue(preparer.isReady(SEGMENT));
     }
