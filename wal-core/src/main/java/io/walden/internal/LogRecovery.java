@@ -119,6 +119,8 @@ public final class LogRecovery {
         inventory.refuseLostSuccessor(segments);
         temporariesRemoved = false;
         if (segments.isEmpty()) {
+            // Refused for space before anything is changed: a new log needs its first segment.
+            RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
             return createLog(startNs, 0, 0, true);
         }
         final SuffixTruncationRecord pendingTruncation = truncations().read();
@@ -152,6 +154,10 @@ public final class LogRecovery {
             // Every segment is full of valid frames: the log continues in a new segment after them.
             final long lastBase = bases.get(bases.size() - 1);
             final long lastEnd = lastBase + capacityBytes;
+            if (structure.discardFromBase() < 0) {
+                // Refused for space before anything is changed: the log continues in a new segment.
+                RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
+            }
             beginChanges();
             tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
             if (structure.discardFromBase() >= 0) {

@@ -1,6 +1,7 @@
 package io.walden.internal;
 
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +42,12 @@ final class RecoverySpace {
             return;
         }
         final long neededBytes = evidenceBytes + segmentBytes + SLACK_BYTES;
-        final long freeBytes = Files.getFileStore(directory).getUsableSpace() + reclaimableBytes;
+        final FileStore store = Files.getFileStore(directory);
+        if (store.getTotalSpace() == 0) {
+            // A file system that keeps no account of its space (ramfs reports none): nothing to check.
+            return;
+        }
+        final long freeBytes = store.getUsableSpace() + reclaimableBytes;
         if (freeBytes >= neededBytes) {
             return;
         }

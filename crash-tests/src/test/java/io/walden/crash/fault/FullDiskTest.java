@@ -205,6 +205,9 @@ final class FullDiskTest {
         final Path directory = mountPoint.resolve("log-opened-full");
         final Path filler = mountPoint.resolve("filler");
         Files.createDirectories(directory);
+        // A killed session's leftover: a refused open keeps it (nothing is changed).
+        final Path leftover = directory.resolve(SegmentNames.temporaryName(0));
+        Files.write(leftover, new byte[0]);
         LoopFileSystem.fill(filler);
         final WalException refused;
         try {
@@ -225,6 +228,7 @@ final class FullDiskTest {
                 WalException.ErrorCode.STORAGE_SPACE,
                 refused.errorCode(),
                 "opening on a full file system must say so by its error code: " + refused);
+        assertTrue(Files.exists(leftover), "the refused open removed " + leftover);
         Files.delete(filler);
         try (Wal wal = Wal.open(FaultSetup.config(directory, ChildBackends.named(backendName)))) {
             wal.append(TestRecords.tagged(0, 0, 100), Durability.SYNCED);
