@@ -360,6 +360,12 @@ public final class LogRecovery {
             final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
         }
+        // Everything after the tail segment goes too: discarded first, newest first, so that a crash
+        // part way never leaves the tail segment cut while later records are still there (the next
+        // open would return them after a gap); positions stay unique, segments contiguous.
+        final long discardedUpTo = tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase
+                ? repair().discardSegments(scanner, segments, tailBase + capacityBytes)
+                : -1;
         repair().cutAndDiscard(
                         scanner,
                         tailPath,
@@ -375,13 +381,8 @@ public final class LogRecovery {
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset);
         }
         session.closeFile(tailHandle);
-        if (tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase) {
-            // Everything after the tail segment goes too; positions stay unique, segments contiguous.
-            return createLog(
-                    startNs,
-                    repair().discardSegments(scanner, segments, tailBase + capacityBytes),
-                    bases.get(0),
-                    false);
+        if (discardedUpTo >= 0) {
+            return createLog(startNs, discardedUpTo, bases.get(0), false);
         }
         final long activeBase = tailBase + capacityBytes;
         final Path activePath = segments.get(activeBase);

@@ -4,6 +4,7 @@ import io.walden.format.EvidenceFiles;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -91,6 +92,41 @@ final class RecoveryEvidence {
         }
         EvidenceFiles.syncDirectory(directory());
         files.add(file);
+    }
+
+    /**
+     * Keeps a whole segment file in the evidence directory while it stays in place: a second name
+     * (a hard link) for the same file, durable in the evidence directory, so that the caller can then
+     * replace the segment in one rename and a crash in between never leaves its name missing. Where
+     * the file system has no hard links the file is copied instead, and the copy made durable.
+     *
+     * @param segment the segment file.
+     * @throws IOException if neither a link nor a copy can be made.
+     */
+    void keepSegment(final Path segment) throws IOException {
+        final Path target =
+                EvidenceFiles.newFile(logDirectory, stamp, segment.getFileName().toString());
+        try {
+            Files.createLink(target, segment);
+        } catch (final UnsupportedOperationException | FileSystemException noLink) {
+            try {
+                Files.copy(segment, target);
+                try (FileChannel copy = FileChannel.open(target, StandardOpenOption.WRITE)) {
+                    copy.force(true);
+                }
+            } catch (final IOException ex) {
+                // A partial copy is no evidence, and holds space: gone before the failure is reported.
+                ex.addSuppressed(noLink);
+                try {
+                    Files.deleteIfExists(target);
+                } catch (final IOException deleteFailure) {
+                    ex.addSuppressed(deleteFailure);
+                }
+                throw ex;
+            }
+        }
+        EvidenceFiles.syncDirectory(directory());
+        files.add(target);
     }
 
     /**

@@ -289,8 +289,8 @@ final class RecoveryWriter {
 
     /**
      * Replaces the segment at a base (if any) with one that holds a single discard frame, through a
-     * temporary file renamed into place, directory synced; the existing file is moved into the
-     * evidence, or deleted.
+     * temporary file renamed over it, directory synced; the existing file is kept in the evidence
+     * first (as a second name), or is simply replaced.
      *
      * @param base the segment's base position.
      * @param existing the segment there now, or null.
@@ -319,10 +319,11 @@ final class RecoveryWriter {
             session.closeFile(handle);
         }
         if (existing != null && evidence != null) {
-            evidence.moveSegment(existing);
-        } else if (existing != null) {
-            io.delete(existing);
+            evidence.keepSegment(existing);
         }
+        // One rename replaces the existing file: its name is never missing, not even after a crash
+        // between two steps (the segment before it may record that the log went on into it, and a
+        // missing successor is a lost segment that no open gets past).
         io.rename(temporary, SegmentNames.segmentPath(directory, base));
         io.syncDirectory();
     }

@@ -185,8 +185,8 @@ final class TailRepair {
     }
 
     /**
-     * Discards every segment from a base on (TRUNCATE): each existing file is moved into the evidence
-     * directory, and every base up to the highest one the log had gets a segment that holds only a
+     * Discards every segment from a base on (TRUNCATE): each existing file that holds data is kept in
+     * the evidence directory, and every base up to the highest one the log had gets a segment that holds only a
      * discard frame, so that segments stay contiguous and no position is given out twice.
      *
      * @return where the log continues: the base after the highest segment it had.
@@ -204,17 +204,15 @@ final class TailRepair {
         // Newest first: a crash part way leaves discarded segments after the kept ones, never a gap
         // between kept ones.
         for (long base = continueAt - capacityBytes; base >= fromBase; base -= capacityBytes) {
-            Path existing = segments.get(base);
-            if (existing != null && scanner.holdsData(existing, capacityBytes)) {
+            final Path existing = segments.get(base);
+            final boolean holdsData = existing != null && scanner.holdsData(existing, capacityBytes);
+            if (holdsData) {
                 tally.dropped(Files.size(existing));
-            } else if (existing != null) {
-                // An unused prepared segment: nothing to keep.
-                io.delete(existing);
-                existing = null;
             }
-            writer.replaceWithDiscarded(base, existing, evidence);
+            // An unused prepared segment has nothing to keep: it is simply replaced.
+            writer.replaceWithDiscarded(base, existing, holdsData ? evidence : null);
         }
-        tally.finding("discarded positions " + fromBase + " to " + continueAt + ": the segments there were moved into "
+        tally.finding("discarded positions " + fromBase + " to " + continueAt + ": the segments there were kept in "
                 + evidence.directory() + " and replaced by segments that hold one discard frame");
         return continueAt;
     }

@@ -985,8 +985,8 @@ public abstract class RecoveryContractTest {
             assertTrue(report.droppedBytes() >= 2L * SEGMENT_BYTES, report::summary);
             assertTrue(report.findings().stream().anyMatch(f -> f.contains("missing")), report.findings()::toString);
             assertRecords(firstSegment, readAll(wal));
-            // The segments from the gap on were moved into the evidence directory (an unused prepared
-            // one is deleted) and replaced by segments that hold one discard frame; the log continues
+            // The segments from the gap on were kept in the evidence directory (an unused prepared
+            // one is not) and replaced by segments that hold one discard frame; the log continues
             // after the highest one.
             assertEquals(2, report.evidence().size(), report::summary);
             for (final Path evidence : report.evidence()) {

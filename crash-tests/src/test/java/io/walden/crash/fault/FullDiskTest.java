@@ -14,6 +14,7 @@ import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.crash.ChildBackends;
 import io.walden.crash.CrashTally;
+import io.walden.crash.PreparedSegment;
 import io.walden.format.SegmentNames;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;
@@ -99,7 +100,7 @@ final class FullDiskTest {
         final WalConfig config = config(directory, backendName, ROOMY_SEGMENT_BYTES);
         try (Wal wal = Wal.open(config)) {
             // The next segment prepared in full, before the disk fills: only the one after finds none.
-            awaitFile(SegmentNames.segmentPath(directory, ROOMY_SEGMENT_BYTES));
+            PreparedSegment.await(SegmentNames.segmentPath(directory, ROOMY_SEGMENT_BYTES));
             LoopFileSystem.fill(filler);
             WalException refused = null;
             int sequence = 0;
@@ -369,16 +370,6 @@ final class FullDiskTest {
             }
             if (System.nanoTime() - deadlineNs > 0) {
                 throw new AssertionError("no append was refused within 30 s of the disk filling up");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-    }
-
-    private static void awaitFile(final Path file) {
-        final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
-        while (!Files.exists(file)) {
-            if (System.nanoTime() - deadlineNs > 0) {
-                throw new AssertionError(file + " was not prepared within 30 s");
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }

@@ -1,11 +1,14 @@
 package io.walden.crash.power;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
+import io.walden.crash.PreparedSegment;
+import io.walden.format.SegmentNames;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import io.walden.testkit.CrashState;
@@ -20,6 +23,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Power loss at every event of a {@code Wal.truncateAfter} that cuts a segment in the middle and
@@ -74,16 +79,33 @@ class SuffixTruncationPowerLossTest {
         return lsns;
     }
 
-    @Test
-    void truncationLeavesTheOldLogOrTheNewOneAfterPowerLossAtEveryStep() throws Exception {
+    /**
+     * With and without the next segment prepared when the log was closed. Without it, the newest
+     * segment is the one the log ended in, and the one before it records that the log went on into
+     * it: the truncation replaces that newest segment first, and a crash part way must never leave
+     * it missing (the next open would refuse the log as one whose end was lost). A kill found that
+     * window: the segment was deleted before its replacement was renamed into place.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void truncationLeavesTheOldLogOrTheNewOneAfterPowerLossAtEveryStep(final boolean nextPrepared) throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
+        final long[] lsns;
+        try (Wal wal = Wal.open(
+                config(directory, SimulatedStorage.builder(directory).seed(1).build()))) {
+            lsns = appendRecords(wal);
+            PreparedSegment.await(nextSegment(directory, lsns));
+        }
+        final Path prepared = nextSegment(directory, lsns);
+        if (!nextPrepared) {
+            // A close that came before the next segment was ready leaves none.
+            assertTrue(Files.deleteIfExists(prepared), "the closed log should hold its prepared next segment");
+        }
+        assertEquals(nextPrepared, Files.exists(prepared));
+        // The history starts from the closed log's files as they are now.
         final SimulatedStorage disk =
                 SimulatedStorage.builder(directory).seed(1).build();
-        final long[] lsns;
-        try (Wal wal = Wal.open(config(directory, disk))) {
-            lsns = appendRecords(wal);
-        }
         final int firstEvent = disk.eventCount();
         Wal.truncateAfter(config(directory, disk), lsns[KEPT - 1]);
         final int[] outcomes = crashAtEveryEvent(
@@ -97,7 +119,8 @@ class SuffixTruncationPowerLossTest {
                                 where + " (the truncation began after event " + firstEvent + ")",
                                 seed)
                         == RECORDS);
-        System.out.println("power-loss suffix truncation: " + (outcomes[0] + outcomes[1])
+        System.out.println("power-loss suffix truncation (next segment "
+                + (nextPrepared ? "prepared" : "not prepared") + "): " + (outcomes[0] + outcomes[1])
                 + " crash states checked over "
                 + (disk.eventCount() - firstEvent) + " events: " + outcomes[0] + " held the old log, " + outcomes[1]
                 + " the truncated one");
@@ -271,6 +294,12 @@ class SuffixTruncationPowerLossTest {
         } catch (final RuntimeException ex) {
             throw violation(where, "opening failed under the default policy: " + ex, ex);
         }
+    }
+
+    /** The segment after the one the last record is in: the one the log prepares next. */
+    private static Path nextSegment(final Path directory, final long[] lsns) {
+        final long last = lsns[lsns.length - 1];
+        return SegmentNames.segmentPath(directory, last - last % SEGMENT_BYTES + SEGMENT_BYTES);
     }
 
     private static AssertionError violation(final String where, final String what) {
