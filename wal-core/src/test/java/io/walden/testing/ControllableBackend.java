@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@link #failNextDataWrite} / {@link #failNextDataSync}: the next write to, or sync of, a
  *       segment file (a {@code .wal} file, not a segment under preparation) is not performed and
  *       completes with the given {@link IOException}.
+ *   <li>{@link #failDirectoryChangeAfter}: a later rename or delete is not performed and completes
+ *       with the given {@link IOException}, so a test can stop a log between any two of its
+ *       directory changes, as a kill there would.
  *   <li>Writes of a segment's header (the durability mark the log writes when it pauses) are
  *       neither held nor failed: they come whenever the log goes idle, and would make tests of data
  *       writes depend on timing.
@@ -57,6 +60,8 @@ public final class ControllableBackend implements StorageBackend {
     private final StorageBackend delegate;
     private final AtomicReference<IOException> nextDataWriteFailure = new AtomicReference<>();
     private final AtomicReference<IOException> nextDataSyncFailure = new AtomicReference<>();
+    private final AtomicReference<IOException> nextDirectoryChangeFailure = new AtomicReference<>();
+    private final AtomicInteger directoryChangesToPass = new AtomicInteger();
     private final AtomicLong dataWritesSubmitted = new AtomicLong();
     private final AtomicLong dataSyncsSubmitted = new AtomicLong();
     private final AtomicInteger heldCompletions = new AtomicInteger();
@@ -190,9 +195,24 @@ public final class ControllableBackend implements StorageBackend {
         nextDataSyncFailure.set(failure);
     }
 
+    /**
+     * Makes a later rename or delete (of any file: a directory change) fail with a cause, without
+     * performing it: the ones before it run. A log that dies there leaves its files as a process
+     * killed right before that change would.
+     *
+     * @param changesToPass how many directory changes still run first.
+     * @param failure the cause the failing one completes with.
+     */
+    public void failDirectoryChangeAfter(final int changesToPass, final IOException failure) {
+        directoryChangesToPass.set(changesToPass);
+        nextDirectoryChangeFailure.set(failure);
+    }
+
     /** @return whether an injected failure is still waiting for its operation. */
     public boolean failureArmed() {
-        return nextDataWriteFailure.get() != null || nextDataSyncFailure.get() != null;
+        return nextDataWriteFailure.get() != null
+                || nextDataSyncFailure.get() != null
+                || nextDirectoryChangeFailure.get() != null;
     }
 
     /** @return completions held or injected and not yet delivered. */
@@ -361,6 +381,9 @@ public final class ControllableBackend implements StorageBackend {
 
         @Override
         public void submitRename(final Path source, final Path target, final long token) {
+            if (injectDirectoryChangeFailure(token)) {
+                return;
+            }
             for (final Map.Entry<Integer, Path> entry : paths.entrySet()) {
                 if (source.equals(entry.getValue())) {
                     entry.setValue(target);
@@ -371,7 +394,19 @@ public final class ControllableBackend implements StorageBackend {
 
         @Override
         public void submitDelete(final Path path, final long token) {
+            if (injectDirectoryChangeFailure(token)) {
+                return;
+            }
             session.submitDelete(path, wrap(token, KIND_OTHER));
+        }
+
+        /** @return whether the armed directory-change failure took this operation. */
+        private boolean injectDirectoryChangeFailure(final long token) {
+            if (nextDirectoryChangeFailure.get() == null || directoryChangesToPass.getAndDecrement() > 0) {
+                return false;
+            }
+            inject(token, nextDirectoryChangeFailure.getAndSet(null), KIND_OTHER);
+            return true;
         }
 
         @Override
