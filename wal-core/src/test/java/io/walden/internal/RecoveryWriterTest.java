@@ -130,7 +130,7 @@ class RecoveryWriterTest {
                         "write " + temporary + " " + (CAPACITY - BLOCK) + "+" + BLOCK,
                         "sync " + temporary,
                         "close " + temporary,
-                        "delete " + name,
+                        // One rename replaces the old file: its name is never missing.
                         "rename " + temporary + " " + name,
                         "sync-directory"),
                 session.operations);
