@@ -43,6 +43,12 @@ public final class WalConfig {
     public static final long SYNC_INTERVAL_NS_DEFAULT = TimeUnit.SECONDS.toNanos(1);
     /** Default time an append waits for buffer space: ten seconds. */
     public static final long APPEND_TIMEOUT_NS_DEFAULT = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * Default bound on the segment files retention keeps for reuse instead of deleting them: two. A
+     * reused file is not zero-filled again, so each segment is written once (see {@link
+     * Builder#recycledSegmentsMax}).
+     */
+    public static final int RECYCLED_SEGMENTS_MAX_DEFAULT = 2;
     /** Default time a thread waiting for a durability level yields the processor before it blocks. */
     public static final long WAIT_YIELD_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(500);
     /** Longest time a waiting thread may yield before it blocks: 100 ms. */
@@ -81,6 +87,8 @@ public final class WalConfig {
     public static final String SYNC_INTERVAL_NS_PROP_NAME = "walden.sync.interval.ns";
     /** System property that sets the append timeout in nanoseconds. */
     public static final String APPEND_TIMEOUT_NS_PROP_NAME = "walden.append.timeout.ns";
+    /** System property that sets how many freed segment files retention keeps for reuse. */
+    public static final String RECYCLED_SEGMENTS_MAX_PROP_NAME = "walden.recycled.segments.max";
 
     private final Path directory;
     private final StorageBackend backend;
@@ -94,6 +102,7 @@ public final class WalConfig {
     private final long waitYieldNs;
     private final long syncIntervalNs;
     private final long appendTimeoutNs;
+    private final int recycledSegmentsMax;
     private final RecoveryPolicy recoveryPolicy;
     // Whether the two were set, rather than derived from the segment capacity.
     private final boolean bufferCapacitySet;
@@ -112,6 +121,7 @@ public final class WalConfig {
         this.waitYieldNs = builder.waitYieldNs;
         this.syncIntervalNs = builder.syncIntervalNs;
         this.appendTimeoutNs = builder.appendTimeoutNs;
+        this.recycledSegmentsMax = builder.recycledSegmentsMax;
         this.recoveryPolicy = builder.recoveryPolicy;
         this.bufferCapacitySet = builder.bufferCapacitySet;
         this.maxRecordSet = builder.maxRecordSet;
@@ -146,6 +156,7 @@ public final class WalConfig {
         builder.waitYieldNs = waitYieldNs;
         builder.syncIntervalNs = syncIntervalNs;
         builder.appendTimeoutNs = appendTimeoutNs;
+        builder.recycledSegmentsMax = recycledSegmentsMax;
         builder.recoveryPolicy = recoveryPolicy;
         if (maxRecordSet) {
             // Checked against the log's segments by the open, which names the log and the setting.
@@ -240,6 +251,11 @@ public final class WalConfig {
         return appendTimeoutNs;
     }
 
+    /** @return how many segment files freed by retention are kept for reuse as the next segments. */
+    public int recycledSegmentsMax() {
+        return recycledSegmentsMax;
+    }
+
     /** @return what opening does with corruption. */
     public RecoveryPolicy recoveryPolicy() {
         return recoveryPolicy;
@@ -253,6 +269,7 @@ public final class WalConfig {
                 + groupWindowNs + ", groupReturnWait=" + groupReturnWait + ", waitYieldNs=" + waitYieldNs
                 + ", syncIntervalNs=" + syncIntervalNs
                 + ", appendTimeoutNs=" + appendTimeoutNs
+                + ", recycledSegmentsMax=" + recycledSegmentsMax
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
 
@@ -280,6 +297,7 @@ public final class WalConfig {
         private long waitYieldNs = WAIT_YIELD_NS_DEFAULT;
         private long syncIntervalNs = SYNC_INTERVAL_NS_DEFAULT;
         private long appendTimeoutNs = APPEND_TIMEOUT_NS_DEFAULT;
+        private int recycledSegmentsMax = RECYCLED_SEGMENTS_MAX_DEFAULT;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
 
         private Builder(final Path directory) {
@@ -305,6 +323,7 @@ public final class WalConfig {
             waitYieldNs = longProperty(WAIT_YIELD_NS_PROP_NAME, waitYieldNs);
             syncIntervalNs = longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
             appendTimeoutNs = longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
+            recycledSegmentsMax = (int) longProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, recycledSegmentsMax);
             return this;
         }
 
@@ -460,6 +479,22 @@ public final class WalConfig {
         }
 
         /**
+         * Sets how many segment files that retention ({@code truncateBefore} and the retention rules)
+         * frees are kept, renamed out of the log, to become the next segments instead of new files.
+         * A reused file is not zero-filled: its header is rewritten and its stale bytes are told
+         * apart by the write limit the header records (FORMAT.md, "Recycled segments"), so each
+         * segment is written once instead of twice. The files are still the log's disk use while they
+         * wait. Zero deletes every freed file.
+         *
+         * @param recycledSegmentsMax the bound, zero or more; default {@value WalConfig#RECYCLED_SEGMENTS_MAX_DEFAULT}.
+         * @return this builder.
+         */
+        public Builder recycledSegmentsMax(final int recycledSegmentsMax) {
+            this.recycledSegmentsMax = recycledSegmentsMax;
+            return this;
+        }
+
+        /**
          * Sets what opening does with corruption.
          *
          * @param recoveryPolicy the policy.
@@ -529,6 +564,9 @@ public final class WalConfig {
             }
             if (appendTimeoutNs <= 0) {
                 throw invalid("appendTimeoutNs", appendTimeoutNs, "must be positive");
+            }
+            if (recycledSegmentsMax < 0) {
+                throw invalid("recycledSegmentsMax", recycledSegmentsMax, "must be zero (delete freed files) or more");
             }
             builtBufferCapacityBytes = buffer;
             builtMaxRecordBytes = maxRecord;

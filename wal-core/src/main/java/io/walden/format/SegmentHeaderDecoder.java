@@ -7,6 +7,7 @@ import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CONTINUED;
+import static io.walden.format.SegmentHeaderDescriptor.FLAG_RECYCLED;
 import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
 import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
@@ -150,6 +151,9 @@ public final class SegmentHeaderDecoder {
         if (limit != 0 && (limit < HEADER_LENGTH || limit > capacity || limit % WRITE_LIMIT_ALIGNMENT != 0)) {
             return "write limit " + limit + " is impossible for a segment of " + capacity + " bytes";
         }
+        if ((flags & FLAG_RECYCLED) != 0 && limit == 0) {
+            return "a recycled segment's header records no write limit: its stale bytes could not be told apart";
+        }
         if (limit != 0 && durable > expectedBasePosition + limit) {
             return "durable position " + durable + " lies past the write limit, offset " + limit;
         }
@@ -212,6 +216,28 @@ public final class SegmentHeaderDecoder {
      */
     public static boolean continued(final ByteBuffer block) {
         return (block.getInt(FLAGS_OFFSET) & FLAG_CONTINUED) != 0;
+    }
+
+    /**
+     * Whether a valid header is that of a recycled segment.
+     *
+     * @param block the header.
+     * @return true if the file held an earlier segment and its bytes at or past the write limit are
+     *     stale.
+     */
+    public static boolean recycled(final ByteBuffer block) {
+        return (block.getInt(FLAGS_OFFSET) & FLAG_RECYCLED) != 0;
+    }
+
+    /**
+     * Where the bytes of a segment stop belonging to it: in a recycled segment, its write limit (the
+     * bytes from there on are stale and read as zeros); in any other, its capacity.
+     *
+     * @param block a valid header.
+     * @return the offset.
+     */
+    public static long staleFromOffset(final ByteBuffer block) {
+        return recycled(block) ? block.getInt(WRITE_LIMIT_OFFSET) : block.getLong(CAPACITY_OFFSET);
     }
 
     /**

@@ -62,6 +62,14 @@ package io.walden.format;
  *   <li>{@link #FLAG_CONTINUED}: the log went on into the next segment. The writer sets it, durably,
  *       before the first byte of the next segment is written, so the next segment's file must exist:
  *       a missing one was lost, and recovery refuses the log naming it.
+ *   <li>{@link #FLAG_RECYCLED}: the file held an earlier segment of the log, which retention freed,
+ *       and was not zero-filled again: past what this segment's frames cover, its body holds the
+ *       earlier segment's frames (stale bytes, which never validate here, since a frame's checksum
+ *       binds it to its position). Such a segment always records a write limit, and every reader
+ *       takes the bytes at or past the limit for zeros (never written in this life). The writer
+ *       raises the limit, durably, before it writes past it, as in a session's first segment; at a
+ *       clean close it lowers it to the end of the last block written and writes zeros from the clean
+ *       end up to there, so that every byte after the clean end reads as zero.
  * </ul>
  *
  * <p>A rewrite changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during
@@ -87,7 +95,10 @@ public final class SegmentHeaderDescriptor {
     public static final int LOG_ID_OFFSET = 32;
     /** Offset of the int32 frame alignment. */
     public static final int FRAME_ALIGNMENT_OFFSET = 40;
-    /** Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY}, {@link #FLAG_CONTINUED}, or zero. */
+    /**
+     * Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY}, {@link #FLAG_CONTINUED}, {@link
+     * #FLAG_RECYCLED}, or zero.
+     */
     public static final int FLAGS_OFFSET = 44;
     /**
      * Offset of the int64 durable position: every position of the segment below it was synced when the
@@ -112,8 +123,13 @@ public final class SegmentHeaderDescriptor {
     public static final int FLAG_CLOSED_CLEANLY = 1;
     /** Flag: the log went on into the next segment, whose file must therefore exist. */
     public static final int FLAG_CONTINUED = 2;
+    /**
+     * Flag: the file is recycled; bytes at or past the write limit are stale bytes of its earlier
+     * life and read as zeros.
+     */
+    public static final int FLAG_RECYCLED = 4;
     /** Every flag this format defines. */
-    public static final int KNOWN_FLAGS = FLAG_CLOSED_CLEANLY | FLAG_CONTINUED;
+    public static final int KNOWN_FLAGS = FLAG_CLOSED_CLEANLY | FLAG_CONTINUED | FLAG_RECYCLED;
     /** The write limit is a multiple of this: one block, so that O_DIRECT writes never straddle it. */
     public static final int WRITE_LIMIT_ALIGNMENT = 4096;
 

@@ -13,6 +13,11 @@ public final class SegmentNames {
     public static final String SEGMENT_SUFFIX = ".wal";
     /** Suffix of a segment that is still being prepared. */
     public static final String TEMPORARY_SUFFIX = ".wal.tmp";
+    /**
+     * Suffix of a segment file retention freed and keeps for reuse ({@code WalConfig.recycledSegmentsMax}):
+     * {@code <20-digit base it had>.wal.free}. Not a segment: recovery never reads it.
+     */
+    public static final String FREE_SUFFIX = ".wal.free";
     /** The lock file that keeps a second process out of the directory. */
     public static final String LOCK_FILE_NAME = "walden.lock";
     /**
@@ -54,6 +59,29 @@ public final class SegmentNames {
      */
     public static Path segmentPath(final Path directory, final long basePosition) {
         return directory.resolve(segmentName(basePosition));
+    }
+
+    /**
+     * The name a freed segment file keeps while it waits for reuse.
+     *
+     * @param basePosition the base position the segment had.
+     * @return the name, e.g. {@code 00000000000067108864.wal.free}.
+     */
+    public static String freeName(final long basePosition) {
+        return String.format("%0" + DIGIT_COUNT + "d%s", basePosition, FREE_SUFFIX);
+    }
+
+    /**
+     * Parses the name of a freed segment file.
+     *
+     * @param fileName a file name without directory.
+     * @return the base position the segment had, or -1 if the name is not such a name.
+     */
+    public static long parseFreeName(final String fileName) {
+        if (fileName.length() != DIGIT_COUNT + FREE_SUFFIX.length() || !fileName.endsWith(FREE_SUFFIX)) {
+            return -1;
+        }
+        return parseSegmentName(fileName.substring(0, DIGIT_COUNT) + SEGMENT_SUFFIX);
     }
 
     /**

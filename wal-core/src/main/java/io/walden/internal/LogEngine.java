@@ -48,7 +48,8 @@ public final class LogEngine {
             final RecoveredLog recovered,
             final LogState existingState,
             final StatsCounters stats,
-            final CompletionSignal signal) {
+            final CompletionSignal signal)
+            throws IOException {
         this.config = config;
         this.recovered = recovered;
         this.durabilityNote = session.durabilityNote();

@@ -6,6 +6,7 @@ import static io.walden.format.SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAGS_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY;
 import static io.walden.format.SegmentHeaderDescriptor.FLAG_CONTINUED;
+import static io.walden.format.SegmentHeaderDescriptor.FLAG_RECYCLED;
 import static io.walden.format.SegmentHeaderDescriptor.FORMAT_VERSION;
 import static io.walden.format.SegmentHeaderDescriptor.FRAME_ALIGNMENT_OFFSET;
 import static io.walden.format.SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET;
@@ -19,8 +20,11 @@ import static io.walden.format.SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET;
 
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDecoder;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Writes segment headers as {@link io.walden.format.SegmentHeaderDescriptor} lays them out; {@link
@@ -68,6 +72,38 @@ public final class SegmentHeaders {
         final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CLOSED_CLEANLY;
         block.putInt(FLAGS_OFFSET, otherFlags | (closedCleanly ? FLAG_CLOSED_CLEANLY : 0));
         block.putLong(DURABLE_POSITION_OFFSET, durablePosition);
+        block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
+    }
+
+    /**
+     * The write limit of a recycled segment's header, read from its file. Cold path.
+     *
+     * @param path the segment file.
+     * @return the limit if the file's header is a valid recycled one, else zero (also if there is no
+     *     such file).
+     * @throws IOException if the file cannot be read.
+     */
+    public static int recycledLimit(final Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return 0;
+        }
+        final ByteBuffer header = FileReads.readHeader(path);
+        return header != null && SegmentHeaderDecoder.checksumMatches(header) && SegmentHeaderDecoder.recycled(header)
+                ? SegmentHeaderDecoder.writeLimitOffset(header)
+                : 0;
+    }
+
+    /**
+     * Marks a valid header block as that of a recycled segment ({@link
+     * io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED}) with a write limit, and updates the
+     * checksum.
+     *
+     * @param block a valid header block, little-endian.
+     * @param writeLimitOffset the limit: bytes at or past it are stale.
+     */
+    public static void writeRecycled(final ByteBuffer block, final int writeLimitOffset) {
+        block.putInt(FLAGS_OFFSET, block.getInt(FLAGS_OFFSET) | FLAG_RECYCLED);
+        block.putInt(WRITE_LIMIT_OFFSET, writeLimitOffset);
         block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
     }
 

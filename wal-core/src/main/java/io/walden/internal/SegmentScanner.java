@@ -7,9 +7,11 @@ import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
 
 import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -126,6 +128,8 @@ final class SegmentScanner implements AutoCloseable {
     private long windowFileOffset;
     private int windowLength;
     private long fileSize;
+    // Where the open file's stale bytes begin (a recycled segment's write limit), else Long.MAX_VALUE.
+    private long staleFromOffset = Long.MAX_VALUE;
 
     SegmentScanner(final long logId, final int maxFrameBytes) {
         this.decoder = new FrameDecoder(logId);
@@ -260,6 +264,26 @@ final class SegmentScanner implements AutoCloseable {
         fileSize = Math.min(file.size(), capacityBytes);
         windowLength = 0;
         windowFileOffset = 0;
+        staleFromOffset = staleFrom(file);
+    }
+
+    /**
+     * Where a segment file's stale bytes begin: the write limit of a recycled segment, whose bytes
+     * from there on are its earlier life's and read as zeros here ({@link
+     * SegmentHeaderDescriptor#FLAG_RECYCLED}); no offset for any other file, or a header that does
+     * not check out (left to the structural checks).
+     */
+    private static long staleFrom(final FileChannel file) throws IOException {
+        final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + Integer.BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        if (!FileReads.readFully(file, header, 0)
+                || header.getLong(SegmentHeaderDescriptor.MAGIC_OFFSET) != SegmentHeaderDescriptor.MAGIC
+                || !SegmentHeaderDecoder.checksumMatches(header)
+                || !SegmentHeaderDecoder.recycled(header)) {
+            return Long.MAX_VALUE;
+        }
+        final int limit = SegmentHeaderDecoder.writeLimitOffset(header);
+        return limit >= SegmentHeaderDescriptor.HEADER_LENGTH ? limit : Long.MAX_VALUE;
     }
 
     // Offset after the last non-zero byte of the gap findNextValid last searched.
@@ -530,6 +554,19 @@ final class SegmentScanner implements AutoCloseable {
         }
         windowFileOffset = offset;
         windowLength = window.position();
+        // A recycled segment's stale bytes read as zeros: they were never written in this life.
+        if (staleFromOffset < offset + windowLength) {
+            int i = index(Math.max(staleFromOffset, offset));
+            for (; i < windowLength && (i & (Long.BYTES - 1)) != 0; i++) {
+                window.put(i, (byte) 0);
+            }
+            for (; i + Long.BYTES <= windowLength; i += Long.BYTES) {
+                window.putLong(i, 0);
+            }
+            for (; i < windowLength; i++) {
+                window.put(i, (byte) 0);
+            }
+        }
         return offset + length <= windowFileOffset + windowLength;
     }
 

@@ -174,6 +174,18 @@ public final class SuffixTruncation {
                     header, recovered.segmentCapacityBytes(), recovered.activeSegmentBase(), recovered.logId());
             SegmentHeaders.writeState(header, recovered.endPosition(), true);
             final BlockingIo io = new BlockingIo(session);
+            final Path activePath = SegmentNames.segmentPath(config.directory(), recovered.activeSegmentBase());
+            if (SegmentHeaders.recycledLimit(activePath) != 0) {
+                // A recycled segment keeps its flag, and closes as the writer closes it.
+                SegmentHeaders.writeRecycled(
+                        header,
+                        RecycledTail.closeAt(
+                                io,
+                                session,
+                                recovered.activeSegmentHandle(),
+                                recovered.endPosition() - recovered.activeSegmentBase(),
+                                recovered.segmentCapacityBytes()));
+            }
             io.write(recovered.activeSegmentHandle(), 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
             io.sync(recovered.activeSegmentHandle());
         }

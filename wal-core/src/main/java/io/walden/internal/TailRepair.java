@@ -160,10 +160,11 @@ final class TailRepair {
      */
     int recordWriteLimit(final int handle, final Path path, final long startOffset) throws IOException {
         final int window = WriteLimits.initialLimit(startOffset, capacityBytes);
-        // No room for a limit before the end: none, so that a limit an earlier session left in the
-        // header, which this session may write past, is not taken for its own after a crash.
-        final int limit = window >= capacityBytes ? 0 : window;
         final ByteBuffer header = FileReads.readHeader(path);
+        // No room for a limit before the end: none, so that a limit an earlier session left in the
+        // header, which this session may write past, is not taken for its own after a crash. A
+        // recycled segment always has one: the capacity then (its stale bytes may all be written over).
+        final int limit = window < capacityBytes ? window : SegmentHeaderDecoder.recycled(header) ? capacityBytes : 0;
         if (limit != 0 || SegmentHeaderDecoder.writeLimitOffset(header) != 0) {
             writer.writeHeaderLimit(handle, header, limit);
             io.sync(handle);

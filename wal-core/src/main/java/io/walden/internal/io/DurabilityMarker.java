@@ -5,6 +5,7 @@ import io.walden.format.SegmentNames;
 import io.walden.internal.AlignedBuffer;
 import io.walden.internal.BlockingIo;
 import io.walden.internal.Invariants;
+import io.walden.internal.RecycledTail;
 import io.walden.internal.SegmentHeaders;
 import io.walden.internal.StatsCounters;
 import io.walden.internal.WriteLimits;
@@ -30,8 +31,9 @@ import java.util.concurrent.TimeUnit;
  *       of a header known durable. The limit is raised ahead of the writes, and a write that would
  *       pass the durable limit waits until a sync ({@link #limitWaitsForSync}) or, with durable writes,
  *       the header write's completion makes the raised limit durable. After a crash the log continues
- *       at the limit, in the same segment. Segments the log rolls into record no limit (their whole
- *       capacity may hold frames): only the segment a session starts in has one.
+ *       at the limit, in the same segment. Zero-filled segments the log rolls into record no limit
+ *       (their whole capacity may hold frames): only the segment a session starts in has one, and
+ *       every recycled segment, whose bytes past the limit are stale.
  *   <li><b>Continued</b>: before the log rolls, the full segment's header records that the log goes
  *       on into the next one, made durable by the roll fence's sync; recovery refuses a log whose
  *       continued segment has no successor (a lost segment file).
@@ -81,6 +83,8 @@ final class DurabilityMarker {
     private int durableLimitOffset;
     private boolean durableContinued;
     private long sessionStartOffset;
+    // Whether the active segment is recycled: its header keeps the flag, and always a limit.
+    private boolean activeRecycled;
 
     /**
      * Creates the header keeper of one log.
@@ -92,6 +96,7 @@ final class DurabilityMarker {
      * @param logId the log's identity.
      * @param startOffset where the log writes its first frame in the active segment.
      * @param limitOffset the write limit that the active segment's durable header records; zero for none.
+     * @param recycled whether the active segment is recycled.
      */
     DurabilityMarker(
             final StorageSession session,
@@ -100,7 +105,8 @@ final class DurabilityMarker {
             final int segmentCapacityBytes,
             final long logId,
             final long startOffset,
-            final int limitOffset) {
+            final int limitOffset,
+            final boolean recycled) {
         this.session = session;
         this.stats = stats;
         this.directory = directory;
@@ -112,6 +118,8 @@ final class DurabilityMarker {
         this.sessionStartOffset = startOffset;
         this.headerLimitOffset = limitOffset;
         this.durableLimitOffset = limitOffset == 0 ? segmentCapacityBytes : limitOffset;
+        this.activeRecycled = recycled;
+        Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
     }
 
     /** @return whether a header write is in flight. */
@@ -151,12 +159,18 @@ final class DurabilityMarker {
         syncCoveredVersion = -1;
     }
 
-    /** The log rolled: the new active segment's header records nothing yet, and no limit. */
-    void onRoll() {
+    /**
+     * The log rolled: the new active segment's header records nothing yet, and no limit unless the
+     * segment is recycled (its prepared header's limit, durable).
+     *
+     * @param recycledLimitOffset the recycled segment's limit, or zero for a zero-filled segment.
+     */
+    void onRoll(final int recycledLimitOffset) {
         headerDurablePosition = 0;
-        headerLimitOffset = 0;
+        headerLimitOffset = recycledLimitOffset;
         headerContinued = false;
-        durableLimitOffset = segmentCapacityBytes;
+        activeRecycled = recycledLimitOffset != 0;
+        durableLimitOffset = effective(recycledLimitOffset);
         durableContinued = false;
         sessionStartOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
         unsynced = false;
@@ -290,6 +304,9 @@ final class DurabilityMarker {
         SegmentHeaders.write(headerBlock, segmentCapacityBytes, activeBase, logId);
         SegmentHeaders.writeState(headerBlock, durablePosition, closedCleanly);
         SegmentHeaders.writeLimitAndContinued(headerBlock, limitOffset, continued);
+        if (activeRecycled) {
+            SegmentHeaders.writeRecycled(headerBlock, limitOffset);
+        }
     }
 
     /**
@@ -335,7 +352,10 @@ final class DurabilityMarker {
     void recordCleanClose(
             final BlockingIo io, final long activeBase, final int activeHandle, final long durablePosition)
             throws IOException {
-        fill(activeBase, durablePosition, true, headerLimitOffset, headerContinued);
+        final int limitOffset = activeRecycled
+                ? RecycledTail.closeAt(io, session, activeHandle, durablePosition - activeBase, segmentCapacityBytes)
+                : headerLimitOffset;
+        fill(activeBase, durablePosition, true, limitOffset, headerContinued);
         io.write(activeHandle, 0, headerBlock, SegmentHeaderDescriptor.HEADER_LENGTH);
         io.sync(activeHandle);
     }

@@ -7,6 +7,7 @@ import io.walden.internal.LogState;
 import io.walden.internal.RecoveredLog;
 import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageSession;
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -71,6 +72,7 @@ public final class IoAgent implements Agent {
      * @param state the shared state.
      * @param stats the counters.
      * @param recovered what recovery found.
+     * @throws IOException if the log directory or a segment header cannot be read.
      */
     public IoAgent(
             final WalConfig config,
@@ -78,7 +80,8 @@ public final class IoAgent implements Agent {
             final LogBuffer logBuffer,
             final LogState state,
             final StatsCounters stats,
-            final RecoveredLog recovered) {
+            final RecoveredLog recovered)
+            throws IOException {
         this.parts = new IoParts(config, session, logBuffer, state, stats, recovered, new IoDuty());
         this.duty = parts.duty;
         this.round = new IoRound(parts);

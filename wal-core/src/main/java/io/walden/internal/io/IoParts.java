@@ -3,12 +3,15 @@ package io.walden.internal.io;
 import io.walden.WalConfig;
 import io.walden.format.FrameChecksum;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
 import io.walden.internal.Invariants;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.LogState;
 import io.walden.internal.RecoveredLog;
+import io.walden.internal.SegmentHeaders;
 import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageSession;
+import java.io.IOException;
 import java.nio.file.Path;
 
 /**
@@ -55,6 +58,7 @@ final class IoParts {
      * @param stats the counters.
      * @param recovered what recovery found.
      * @param duty who runs the next round.
+     * @throws IOException if the log directory or a segment header cannot be read.
      */
     IoParts(
             final WalConfig config,
@@ -63,7 +67,8 @@ final class IoParts {
             final LogState state,
             final StatsCounters stats,
             final RecoveredLog recovered,
-            final IoDuty duty) {
+            final IoDuty duty)
+            throws IOException {
         Invariants.check(
                 session.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
                 "block size %d larger than the segment header",
@@ -80,20 +85,23 @@ final class IoParts {
         final boolean directIo = session.directIo();
         final long endPosition = recovered.endPosition();
         this.asyncCompletions = new AsyncCompletions();
+        final FreeSegments free = FreeSegments.find(directory, segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = new SegmentPreparer(
                 session,
                 directory,
                 (int) segmentCapacityBytes,
                 session.completionThreadMayRunIo() ? WalConfig.PREPARE_WRITE_BYTES : SegmentPreparer.INLINE_WRITE_BYTES,
                 logId,
-                CompletionToken.of(CompletionToken.PREPARE));
+                CompletionToken.of(CompletionToken.PREPARE),
+                free);
         this.truncation = new SegmentTruncation(
                 session,
                 state,
                 directory,
                 segmentCapacityBytes,
                 recovered.firstSegmentBase(),
-                CompletionToken.of(CompletionToken.TRUNCATE));
+                CompletionToken.of(CompletionToken.TRUNCATE),
+                free);
         this.scanner = new FrameScanner(
                 logBuffer,
                 new FrameChecksum(logId),
@@ -118,7 +126,8 @@ final class IoParts {
                 (int) segmentCapacityBytes,
                 logId,
                 endPosition - recovered.activeSegmentBase(),
-                recovered.activeWriteLimitOffset());
+                recovered.activeWriteLimitOffset(),
+                SegmentHeaders.recycledLimit(SegmentNames.segmentPath(directory, recovered.activeSegmentBase())) != 0);
         final GroupCommitPolicy commitPolicy = new GroupCommitPolicy(
                 config.syncIntervalNs(),
                 // Written data is synced in the background once a quarter segment is unsynced, so that

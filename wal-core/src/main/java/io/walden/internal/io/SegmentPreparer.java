@@ -8,6 +8,7 @@ import io.walden.internal.BlockingIo;
 import io.walden.internal.Invariants;
 import io.walden.internal.NoSpace;
 import io.walden.internal.SegmentHeaders;
+import io.walden.internal.WriteLimits;
 import io.walden.internal.events.SegmentPreparationEvent;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -39,6 +40,15 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
  * </pre>
+ *
+ * <p><b>Recycling.</b> When {@link FreeSegments} holds a file that retention freed, that file becomes
+ * the segment instead: no allocation and no zero-fill. Its header is rewritten for the new base
+ * with {@link io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED} and a write limit one window
+ * past the header ({@link WriteLimits#initialLimit}), the window below the limit is written with zeros
+ * (so that an unused recycled segment reads as zeros as far as it is this segment's), the file is
+ * synced, renamed from its free name into place and the directory synced. The rest of the file holds
+ * the stale frames of its earlier life, which every reader takes for zeros past the limit, and the
+ * writer raises the limit, durably, before it writes past it.
  *
  * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
  * WalConfig#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
@@ -95,6 +105,7 @@ final class SegmentPreparer implements AutoCloseable {
     private final AlignedBuffer zeroMemory;
     private final ByteBuffer headerBlock;
     private final ByteBuffer zeroChunk;
+    private final FreeSegments free;
 
     private State state = State.IDLE;
     private boolean operationInFlight;
@@ -107,6 +118,12 @@ final class SegmentPreparer implements AutoCloseable {
     // rest of its zero-fill is to be skipped.
     private boolean allocated;
     private boolean hurried;
+    // The free file being made the segment (null for a new file), and where its zero-fill ends: the
+    // recycled segment's write limit, or the capacity of a new file.
+    private Path recycledFrom;
+    private int fillEndOffset;
+    // The ready segment's write limit if it is recycled, else zero.
+    private int readyLimitOffset;
     // The Flight Recorder event of the preparation in progress, null unless a recording has it enabled.
     private SegmentPreparationEvent event;
     // Why the last preparation failed for space (null once one succeeds), and when to try again.
@@ -119,7 +136,8 @@ final class SegmentPreparer implements AutoCloseable {
             final int segmentCapacityBytes,
             final int writeBytes,
             final long logId,
-            final long token) {
+            final long token,
+            final FreeSegments free) {
         Invariants.check(
                 writeBytes > 0 && writeBytes % HURRIED_TAIL_BYTES == 0 && writeBytes <= WalConfig.PREPARE_WRITE_BYTES,
                 "zero-fill write size %d",
@@ -130,6 +148,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.writeBytes = writeBytes;
         this.logId = logId;
         this.token = token;
+        this.free = free;
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
         this.zeroMemory = new AlignedBuffer(writeBytes);
         this.headerBlock = headerMemory.buffer();
@@ -152,6 +171,11 @@ final class SegmentPreparer implements AutoCloseable {
             return;
         }
         SegmentHeaders.write(headerBlock, segmentCapacityBytes, newBasePosition, logId);
+        final Path reuse = free.take();
+        if (reuse != null) {
+            startRecycled(newBasePosition, reuse);
+            return;
+        }
         try {
             fileHandle = session.openFile(directory.resolve(SegmentNames.temporaryName(newBasePosition)), true);
         } catch (final IOException ex) {
@@ -167,8 +191,26 @@ final class SegmentPreparer implements AutoCloseable {
         syncedOffset = 0;
         allocated = false;
         hurried = false;
+        recycledFrom = null;
+        fillEndOffset = segmentCapacityBytes;
         event = SegmentPreparationEvent.beginIfEnabled();
         state = State.ALLOCATING;
+    }
+
+    /** Starts making a freed file the segment: header and the first window only, no allocation. */
+    private void startRecycled(final long newBasePosition, final Path reuse) throws IOException {
+        final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, segmentCapacityBytes);
+        SegmentHeaders.writeRecycled(headerBlock, limit);
+        fileHandle = session.openFile(reuse, false);
+        basePosition = newBasePosition;
+        writtenOffset = 0;
+        syncedOffset = 0;
+        allocated = true;
+        hurried = false;
+        recycledFrom = reuse;
+        fillEndOffset = limit;
+        event = SegmentPreparationEvent.beginIfEnabled();
+        state = State.WRITING;
     }
 
     /**
@@ -184,10 +226,13 @@ final class SegmentPreparer implements AutoCloseable {
             case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
             case WRITING -> {
                 final boolean header = writtenOffset == 0;
-                if (hurried && !header && writtenOffset < segmentCapacityBytes - HURRIED_TAIL_BYTES) {
+                if (hurried
+                        && recycledFrom == null
+                        && !header
+                        && writtenOffset < segmentCapacityBytes - HURRIED_TAIL_BYTES) {
                     if (allocated) {
                         // Full size already: sync what was written, then rename.
-                        writtenOffset = segmentCapacityBytes;
+                        writtenOffset = fillEndOffset;
                         state = State.SYNCING;
                         session.submitSync(fileHandle, token);
                         operationInFlight = true;
@@ -198,7 +243,7 @@ final class SegmentPreparer implements AutoCloseable {
                 }
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
-                        : (int) Math.min(writeBytes, segmentCapacityBytes - writtenOffset);
+                        : (int) Math.min(writeBytes, fillEndOffset - writtenOffset);
                 Invariants.check(
                         (writtenOffset & (HURRIED_TAIL_BYTES - 1)) == 0 && pendingLength > 0,
                         "zero-fill write of %d bytes at offset %d",
@@ -210,7 +255,9 @@ final class SegmentPreparer implements AutoCloseable {
             case SYNCING -> session.submitSync(fileHandle, token);
             case RENAMING ->
                 session.submitRename(
-                        directory.resolve(SegmentNames.temporaryName(basePosition)),
+                        recycledFrom != null
+                                ? recycledFrom
+                                : directory.resolve(SegmentNames.temporaryName(basePosition)),
                         SegmentNames.segmentPath(directory, basePosition),
                         token);
             case SYNCING_DIRECTORY -> session.submitSyncDirectory(token);
@@ -247,18 +294,18 @@ final class SegmentPreparer implements AutoCloseable {
                             + " without an error; a backend must finish a short write or fail it");
                 }
                 writtenOffset += pendingLength;
-                if (writtenOffset - syncedOffset >= WalConfig.PREPARE_CHUNK_BYTES
-                        || writtenOffset == segmentCapacityBytes) {
+                if (writtenOffset - syncedOffset >= WalConfig.PREPARE_CHUNK_BYTES || writtenOffset == fillEndOffset) {
                     state = State.SYNCING;
                 }
             }
             case SYNCING -> {
                 syncedOffset = writtenOffset;
-                state = syncedOffset == segmentCapacityBytes ? State.RENAMING : State.WRITING;
+                state = syncedOffset >= fillEndOffset ? State.RENAMING : State.WRITING;
             }
             case RENAMING -> state = State.SYNCING_DIRECTORY;
             case SYNCING_DIRECTORY -> {
                 state = State.READY;
+                readyLimitOffset = recycledFrom != null ? fillEndOffset : 0;
                 spaceShortage = null;
                 commitEvent();
             }
@@ -289,7 +336,9 @@ final class SegmentPreparer implements AutoCloseable {
      * @return true if this call hurried the preparation.
      */
     boolean hurry() {
-        if (!hurried && (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
+        if (!hurried
+                && recycledFrom == null
+                && (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
             hurried = true;
             return true;
         }
@@ -397,7 +446,11 @@ final class SegmentPreparer implements AutoCloseable {
         if (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING || state == State.RENAMING) {
             session.closeFile(fileHandle);
             fileHandle = -1;
-            io.delete(directory.resolve(SegmentNames.temporaryName(basePosition)));
+            // A free file stays one (the next open finds it again); a new file was only temporary.
+            if (recycledFrom == null) {
+                io.delete(directory.resolve(SegmentNames.temporaryName(basePosition)));
+            }
+            recycledFrom = null;
             basePosition = -1;
             state = State.IDLE;
         }
@@ -410,6 +463,7 @@ final class SegmentPreparer implements AutoCloseable {
      */
     int take() {
         Invariants.check(state == State.READY, "take in state %s", state);
+        recycledFrom = null;
         final int handle = fileHandle;
         fileHandle = -1;
         basePosition = -1;
@@ -422,12 +476,25 @@ final class SegmentPreparer implements AutoCloseable {
      *
      * @param position its base position.
      * @param handle its open file handle.
+     * @throws IOException if its header cannot be read.
      */
-    void adoptReady(final long position, final int handle) {
+    void adoptReady(final long position, final int handle) throws IOException {
         Invariants.check(state == State.IDLE, "adopt in state %s", state);
         basePosition = position;
         fileHandle = handle;
+        readyLimitOffset = SegmentHeaders.recycledLimit(SegmentNames.segmentPath(directory, position));
         state = State.READY;
+    }
+
+    /**
+     * The write limit the ready segment's header records if it is a recycled one: the roll starts the
+     * writer there. Call before {@link #take}.
+     *
+     * @return the limit, or zero for a zero-filled segment (no limit).
+     */
+    int readyLimitOffset() {
+        Invariants.check(state == State.READY, "limit asked in state %s", state);
+        return readyLimitOffset;
     }
 
     /** Frees memory. The session closes the file handles. */

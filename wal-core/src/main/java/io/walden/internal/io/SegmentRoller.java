@@ -172,6 +172,7 @@ final class SegmentRoller {
         }
         rollWantedSinceNs = -1;
         session.closeFile(positions.activeHandle);
+        final int recycledLimitOffset = preparer.readyLimitOffset();
         positions.activeHandle = preparer.take();
         positions.activeBase = segmentEnd;
         final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
@@ -179,7 +180,7 @@ final class SegmentRoller {
         positions.submittedPosition = firstFramePosition;
         positions.writtenPosition = firstFramePosition;
         positions.durablePosition = firstFramePosition;
-        marker.onRoll();
+        marker.onRoll(recycledLimitOffset);
         positions.releasedPosition = firstFramePosition;
         logBuffer.release(positions.releasedPosition);
         state.publishWritten(firstFramePosition);

@@ -8,8 +8,9 @@ import java.nio.file.Path;
 import org.agrona.BitUtil;
 
 /**
- * Deletes the segments below a requested position, oldest first, each delete made durable before the
- * next is submitted:
+ * Frees the segments below a requested position, oldest first, each change made durable before the
+ * next is submitted: a segment is deleted, or, while {@link FreeSegments} wants more, renamed to its
+ * free name to be reused as a next segment (and offered for reuse once the rename is durable):
  *
  * <pre>
  *   IDLE --taken--> publish the new start --> ( DELETE --> SYNC_DIRECTORY )* --> complete --> IDLE
@@ -33,6 +34,7 @@ final class SegmentTruncation {
     private final long segmentCapacityBytes;
     private final long segmentMask;
     private final long token;
+    private final FreeSegments free;
 
     // Set by the requesting thread, taken by the I/O thread.
     private volatile TruncateRequest pending;
@@ -44,6 +46,8 @@ final class SegmentTruncation {
     private long limitBase;
     private boolean operationInFlight;
     private boolean deleteUnsynced;
+    // The free file the unsynced change renamed a segment to, offered for reuse once it is durable.
+    private Path renamedUnsynced;
 
     /**
      * Creates the state machine.
@@ -54,6 +58,7 @@ final class SegmentTruncation {
      * @param segmentCapacityBytes the segment size, a power of two.
      * @param firstSegmentBase the base position of the oldest segment on disk.
      * @param token the completion token of every operation this submits.
+     * @param free where freed segment files wait for reuse.
      */
     SegmentTruncation(
             final StorageSession session,
@@ -61,7 +66,8 @@ final class SegmentTruncation {
             final Path directory,
             final long segmentCapacityBytes,
             final long firstSegmentBase,
-            final long token) {
+            final long token,
+            final FreeSegments free) {
         Invariants.check(
                 BitUtil.isPowerOfTwo(segmentCapacityBytes),
                 "segment capacity %d not a power of two",
@@ -73,6 +79,7 @@ final class SegmentTruncation {
         this.segmentMask = segmentCapacityBytes - 1;
         this.firstSegmentBase = firstSegmentBase;
         this.token = token;
+        this.free = free;
     }
 
     /**
@@ -118,6 +125,10 @@ final class SegmentTruncation {
         if (operationInFlight) {
             return 0;
         }
+        if (renamedUnsynced != null && !deleteUnsynced) {
+            free.add(renamedUnsynced);
+            renamedUnsynced = null;
+        }
         if (deleteUnsynced) {
             session.submitSyncDirectory(token);
             deleteUnsynced = false;
@@ -125,7 +136,12 @@ final class SegmentTruncation {
             return 1;
         }
         if (nextBase < limitBase) {
-            session.submitDelete(SegmentNames.segmentPath(directory, nextBase), token);
+            if (free.wantsMore()) {
+                renamedUnsynced = free.renaming(nextBase);
+                session.submitRename(SegmentNames.segmentPath(directory, nextBase), renamedUnsynced, token);
+            } else {
+                session.submitDelete(SegmentNames.segmentPath(directory, nextBase), token);
+            }
             nextBase += segmentCapacityBytes;
             deleteUnsynced = true;
             operationInFlight = true;
@@ -150,6 +166,8 @@ final class SegmentTruncation {
      * @param cause the failure.
      */
     void fail(final Throwable cause) {
+        renamedUnsynced = null;
+        free.dropPending();
         if (active != null) {
             active.complete(0, cause);
             active = null;

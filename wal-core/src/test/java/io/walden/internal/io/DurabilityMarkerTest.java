@@ -47,7 +47,7 @@ class DurabilityMarkerTest {
         session = new HeldCompletionSession().autoDeliver(0);
         handle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         session.operations().clear();
-        marker = new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0);
+        marker = new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0, false);
     }
 
     @AfterEach
@@ -121,7 +121,7 @@ class DurabilityMarkerTest {
     @Test
     void shouldHoldWritesPastTheDurableLimitUntilASyncCoversTheRaisedOne() throws IOException {
         final DurabilityMarker limited =
-                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192);
+                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192, false);
         try {
             assertTrue(limited.allowsWrite(8192, 0));
             assertFalse(limited.allowsWrite(8200, 0), "past the limit");
@@ -147,7 +147,7 @@ class DurabilityMarkerTest {
     @Test
     void shouldRecordTheContinuedFlagAndKeepTheLimitInEveryLaterHeader() throws IOException {
         final DurabilityMarker limited =
-                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192);
+                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192, false);
         try {
             limited.writeContinued(0, handle);
             assertTrue(limited.continuedWritten());
@@ -166,7 +166,7 @@ class DurabilityMarkerTest {
                     "a later mark keeps the flag");
             assertEquals(8192, header().getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET));
             limited.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
-            limited.onRoll();
+            limited.onRoll(0);
             assertFalse(limited.continuedWritten());
             assertTrue(limited.allowsWrite(SEGMENT + SEGMENT, SEGMENT), "a rolled-into segment has no limit");
         } finally {
@@ -179,7 +179,7 @@ class DurabilityMarkerTest {
         final HeldCompletionSession durable = new HeldCompletionSession().writesDurable(true);
         final int durableHandle = durable.openFile(SegmentNames.segmentPath(directory, SEGMENT), true);
         final DurabilityMarker durableMarker =
-                new DurabilityMarker(durable, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0);
+                new DurabilityMarker(durable, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0, false);
         try {
             durableMarker.write(SEGMENT + 8192, SEGMENT, durableHandle);
             assertNull(durableMarker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT));
@@ -194,7 +194,7 @@ class DurabilityMarkerTest {
     void shouldForgetTheOldSegmentsMarkOnARoll() {
         marker.write(8192, 0, handle);
         marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
-        marker.onRoll();
+        marker.onRoll(0);
         assertFalse(marker.awaitsSync());
         assertTrue(marker.due(NOW, SEGMENT + 8192, NOW - IDLE, SEGMENT + 4096));
     }

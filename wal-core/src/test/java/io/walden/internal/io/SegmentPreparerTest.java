@@ -50,7 +50,13 @@ class SegmentPreparerTest {
         // Blocking operations (abandon's delete) use token 0.
         session = new HeldCompletionSession().autoDeliver(0);
         preparer = new SegmentPreparer(
-                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, CompletionToken.of(CompletionToken.PREPARE));
+                session,
+                directory,
+                SEGMENT,
+                WRITE_BYTES,
+                LOG_ID,
+                CompletionToken.of(CompletionToken.PREPARE),
+                new FreeSegments(directory, 0));
     }
 
     @AfterEach
@@ -246,7 +252,13 @@ class SegmentPreparerTest {
         session.deliverAll();
         session.poll((token, result, failure) -> {}, 10);
         final SegmentPreparer ready = new SegmentPreparer(
-                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, CompletionToken.of(CompletionToken.PREPARE));
+                session,
+                directory,
+                SEGMENT,
+                WRITE_BYTES,
+                LOG_ID,
+                CompletionToken.of(CompletionToken.PREPARE),
+                new FreeSegments(directory, 0));
         try {
             ready.adoptReady(2L * SEGMENT, 7);
             assertFalse(

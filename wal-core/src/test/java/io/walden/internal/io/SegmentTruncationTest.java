@@ -30,7 +30,7 @@ class SegmentTruncationTest {
     private final RecordingSession session = new RecordingSession();
     private final LogState state = new LogState(SEGMENT, 10 * SEGMENT, 0);
     private final SegmentTruncation truncation =
-            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, TOKEN);
+            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, TOKEN, new FreeSegments(DIRECTORY, 0));
 
     @Test
     void shouldDeleteOldestFirstAndSyncTheDirectoryAfterEachDelete() {

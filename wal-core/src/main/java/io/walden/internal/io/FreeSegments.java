@@ -1,0 +1,123 @@
+package io.walden.internal.io;
+
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * The segment files retention freed and keeps for reuse, up to a bound ({@code
+ * WalConfig.recycledSegmentsMax}): each is named {@code <base it had>.wal.free}, which recovery does not
+ * read, and becomes a next segment through {@link SegmentPreparer} (its header rewritten, not
+ * zero-filled) instead of a new file.
+ *
+ * <p>Retention asks {@link #wantsMore()} before it frees a segment: if so it renames the segment to its
+ * free name instead of deleting it, and {@link #add adds} it once the rename is durable. At open, the
+ * free files already in the directory are found again; a file of another size than the segment
+ * capacity is no segment of this log and is left alone, and files past the bound are deleted.
+ *
+ * <p><b>Threading:</b> created by the opening thread; then owned by the holder of the I/O duty.
+ */
+final class FreeSegments {
+    private static final System.Logger LOGGER = System.getLogger(FreeSegments.class.getName());
+
+    private final Path directory;
+    private final int max;
+    private final ArrayDeque<Path> files = new ArrayDeque<>();
+    // Renames retention submitted whose directory sync has not completed yet.
+    private int pending;
+
+    /**
+     * Keeps no file yet.
+     *
+     * @param directory the log's directory.
+     * @param max how many files are kept at most; zero deletes every freed file.
+     */
+    FreeSegments(final Path directory, final int max) {
+        this.directory = directory;
+        this.max = max;
+    }
+
+    /**
+     * Finds the free files a log directory holds.
+     *
+     * @param directory the log's directory.
+     * @param segmentCapacityBytes the log's segment capacity.
+     * @param max how many files are kept at most; zero deletes every freed file.
+     * @return the files found.
+     * @throws IOException if the directory cannot be listed.
+     */
+    static FreeSegments find(final Path directory, final long segmentCapacityBytes, final int max) throws IOException {
+        final FreeSegments free = new FreeSegments(directory, max);
+        free.addExisting(segmentCapacityBytes);
+        return free;
+    }
+
+    private void addExisting(final long segmentCapacityBytes) throws IOException {
+        final TreeMap<Long, Path> found = new TreeMap<>();
+        try (Stream<Path> entries = Files.list(directory)) {
+            for (final Path path : (Iterable<Path>) entries::iterator) {
+                final long base = SegmentNames.parseFreeName(path.getFileName().toString());
+                if (base >= 0 && Files.isRegularFile(path) && Files.size(path) == segmentCapacityBytes) {
+                    found.put(base, path);
+                }
+            }
+        }
+        for (final Path path : found.values()) {
+            if (files.size() < max) {
+                files.add(path);
+            } else {
+                Files.delete(path);
+                LOGGER.log(
+                        Level.INFO, "deleted " + path + ": more freed segment files than recycledSegmentsMax=" + max);
+            }
+        }
+    }
+
+    /** @return whether retention should keep the next segment it frees rather than delete it. */
+    boolean wantsMore() {
+        return files.size() + pending < max;
+    }
+
+    /**
+     * Retention submitted the rename of a segment to its free name.
+     *
+     * @param base the segment's base.
+     * @return the free name's path.
+     */
+    Path renaming(final long base) {
+        pending++;
+        return directory.resolve(SegmentNames.freeName(base));
+    }
+
+    /**
+     * The rename is durable: the file may be reused.
+     *
+     * @param path the free file.
+     */
+    void add(final Path path) {
+        pending--;
+        files.add(path);
+    }
+
+    /**
+     * The rename failed, or the log closed before it was durable: the file is not offered.
+     */
+    void dropPending() {
+        pending = 0;
+    }
+
+    /** @return a free file to reuse, oldest first, or null if there is none. */
+    Path take() {
+        return files.poll();
+    }
+
+    /** @return how many free files wait for reuse. */
+    int size() {
+        return files.size();
+    }
+}
