@@ -25,6 +25,8 @@ package io.walden;
  * @param segmentsHurried segments made ready before their zero-fill finished, because the appenders
  *     were about to need them (a bandwidth-bound load); syncs into the skipped part may also commit
  *     extent metadata.
+ * @param segmentsRecycled segments the log rolled into that were made from a file retention freed
+ *     ({@code WalConfig.recycledSegmentsMax}) instead of a new, zero-filled one.
  * @param durabilityMarks segment header rewrites the log made after going idle, recording on disk
  *     that the last records synced before the pause are durable (so that recovery after a crash can
  *     tell damage to them from a torn write); at most one per pause.
@@ -61,6 +63,7 @@ public record WalStats(
         long backPressureWaits,
         long segmentsRolled,
         long segmentsHurried,
+        long segmentsRecycled,
         long durabilityMarks,
         long appendsRunByCaller,
         int bufferCapacityBytes,

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class CloseContractTest extends SegmentContractTest {
+public abstract class CloseContractTest extends RecyclingContractTest {
     @Test
     void shouldCloseIdempotently() {
         final Wal wal = open(config(logDirectory()).build());

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>The suite is split by topic into a chain of abstract classes, each adding its tests to the one
  * before: {@link ConcurrentAppendContractTest}, {@link OpenRefusalContractTest}, {@link
  * BatchContractTest}, {@link ContractSupport} (what the rest share), {@link AppendContractTest},
- * {@link DurabilityContractTest}, {@link ObservabilityContractTest}, {@link SegmentContractTest},
+ * {@link DurabilityContractTest}, {@link ObservabilityContractTest}, {@link SegmentContractTest}, {@link RecyclingContractTest},
  * {@link CloseContractTest}, {@link ReaderContractTest}, {@link RetentionContractTest}, {@link
  * FailStopContractTest}, {@link ConfigContractTest}, {@link TruncateAfterContractTest}.
  */

@@ -51,6 +51,7 @@ public final class StatsCounters {
     volatile long syncLatencyNsMax;
     private volatile long segmentsRolled;
     private volatile long segmentsHurried;
+    private volatile long segmentsRecycled;
     private volatile long durabilityMarks;
 
     // Recorded by the holder of the I/O duty, read by any thread.
@@ -152,6 +153,7 @@ public final class StatsCounters {
                 backPressureWaits.get(),
                 segmentsRolled,
                 segmentsHurried,
+                segmentsRecycled,
                 durabilityMarks,
                 appendsRunByCaller,
                 logBuffer.capacityBytes(),
@@ -174,6 +176,11 @@ public final class StatsCounters {
     /** The next segment's preparation was hurried. The I/O thread. */
     public void recordSegmentHurried() {
         segmentsHurried = segmentsHurried + 1;
+    }
+
+    /** The log rolled into a segment made from a freed file. The holder of the I/O duty. */
+    public void recordSegmentRecycled() {
+        segmentsRecycled = segmentsRecycled + 1;
     }
 
     /** A durability mark was written. The holder of the I/O duty. */

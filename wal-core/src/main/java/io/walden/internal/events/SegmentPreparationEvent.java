@@ -40,6 +40,10 @@ public final class SegmentPreparationEvent extends Event {
     @Label("Hurried")
     public boolean hurried;
 
+    /** Whether the segment was made from a file retention freed, without a zero-fill. */
+    @Label("Recycled")
+    public boolean recycled;
+
     /**
      * Begins an event if a recording has this event enabled.
      *

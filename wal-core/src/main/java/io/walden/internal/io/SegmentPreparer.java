@@ -325,6 +325,7 @@ final class SegmentPreparer implements AutoCloseable {
             finished.basePosition = basePosition;
             finished.allocated = allocated;
             finished.hurried = hurried;
+            finished.recycled = recycledFrom != null;
             finished.commit();
         }
     }

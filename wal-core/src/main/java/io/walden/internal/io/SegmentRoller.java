@@ -186,6 +186,9 @@ final class SegmentRoller {
         state.publishWritten(firstFramePosition);
         state.publishDurable(firstFramePosition);
         stats.recordSegmentRolled();
+        if (recycledLimitOffset != 0) {
+            stats.recordSegmentRecycled();
+        }
         preparer.start(positions.activeBase + segmentCapacityBytes);
         return 1;
     }
