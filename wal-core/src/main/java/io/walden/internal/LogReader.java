@@ -291,6 +291,9 @@ public final class LogReader implements WalReader {
                     && decoder.hasHeader();
             final short type = decoder.frameType();
             if (!plausible || (type != TYPE_DATA && type != TYPE_DISCARD)) {
+                if (position < positions.startPosition()) {
+                    throw truncated(position, positions.startPosition());
+                }
                 throw new WalCorruptionException(
                         SegmentNames.segmentPath(directory, frame & ~segmentMask),
                         frame & segmentMask,
@@ -487,6 +490,11 @@ public final class LogReader implements WalReader {
     }
 
     private WalException invalidFrame(final FrameDecoder.Verdict verdict) {
+        if (position < positions.startPosition()) {
+            // Retention freed the segment while this reader read it, and its file may be a recycled
+            // segment's now: what was read is not this position's frame. Checked after the read.
+            return truncated(position, positions.startPosition());
+        }
         final Path file = SegmentNames.segmentPath(directory, position & ~segmentMask);
         if (!verifiedStart) {
             return new WalException(
