@@ -132,6 +132,37 @@ public abstract class RecyclingContractTest extends SegmentContractTest {
         }
     }
 
+    @Test
+    void aReadOnlyViewFollowsTheLogAcrossRecycledSegmentsAndAClosedOneReadsEveryRecord() throws IOException {
+        final RecycledLog log = new RecycledLog();
+        try (Wal wal = log.open()) {
+            log.fillAndFree(wal);
+            try (WalView view = Wal.openReadOnly(log.directory);
+                    WalReader written = view.reader(view.startPosition(), Durability.WRITTEN);
+                    WalReader durable = view.reader(view.startPosition(), Durability.SYNCED)) {
+                final List<Read> seenWritten = new ArrayList<>();
+                final List<Read> seenDurable = new ArrayList<>();
+                for (long until = 7L * SEGMENT_BYTES; until <= 10L * SEGMENT_BYTES; until += SEGMENT_BYTES / 2) {
+                    // A mix of levels, so that the limit's raises wait for syncs of their own.
+                    log.appendPast(wal, until, LEVELS[(int) (until / (SEGMENT_BYTES / 2)) % LEVELS.length]);
+                    wal.sync();
+                    drain(written, seenWritten, log.retained.size());
+                    drain(durable, seenDurable, log.retained.size());
+                }
+                assertEquals(2, wal.stats().segmentsRecycled(), wal.stats()::toString);
+                assertEquals(log.retained, seenWritten, "every record once, in order, intact (WRITTEN)");
+                assertEquals(log.retained, seenDurable, "every record once, in order, intact (SYNCED)");
+            }
+        }
+        try (WalView view = Wal.openReadOnly(log.directory);
+                WalReader reader = view.reader(view.startPosition(), Durability.SYNCED)) {
+            final List<Read> seen = new ArrayList<>();
+            drain(reader, seen, log.retained.size());
+            assertEquals(log.retained, seen);
+            assertEquals(LogInspection.Verdict.CLEAN, view.inspect().verdict());
+        }
+    }
+
     private static boolean recycled(final Path segment) throws IOException {
         final ByteBuffer header = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
         try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ)) {

@@ -1,6 +1,7 @@
 package io.walden.bench;
 
 import io.walden.bench.harness.BlowupCommand;
+import io.walden.bench.harness.DeviceBytesCommand;
 import io.walden.bench.harness.JraftOriginalBenchCommand;
 import io.walden.bench.harness.RaftCommand;
 import io.walden.bench.harness.RaftOpenCommand;
@@ -41,6 +42,7 @@ import picocli.CommandLine.Unmatched;
             RunCommand.class,
             ScenarioCommand.class,
             BlowupCommand.class,
+            DeviceBytesCommand.class,
             WakeFloorCommand.class,
             RaftCommand.class,
             RaftOpenCommand.class,

@@ -34,6 +34,12 @@ public final class CrashTally {
      */
     public static final AtomicLong HURRIED_SEGMENTS = new AtomicLong();
 
+    /**
+     * Segments of the simulated power-loss workloads made from files retention freed (recycled,
+     * not zero-filled), so that crash states include segments with stale bytes of an earlier life.
+     */
+    public static final AtomicLong RECYCLED_SEGMENTS = new AtomicLong();
+
     /** Single-bit flips of the newest segment's written frames checked, clean and crashed. */
     public static final AtomicLong FLIPS_NEWEST = new AtomicLong();
 
@@ -79,7 +85,7 @@ public final class CrashTally {
      *
      * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
-     *     hurried=... batches=... batchesTorn=... lost=... violations=...}
+     *     hurried=... recycled=... batches=... batchesTorn=... lost=... violations=...}
      */
     public static String summaryLine() {
         return "CRASH-SUMMARY simulated=" + SIMULATED.get()
@@ -93,6 +99,7 @@ public final class CrashTally {
                 + " tears.newest=" + TEARS_NEWEST.get()
                 + " unproven.synced.cut=" + UNPROVEN_SYNCED_CUT.get()
                 + " hurried=" + HURRIED_SEGMENTS.get()
+                + " recycled=" + RECYCLED_SEGMENTS.get()
                 + " batches=" + BATCHES.get()
                 + " batchesTorn=" + BATCHES_TORN.get()
                 + " lost=" + LOST.get()

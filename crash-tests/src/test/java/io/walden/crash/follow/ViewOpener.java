@@ -32,6 +32,7 @@ final class ViewOpener implements Runnable {
     /** The names the writer itself creates in its directory. */
     static final Pattern WRITER_FILE_NAMES = Pattern.compile("\\d{20}"
             + Pattern.quote(SegmentNames.SEGMENT_SUFFIX) + "|\\d{20}" + Pattern.quote(SegmentNames.TEMPORARY_SUFFIX)
+            + "|\\d{20}" + Pattern.quote(SegmentNames.FREE_SUFFIX)
             + "|" + Pattern.quote(SegmentNames.LOCK_FILE_NAME));
 
     /** System property that turns on inspections of the live log. */

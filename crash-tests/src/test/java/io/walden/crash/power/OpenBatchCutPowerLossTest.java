@@ -3,6 +3,7 @@ package io.walden.crash.power;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
+import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
 import io.walden.testkit.DiskEvent;
@@ -79,7 +80,8 @@ class OpenBatchCutPowerLossTest {
                 0,
                 List.of(new WorkloadSpec.Phase(List.of(steps), false)),
                 -1,
-                11);
+                11,
+                WalConfig.RECYCLED_SEGMENTS_MAX_DEFAULT);
         final CrashStateChecker checker = new CrashStateChecker(spec, CHOICES_PER_RECOVERY_EVENT);
         final SplittableRandom random = new SplittableRandom(5);
         int events = 0;

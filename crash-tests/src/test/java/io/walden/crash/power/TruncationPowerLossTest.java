@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.crash.CrashTally;
+import io.walden.format.SegmentNames;
 import io.walden.spi.StorageOptions;
 import io.walden.testkit.DiskEvent;
 import io.walden.testkit.DiskHistory;
@@ -14,7 +15,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Power loss at every event of a {@code truncateBefore} that deletes several segments: between the
@@ -46,8 +48,10 @@ class TruncationPowerLossTest {
         }
     }
 
-    @Test
-    void truncationSurvivesPowerLossAtEveryStep() throws Exception {
+    /** With recycling off every freed segment is deleted; with it on the first two are renamed for reuse. */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2})
+    void truncationSurvivesPowerLossAtEveryStep(final int recycledSegmentsMax) throws Exception {
         final List<WorkloadSpec.Step> steps = new ArrayList<>();
         for (int i = 0; i < RECORDS; i++) {
             steps.add(new WorkloadSpec.Step(RECORD_BYTES, Durability.SYNCED, false));
@@ -60,27 +64,39 @@ class TruncationPowerLossTest {
                 0,
                 List.of(new WorkloadSpec.Phase(List.of(steps), true)),
                 -1,
-                42);
+                42,
+                recycledSegmentsMax);
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
         final DiskHistory history = run.disk().history();
         final List<DiskEvent> events = history.events();
-        int firstDelete = -1;
-        int lastDirectorySyncDone = -1;
+        // Retention frees each segment by a delete, or, for the first recycledSegmentsMax (default 2),
+        // by a rename to its free name: both are crashed around.
+        int firstFree = -1;
+        int lastFree = -1;
         int deletes = 0;
+        int renames = 0;
         for (int i = 0; i < events.size(); i++) {
-            if (events.get(i) instanceof DiskEvent.Delete) {
-                deletes++;
-                if (firstDelete < 0) {
-                    firstDelete = i;
-                }
-            }
-            if (firstDelete >= 0 && lastDirectorySyncDone < 0 && events.get(i) instanceof DiskEvent.DirectorySyncDone) {
-                lastDirectorySyncDone = i;
+            final DiskEvent event = events.get(i);
+            final boolean delete = event instanceof DiskEvent.Delete d && SegmentNames.parseSegmentName(d.name()) >= 0;
+            final boolean rename = event instanceof DiskEvent.Rename r && SegmentNames.parseFreeName(r.target()) >= 0;
+            if (delete || rename) {
+                deletes += delete ? 1 : 0;
+                renames += rename ? 1 : 0;
+                firstFree = firstFree < 0 ? i : firstFree;
+                lastFree = i;
             }
         }
+        int lastDirectorySyncDone = lastFree;
+        while (lastDirectorySyncDone < events.size() - 1
+                && !(events.get(lastDirectorySyncDone) instanceof DiskEvent.DirectorySyncDone)) {
+            lastDirectorySyncDone++;
+        }
+        final int firstDelete = firstFree;
         assertTrue(
-                deletes >= 2, "the truncation deleted only " + deletes + " segment(s): " + events.size() + " events");
+                recycledSegmentsMax == 0 ? deletes >= 2 && renames == 0 : renames == recycledSegmentsMax,
+                "the truncation deleted " + deletes + " and kept " + renames + " segment(s) for reuse: " + events.size()
+                        + " events");
         final CrashStateChecker checker = new CrashStateChecker(spec);
         final SplittableRandom random = new SplittableRandom(7);
         int image = 0;
@@ -97,6 +113,6 @@ class TruncationPowerLossTest {
             }
         }
         System.out.println("power-loss truncation: " + checker.checkedCount() + " crash states checked around "
-                + deletes + " segment deletes");
+                + deletes + " segment deletes and " + renames + " renames for reuse");
     }
 }

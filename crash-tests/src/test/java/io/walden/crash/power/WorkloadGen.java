@@ -49,6 +49,8 @@ final class WorkloadGen {
         final Gen<Integer> freezeAfterEvents = Gen.frequency(
                 List.of(Gen.weighted(2, Gen.just(-1)), Gen.weighted(3, Gen.between(0, FREEZE_AFTER_EVENTS_MAX))));
         final Gen<List<WorkloadSpec.Phase>> phases = phase().listOf(Gen.skewed(1, PHASES_MAX));
+        // Freed segments kept for reuse: none (every segment zero-filled), or up to a few.
+        final Gen<Integer> recycledSegmentsMax = Gen.oneOf(List.of(0, 2, 2, 4));
         return random -> new WorkloadSpec(
                 storage.draw(random),
                 segmentCapacityBytes.draw(random),
@@ -57,7 +59,8 @@ final class WorkloadGen {
                 groupWindowNs.draw(random),
                 phases.draw(random),
                 freezeAfterEvents.draw(random),
-                random.nextLong());
+                random.nextLong(),
+                recycledSegmentsMax.draw(random));
     }
 
     private static Gen<WorkloadSpec.Phase> phase() {
@@ -196,6 +199,7 @@ final class WorkloadGen {
                 spec.groupWindowNs(),
                 phases,
                 spec.freezeAfterEvents(),
-                spec.backendSeed());
+                spec.backendSeed(),
+                spec.recycledSegmentsMax());
     }
 }

@@ -81,6 +81,7 @@ final class WorkloadRunner {
                 runPhase(wal, disk, acks, p, phases.get(p), mayFreeze);
             } finally {
                 CrashTally.HURRIED_SEGMENTS.addAndGet(wal.stats().segmentsHurried());
+                CrashTally.RECYCLED_SEGMENTS.addAndGet(wal.stats().segmentsRecycled());
                 wal.close();
             }
         }

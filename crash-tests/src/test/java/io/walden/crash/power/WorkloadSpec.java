@@ -34,7 +34,8 @@ record WorkloadSpec(
         long groupWindowNs,
         List<Phase> phases,
         int freezeAfterEvents,
-        long backendSeed) {
+        long backendSeed,
+        int recycledSegmentsMax) {
     /** The log buffer: the smallest allowed, so the buffer laps often. */
     static final int BUFFER_CAPACITY_BYTES = WalConfig.BUFFER_CAPACITY_BYTES_MIN;
     /** Largest record: a frame must fit in half the buffer (less a segment header). */
@@ -113,6 +114,7 @@ record WorkloadSpec(
                 .maxBatchBytes(maxBatchBytes)
                 .syncIntervalNs(syncIntervalNs)
                 .groupWindowNs(groupWindowNs)
+                .recycledSegmentsMax(recycledSegmentsMax)
                 .build();
     }
 
@@ -122,6 +124,7 @@ record WorkloadSpec(
                 + (storage.dsync() ? "+dsync" : "")
                 + ", segment=" + segmentCapacityBytes + ", maxBatch=" + maxBatchBytes + ", syncInterval="
                 + syncIntervalNs + "ns, groupWindow=" + groupWindowNs + "ns, freezeAfterEvents=" + freezeAfterEvents
-                + ", backendSeed=" + backendSeed + ", phases=" + phases + "}";
+                + ", backendSeed=" + backendSeed + ", recycledSegmentsMax=" + recycledSegmentsMax + ", phases="
+                + phases + "}";
     }
 }

@@ -1,0 +1,164 @@
+package io.walden.bench.harness;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.WalConfig;
+import io.walden.bench.BenchFiles;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Bytes the storage device wrote per payload byte appended, with retention keeping the log at a fixed
+ * size: writers append records at a durability level while the main thread calls {@code
+ * truncateToSize} whenever the log grows past its bound; the device's written sectors ({@code
+ * /sys/class/block/<device>/stat}, field 7, 512-byte units) are read before the log is opened and
+ * after it is closed and the file system synced ({@code sync -f}). Every other writer to the device
+ * counts too, so the figure is an upper bound on a shared machine: compare runs side by side.
+ *
+ * <p>Prints one line: {@value #RESULT_PREFIX} followed by the payload bytes, the device bytes, their
+ * ratio, the segments rolled and recycled, and the time.
+ *
+ * <p><b>Threading:</b> the writer threads append; the main thread applies retention.
+ */
+@Command(
+        name = "device-bytes",
+        description = "Device bytes written per payload byte, with retention keeping the log at a fixed size.")
+public final class DeviceBytesCommand implements Callable<Integer> {
+    /** Prefix of the result line. */
+    public static final String RESULT_PREFIX = "@@DEVICE-BYTES ";
+
+    private static final long SECTOR_BYTES = 512;
+
+    @Option(names = "--dir", required = true, description = "directory for the log (emptied first)")
+    Path dir;
+
+    @Option(names = "--writers", defaultValue = "1", description = "appending threads")
+    int writers;
+
+    @Option(names = "--record-bytes", defaultValue = "4096", description = "payload bytes per record")
+    int recordBytes;
+
+    @Option(names = "--durability", defaultValue = "WRITTEN", description = "BUFFERED, WRITTEN or SYNCED")
+    Durability durability;
+
+    @Option(names = "--total-mib", defaultValue = "256", description = "payload to append, MiB")
+    long totalMib;
+
+    @Option(names = "--segment-mib", defaultValue = "8", description = "segment capacity, MiB")
+    int segmentMib;
+
+    @Option(names = "--keep-segments", defaultValue = "4", description = "retention bound, in segments")
+    int keepSegments;
+
+    @Option(names = "--recycled", defaultValue = "2", description = "recycledSegmentsMax (0: zero-fill every segment)")
+    int recycled;
+
+    @Option(
+            names = "--device",
+            description = "block device name under /sys/class/block (default: the one holding --dir)")
+    String device;
+
+    @Override
+    public Integer call() throws Exception {
+        BenchFiles.deleteRecursively(dir);
+        Files.createDirectories(dir);
+        final String deviceName = device != null ? device : deviceOf(dir);
+        final long segmentBytes = (long) segmentMib << 20;
+        final long totalBytes = totalMib << 20;
+        final long perWriter = totalBytes / writers / recordBytes;
+        final AtomicLong appended = new AtomicLong();
+        final long sectorsBefore = sectorsWritten(deviceName);
+        final long startNs = System.nanoTime();
+        long rolled;
+        long recycledSegments;
+        try (Wal wal = Wal.open(WalConfig.builder(dir)
+                .segmentCapacityBytes((int) segmentBytes)
+                .recycledSegmentsMax(recycled)
+                .build())) {
+            final Thread[] threads = new Thread[writers];
+            for (int w = 0; w < writers; w++) {
+                threads[w] = new Thread(
+                        () -> {
+                            final byte[] payload = new byte[recordBytes];
+                            for (long i = 0; i < perWriter; i++) {
+                                payload[(int) (i % recordBytes)]++;
+                                wal.append(payload, durability);
+                                appended.addAndGet(recordBytes);
+                            }
+                        },
+                        "device-bytes-writer-" + w);
+                threads[w].start();
+            }
+            final long boundBytes = keepSegments * segmentBytes;
+            for (final Thread thread : threads) {
+                while (thread.isAlive()) {
+                    wal.truncateToSize(boundBytes, wal.writtenPosition());
+                    thread.join(5);
+                }
+            }
+            wal.truncateToSize(boundBytes, wal.writtenPosition());
+            rolled = wal.stats().segmentsRolled();
+            recycledSegments = wal.stats().segmentsRecycled();
+        }
+        syncFileSystem(dir);
+        final long elapsedNs = System.nanoTime() - startNs;
+        final long deviceBytes = (sectorsWritten(deviceName) - sectorsBefore) * SECTOR_BYTES;
+        final long payloadBytes = appended.get();
+        System.out.println(RESULT_PREFIX
+                + String.format(
+                        Locale.ROOT,
+                        "recycled-max=%d writers=%d record=%d durability=%s payload=%d device=%d ratio=%.3f"
+                                + " rolled=%d recycled=%d seconds=%.2f device-name=%s",
+                        recycled,
+                        writers,
+                        recordBytes,
+                        durability,
+                        payloadBytes,
+                        deviceBytes,
+                        (double) deviceBytes / payloadBytes,
+                        rolled,
+                        recycledSegments,
+                        elapsedNs / 1e9,
+                        deviceName));
+        BenchFiles.deleteRecursively(dir);
+        return 0;
+    }
+
+    /** The block device that holds a directory, from {@code df}. */
+    private static String deviceOf(final Path directory) throws IOException, InterruptedException {
+        final Process df = new ProcessBuilder("df", "--output=source", directory.toString())
+                .redirectErrorStream(true)
+                .start();
+        final String[] lines = new String(df.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                .trim()
+                .split("\n");
+        if (!df.waitFor(10, TimeUnit.SECONDS) || df.exitValue() != 0 || lines.length < 2) {
+            throw new IOException("cannot tell the device of " + directory + " from df: " + String.join(" ", lines));
+        }
+        final String source = lines[lines.length - 1].trim();
+        return Path.of(source).getFileName().toString();
+    }
+
+    private static long sectorsWritten(final String deviceName) throws IOException {
+        final Path stat = Path.of("/sys/class/block", deviceName, "stat");
+        final String[] fields = Files.readString(stat).trim().split("\\s+");
+        return Long.parseLong(fields[6]);
+    }
+
+    private static void syncFileSystem(final Path directory) throws IOException, InterruptedException {
+        final Process sync = new ProcessBuilder("sync", "-f", directory.toString())
+                .inheritIO()
+                .start();
+        if (!sync.waitFor(60, TimeUnit.SECONDS) || sync.exitValue() != 0) {
+            throw new IOException("sync -f " + directory + " failed");
+        }
+    }
+}

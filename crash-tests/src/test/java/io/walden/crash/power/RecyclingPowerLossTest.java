@@ -1,0 +1,103 @@
+package io.walden.crash.power;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.Durability;
+import io.walden.crash.CrashTally;
+import io.walden.spi.StorageOptions;
+import io.walden.testkit.DiskEvent;
+import io.walden.testkit.DiskHistory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Power loss at every event of three sessions that keep a log small with retention while it grows:
+ * each frees every segment but the active one half way through, so that the log rolls into segments
+ * made from the freed files (recycled: header rewritten, no zero-fill, their stale frames past the
+ * write limit) while it writes, raises the limit in them, closes cleanly in them and is reopened in
+ * them. Every crash state, with random survival choices (unsynced writes kept or lost, sectors torn,
+ * directory operations forgotten), must open under the default policy and hold every acknowledged
+ * record and nothing else (the checker of the power-loss property test), on buffered and direct I/O.
+ */
+class RecyclingPowerLossTest {
+    private static final int SEGMENT_BYTES = 64 * 1024;
+    private static final int RECORDS_PER_PHASE = 70;
+    private static final int CHOICES_PER_POINT = 2;
+
+    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
+    private static ScratchSpace scratch;
+
+    @BeforeAll
+    static void start() throws Exception {
+        SILENCER.silence();
+        scratch = ScratchSpace.create();
+    }
+
+    @AfterAll
+    static void finish() throws Exception {
+        SILENCER.restore();
+        if (CrashTally.VIOLATIONS.get() == 0) {
+            scratch.close();
+        }
+    }
+
+    /** The storage modes the property test draws from. */
+    enum Storage {
+        BUFFERED(StorageOptions.BUFFERED),
+        DIRECT(StorageOptions.DIRECT);
+
+        final StorageOptions options;
+
+        Storage(final StorageOptions options) {
+            this.options = options;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Storage.class)
+    void recycledSegmentsSurvivePowerLossAtEveryEvent(final Storage storage) throws Exception {
+        final SplittableRandom sizes = new SplittableRandom(23);
+        final List<WorkloadSpec.Phase> phases = new ArrayList<>();
+        for (int phase = 0; phase < 3; phase++) {
+            final List<WorkloadSpec.Step> steps = new ArrayList<>();
+            for (int i = 0; i < RECORDS_PER_PHASE; i++) {
+                final Durability durability = i % 3 == 0 ? Durability.SYNCED : Durability.WRITTEN;
+                steps.add(new WorkloadSpec.Step(sizes.nextInt(1500, 6000), durability, false));
+            }
+            phases.add(new WorkloadSpec.Phase(List.of(steps), phase < 2));
+        }
+        final WorkloadSpec spec = new WorkloadSpec(storage.options, SEGMENT_BYTES, 16 * 1024, 0, 0, phases, -1, 31, 2);
+        final Path tryDirectory = scratch.newTryDirectory();
+        final long recycledBefore = CrashTally.RECYCLED_SEGMENTS.get();
+        final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
+        final long recycled = CrashTally.RECYCLED_SEGMENTS.get() - recycledBefore;
+        assertTrue(recycled >= 3, "the workload rolled into only " + recycled + " recycled segment(s)");
+        final DiskHistory history = run.disk().history();
+        final List<DiskEvent> events = history.events();
+        final CrashStateChecker checker = new CrashStateChecker(spec);
+        final SplittableRandom random = new SplittableRandom(37);
+        int image = 0;
+        for (int eventCount = 0; eventCount <= events.size(); eventCount++) {
+            for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
+                final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
+                checker.check(
+                        history.crash(eventCount, random, imageDirectory),
+                        run.acks().at(eventCount),
+                        spec + "\n  the power failed after event " + eventCount + " of " + events.size()
+                                + history.lastEvents(eventCount),
+                        0,
+                        random);
+            }
+        }
+        System.out.println("power-loss recycling (" + storage + "): " + checker.checkedCount()
+                + " crash states checked over " + events.size() + " events; " + recycled
+                + " segments rolled into were recycled");
+    }
+}
