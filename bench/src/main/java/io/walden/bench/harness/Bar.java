@@ -111,6 +111,14 @@ final class Bar {
                 "walden nio WRITTEN 16 writers 4 KiB MB/s vs fio buffered sequential bs=4k end_fsync=1 MB/s",
                 results.fioVersion() == null ? "fio is not installed (apt-get install -y fio)" : "a scenario failed"));
         items.add(ratio(
+                "WRITTEN, 4 KiB records, retention keeping the log at a fixed size (recycled segments) >= 0.9x the"
+                        + " device's buffered sequential write bandwidth",
+                results.find(Systems.WALDEN, nio, Systems.VARIANT_RETAINED, "WRITTEN", 16, 4096),
+                results.find(Systems.FIO, "psync", "seq-buffered", "WRITTEN", 1, 4096),
+                0.9,
+                "walden nio WRITTEN retained 16 writers 4 KiB MB/s vs fio buffered sequential bs=4k end_fsync=1 MB/s",
+                results.fioVersion() == null ? "fio is not installed (apt-get install -y fio)" : "a scenario failed"));
+        items.add(ratio(
                 "WRITTEN, 4 KiB records, acknowledged asynchronously (1 writer) >= 0.8x the device's buffered"
                         + " sequential write bandwidth",
                 results.find(Systems.WALDEN, nio, Systems.VARIANT_ASYNC_ACK, "WRITTEN", 1, 4096),

@@ -87,6 +87,8 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
         ordered.add(walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 16, 128, 0, warm, measure));
         ordered.add(walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 64, 128, 0, warm, measure));
         ordered.add(walden(BAR_BACKEND, Scenario.NONE, "WRITTEN", 16, 4096, 0, warm, measure));
+        // A log that retention keeps at a fixed size, whose next segments are made from freed files.
+        ordered.add(walden(BAR_BACKEND, Systems.VARIANT_RETAINED, "WRITTEN", 16, 4096, 0, warm, measure));
         if (settings.baselines().contains(Systems.ROCKSDB)) {
             ordered.add(baseline(Systems.ROCKSDB, "wal", Scenario.NONE, "SYNCED", 64, 128, warm, measure));
         }

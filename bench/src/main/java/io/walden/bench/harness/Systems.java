@@ -34,6 +34,12 @@ public final class Systems {
      * whatever the run's own durations; judged against the steady-state row of the same scenario.
      */
     public static final String VARIANT_START_UP = "start-up";
+    /**
+     * Walden variant: retention keeps the log at {@link WaldenTarget#RETAINED_SEGMENTS} segments while
+     * it is written (a thread calls {@code truncateToSize} every few milliseconds), so that the log
+     * runs at a fixed size and its next segments are made from the files retention frees.
+     */
+    public static final String VARIANT_RETAINED = "retained";
     /** Walden variant: the recovery scan of a closed log from the page cache. */
     public static final String VARIANT_RECOVERY = "recovery";
     /** AsynchronousFileChannel with the JDK's default (unbounded, cached) thread pool. */

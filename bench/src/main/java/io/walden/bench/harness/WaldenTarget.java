@@ -8,6 +8,7 @@ import io.walden.bench.BenchLogs;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -18,7 +19,14 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p><b>Threading:</b> as {@link Target}.
  */
 final class WaldenTarget implements Target {
+    /** Segments the {@link Systems#VARIANT_RETAINED} variant keeps. */
+    static final int RETAINED_SEGMENTS = 4;
+
+    private static final long RETENTION_PERIOD_MS = 5;
+
     private final Wal wal;
+    private final Thread retention;
+    private volatile boolean closing;
     private final Durability durability;
     private final int recordBytes;
 
@@ -26,6 +34,21 @@ final class WaldenTarget implements Target {
         this.durability = Durability.valueOf(scenario.durability());
         this.recordBytes = scenario.recordBytes();
         this.wal = open(directory, scenario);
+        if (Systems.VARIANT_RETAINED.equals(scenario.variant())) {
+            final long maxTotalBytes = (long) RETAINED_SEGMENTS * WalConfig.SEGMENT_CAPACITY_BYTES_DEFAULT;
+            retention = new Thread(
+                    () -> {
+                        while (!closing) {
+                            wal.truncateToSize(maxTotalBytes, wal.writtenPosition());
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(RETENTION_PERIOD_MS));
+                        }
+                    },
+                    "walden-bench-retention");
+            retention.setDaemon(true);
+            retention.start();
+        } else {
+            retention = null;
+        }
     }
 
     /**
@@ -66,6 +89,14 @@ final class WaldenTarget implements Target {
 
     @Override
     public void close() {
+        closing = true;
+        if (retention != null) {
+            try {
+                retention.join();
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
         wal.close();
     }
 }
