@@ -46,6 +46,8 @@ final class FrameDump {
     private final long fromPosition;
     private final long limit;
 
+    // Where the segment being dumped stops being its own: a recycled one's write limit, else none.
+    private long staleFromOffset = Long.MAX_VALUE;
     // Grown, rarely, for a frame larger than it (a padding frame may be as long as a buffer lap).
     private ByteBuffer window = ByteBuffer.allocateDirect(WINDOW_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private long windowStart = -1;
@@ -189,6 +191,11 @@ final class FrameDump {
             throws IOException {
         final long base = segment.base();
         final int segmentCapacity = (int) capacity;
+        // A recycled segment's bytes at or past its write limit are its earlier life's: read as zeros,
+        // as recovery reads them (FORMAT.md, "Recycling").
+        staleFromOffset = (header.flags() & SegmentHeaderDescriptor.FLAG_RECYCLED) != 0 && header.writeLimitOffset() > 0
+                ? header.writeLimitOffset()
+                : Long.MAX_VALUE;
         long offset = SegmentHeaderDescriptor.HEADER_LENGTH;
         boolean reread = false;
         long segmentFrames = 0;
@@ -390,6 +397,9 @@ final class FrameDump {
         }
         windowStart = offset;
         windowLength = window.position();
+        for (long stale = Math.max(staleFromOffset, offset); stale < offset + windowLength; stale++) {
+            window.put((int) (stale - offset), (byte) 0);
+        }
         window.clear();
         return windowLength;
     }

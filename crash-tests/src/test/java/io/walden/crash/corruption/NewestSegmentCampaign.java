@@ -7,7 +7,9 @@ import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
 import io.walden.crash.CrashTally;
+import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.testing.LogImages;
@@ -144,16 +146,52 @@ final class NewestSegmentCampaign implements AutoCloseable {
             final int[] crashAfter,
             final long seed)
             throws IOException {
-        final NewestSegmentCampaign campaign = new NewestSegmentCampaign(root, backend, segmentBytes, segmentBytes);
+        return write(root, backend, segmentBytes, payloadSizes, levels, crashAfter, seed, false);
+    }
+
+    /**
+     * The same, with the damaged segment a recycled one if asked: the log fills three segments, and
+     * retention frees the first while the second is written, so that the fourth, the damaged one, is
+     * made from the first one's file (its header rewritten, its body the first segment's frames past
+     * its write limit).
+     *
+     * @param root an empty scratch directory.
+     * @param backend the backend.
+     * @param segmentBytes the segment capacity.
+     * @param payloadSizes payload sizes of the newest segment's records.
+     * @param levels their levels.
+     * @param crashAfter after which of them (1-based counts) to take a crash image.
+     * @param seed payload seed.
+     * @param recycled whether the newest segment is to be a recycled one.
+     * @return the campaign.
+     * @throws IOException on an I/O failure.
+     */
+    static NewestSegmentCampaign write(
+            final Path root,
+            final CorruptionBackend backend,
+            final int segmentBytes,
+            final int[] payloadSizes,
+            final Durability[] levels,
+            final int[] crashAfter,
+            final long seed,
+            final boolean recycled)
+            throws IOException {
+        final long newestBase = (recycled ? 3L : 1L) * segmentBytes;
+        final NewestSegmentCampaign campaign = new NewestSegmentCampaign(root, backend, segmentBytes, newestBase);
         final Path live = root.resolve("live");
         final Random random = new Random(seed);
         final List<Appended> appended = new ArrayList<>();
         try (Wal wal = Wal.open(config(live, backend, segmentBytes))) {
-            // Fill the first segment exactly, so that the next record is the newest segment's first.
-            while (wal.tailPosition() < segmentBytes) {
-                final long remaining = segmentBytes - wal.tailPosition();
+            // Fill the segments before the newest exactly, so that the next record is the newest
+            // segment's first; when it is to be recycled, free the first segment once the log is in
+            // the second (its file becomes the fourth).
+            while (wal.tailPosition() < newestBase) {
+                final long remaining = segmentBytes - wal.tailPosition() % segmentBytes;
                 final int frameBytes = (int) Math.min(remaining, MAX_RECORD_BYTES / 2);
                 wal.append(SampleLog.payload(random, frameBytes - FrameDescriptor.HEADER_LENGTH), Durability.WRITTEN);
+                if (recycled && wal.startPosition() == 0 && wal.tailPosition() > segmentBytes + HEADER) {
+                    wal.truncateBefore(segmentBytes);
+                }
             }
             int crashIndex = 0;
             for (int i = 0; i < payloadSizes.length; i++) {
@@ -201,9 +239,15 @@ final class NewestSegmentCampaign implements AutoCloseable {
         ScratchDirectory.copyFiles(live, clean);
         campaign.images.add(new Image("clean", clean, true, List.copyOf(appended), Long.MAX_VALUE));
         for (final Appended record : appended) {
-            if (record.lsn() < segmentBytes || record.end() > 2L * segmentBytes) {
+            if (record.lsn() < newestBase || record.end() > newestBase + segmentBytes) {
                 throw new IllegalStateException("a record of the newest segment lies outside it: " + record.lsn());
             }
+        }
+        final ByteBuffer header =
+                ByteBuffer.wrap(Files.readAllBytes(campaign.newest(clean))).order(ByteOrder.LITTLE_ENDIAN);
+        if (SegmentHeaderDecoder.recycled(header) != recycled) {
+            throw new IllegalStateException("the newest segment "
+                    + campaign.newest(clean).getFileName() + " is " + (recycled ? "not " : "") + "a recycled one");
         }
         return campaign;
     }
@@ -215,6 +259,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
                 .bufferCapacityBytes(segmentBytes)
                 .maxRecordBytes(MAX_RECORD_BYTES)
                 .syncIntervalNs(0)
+                .recycledSegmentsMax(2)
                 .recoveryPolicy(RecoveryPolicy.FAIL)
                 .build();
     }
@@ -356,7 +401,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
                 if (!checkCut(report, pristine, damaged, damageOffset, where)) {
                     return;
                 }
-                appendAfter(wal, where);
+                appendAfter(wal, damaged, where);
             } else if (report.recoveredEndPosition() != newestBase + writtenEnd) {
                 violation(where + ": a damage that changed nothing moved the end: " + report.summary());
             }
@@ -399,10 +444,11 @@ final class NewestSegmentCampaign implements AutoCloseable {
             final long damageOffset,
             final String where)
             throws IOException {
-        final long dataEnd = SampleLog.dataEnd(damaged, damageOffset);
+        final long staleFrom = staleFromOffset(damaged);
+        final long dataEnd = SampleLog.dataEnd(Arrays.copyOf(damaged, (int) staleFrom), damageOffset);
         final boolean exact = report.recoveredEndPosition() == newestBase + damageOffset
                 && !report.closedCleanly()
-                && report.endPosition() == newestBase + segmentBytes + HEADER
+                && report.endPosition() == continuePosition(staleFrom)
                 && report.tornTailBytesCut() == dataEnd - damageOffset
                 && (dataEnd == damageOffset
                         ? report.tornTailFile() == null && report.evidence().isEmpty()
@@ -419,14 +465,31 @@ final class NewestSegmentCampaign implements AutoCloseable {
         return exact;
     }
 
-    /** Every few cuts: an append lands in the next segment and survives a reopen. */
-    private void appendAfter(final Wal wal, final String where) {
+    /**
+     * Where a recycled segment's bytes stop belonging to it (its write limit, past which they are
+     * stale and read as zeros), or the capacity for a zero-filled segment.
+     */
+    private long staleFromOffset(final byte[] segment) {
+        final ByteBuffer header = ByteBuffer.wrap(segment).order(ByteOrder.LITTLE_ENDIAN);
+        return SegmentHeaderDecoder.recycled(header) ? SegmentHeaderDecoder.writeLimitOffset(header) : segmentBytes;
+    }
+
+    /**
+     * Where the log continues after a cut: at a recycled segment's write limit (nothing of this life
+     * was written past it), else in the next segment.
+     */
+    private long continuePosition(final long staleFrom) {
+        return staleFrom < segmentBytes ? newestBase + staleFrom : newestBase + segmentBytes + HEADER;
+    }
+
+    /** Every few cuts: an append lands where the log continues and survives a reopen. */
+    private void appendAfter(final Wal wal, final byte[] damaged, final String where) {
         if (appendsAfter++ % 8 != 0) {
             return;
         }
         final byte[] payload = SampleLog.payload(new Random(appendsAfter), 100);
         final long lsn = wal.append(payload, Durability.SYNCED);
-        if (lsn != newestBase + segmentBytes + HEADER) {
+        if (lsn != continuePosition(staleFromOffset(damaged))) {
             violation(where + ": the first append after the cut went to " + lsn);
         }
     }
@@ -469,13 +532,18 @@ final class NewestSegmentCampaign implements AutoCloseable {
     }
 
     /** The frames of a newest segment's bytes, walked from the first frame offset by their lengths. */
-    private static List<Frame> frames(final byte[] segment) {
+    private List<Frame> frames(final byte[] segment) {
         final ByteBuffer bytes = ByteBuffer.wrap(segment).order(ByteOrder.LITTLE_ENDIAN);
+        // Each frame is checked against its position, so that the walk ends at the last frame of this
+        // segment's life: a recycled one holds the frames of its earlier life after it.
+        final FrameDecoder decoder = new FrameDecoder(SegmentHeaderDecoder.logId(bytes));
         final List<Frame> frames = new ArrayList<>();
         int offset = HEADER;
         while (offset + FrameDescriptor.SHORT_PADDING_LENGTH <= segment.length) {
             final int length = bytes.getInt(offset + FrameDescriptor.LENGTH_OFFSET);
-            if (length == 0) {
+            if (length == 0
+                    || decoder.decode(bytes, offset, segment.length - offset, newestBase, offset, segment.length)
+                            != FrameDecoder.Verdict.FRAME) {
                 break;
             }
             final int durable = length >= FrameDescriptor.HEADER_LENGTH

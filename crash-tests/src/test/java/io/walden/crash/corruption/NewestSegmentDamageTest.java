@@ -51,6 +51,38 @@ class NewestSegmentDamageTest {
                 key, counts[0], counts[1], counts[2], counts[3]));
     }
 
+    /**
+     * The same in a recycled newest segment (made from a file retention freed, its body the frames of
+     * that file's earlier life past the write limit): every bit of every written byte, in every image,
+     * is refused below the proven offset and cut past it, never taken for a stale byte or the reverse;
+     * a cut continues at the segment's write limit.
+     */
+    @Test
+    void everyBitOfEveryWrittenFrameOfARecycledNewestSegmentIsRefusedBelowTheProvenOffsetAndCutPastIt()
+            throws IOException {
+        final long seed = seed();
+        try (NewestSegmentCampaign campaign = NewestSegmentCampaign.write(
+                ScratchDirectory.create("newest-recycled"),
+                CorruptionBackend.NIO,
+                SEGMENT_BYTES,
+                new int[] {24, 9, 40, 0, 17, 31, 3, 26},
+                new Durability[] {S, S, W, S, W, S, W, S},
+                new int[] {3, 6, 8},
+                seed,
+                true)) {
+            for (final Image image : campaign.images()) {
+                checkProofNeverOverclaims(campaign, image);
+                final long end = campaign.writtenEnd(image);
+                final long[] offsets = new long[(int) (end - 4096)];
+                for (int i = 0; i < offsets.length; i++) {
+                    offsets[i] = 4096 + i;
+                }
+                campaign.flipEveryBit(image, offsets);
+            }
+            finish(campaign, "nio recycled: every bit", seed);
+        }
+    }
+
     @Test
     void everyBitOfEveryWrittenFrameOfASmallNewestSegmentIsRefusedBelowTheProvenOffsetAndCutPastIt()
             throws IOException {
