@@ -163,6 +163,38 @@ public abstract class RecyclingContractTest extends SegmentContractTest {
         }
     }
 
+    @Test
+    void truncateAfterInARecycledSegmentPastItsFirstWindowLeavesALogThatOpens() throws IOException {
+        final RecycledLog log = new RecycledLog();
+        try (Wal wal = log.open()) {
+            log.fillAndFree(wal);
+            // Half way into the first recycled segment: its limit was raised past the zeroed first
+            // window, so stale bytes lie between the last frame and the limit.
+            log.appendPast(wal, 8L * SEGMENT_BYTES + SEGMENT_BYTES / 2, Durability.WRITTEN);
+            final long base = log.retained.get(log.retained.size() - 1).lsn() & -(long) SEGMENT_BYTES;
+            assertTrue(recycled(SegmentNames.segmentPath(log.directory, base)), "the log writes a recycled segment");
+            final int keep = log.retained.size() - 5;
+            wal.truncateAfter(log.retained.get(keep - 1).lsn());
+            log.retained.subList(keep, log.retained.size()).clear();
+            assertEquals(log.retained, replayAll(wal));
+            log.appendPast(wal, wal.writtenPosition() + SEGMENT_BYTES / 4, Durability.SYNCED);
+        }
+        try (Wal wal = log.open()) {
+            assertTrue(wal.recoveryReport().closedCleanly(), wal.recoveryReport()::summary);
+            assertEquals(log.retained, replayAll(wal));
+        }
+        // And on the closed log, in the segment it now writes.
+        final int keep = log.retained.size() - 3;
+        Wal.truncateAfter(
+                config(log.directory).recycledSegmentsMax(2).build(),
+                log.retained.get(keep - 1).lsn());
+        log.retained.subList(keep, log.retained.size()).clear();
+        try (Wal wal = log.open()) {
+            assertEquals(log.retained, replayAll(wal), wal.recoveryReport()::summary);
+        }
+        assertEquals(LogInspection.Verdict.CLEAN, Wal.inspect(log.directory).verdict());
+    }
+
     private static boolean recycled(final Path segment) throws IOException {
         final ByteBuffer header = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
         try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ)) {
