@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
 import io.walden.nio.NioStorageBackend;
 import io.walden.spi.StorageOptions;
 import io.walden.testing.TestFiles;
@@ -65,5 +67,59 @@ final class DirectoryTrackerRaceTest {
             }
         }
         TestFiles.deleteRecursively(directory);
+    }
+
+    /**
+     * A view's refresh that reads its active segment while the writer frees that segment, makes its
+     * file a recycled next segment and writes frames into it past where the view had scanned: the
+     * view must take the segment as freed by retention, not report the new frames as damage to it.
+     */
+    @Test
+    void shouldTakeASegmentRecycledDuringTheRefreshForRetentionNotDamage() throws Exception {
+        final Path directory = Path.of("target", "tracker-race-recycled").toAbsolutePath();
+        TestFiles.deleteRecursively(directory);
+        Files.createDirectories(directory);
+        try (Wal wal = Wal.open(WalConfig.builder(directory)
+                .backend(new NioStorageBackend(StorageOptions.BUFFERED))
+                .segmentCapacityBytes(SEGMENT_BYTES)
+                .bufferCapacityBytes(WalConfig.BUFFER_CAPACITY_BYTES_MIN)
+                .maxRecordBytes(8192)
+                .recycledSegmentsMax(2)
+                .build())) {
+            while (wal.writtenPosition() < SEGMENT_BYTES / 2) {
+                wal.append(PAYLOAD, Durability.WRITTEN);
+            }
+            final long scannedTo = wal.writtenPosition();
+            final AtomicBoolean armed = new AtomicBoolean();
+            final long recycledBase = 4L * SEGMENT_BYTES;
+            try (DirectoryTracker tracker = DirectoryTracker.open(directory, () -> {
+                if (armed.getAndSet(false)) {
+                    // Into segment 2, free segments 0 and 1 (kept for reuse), then on into segment 4,
+                    // made from segment 0's file, past the offset the view had scanned in segment 0.
+                    appendUntil(wal, 2L * SEGMENT_BYTES + SegmentHeaderDescriptor.HEADER_LENGTH + 1);
+                    wal.truncateBefore(2L * SEGMENT_BYTES);
+                    appendUntil(wal, recycledBase + scannedTo + SEGMENT_BYTES / 8);
+                }
+            })) {
+                assertEquals(scannedTo, tracker.visiblePosition(Durability.WRITTEN));
+                armed.set(true);
+                tracker.refresh();
+                assertTrue(!armed.get(), "the hook ran");
+                assertTrue(
+                        SegmentHeaderDecoder.recycled(
+                                FileReads.readHeader(SegmentNames.segmentPath(directory, recycledBase))),
+                        "segment 4 is made from a freed file");
+                assertNull(tracker.damageAt(scannedTo), "a segment freed during the refresh is no damage");
+                tracker.refresh();
+                assertEquals(wal.writtenPosition(), tracker.visiblePosition(Durability.WRITTEN));
+            }
+        }
+        TestFiles.deleteRecursively(directory);
+    }
+
+    private static void appendUntil(final Wal wal, final long position) {
+        while (wal.writtenPosition() < position) {
+            wal.append(PAYLOAD, Durability.WRITTEN);
+        }
     }
 }

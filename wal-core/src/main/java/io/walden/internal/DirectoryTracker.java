@@ -243,6 +243,11 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                         continue;
                     }
                     if (scanOffset < capacityBytes) {
+                        if (!Files.exists(path)) {
+                            // Freed by the writer's retention while this refresh read it: the file may be
+                            // a recycled segment's by now, whose bytes are no damage of this one.
+                            throw new NoSuchFileException(path.toString());
+                        }
                         if (slotWritten(channel, scanOffset)) {
                             damage = new WalCorruptionException(
                                     path,
