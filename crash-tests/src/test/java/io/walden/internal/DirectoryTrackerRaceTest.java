@@ -94,10 +94,11 @@ final class DirectoryTrackerRaceTest {
             final long recycledBase = 4L * SEGMENT_BYTES;
             try (DirectoryTracker tracker = DirectoryTracker.open(directory, () -> {
                 if (armed.getAndSet(false)) {
-                    // Into segment 2, free segments 0 and 1 (kept for reuse), then on into segment 4,
-                    // made from segment 0's file, past the offset the view had scanned in segment 0.
+                    // Into segment 2, free segment 0 (kept for reuse; segment 1, which holds frames,
+                    // stays), then on into segment 4, made from segment 0's file (3 was prepared
+                    // before), past the offset the view had scanned in segment 0.
                     appendUntil(wal, 2L * SEGMENT_BYTES + SegmentHeaderDescriptor.HEADER_LENGTH + 1);
-                    wal.truncateBefore(2L * SEGMENT_BYTES);
+                    wal.truncateBefore(SEGMENT_BYTES);
                     appendUntil(wal, recycledBase + scannedTo + SEGMENT_BYTES / 8);
                 }
             })) {
