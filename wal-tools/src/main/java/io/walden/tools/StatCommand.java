@@ -162,6 +162,9 @@ public final class StatCommand extends LogCommand {
         if (name.endsWith(SegmentNames.TEMPORARY_SUFFIX)) {
             return "  (a segment being prepared, or an interrupted preparation that opening deletes)";
         }
+        if (SegmentNames.parseFreeName(name) >= 0) {
+            return "  (a segment file retention freed, kept to become a next segment: recycledSegmentsMax)";
+        }
         return "  (not Walden's; ignored)";
     }
 

@@ -144,6 +144,9 @@ final class StatJson {
         if (name.endsWith(SegmentNames.TEMPORARY_SUFFIX)) {
             return "preparation";
         }
+        if (SegmentNames.parseFreeName(name) >= 0) {
+            return "free";
+        }
         return "foreign";
     }
 }

@@ -58,7 +58,9 @@ class VerifyLiveTest {
             while (liveTails < LIVE_TAILS_WANTED) {
                 if (System.nanoTime() - startNs > DEADLINE_NS) {
                     fail("in " + runs + " runs, verify saw the write in progress " + liveTails + " time(s), fewer than "
-                            + LIVE_TAILS_WANTED + " in 60 s");
+                            + LIVE_TAILS_WANTED + " in 60 s; the writer appended " + writer.records + " records"
+                            + (writer.failure.get() != null ? " and failed: " + writer.failure.get() : "") + "; "
+                            + wal.stats());
                 }
                 final ToolRun run = ToolRun.run("verify", "--live", "--json", dir.toString());
                 runs++;
