@@ -310,20 +310,23 @@ public final class WalConfig {
          * @return this builder.
          */
         public Builder fromSystemProperties() {
-            segmentCapacityBytes = (int) longProperty(SEGMENT_CAPACITY_BYTES_PROP_NAME, segmentCapacityBytes);
+            segmentCapacityBytes =
+                    (int) ConfigProperties.longProperty(SEGMENT_CAPACITY_BYTES_PROP_NAME, segmentCapacityBytes);
             if (System.getProperty(BUFFER_CAPACITY_BYTES_PROP_NAME) != null) {
-                bufferCapacityBytes((int) longProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, bufferCapacityBytes));
+                bufferCapacityBytes(
+                        (int) ConfigProperties.longProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, bufferCapacityBytes));
             }
             if (System.getProperty(MAX_RECORD_BYTES_PROP_NAME) != null) {
-                maxRecordBytes((int) longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes));
+                maxRecordBytes((int) ConfigProperties.longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes));
             }
-            maxBatchBytes = (int) longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
-            groupWindowNs = longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
-            groupReturnWait = booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, groupReturnWait);
-            waitYieldNs = longProperty(WAIT_YIELD_NS_PROP_NAME, waitYieldNs);
-            syncIntervalNs = longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
-            appendTimeoutNs = longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
-            recycledSegmentsMax = (int) longProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, recycledSegmentsMax);
+            maxBatchBytes = (int) ConfigProperties.longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
+            groupWindowNs = ConfigProperties.longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
+            groupReturnWait = ConfigProperties.booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, groupReturnWait);
+            waitYieldNs = ConfigProperties.longProperty(WAIT_YIELD_NS_PROP_NAME, waitYieldNs);
+            syncIntervalNs = ConfigProperties.longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
+            appendTimeoutNs = ConfigProperties.longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
+            recycledSegmentsMax =
+                    (int) ConfigProperties.longProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, recycledSegmentsMax);
             return this;
         }
 
@@ -577,35 +580,6 @@ public final class WalConfig {
                 final String name, final int value, final int minValue, final int maxValue) {
             if (value < minValue || value > maxValue || !BitUtil.isPowerOfTwo(value)) {
                 throw invalid(name, value, "must be a power of two from " + minValue + " to " + maxValue);
-            }
-        }
-
-        private static boolean booleanProperty(final String name, final boolean defaultValue) {
-            final String text = System.getProperty(name);
-            if (text == null) {
-                return defaultValue;
-            }
-            final String value = text.trim();
-            if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
-                return Boolean.parseBoolean(value);
-            }
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "invalid WalConfig system property " + name + "=" + text + ": not true or false");
-        }
-
-        private static long longProperty(final String name, final long defaultValue) {
-            final String text = System.getProperty(name);
-            if (text == null) {
-                return defaultValue;
-            }
-            try {
-                return Long.parseLong(text.trim());
-            } catch (final NumberFormatException ex) {
-                throw new WalException(
-                        WalException.ErrorCode.CONFIG,
-                        "invalid WalConfig system property " + name + "=" + text + ": not a whole number",
-                        ex);
             }
         }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.WalConfig;
-import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
 import io.walden.testkit.DiskEvent;
 import io.walden.testkit.DiskHistory;
@@ -14,8 +13,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * #CHOICES_PER_RECOVERY_EVENT} times each, and each such state is checked as {@link CrashStateChecker}
  * checks every state. The test fails if no state needed such a cut.
  */
-class OpenBatchCutPowerLossTest {
+class OpenBatchCutPowerLossTest extends PowerLossSuite {
     private static final int SEGMENT_BYTES = 64 * 1024;
     private static final int MAX_WRITE_BYTES = 4096;
     private static final int RECORD_BYTES = 2500;
@@ -45,23 +42,6 @@ class OpenBatchCutPowerLossTest {
     private static final int CHOICES_PER_POINT = 3;
     private static final int CHOICES_PER_RECOVERY_EVENT = 3;
     private static final int ATTEMPTS_MAX = 5;
-
-    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
-    private static ScratchSpace scratch;
-
-    @BeforeAll
-    static void start() throws Exception {
-        SILENCER.silence();
-        scratch = ScratchSpace.create();
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        SILENCER.restore();
-        if (CrashTally.VIOLATIONS.get() == 0) {
-            scratch.close();
-        }
-    }
 
     @Test
     void aCrashWhileRecoveryZeroesAnOpenBatchIsRecoveredTheSameWay() throws Exception {

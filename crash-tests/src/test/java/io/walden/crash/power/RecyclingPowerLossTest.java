@@ -12,8 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,27 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * directory operations forgotten), must open under the default policy and hold every acknowledged
  * record and nothing else (the checker of the power-loss property test), on buffered and direct I/O.
  */
-class RecyclingPowerLossTest {
+class RecyclingPowerLossTest extends PowerLossSuite {
     private static final int SEGMENT_BYTES = 64 * 1024;
     private static final int RECORDS_PER_PHASE = 70;
     private static final int CHOICES_PER_POINT = 2;
-
-    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
-    private static ScratchSpace scratch;
-
-    @BeforeAll
-    static void start() throws Exception {
-        SILENCER.silence();
-        scratch = ScratchSpace.create();
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        SILENCER.restore();
-        if (CrashTally.VIOLATIONS.get() == 0) {
-            scratch.close();
-        }
-    }
 
     /** The storage modes the property test draws from. */
     enum Storage {

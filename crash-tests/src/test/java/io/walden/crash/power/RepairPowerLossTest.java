@@ -24,8 +24,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,7 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the next record must go past every position the log used. Run with and without the next segment
  * prepared when the log was closed (without it, the newest segment is the one the log ended in).
  */
-class RepairPowerLossTest {
+class RepairPowerLossTest extends PowerLossSuite {
     private static final int SEGMENT_BYTES = 64 * 1024;
     private static final int RECORD_BYTES = 6000;
     private static final int RECORDS = 50;
@@ -47,23 +45,6 @@ class RepairPowerLossTest {
     private static final int DAMAGED = 13;
 
     private static final int CHOICES_PER_POINT = 6;
-
-    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
-    private static ScratchSpace scratch;
-
-    @BeforeAll
-    static void start() throws Exception {
-        SILENCER.silence();
-        scratch = ScratchSpace.create();
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        SILENCER.restore();
-        if (CrashTally.VIOLATIONS.get() == 0) {
-            scratch.close();
-        }
-    }
 
     private static WalConfig config(final Path directory, final SimulatedStorage storage) {
         return WalConfig.builder(directory)

@@ -20,8 +20,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,7 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * record of the log before the truncation or exactly the records it keeps, never anything between,
  * and a record appended after the open must go past every position the old log used.
  */
-class SuffixTruncationPowerLossTest {
+class SuffixTruncationPowerLossTest extends PowerLossSuite {
     private static final int SEGMENT_BYTES = 64 * 1024;
     private static final int RECORD_BYTES = 6000;
     private static final int RECORDS = 40;
@@ -43,23 +41,6 @@ class SuffixTruncationPowerLossTest {
     private static final int KEPT = 13;
 
     private static final int CHOICES_PER_POINT = 6;
-
-    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
-    private static ScratchSpace scratch;
-
-    @BeforeAll
-    static void start() throws Exception {
-        SILENCER.silence();
-        scratch = ScratchSpace.create();
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        SILENCER.restore();
-        if (CrashTally.VIOLATIONS.get() == 0) {
-            scratch.close();
-        }
-    }
 
     private static WalConfig config(final Path directory, final SimulatedStorage storage) {
         return WalConfig.builder(directory)

@@ -3,7 +3,6 @@ package io.walden.crash.power;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
-import io.walden.crash.CrashTally;
 import io.walden.format.SegmentNames;
 import io.walden.spi.StorageOptions;
 import io.walden.testkit.DiskEvent;
@@ -13,8 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,28 +22,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * with every record at or above the truncation floor, and nothing but whole segments may be missing
  * at its front.
  */
-class TruncationPowerLossTest {
+class TruncationPowerLossTest extends PowerLossSuite {
     private static final int SEGMENT_BYTES = 64 * 1024;
     private static final int RECORD_BYTES = 6000;
     private static final int RECORDS = 60;
     private static final int CHOICES_PER_POINT = 12;
-
-    private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
-    private static ScratchSpace scratch;
-
-    @BeforeAll
-    static void start() throws Exception {
-        SILENCER.silence();
-        scratch = ScratchSpace.create();
-    }
-
-    @AfterAll
-    static void finish() throws Exception {
-        SILENCER.restore();
-        if (CrashTally.VIOLATIONS.get() == 0) {
-            scratch.close();
-        }
-    }
 
     /** With recycling off every freed segment is deleted; with it on the first two are renamed for reuse. */
     @ParameterizedTest
