@@ -1,6 +1,8 @@
 package io.walden.crash.power;
 
 import io.walden.crash.CrashTally;
+import io.walden.format.SegmentNames;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -28,5 +30,31 @@ abstract class PowerLossSuite {
         if (CrashTally.VIOLATIONS.get() == 0) {
             scratch.close();
         }
+    }
+
+    /**
+     * The segment after the one a record is in: the one the log prepares next.
+     *
+     * @param directory the log's directory.
+     * @param lastLsn the LSN of the log's last record.
+     * @param segmentBytes the segment capacity.
+     * @return the path.
+     */
+    static Path nextSegment(final Path directory, final long lastLsn, final int segmentBytes) {
+        return SegmentNames.segmentPath(directory, lastLsn - lastLsn % segmentBytes + segmentBytes);
+    }
+
+    /**
+     * Counts a violation and describes it.
+     *
+     * @param suite what the suite calls its violations, e.g. "REPAIR POWER LOSS".
+     * @param where the crash state.
+     * @param what what is wrong.
+     * @param cause the failure that shows it, or null.
+     * @return the error to throw.
+     */
+    static AssertionError violation(final String suite, final String where, final String what, final Throwable cause) {
+        CrashTally.VIOLATIONS.incrementAndGet();
+        return new AssertionError(suite + " VIOLATION: " + what + "\n  " + where, cause);
     }
 }

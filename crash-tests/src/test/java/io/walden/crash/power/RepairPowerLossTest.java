@@ -67,12 +67,12 @@ class RepairPowerLossTest extends PowerLossSuite {
             for (int i = 0; i < RECORDS; i++) {
                 lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), Durability.SYNCED);
             }
-            PreparedSegment.await(nextSegment(directory, lsns));
+            PreparedSegment.await(nextSegment(directory, lsns[lsns.length - 1], SEGMENT_BYTES));
         }
         final long endBase = lsns[RECORDS - 1] - lsns[RECORDS - 1] % SEGMENT_BYTES;
         final long damagedBase = lsns[DAMAGED] - lsns[DAMAGED] % SEGMENT_BYTES;
         assertTrue(endBase - damagedBase >= 3L * SEGMENT_BYTES, "the repair should discard several segments");
-        final Path prepared = nextSegment(directory, lsns);
+        final Path prepared = nextSegment(directory, lsns[lsns.length - 1], SEGMENT_BYTES);
         if (!nextPrepared) {
             // A close that came before the next segment was ready leaves none.
             assertTrue(Files.deleteIfExists(prepared), "the closed log should hold its prepared next segment");
@@ -146,18 +146,11 @@ class RepairPowerLossTest extends PowerLossSuite {
         }
     }
 
-    /** The segment after the one the last record is in: the one the log prepares next. */
-    private static Path nextSegment(final Path directory, final long[] lsns) {
-        final long last = lsns[lsns.length - 1];
-        return SegmentNames.segmentPath(directory, last - last % SEGMENT_BYTES + SEGMENT_BYTES);
-    }
-
     private static AssertionError violation(final String where, final String what) {
         return violation(where, what, null);
     }
 
     private static AssertionError violation(final String where, final String what, final Throwable cause) {
-        CrashTally.VIOLATIONS.incrementAndGet();
-        return new AssertionError("REPAIR POWER LOSS VIOLATION: " + what + "\n  " + where, cause);
+        return violation("REPAIR POWER LOSS", where, what, cause);
     }
 }

@@ -8,7 +8,6 @@ import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
 import io.walden.crash.PreparedSegment;
-import io.walden.format.SegmentNames;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import io.walden.testkit.CrashState;
@@ -76,9 +75,9 @@ class SuffixTruncationPowerLossTest extends PowerLossSuite {
         try (Wal wal = Wal.open(
                 config(directory, SimulatedStorage.builder(directory).seed(1).build()))) {
             lsns = appendRecords(wal);
-            PreparedSegment.await(nextSegment(directory, lsns));
+            PreparedSegment.await(nextSegment(directory, lsns[lsns.length - 1], SEGMENT_BYTES));
         }
-        final Path prepared = nextSegment(directory, lsns);
+        final Path prepared = nextSegment(directory, lsns[lsns.length - 1], SEGMENT_BYTES);
         if (!nextPrepared) {
             // A close that came before the next segment was ready leaves none.
             assertTrue(Files.deleteIfExists(prepared), "the closed log should hold its prepared next segment");
@@ -277,18 +276,11 @@ class SuffixTruncationPowerLossTest extends PowerLossSuite {
         }
     }
 
-    /** The segment after the one the last record is in: the one the log prepares next. */
-    private static Path nextSegment(final Path directory, final long[] lsns) {
-        final long last = lsns[lsns.length - 1];
-        return SegmentNames.segmentPath(directory, last - last % SEGMENT_BYTES + SEGMENT_BYTES);
-    }
-
     private static AssertionError violation(final String where, final String what) {
         return violation(where, what, null);
     }
 
     private static AssertionError violation(final String where, final String what, final Throwable cause) {
-        CrashTally.VIOLATIONS.incrementAndGet();
-        return new AssertionError("SUFFIX TRUNCATION VIOLATION: " + what + "\n  " + where, cause);
+        return violation("SUFFIX TRUNCATION", where, what, cause);
     }
 }
