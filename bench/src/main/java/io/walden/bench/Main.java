@@ -3,6 +3,7 @@ package io.walden.bench;
 import io.walden.bench.harness.BlowupCommand;
 import io.walden.bench.harness.DeviceBytesCommand;
 import io.walden.bench.harness.JraftOriginalBenchCommand;
+import io.walden.bench.harness.QueueDepthCommand;
 import io.walden.bench.harness.RaftCommand;
 import io.walden.bench.harness.RaftOpenCommand;
 import io.walden.bench.harness.RaftStorageBenchCommand;
@@ -43,6 +44,7 @@ import picocli.CommandLine.Unmatched;
             ScenarioCommand.class,
             BlowupCommand.class,
             DeviceBytesCommand.class,
+            QueueDepthCommand.class,
             WakeFloorCommand.class,
             RaftCommand.class,
             RaftOpenCommand.class,
