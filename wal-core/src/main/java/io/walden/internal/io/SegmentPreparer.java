@@ -61,6 +61,8 @@ import java.util.concurrent.TimeUnit;
  * only, and their completions settled by whichever holder delivers them.
  */
 final class SegmentPreparer implements AutoCloseable {
+    private static final System.Logger LOGGER = System.getLogger(SegmentPreparer.class.getName());
+
     /** Preparation steps. */
     enum State {
         IDLE,
@@ -172,8 +174,7 @@ final class SegmentPreparer implements AutoCloseable {
         }
         SegmentHeaders.write(headerBlock, segmentCapacityBytes, newBasePosition, logId);
         final Path reuse = free.take();
-        if (reuse != null) {
-            startRecycled(newBasePosition, reuse);
+        if (reuse != null && startRecycled(newBasePosition, reuse)) {
             return;
         }
         try {
@@ -197,11 +198,22 @@ final class SegmentPreparer implements AutoCloseable {
         state = State.ALLOCATING;
     }
 
-    /** Starts making a freed file the segment: header and the first window only, no allocation. */
-    private void startRecycled(final long newBasePosition, final Path reuse) throws IOException {
+    /**
+     * Starts making a freed file the segment: header and the first window only, no allocation.
+     *
+     * @return false if the file cannot be opened (removed by someone else): a new file is made instead.
+     */
+    private boolean startRecycled(final long newBasePosition, final Path reuse) {
+        try {
+            fileHandle = session.openFile(reuse, false);
+        } catch (final IOException ex) {
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    "cannot reuse the freed segment file " + reuse + " (" + ex + "); preparing a new file instead");
+            return false;
+        }
         final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, segmentCapacityBytes);
         SegmentHeaders.writeRecycled(headerBlock, limit);
-        fileHandle = session.openFile(reuse, false);
         basePosition = newBasePosition;
         writtenOffset = 0;
         syncedOffset = 0;
@@ -211,6 +223,7 @@ final class SegmentPreparer implements AutoCloseable {
         fillEndOffset = limit;
         event = SegmentPreparationEvent.beginIfEnabled();
         state = State.WRITING;
+        return true;
     }
 
     /**

@@ -11,9 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.BlockingIo;
+import io.walden.internal.WriteLimits;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -279,6 +281,63 @@ class SegmentPreparerTest {
         final List<Long> results = new ArrayList<>();
         session.poll((token, result, failure) -> results.add(result), 1);
         preparer.onCompletion(results.get(0));
+    }
+
+    @Test
+    void shouldMakeAFreedFileTheSegmentWritingOnlyItsHeaderAndFirstWindow() throws IOException {
+        final Path freed = directory.resolve(SegmentNames.freeName(0));
+        final byte[] stale = new byte[SEGMENT];
+        java.util.Arrays.fill(stale, (byte) 0x5A);
+        Files.write(freed, stale);
+        preparer.close();
+        preparer = new SegmentPreparer(
+                session,
+                directory,
+                SEGMENT,
+                WRITE_BYTES,
+                LOG_ID,
+                CompletionToken.of(CompletionToken.PREPARE),
+                FreeSegments.find(directory, SEGMENT, 2));
+        preparer.start(SEGMENT);
+        runToReady();
+        final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT);
+        final List<String> expected = new ArrayList<>();
+        expected.add("open " + freed.getFileName());
+        for (int offset = 0;
+                offset < limit;
+                offset += offset == 0 ? SegmentHeaderDescriptor.HEADER_LENGTH : WRITE_BYTES) {
+            expected.add("write " + freed.getFileName() + " " + offset + "+"
+                    + (offset == 0 ? SegmentHeaderDescriptor.HEADER_LENGTH : WRITE_BYTES));
+        }
+        expected.add("sync " + freed.getFileName());
+        expected.add("rename " + freed.getFileName() + " " + segmentName(SEGMENT));
+        expected.add("sync-directory");
+        assertEquals(expected, session.operations(), "no allocation, no zero-fill past the first window");
+        assertEquals(limit, preparer.readyLimitOffset());
+        final byte[] content = Files.readAllBytes(SegmentNames.segmentPath(directory, SEGMENT));
+        final ByteBuffer header = ByteBuffer.wrap(content).order(ByteOrder.LITTLE_ENDIAN);
+        assertNull(SegmentHeaderDecoder.validate(
+                header.slice(0, SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN), SEGMENT));
+        assertTrue(SegmentHeaderDecoder.recycled(header));
+        assertEquals(limit, SegmentHeaderDecoder.writeLimitOffset(header));
+        for (int i = SegmentHeaderDescriptor.HEADER_LENGTH; i < SEGMENT; i++) {
+            assertEquals(i < limit ? 0 : 0x5A, content[i], "byte " + i);
+        }
+        assertFalse(Files.exists(freed));
+    }
+
+    @Test
+    void shouldPrepareANewFileWhenTheFreedFileIsGone() throws IOException {
+        final FreeSegments free = new FreeSegments(directory, 2);
+        free.add(free.renaming(0));
+        preparer.close();
+        preparer = new SegmentPreparer(
+                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, CompletionToken.of(CompletionToken.PREPARE), free);
+        preparer.start(SEGMENT);
+        runToReady();
+        assertEquals("open " + TEMPORARY, session.operations().get(0));
+        assertEquals(0, preparer.readyLimitOffset(), "a new, zero-filled segment records no limit");
+        assertEquals(0, free.size());
     }
 
     private void runToReady() throws IOException {
