@@ -7,6 +7,7 @@ import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
 import io.walden.uring.UringStorageBackend;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Opens the logs the JMH benchmarks append to: a fresh directory (see {@link BenchFiles}), 64 MiB
@@ -25,10 +26,19 @@ public final class BenchLogs {
     /**
      * Creates a backend from its benchmark parameter value.
      *
-     * @param name {@code nio} or {@code uring}, optionally with {@code -direct} and/or {@code -dsync}.
+     * @param name {@code nio} or {@code uring}, optionally with {@code -direct} and/or {@code -dsync}, and
+     *     optionally {@code +flush<N>us} for syncs that take at least N microseconds.
      * @return the backend.
      */
     public static StorageBackend backend(final String name) {
+        // "<backend>+flush<N>us": the backend with every data sync taking at least N microseconds, an
+        // emulated high-latency disk (issue 27).
+        final int flush = name.indexOf("+flush");
+        if (flush > 0 && name.endsWith("us")) {
+            return new FlushDelayBackend(
+                    backend(name.substring(0, flush)),
+                    TimeUnit.MICROSECONDS.toNanos(Long.parseLong(name.substring(flush + 6, name.length() - 2))));
+        }
         return switch (name) {
             case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
             case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
