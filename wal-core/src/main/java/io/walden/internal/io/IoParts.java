@@ -93,7 +93,8 @@ final class IoParts {
                 session.completionThreadMayRunIo() ? WalConfig.PREPARE_WRITE_BYTES : SegmentPreparer.INLINE_WRITE_BYTES,
                 logId,
                 CompletionToken.of(CompletionToken.PREPARE),
-                free);
+                free,
+                SegmentPreparer.SpaceProbe.of(directory));
         this.truncation = new SegmentTruncation(
                 session,
                 state,

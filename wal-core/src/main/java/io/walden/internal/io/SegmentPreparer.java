@@ -35,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * skipped, the file gets its full size (from fallocate, or by writing its last block, which leaves
  * a hole that reads as zeros), and the segment is synced, renamed and made durable at once. The
  * segment is as valid as a zero-filled one, since unwritten space reads as zeros either way; only
- * its syncs may also commit extent metadata.
+ * its syncs may also commit extent metadata. A hole is left only while the file system has room for
+ * it: its blocks are allocated when frames reach them, and a write into a ready segment that finds no
+ * space fails the log, where a zero-fill write that finds none is back-pressure.
  *
  * <pre>
  *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
@@ -108,6 +110,7 @@ final class SegmentPreparer implements AutoCloseable {
     private final ByteBuffer headerBlock;
     private final ByteBuffer zeroChunk;
     private final FreeSegments free;
+    private final SpaceProbe usableSpace;
 
     private State state = State.IDLE;
     private boolean operationInFlight;
@@ -126,6 +129,9 @@ final class SegmentPreparer implements AutoCloseable {
     private int fillEndOffset;
     // The ready segment's write limit if it is recycled, else zero.
     private int readyLimitOffset;
+    // When the file system was last asked whether a hurried segment's hole would fit, and its answer.
+    private long holeCheckedAtNs;
+    private boolean roomForHole;
     // The Flight Recorder event of the preparation in progress, null unless a recording has it enabled.
     private SegmentPreparationEvent event;
     // Why the last preparation failed for space (null once one succeeds), and when to try again.
@@ -139,7 +145,8 @@ final class SegmentPreparer implements AutoCloseable {
             final int writeBytes,
             final long logId,
             final long token,
-            final FreeSegments free) {
+            final FreeSegments free,
+            final SpaceProbe usableSpace) {
         Invariants.check(
                 writeBytes > 0 && writeBytes % HURRIED_TAIL_BYTES == 0 && writeBytes <= WalConfig.PREPARE_WRITE_BYTES,
                 "zero-fill write size %d",
@@ -151,6 +158,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.logId = logId;
         this.token = token;
         this.free = free;
+        this.usableSpace = usableSpace;
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
         this.zeroMemory = new AlignedBuffer(writeBytes);
         this.headerBlock = headerMemory.buffer();
@@ -251,8 +259,13 @@ final class SegmentPreparer implements AutoCloseable {
                         operationInFlight = true;
                         return 1;
                     }
-                    // Writing the last block gives the file its full size; the skipped range is a hole.
-                    writtenOffset = segmentCapacityBytes - HURRIED_TAIL_BYTES;
+                    if (roomForHole()) {
+                        // Writing the last block gives the file its full size; the skipped range is a hole.
+                        writtenOffset = segmentCapacityBytes - HURRIED_TAIL_BYTES;
+                    }
+                    // Else the file system lacks the blocks the hole would need when frames reach it:
+                    // the zero-fill goes on, where a write that finds no space is back-pressure (in a
+                    // ready segment it would fail the log).
                 }
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
@@ -341,6 +354,46 @@ final class SegmentPreparer implements AutoCloseable {
             finished.recycled = recycledFrom != null;
             finished.commit();
         }
+    }
+
+    /** The usable space of the log's file system, asked before a hurried segment leaves a hole. */
+    @FunctionalInterface
+    interface SpaceProbe {
+        /**
+         * @return bytes an unprivileged writer may still allocate.
+         * @throws IOException if the file system cannot be asked.
+         */
+        long usableBytes() throws IOException;
+
+        /**
+         * The probe of a directory's file store.
+         *
+         * @param directory the log's directory.
+         * @return the probe.
+         */
+        static SpaceProbe of(final Path directory) {
+            return () -> Files.getFileStore(directory).getUsableSpace();
+        }
+    }
+
+    /**
+     * Whether the file system has room for the unwritten range a hurried, unallocated segment would
+     * leave: its blocks are allocated only when frames are written there, and a data write that finds
+     * no space fails the log. Asked at most once per {@link #NO_SPACE_RETRY_NS}; an unknown answer is
+     * no.
+     */
+    private boolean roomForHole() {
+        final long nowNs = System.nanoTime();
+        if (holeCheckedAtNs != 0 && nowNs - holeCheckedAtNs < NO_SPACE_RETRY_NS) {
+            return roomForHole;
+        }
+        holeCheckedAtNs = nowNs;
+        try {
+            roomForHole = usableSpace.usableBytes() >= segmentCapacityBytes - writtenOffset;
+        } catch (final IOException ex) {
+            roomForHole = false;
+        }
+        return roomForHole;
     }
 
     /**

@@ -58,7 +58,8 @@ class SegmentPreparerTest {
                 WRITE_BYTES,
                 LOG_ID,
                 CompletionToken.of(CompletionToken.PREPARE),
-                new FreeSegments(directory, 0));
+                new FreeSegments(directory, 0),
+                () -> Long.MAX_VALUE);
     }
 
     @AfterEach
@@ -118,6 +119,39 @@ class SegmentPreparerTest {
                         "sync-directory"),
                 session.operations().subList(3, session.operations().size()));
         assertEquals(SEGMENT, Files.size(SegmentNames.segmentPath(directory, SEGMENT)));
+    }
+
+    @Test
+    void shouldZeroFillOnWhenHurriedWithoutAllocationAndTheHoleWouldNotFit() throws IOException {
+        // Room for less than the rest of the segment: a hole there would need blocks that a data write
+        // could then not get (fail-stop); zero-filling on meets the shortage as back-pressure instead.
+        preparer.close();
+        preparer = new SegmentPreparer(
+                session,
+                directory,
+                SEGMENT,
+                WRITE_BYTES,
+                LOG_ID,
+                CompletionToken.of(CompletionToken.PREPARE),
+                new FreeSegments(directory, 0),
+                () -> SEGMENT / 2);
+        preparer.start(SEGMENT);
+        step(); // allocate: the session cannot
+        step(); // header
+        step(); // first zeros
+        assertTrue(preparer.hurry());
+        runToReady();
+        final List<String> expected = new ArrayList<>();
+        // After the header and the first zeros, every block to the end.
+        for (int offset = SegmentHeaderDescriptor.HEADER_LENGTH + WRITE_BYTES;
+                offset < SEGMENT;
+                offset += WRITE_BYTES) {
+            expected.add("write " + TEMPORARY + " " + offset + "+" + WRITE_BYTES);
+        }
+        final List<String> writes = session.operations().stream()
+                .filter(operation -> operation.startsWith("write "))
+                .toList();
+        assertEquals(expected, writes.subList(2, writes.size()), "every block written: no hole");
     }
 
     @Test
@@ -260,7 +294,8 @@ class SegmentPreparerTest {
                 WRITE_BYTES,
                 LOG_ID,
                 CompletionToken.of(CompletionToken.PREPARE),
-                new FreeSegments(directory, 0));
+                new FreeSegments(directory, 0),
+                () -> Long.MAX_VALUE);
         try {
             ready.adoptReady(2L * SEGMENT, 7);
             assertFalse(
@@ -297,7 +332,8 @@ class SegmentPreparerTest {
                 WRITE_BYTES,
                 LOG_ID,
                 CompletionToken.of(CompletionToken.PREPARE),
-                FreeSegments.find(directory, SEGMENT, 2));
+                FreeSegments.find(directory, SEGMENT, 2),
+                () -> Long.MAX_VALUE);
         preparer.start(SEGMENT);
         runToReady();
         final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT);
@@ -332,7 +368,14 @@ class SegmentPreparerTest {
         free.add(free.renaming(0));
         preparer.close();
         preparer = new SegmentPreparer(
-                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, CompletionToken.of(CompletionToken.PREPARE), free);
+                session,
+                directory,
+                SEGMENT,
+                WRITE_BYTES,
+                LOG_ID,
+                CompletionToken.of(CompletionToken.PREPARE),
+                free,
+                () -> Long.MAX_VALUE);
         preparer.start(SEGMENT);
         runToReady();
         assertEquals("open " + TEMPORARY, session.operations().get(0));
