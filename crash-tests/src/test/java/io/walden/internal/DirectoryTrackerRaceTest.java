@@ -37,12 +37,7 @@ final class DirectoryTrackerRaceTest {
         final Path directory = Path.of("target", "tracker-race").toAbsolutePath();
         TestFiles.deleteRecursively(directory);
         Files.createDirectories(directory);
-        try (Wal wal = Wal.open(WalConfig.builder(directory)
-                .backend(new NioStorageBackend(StorageOptions.BUFFERED))
-                .segmentCapacityBytes(SEGMENT_BYTES)
-                .bufferCapacityBytes(WalConfig.BUFFER_CAPACITY_BYTES_MIN)
-                .maxRecordBytes(8192)
-                .build())) {
+        try (Wal wal = open(directory, 0)) {
             while (wal.writtenPosition() < SEGMENT_BYTES / 2) {
                 wal.append(PAYLOAD, Durability.WRITTEN);
             }
@@ -79,13 +74,7 @@ final class DirectoryTrackerRaceTest {
         final Path directory = Path.of("target", "tracker-race-recycled").toAbsolutePath();
         TestFiles.deleteRecursively(directory);
         Files.createDirectories(directory);
-        try (Wal wal = Wal.open(WalConfig.builder(directory)
-                .backend(new NioStorageBackend(StorageOptions.BUFFERED))
-                .segmentCapacityBytes(SEGMENT_BYTES)
-                .bufferCapacityBytes(WalConfig.BUFFER_CAPACITY_BYTES_MIN)
-                .maxRecordBytes(8192)
-                .recycledSegmentsMax(2)
-                .build())) {
+        try (Wal wal = open(directory, 2)) {
             while (wal.writtenPosition() < SEGMENT_BYTES / 2) {
                 wal.append(PAYLOAD, Durability.WRITTEN);
             }
@@ -116,6 +105,17 @@ final class DirectoryTrackerRaceTest {
             }
         }
         TestFiles.deleteRecursively(directory);
+    }
+
+    /** A small log on FileChannel that keeps up to {@code recycledSegmentsMax} freed files. */
+    private static Wal open(final Path directory, final int recycledSegmentsMax) {
+        return Wal.open(WalConfig.builder(directory)
+                .backend(new NioStorageBackend(StorageOptions.BUFFERED))
+                .segmentCapacityBytes(SEGMENT_BYTES)
+                .bufferCapacityBytes(WalConfig.BUFFER_CAPACITY_BYTES_MIN)
+                .maxRecordBytes(8192)
+                .recycledSegmentsMax(recycledSegmentsMax)
+                .build());
     }
 
     private static void appendUntil(final Wal wal, final long position) {

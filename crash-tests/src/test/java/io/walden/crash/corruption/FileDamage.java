@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  *
  * <p><b>Threading:</b> stateless.
  */
-final class FileDamage {
+public final class FileDamage {
     private FileDamage() {}
 
     /**
@@ -26,7 +26,7 @@ final class FileDamage {
      * @param bit the bit, 0 to 7.
      * @throws IOException on an I/O failure.
      */
-    static void flipBit(final Path file, final long offset, final int bit) throws IOException {
+    public static void flipBit(final Path file, final long offset, final int bit) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             final ByteBuffer one = ByteBuffer.allocate(1);
             if (channel.read(one, offset) != 1) {

@@ -19,11 +19,8 @@ import io.walden.testing.ControllableBackend;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,7 +74,8 @@ final class InterruptedRepairTest {
         }
         final long damagedBase = lsns[DAMAGED] - lsns[DAMAGED] % SEGMENT_BYTES;
         assertTrue(lastBase - damagedBase >= 3L * SEGMENT_BYTES, "the repair should discard several segments");
-        flipPayloadByte(SegmentNames.segmentPath(template, damagedBase), lsns[DAMAGED] - damagedBase);
+        FileDamage.flipBit(
+                SegmentNames.segmentPath(template, damagedBase), lsns[DAMAGED] - damagedBase + RECORD_BYTES / 2, 3);
         int stops = 0;
         for (int passed = 0; ; passed++) {
             final Path directory = root.resolve("stop-" + passed);
@@ -126,16 +124,6 @@ final class InterruptedRepairTest {
         } catch (final RuntimeException ex) {
             CrashTally.VIOLATIONS.incrementAndGet();
             throw new AssertionError("INTERRUPTED REPAIR VIOLATION: " + where + ": " + ex, ex);
-        }
-    }
-
-    private static void flipPayloadByte(final Path segment, final long frameOffset) throws IOException {
-        final long offset = frameOffset + RECORD_BYTES / 2;
-        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            final ByteBuffer one = ByteBuffer.allocate(1);
-            assertEquals(1, channel.read(one, offset));
-            one.put(0, (byte) (one.get(0) ^ 0x5A)).clear();
-            assertEquals(1, channel.write(one, offset));
         }
     }
 

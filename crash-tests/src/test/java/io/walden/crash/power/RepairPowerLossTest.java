@@ -10,17 +10,15 @@ import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
 import io.walden.crash.PreparedSegment;
+import io.walden.crash.corruption.FileDamage;
 import io.walden.format.SegmentNames;
 import io.walden.testing.TestFiles;
 import io.walden.testing.TestRecords;
 import io.walden.testkit.CrashState;
 import io.walden.testkit.DiskHistory;
 import io.walden.testkit.SimulatedStorage;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -78,7 +76,8 @@ class RepairPowerLossTest extends PowerLossSuite {
             assertTrue(Files.deleteIfExists(prepared), "the closed log should hold its prepared next segment");
         }
         assertEquals(nextPrepared, Files.exists(prepared));
-        flipPayloadByte(SegmentNames.segmentPath(directory, damagedBase), lsns[DAMAGED] - damagedBase);
+        FileDamage.flipBit(
+                SegmentNames.segmentPath(directory, damagedBase), lsns[DAMAGED] - damagedBase + RECORD_BYTES / 2, 3);
         // The history starts from the damaged log's files as they are now.
         final SimulatedStorage disk =
                 SimulatedStorage.builder(directory).seed(5).build();
@@ -104,17 +103,6 @@ class RepairPowerLossTest extends PowerLossSuite {
         }
         System.out.println("power-loss repair (next segment " + (nextPrepared ? "" : "not ") + "prepared): " + image
                 + " crash states checked over " + history.size() + " events");
-    }
-
-    /** Flips a byte in the middle of the payload of the frame at an offset of a segment. */
-    private static void flipPayloadByte(final Path segment, final long frameOffset) throws Exception {
-        final long offset = frameOffset + RECORD_BYTES / 2;
-        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            final ByteBuffer one = ByteBuffer.allocate(1);
-            assertEquals(1, channel.read(one, offset));
-            one.put(0, (byte) (one.get(0) ^ 0x5A)).clear();
-            assertEquals(1, channel.write(one, offset));
-        }
     }
 
     /** Opens a crash state under TRUNCATE and checks that it holds exactly the records before the damage. */

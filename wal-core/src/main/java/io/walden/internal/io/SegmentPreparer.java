@@ -195,15 +195,7 @@ final class SegmentPreparer implements AutoCloseable {
             retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
             return;
         }
-        basePosition = newBasePosition;
-        writtenOffset = 0;
-        syncedOffset = 0;
-        allocated = false;
-        hurried = false;
-        recycledFrom = null;
-        fillEndOffset = segmentCapacityBytes;
-        event = SegmentPreparationEvent.beginIfEnabled();
-        state = State.ALLOCATING;
+        begin(newBasePosition, null, segmentCapacityBytes, State.ALLOCATING);
     }
 
     /**
@@ -222,16 +214,22 @@ final class SegmentPreparer implements AutoCloseable {
         }
         final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, segmentCapacityBytes);
         SegmentHeaders.writeRecycled(headerBlock, limit);
+        // A freed file has its full size already: no allocation.
+        begin(newBasePosition, reuse, limit, State.WRITING);
+        return true;
+    }
+
+    /** Records a preparation that begins, its file open and its header filled in. */
+    private void begin(final long newBasePosition, final Path reuse, final int fillEnd, final State first) {
         basePosition = newBasePosition;
         writtenOffset = 0;
         syncedOffset = 0;
-        allocated = true;
+        allocated = reuse != null;
         hurried = false;
         recycledFrom = reuse;
-        fillEndOffset = limit;
+        fillEndOffset = fillEnd;
         event = SegmentPreparationEvent.beginIfEnabled();
-        state = State.WRITING;
-        return true;
+        state = first;
     }
 
     /**

@@ -51,15 +51,7 @@ class SegmentPreparerTest {
     void open() {
         // Blocking operations (abandon's delete) use token 0.
         session = new HeldCompletionSession().autoDeliver(0);
-        preparer = new SegmentPreparer(
-                session,
-                directory,
-                SEGMENT,
-                WRITE_BYTES,
-                LOG_ID,
-                CompletionToken.of(CompletionToken.PREPARE),
-                new FreeSegments(directory, 0),
-                () -> Long.MAX_VALUE);
+        preparer = newPreparer(new FreeSegments(directory, 0), () -> Long.MAX_VALUE);
     }
 
     @AfterEach
@@ -126,15 +118,7 @@ class SegmentPreparerTest {
         // Room for less than the rest of the segment: a hole there would need blocks that a data write
         // could then not get (fail-stop); zero-filling on meets the shortage as back-pressure instead.
         preparer.close();
-        preparer = new SegmentPreparer(
-                session,
-                directory,
-                SEGMENT,
-                WRITE_BYTES,
-                LOG_ID,
-                CompletionToken.of(CompletionToken.PREPARE),
-                new FreeSegments(directory, 0),
-                () -> SEGMENT / 2);
+        preparer = newPreparer(new FreeSegments(directory, 0), () -> SEGMENT / 2);
         preparer.start(SEGMENT);
         step(); // allocate: the session cannot
         step(); // header
@@ -287,15 +271,7 @@ class SegmentPreparerTest {
         assertFalse(preparer.onFailure(new IOException("Input/output error")), "not space");
         session.deliverAll();
         session.poll((token, result, failure) -> {}, 10);
-        final SegmentPreparer ready = new SegmentPreparer(
-                session,
-                directory,
-                SEGMENT,
-                WRITE_BYTES,
-                LOG_ID,
-                CompletionToken.of(CompletionToken.PREPARE),
-                new FreeSegments(directory, 0),
-                () -> Long.MAX_VALUE);
+        final SegmentPreparer ready = newPreparer(new FreeSegments(directory, 0), () -> Long.MAX_VALUE);
         try {
             ready.adoptReady(2L * SEGMENT, 7);
             assertFalse(
@@ -325,15 +301,7 @@ class SegmentPreparerTest {
         java.util.Arrays.fill(stale, (byte) 0x5A);
         Files.write(freed, stale);
         preparer.close();
-        preparer = new SegmentPreparer(
-                session,
-                directory,
-                SEGMENT,
-                WRITE_BYTES,
-                LOG_ID,
-                CompletionToken.of(CompletionToken.PREPARE),
-                FreeSegments.find(directory, SEGMENT, 2),
-                () -> Long.MAX_VALUE);
+        preparer = newPreparer(FreeSegments.find(directory, SEGMENT, 2), () -> Long.MAX_VALUE);
         preparer.start(SEGMENT);
         runToReady();
         final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT);
@@ -367,7 +335,17 @@ class SegmentPreparerTest {
         final FreeSegments free = new FreeSegments(directory, 2);
         free.add(free.renaming(0));
         preparer.close();
-        preparer = new SegmentPreparer(
+        preparer = newPreparer(free, () -> Long.MAX_VALUE);
+        preparer.start(SEGMENT);
+        runToReady();
+        assertEquals("open " + TEMPORARY, session.operations().get(0));
+        assertEquals(0, preparer.readyLimitOffset(), "a new, zero-filled segment records no limit");
+        assertEquals(0, free.size());
+    }
+
+    /** A preparer over the test's session and directory, with the given freed files and free space. */
+    private SegmentPreparer newPreparer(final FreeSegments free, final SegmentPreparer.SpaceProbe usableSpace) {
+        return new SegmentPreparer(
                 session,
                 directory,
                 SEGMENT,
@@ -375,12 +353,7 @@ class SegmentPreparerTest {
                 LOG_ID,
                 CompletionToken.of(CompletionToken.PREPARE),
                 free,
-                () -> Long.MAX_VALUE);
-        preparer.start(SEGMENT);
-        runToReady();
-        assertEquals("open " + TEMPORARY, session.operations().get(0));
-        assertEquals(0, preparer.readyLimitOffset(), "a new, zero-filled segment records no limit");
-        assertEquals(0, free.size());
+                usableSpace);
     }
 
     private void runToReady() throws IOException {
