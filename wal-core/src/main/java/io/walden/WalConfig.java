@@ -49,6 +49,13 @@ public final class WalConfig {
      * Builder#recycledSegmentsMax}).
      */
     public static final int RECYCLED_SEGMENTS_MAX_DEFAULT = 2;
+    /**
+     * Default bound on the durable writes in flight at once where every write is durable by itself
+     * (O_DSYNC): 16 (see {@link Builder#durableWritesInFlightMax}).
+     */
+    public static final int DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT = 16;
+    /** Largest {@link Builder#durableWritesInFlightMax} allowed. */
+    public static final int DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT = 64;
     /** Default time a thread waiting for a durability level yields the processor before it blocks. */
     public static final long WAIT_YIELD_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(500);
     /** Longest time a waiting thread may yield before it blocks: 100 ms. */
@@ -89,6 +96,8 @@ public final class WalConfig {
     public static final String APPEND_TIMEOUT_NS_PROP_NAME = "walden.append.timeout.ns";
     /** System property that sets how many freed segment files retention keeps for reuse. */
     public static final String RECYCLED_SEGMENTS_MAX_PROP_NAME = "walden.recycled.segments.max";
+    /** System property that sets how many durable writes may be in flight at once. */
+    public static final String DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME = "walden.durable.writes.in.flight.max";
 
     private final Path directory;
     private final StorageBackend backend;
@@ -103,6 +112,7 @@ public final class WalConfig {
     private final long syncIntervalNs;
     private final long appendTimeoutNs;
     private final int recycledSegmentsMax;
+    private final int durableWritesInFlightMax;
     private final RecoveryPolicy recoveryPolicy;
     // Whether the two were set, rather than derived from the segment capacity.
     private final boolean bufferCapacitySet;
@@ -122,6 +132,7 @@ public final class WalConfig {
         this.syncIntervalNs = builder.syncIntervalNs;
         this.appendTimeoutNs = builder.appendTimeoutNs;
         this.recycledSegmentsMax = builder.recycledSegmentsMax;
+        this.durableWritesInFlightMax = builder.durableWritesInFlightMax;
         this.recoveryPolicy = builder.recoveryPolicy;
         this.bufferCapacitySet = builder.bufferCapacitySet;
         this.maxRecordSet = builder.maxRecordSet;
@@ -157,6 +168,7 @@ public final class WalConfig {
         builder.syncIntervalNs = syncIntervalNs;
         builder.appendTimeoutNs = appendTimeoutNs;
         builder.recycledSegmentsMax = recycledSegmentsMax;
+        builder.durableWritesInFlightMax = durableWritesInFlightMax;
         builder.recoveryPolicy = recoveryPolicy;
         if (maxRecordSet) {
             // Checked against the log's segments by the open, which names the log and the setting.
@@ -256,6 +268,14 @@ public final class WalConfig {
         return recycledSegmentsMax;
     }
 
+    /**
+     * @return how many writes may be in flight at once where every write is durable by itself
+     *     (O_DSYNC); elsewhere one is.
+     */
+    public int durableWritesInFlightMax() {
+        return durableWritesInFlightMax;
+    }
+
     /** @return what opening does with corruption. */
     public RecoveryPolicy recoveryPolicy() {
         return recoveryPolicy;
@@ -270,6 +290,7 @@ public final class WalConfig {
                 + ", syncIntervalNs=" + syncIntervalNs
                 + ", appendTimeoutNs=" + appendTimeoutNs
                 + ", recycledSegmentsMax=" + recycledSegmentsMax
+                + ", durableWritesInFlightMax=" + durableWritesInFlightMax
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
 
@@ -298,6 +319,7 @@ public final class WalConfig {
         private long syncIntervalNs = SYNC_INTERVAL_NS_DEFAULT;
         private long appendTimeoutNs = APPEND_TIMEOUT_NS_DEFAULT;
         private int recycledSegmentsMax = RECYCLED_SEGMENTS_MAX_DEFAULT;
+        private int durableWritesInFlightMax = DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
 
         private Builder(final Path directory) {
@@ -327,6 +349,8 @@ public final class WalConfig {
             appendTimeoutNs = ConfigProperties.longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
             recycledSegmentsMax =
                     (int) ConfigProperties.longProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, recycledSegmentsMax);
+            durableWritesInFlightMax = (int)
+                    ConfigProperties.longProperty(DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, durableWritesInFlightMax);
             return this;
         }
 
@@ -498,6 +522,26 @@ public final class WalConfig {
         }
 
         /**
+         * Sets how many writes may be in flight at once where the storage makes every write durable by
+         * itself (O_DSYNC, {@code StorageOptions.dsync()}): each write is then a group commit of its
+         * own, and under load the next group is written while earlier ones are still on their way to
+         * the device, which takes several at once. A lone writer keeps one in flight whatever the
+         * bound. The durable position moves only over the writes that completed without a gap. With
+         * direct I/O a group written beside another ends on a 4 KiB block boundary, with a padding
+         * frame: {@code WalStats.pipelinePaddingBytes} counts the space that costs. With fdatasync
+         * (the default options) one write is in flight at a time, whatever this says. One turns it
+         * off.
+         *
+         * @param durableWritesInFlightMax from 1 to {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT};
+         *     default {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT}.
+         * @return this builder.
+         */
+        public Builder durableWritesInFlightMax(final int durableWritesInFlightMax) {
+            this.durableWritesInFlightMax = durableWritesInFlightMax;
+            return this;
+        }
+
+        /**
          * Sets what opening does with corruption.
          *
          * @param recoveryPolicy the policy.
@@ -570,6 +614,12 @@ public final class WalConfig {
             }
             if (recycledSegmentsMax < 0) {
                 throw invalid("recycledSegmentsMax", recycledSegmentsMax, "must be zero (delete freed files) or more");
+            }
+            if (durableWritesInFlightMax < 1 || durableWritesInFlightMax > DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT) {
+                throw invalid(
+                        "durableWritesInFlightMax",
+                        durableWritesInFlightMax,
+                        "must be from 1 (one write at a time) to " + DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT);
             }
             builtBufferCapacityBytes = buffer;
             builtMaxRecordBytes = maxRecord;

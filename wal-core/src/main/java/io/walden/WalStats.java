@@ -32,6 +32,12 @@ package io.walden;
  *     tell damage to them from a torn write); at most one per pause.
  * @param appendsRunByCaller appends whose write (and sync, for {@code SYNCED}) the appending thread
  *     ran itself, because nothing else was waiting: no other thread was woken for them.
+ * @param writesInFlightPeak the most writes that were in flight at once: 1 unless the storage makes
+ *     every write durable (O_DSYNC) and several groups were written side by side (see {@code
+ *     WalConfig.Builder.durableWritesInFlightMax}).
+ * @param pipelinePaddingBytes bytes of padding frames that ended a group on a block boundary so that
+ *     the next group could be written beside it (direct I/O with several writes in flight): space the
+ *     log used for no record.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
  * @param startPosition the first position the log holds (retention moves it).
  * @param tailPosition where the next record goes: everything appended so far lies below it.
@@ -66,6 +72,8 @@ public record WalStats(
         long segmentsRecycled,
         long durabilityMarks,
         long appendsRunByCaller,
+        int writesInFlightPeak,
+        long pipelinePaddingBytes,
         int bufferCapacityBytes,
         long startPosition,
         long tailPosition,

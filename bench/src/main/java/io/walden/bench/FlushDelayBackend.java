@@ -5,6 +5,7 @@ import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executors;
@@ -17,7 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * (cloud block storage, a remote disk): the emulated high-latency disk of issue 27's bar. A sync
  * handed to the backend's own thread completes no sooner than the delay after its submission (its
  * completion is held back in {@link #poll}); a sync run on the caller's thread returns no sooner.
- * Writes, directory syncs and everything else pass through.
+ * Where every write is durable by itself (O_DSYNC) each write is this storage's flush, and is held
+ * back the same way. Every held operation runs its delay independently of the others: the storage
+ * takes any number of flushes at once, each as slow as one alone (a deep queue, as cloud block storage
+ * has). Other writes, directory syncs and everything else pass through.
  *
  * <p><b>Threading:</b> sessions follow the {@link StorageSession} rules.
  */
@@ -66,6 +70,20 @@ public final class FlushDelayBackend implements StorageBackend {
             super(delegate);
             this.flushDelayNs = flushDelayNs;
             this.completionSignal = completionSignal;
+        }
+
+        @Override
+        public void submitWrite(
+                final int fileHandle,
+                final long fileOffset,
+                final ByteBuffer source,
+                final int sourceOffset,
+                final int lengthBytes,
+                final long token) {
+            if (writesDurable()) {
+                syncsInFlight.add(new long[] {token, System.nanoTime() + flushDelayNs});
+            }
+            super.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
         }
 
         @Override

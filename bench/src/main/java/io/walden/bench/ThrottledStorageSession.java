@@ -96,6 +96,11 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
     }
 
     @Override
+    public int overlappingWritesMax() {
+        return delegate.overlappingWritesMax();
+    }
+
+    @Override
     public int blockSizeBytes() {
         return delegate.blockSizeBytes();
     }

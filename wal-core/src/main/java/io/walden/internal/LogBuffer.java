@@ -153,6 +153,32 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
+     * Ends the block the tail stands in with a padding frame, so that the next claim starts on a block
+     * boundary: only if the tail still stands at {@code expectedTail} (every frame before it is
+     * published and seen by the caller) and the space is free. The padding never crosses a lap end,
+     * which is a block boundary too. The holder of the I/O duty only.
+     *
+     * @param expectedTail where the tail must stand, inside a block and not at a segment start.
+     * @param blockSizeBytes the block size, a power of two that divides the capacity.
+     * @return the padding frame's length, or 0 if nothing was claimed.
+     */
+    public int padToBlockEnd(final long expectedTail, final int blockSizeBytes) {
+        final long blockEnd = (expectedTail | (blockSizeBytes - 1L)) + 1;
+        Invariants.check(
+                (expectedTail & (blockSizeBytes - 1L)) != 0 && capacityBytes % blockSizeBytes == 0,
+                "padding from %d to a block of %d",
+                expectedTail,
+                blockSizeBytes);
+        if (blockEnd - (long) RELEASED.getAcquire(this) > capacityBytes
+                || !TAIL.compareAndSet(this, expectedTail, blockEnd)) {
+            return 0;
+        }
+        final int length = (int) (blockEnd - expectedTail);
+        publishPadding(expectedTail, length);
+        return length;
+    }
+
+    /**
      * Copies a payload into a claimed frame and publishes it.
      *
      * @param position the claimed frame position.

@@ -53,6 +53,8 @@ public final class StatsCounters {
     private volatile long segmentsHurried;
     private volatile long segmentsRecycled;
     private volatile long durabilityMarks;
+    private volatile long pipelinePaddingBytes;
+    private volatile int writesInFlightPeak;
 
     // Recorded by the holder of the I/O duty, read by any thread.
     private final LatencyRecorder syncLatency = new LatencyRecorder();
@@ -156,6 +158,8 @@ public final class StatsCounters {
                 segmentsRecycled,
                 durabilityMarks,
                 appendsRunByCaller,
+                writesInFlightPeak,
+                pipelinePaddingBytes,
                 logBuffer.capacityBytes(),
                 positions.startPosition(),
                 tailPosition,
@@ -181,6 +185,27 @@ public final class StatsCounters {
     /** The log rolled into a segment made from a freed file. The holder of the I/O duty. */
     public void recordSegmentRecycled() {
         segmentsRecycled = segmentsRecycled + 1;
+    }
+
+    /**
+     * A group was ended on a block boundary with a padding frame, so that the next group could be
+     * written beside it. The holder of the I/O duty.
+     *
+     * @param bytes the padding frame's length.
+     */
+    public void recordPipelinePadding(final int bytes) {
+        pipelinePaddingBytes = pipelinePaddingBytes + bytes;
+    }
+
+    /**
+     * Writes are in flight at once; keeps the most. The holder of the I/O duty.
+     *
+     * @param count how many are in flight now.
+     */
+    public void recordWritesInFlight(final int count) {
+        if (count > writesInFlightPeak) {
+            writesInFlightPeak = count;
+        }
     }
 
     /** A durability mark was written. The holder of the I/O duty. */

@@ -97,6 +97,11 @@ public class ForwardingStorageSession implements StorageSession {
     }
 
     @Override
+    public int overlappingWritesMax() {
+        return delegate.overlappingWritesMax();
+    }
+
+    @Override
     public boolean completionThreadMayRunIo() {
         return delegate.completionThreadMayRunIo();
     }

@@ -183,6 +183,21 @@ public interface StorageSession extends AutoCloseable {
     }
 
     /**
+     * How many writes this session carries out at once, each overlapping the others, where its writes
+     * are {@linkplain #writesDurable() durable by themselves}: the log then keeps up to that many (and
+     * at most {@code WalConfig.durableWritesInFlightMax}) group writes in flight, each its own group
+     * commit. A session whose writes complete in any order says how many it overlaps (an io_uring
+     * ring: many); one that carries out each write on the submitting thread before the call returns
+     * gains nothing from more, and says 1. The core never submits more writes at once than this says,
+     * and never two that touch the same block with direct I/O.
+     *
+     * @return at least 1. The default is 1: one write in flight.
+     */
+    default int overlappingWritesMax() {
+        return 1;
+    }
+
+    /**
      * Submits an fsync of the log directory, making creates, renames and deletes durable.
      *
      * @param token returned with the completion.

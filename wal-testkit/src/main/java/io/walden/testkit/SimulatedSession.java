@@ -59,6 +59,7 @@ final class SimulatedSession implements StorageSession {
     // In half the sessions appenders run the I/O of their own records when the log is idle, racing
     // the I/O thread for it; their completions are delayed like any other.
     private final boolean callerMayRunIo;
+    private final int overlappingWritesMax;
     // In a third of the sessions, a thread like io_uring's event loop: see EventLoopThread.
     private final EventLoopThread completionThread;
     private boolean closed;
@@ -78,6 +79,9 @@ final class SimulatedSession implements StorageSession {
         this.zeroFill = new ZeroFillHoles(disk);
         this.slowPreparation = random.nextInt(3) == 0;
         this.callerMayRunIo = random.nextBoolean();
+        // Most sessions overlap writes (a device's queue; with O_DSYNC the log then keeps several
+        // group writes in flight, completed here in any order); a quarter carry one at a time.
+        this.overlappingWritesMax = random.nextInt(4) == 0 ? 1 : 2 + random.nextInt(15);
         this.completionThread = random.nextInt(3) == 0 ? new EventLoopThread(completionSignal) : null;
     }
 
@@ -109,6 +113,11 @@ final class SimulatedSession implements StorageSession {
     @Override
     public int maxInFlight() {
         return MAX_IN_FLIGHT;
+    }
+
+    @Override
+    public int overlappingWritesMax() {
+        return overlappingWritesMax;
     }
 
     @Override

@@ -58,6 +58,9 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * the event loop, or on the submitter when the future completed first.
  */
 final class UringStorageSession implements StorageSession {
+    /** Writes the session says it overlaps: the most the log keeps in flight (WalConfig's limit). */
+    static final int OVERLAPPING_WRITES_MAX = 64;
+
     private static final int OPERATION_COUNT = 64;
     private static final int FILE_MODE = 0644;
     private static final String EOPNOTSUPP_TEXT = "Error code: 95;";
@@ -188,6 +191,12 @@ final class UringStorageSession implements StorageSession {
     @Override
     public boolean completionThreadMayRunIo() {
         return true;
+    }
+
+    /** The ring carries many writes at once, completed in any order: as many as the log may keep. */
+    @Override
+    public int overlappingWritesMax() {
+        return OVERLAPPING_WRITES_MAX;
     }
 
     @Override

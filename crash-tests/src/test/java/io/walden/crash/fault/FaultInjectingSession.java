@@ -101,6 +101,11 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
     }
 
     @Override
+    public int overlappingWritesMax() {
+        return delegate.overlappingWritesMax();
+    }
+
+    @Override
     public int blockSizeBytes() {
         return delegate.blockSizeBytes();
     }

@@ -8,7 +8,7 @@ package io.walden.internal.io;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------------------------------------------------------+
- *  |                      Zero (bits 0 to 31)                    |T|  0
+ *  |                 Zero (bits 7 to 31)             |   Slot    |T|  0
  *  +---------------------------------------------------------------+
  *  |              Zero (bits 32 to 55)             |     Kind      |  32
  *  +---------------------------------------------------------------+
@@ -19,8 +19,10 @@ package io.walden.internal.io;
  *       {@link #TRUNCATE} (segment deletes), {@link #MARK} (the durability mark's header write).
  *   <li>T (bit 0, writes only): set on the part of a direct write that rewrites the partial last block
  *       from scratch memory ({@link #WRITE_TAIL}); clear on the part written from the log buffer.
- *   <li>Every other bit is zero: one operation of each kind is in flight at a time (two parts of one
- *       write at most), so the token needs to say nothing else.
+ *   <li>Slot (bits 1 to 6, writes only): which of the writes in flight (up to {@link #WRITE_SLOTS},
+ *       see {@code WriteStage}) the completion belongs to.
+ *   <li>Every other bit is zero: one operation of each other kind is in flight at a time, so the
+ *       token needs to say nothing else.
  * </ul>
  *
  * <p><b>Threading:</b> stateless; any thread.
@@ -41,7 +43,35 @@ final class CompletionToken {
     /** The low bit of a write's token: the part that rewrites the partial last block (direct I/O). */
     static final long WRITE_TAIL = 1;
 
+    /** Bits a write's slot is shifted by. */
+    static final int WRITE_SLOT_SHIFT = 1;
+    /** How many writes the slot bits can name. */
+    static final int WRITE_SLOTS = 64;
+
+    private static final long WRITE_SLOT_MASK = WRITE_SLOTS - 1;
+
     private CompletionToken() {}
+
+    /**
+     * The token of a write in a slot (its part from the log buffer; the tail part adds {@link
+     * #WRITE_TAIL}).
+     *
+     * @param slot the write's slot, below {@link #WRITE_SLOTS}.
+     * @return the token.
+     */
+    static long ofWrite(final int slot) {
+        return of(WRITE) | ((long) slot << WRITE_SLOT_SHIFT);
+    }
+
+    /**
+     * The slot of a write's token.
+     *
+     * @param token a write's token.
+     * @return its slot.
+     */
+    static int writeSlot(final long token) {
+        return (int) ((token >>> WRITE_SLOT_SHIFT) & WRITE_SLOT_MASK);
+    }
 
     /**
      * The token of an operation of a kind.

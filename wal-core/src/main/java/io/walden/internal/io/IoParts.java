@@ -119,7 +119,16 @@ final class IoParts {
         if (recovered.nextSegmentHandle() >= 0) {
             preparer.adoptReady(positions.activeBase + segmentCapacityBytes, recovered.nextSegmentHandle());
         }
-        this.writes = new WriteStage(session, logBuffer, state, stats, positions, directory);
+        this.writes = new WriteStage(
+                session,
+                logBuffer,
+                state,
+                stats,
+                positions,
+                directory,
+                session.writesDurable()
+                        ? Math.max(1, Math.min(config.durableWritesInFlightMax(), session.overlappingWritesMax()))
+                        : 1);
         this.marker = new DurabilityMarker(
                 session,
                 stats,

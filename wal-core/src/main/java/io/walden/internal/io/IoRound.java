@@ -15,7 +15,8 @@ import java.io.IOException;
  *   1 poll completions (write, sync, prepare, truncate, mark) -> onCompletion
  *   2 scan published frames (checksum, cut into a write)      FrameScanner
  *   3 raise the write limit ahead of the writes                DurabilityMarker
- *   4 submit a write, one in flight, below the durable limit   WriteStage
+ *   4 submit a write below the durable limit: one in flight,   WriteStage
+ *     or with O_DSYNC several, each group sealed on a block     (GroupSeal)
  *   5 seal a full segment (the log continues)                  SegmentRoller
  *   6 sync, as group commit decides                            SyncStage
  *   7 roll behind the fence        (not in a completion round) SegmentRoller
@@ -57,6 +58,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     private final FailStop failStop;
     private final long segmentCapacityBytes;
     private final boolean writesDurable;
+    private final GroupSeal seal;
 
     // Whether the round in progress runs on the completion thread, where user code must not run.
     private boolean completionRound;
@@ -86,6 +88,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.failStop = parts.failStop;
         this.segmentCapacityBytes = parts.segmentCapacityBytes;
         this.writesDurable = parts.session.writesDurable();
+        this.seal = new GroupSeal(
+                parts.logBuffer, parts.stats, parts.session.directIo() ? parts.session.blockSizeBytes() : 0);
     }
 
     /** Asks the rounds to close the log buffer's tail and drain; the I/O thread's next round begins it. Any thread. */
@@ -220,8 +224,16 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         final long scannedPosition = scanner.position();
         // A header write in flight (a mark, a raised limit, the continued flag) touches only the
         // header's block: data writes go on beside it.
-        if (scannedPosition == positions.submittedPosition || writes.inFlight()) {
+        if (scannedPosition == positions.submittedPosition || !writes.maySubmit(positions.submittedPosition)) {
             return 0;
+        }
+        if (writes.besideAllowed() && seal.maybeSeal(scannedPosition, writes.inFlight(), state.syncRequestCount())) {
+            // The padding joins this group if the batch limit lets it; else it starts the next.
+            scanner.scan(
+                    positions.submittedPosition,
+                    positions.releasedPosition,
+                    positions.durablePosition,
+                    positions.activeBase);
         }
         final long start = positions.submittedPosition;
         final long end = scanner.batchEnd(start);
@@ -243,11 +255,12 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 start,
                 end,
                 scanner.batchEndRecords(),
-                scannedPosition,
+                scanner.position(),
                 positions.activeBase,
                 positions.activeHandle,
                 writesDurable ? System.nanoTime() : 0);
         positions.submittedPosition = end;
+        seal.onSubmitted(state.syncRequestCount());
         return 1;
     }
 
@@ -292,9 +305,15 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         if (kind == CompletionToken.WRITE) {
             final int outcome = writes.onComplete(token, result);
             if (outcome == WriteStage.SHORT) {
-                fail(writes.shortWriteFailure(result, positions.activeBase));
-            } else if (outcome == WriteStage.COMPLETE && writes.publishWritten() && writesDurable) {
-                syncs.onDurableWrite(writes.submitNs());
+                fail(writes.shortWriteFailure(token, result, positions.activeBase));
+            } else if (outcome == WriteStage.COMPLETE) {
+                // Only the prefix of completed writes: a write that completed ahead of an earlier one
+                // waits for it.
+                while (writes.retireOldest()) {
+                    if (writes.publishWritten() && writesDurable) {
+                        syncs.onDurableWrite(writes.submitNs());
+                    }
+                }
             }
         } else if (kind == CompletionToken.SYNC) {
             syncs.onComplete();
@@ -341,7 +360,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /** Whether work is waiting that the I/O thread's next round could make progress on. Any thread: a hint. */
     @Override
     public boolean hasWorkHint() {
-        final boolean canSubmit = scanner.position() > positions.submittedPosition && !writes.inFlight();
+        final boolean canSubmit =
+                scanner.position() > positions.submittedPosition && writes.maySubmit(positions.submittedPosition);
         return closeRequested
                 || truncation.hasPending()
                 || asyncCompletions.hasInbox()

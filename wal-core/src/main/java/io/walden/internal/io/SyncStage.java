@@ -236,9 +236,15 @@ final class SyncStage {
         return true;
     }
 
-    /** Begins the event of a durable write (O_DSYNC), this mode's sync. */
+    /**
+     * Begins the event of a durable write (O_DSYNC), this mode's sync, unless one is in progress (with
+     * several writes in flight, the event runs from the first submission to the durable position's
+     * next move).
+     */
     void beginWriteEvent() {
-        event = SyncEvent.beginIfEnabled();
+        if (event == null) {
+            event = SyncEvent.beginIfEnabled();
+        }
     }
 
     /**

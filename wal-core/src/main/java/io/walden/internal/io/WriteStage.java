@@ -10,14 +10,40 @@ import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The write stage of the I/O path: submits one write of published frames of the active segment,
- * straight from the log buffer, and settles its completion. One write is in flight at a time: a write
- * that fails can then never be followed by a later write that lands, so after any failure the file
- * holds a prefix of the log and recovery needs no special case. Writes still overlap syncs, the
- * pipelining that counts.
+ * The write stage of the I/O path: submits writes of published frames of the active segment,
+ * straight from the log buffer, and settles their completions.
+ *
+ * <p><b>Writes in flight.</b> Where a write is not durable by itself (fdatasync mode) one write is in
+ * flight at a time: a write that fails can then never be followed by a later write that lands, so the
+ * file holds a prefix of the log; writes still overlap syncs. Where every write is durable on
+ * completion (O_DSYNC) up to {@code inFlightMax} writes are in flight, each its own group commit,
+ * while {@link WriteDepthPolicy} finds that the storage completes writes side by side about as fast as
+ * one alone; they are kept in a ring in submission order:
+ *
+ * <pre>
+ *   retired ... | oldest in flight ... newest in flight | next
+ *                 ^ headSequence                          ^ nextSequence
+ *   a slot:  [start, end) frames, records up to end, bytes it writes end at byteEnd,
+ *            parts pending, complete (completions arrive in any order)
+ * </pre>
+ *
+ * <ul>
+ *   <li>The written (and so, with O_DSYNC, the durable) position moves only over the <b>contiguous
+ *       prefix</b> of completed writes ({@link #retireOldest}): a write that completes before an
+ *       earlier one waits in its slot. A waiter is acknowledged only when every byte up to its record
+ *       is written. A failure fails the log at once; nothing completed after it is acknowledged.
+ *   <li><b>No two writes in flight touch the same block</b> ({@link #maySubmit}): a write starts at or
+ *       past where the newest write in flight ends, rounded up to its block. A write with a partial
+ *       last block is therefore the last in flight until it completes; groups that end on a block
+ *       boundary (the round seals them with a padding frame under load) go on side by side.
+ *   <li>A frame scanned while writes are in flight records the durable position then, which never
+ *       covers a write in flight: after a crash a later write found durable behind a missing earlier
+ *       one lies past every durable offset a frame proves, a torn tail that recovery cuts.
+ * </ul>
  *
  * <p>With direct I/O a write has up to two parts: the whole blocks, from the log buffer, and the
  * partial last block, copied to scratch memory and padded with zeros (its token's {@link
@@ -34,10 +60,12 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class WriteStage {
     /** {@link #onComplete}: a part of the write completed, another is still in flight. */
     static final int PART_PENDING = 0;
-    /** {@link #onComplete}: the whole write completed. */
+    /** {@link #onComplete}: the whole write completed (earlier writes may still be in flight). */
     static final int COMPLETE = 1;
     /** {@link #onComplete}: the backend reported a short write, which fails the log. */
     static final int SHORT = 2;
+    /** The most writes in flight any configuration allows: the slots the token can name. */
+    static final int IN_FLIGHT_MAX = CompletionToken.WRITE_SLOTS;
 
     private final StorageSession session;
     private final LogBuffer logBuffer;
@@ -47,22 +75,36 @@ final class WriteStage {
     private final Path directory;
     private final boolean directIo;
     private final long blockMask;
+    private final int inFlightMax;
     private final ByteBuffer writeView;
     private final UnsafeBuffer ring;
     private final AlignedBuffer scratchMemory;
     private final ByteBuffer scratchBlock;
     private final UnsafeBuffer scratch;
 
-    private boolean inFlight;
-    private int partsPending;
-    // Length of each part of the write in flight: the frames (or, with direct I/O, their whole blocks)
-    // and, with direct I/O, the partial last block; the part is the token's low bit.
-    private long frameBytes;
+    // The ring of writes in flight, by slot (sequence & slotMask); see the class comment.
+    private final int slotMask;
+    private final long[] slotStart;
+    private final long[] slotEnd;
+    private final long[] slotEndRecords;
+    private final long[] slotSubmitNs;
+    private final long[] slotFrameBytes;
+    private final int[] slotPartsPending;
+    private final boolean[] slotComplete;
+    private final boolean[] slotBeside;
+    private final WriteDepthPolicy depthPolicy = new WriteDepthPolicy();
+    private long headSequence;
+    private long nextSequence;
+    // Where the bytes of the newest write submitted end, rounded up to its block: the next write in
+    // flight beside it must start at or past it.
+    private long newestByteEnd;
+    // The slot whose write has a part in the scratch block, or -1.
+    private int scratchSlot = -1;
     private long tailBytes;
-    private long startPosition;
-    private long endPosition;
-    private long endRecords;
-    private long submitNs;
+    // The write retired last: where it ends, the records up to there, when it was submitted.
+    private long retiredEnd;
+    private long retiredEndRecords;
+    private long retiredSubmitNs;
 
     /**
      * Creates the write stage of one log.
@@ -73,6 +115,8 @@ final class WriteStage {
      * @param stats the counters.
      * @param positions where the I/O path stands.
      * @param directory the log's directory, for messages.
+     * @param inFlightMax the most writes in flight: 1 unless the session's writes are durable by
+     *     themselves, at most {@link #IN_FLIGHT_MAX}.
      */
     WriteStage(
             final StorageSession session,
@@ -80,7 +124,12 @@ final class WriteStage {
             final LogState state,
             final StatsCounters stats,
             final IoPositions positions,
-            final Path directory) {
+            final Path directory,
+            final int inFlightMax) {
+        Invariants.check(
+                inFlightMax >= 1 && inFlightMax <= IN_FLIGHT_MAX && (inFlightMax == 1 || session.writesDurable()),
+                "writes in flight %d",
+                inFlightMax);
         this.session = session;
         this.logBuffer = logBuffer;
         this.state = state;
@@ -88,32 +137,61 @@ final class WriteStage {
         this.positions = positions;
         this.directory = directory;
         this.directIo = session.directIo();
-        this.blockMask = session.blockSizeBytes() - 1L;
+        // Buffered writes of one page may be in flight together: each O_DSYNC write makes its own
+        // bytes durable, whatever the other does to the page. Direct writes of one block may not.
+        this.blockMask = directIo ? session.blockSizeBytes() - 1L : 0;
+        this.inFlightMax = inFlightMax;
         this.writeView = logBuffer.newByteBufferView();
         this.ring = logBuffer.buffer();
         this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
+        final int slots = BitUtil.findNextPositivePowerOfTwo(inFlightMax);
+        this.slotMask = slots - 1;
+        this.slotStart = new long[slots];
+        this.slotEnd = new long[slots];
+        this.slotEndRecords = new long[slots];
+        this.slotSubmitNs = new long[slots];
+        this.slotFrameBytes = new long[slots];
+        this.slotPartsPending = new int[slots];
+        this.slotComplete = new boolean[slots];
+        this.slotBeside = new boolean[slots];
     }
 
     /** @return whether a write is in flight. */
     boolean inFlight() {
-        return inFlight;
+        return nextSequence != headSequence;
     }
 
-    /** @return where the write in flight (or the last one) ends. */
-    long endPosition() {
-        return endPosition;
+    /** @return how many writes are in flight. */
+    int inFlightCount() {
+        return (int) (nextSequence - headSequence);
     }
 
-    /** @return the records up to where the write in flight (or the last one) ends. */
-    long endRecords() {
-        return endRecords;
+    /**
+     * @return whether a write may go beside writes in flight now: allowed by the configuration and
+     *     by {@link WriteDepthPolicy}, which measures whether depth pays on this storage.
+     */
+    boolean besideAllowed() {
+        return inFlightMax > 1 && depthPolicy.allowsBeside();
     }
 
-    /** @return when the write in flight (or the last one) was submitted. */
+    /**
+     * Whether a write starting at a frame position may be submitted now: none is in flight, or fewer
+     * than the most allowed are and it touches no block a write in flight touches.
+     *
+     * @param start the write's first frame position.
+     * @return whether it may.
+     */
+    boolean maySubmit(final long start) {
+        final int count = inFlightCount();
+        return count == 0
+                || (count < inFlightMax && (start & ~blockMask) >= newestByteEnd && depthPolicy.allowsBeside());
+    }
+
+    /** @return when the write retired last was submitted. */
     long submitNs() {
-        return submitNs;
+        return retiredSubmitNs;
     }
 
     /**
@@ -136,12 +214,17 @@ final class WriteStage {
             final long activeBase,
             final int activeHandle,
             final long nowNs) {
-        final long token = CompletionToken.of(CompletionToken.WRITE);
-        inFlight = true;
-        submitNs = nowNs;
-        startPosition = start;
-        endPosition = end;
-        this.endRecords = endRecords;
+        Invariants.check(maySubmit(start), "write [%d, %d) beside %d in flight", start, end, inFlightCount());
+        final int slot = (int) (nextSequence & slotMask);
+        final long token = CompletionToken.ofWrite(slot);
+        nextSequence++;
+        stats.recordWritesInFlight(inFlightCount());
+        slotComplete[slot] = false;
+        slotBeside[slot] = inFlightCount() > 1;
+        slotSubmitNs[slot] = nowNs;
+        slotStart[slot] = start;
+        slotEnd[slot] = end;
+        slotEndRecords[slot] = endRecords;
         if (end != scannedPosition) {
             // A long batch (the appenders are ahead) with direct I/O: whole blocks only. The frames
             // past the cut are written, with their block rewritten identically in place, by the next
@@ -153,15 +236,17 @@ final class WriteStage {
                     "blocks write [%d, %d)",
                     blockStart,
                     blockEnd);
-            partsPending = 1;
-            frameBytes = blockEnd - blockStart;
+            slotPartsPending[slot] = 1;
+            slotFrameBytes[slot] = blockEnd - blockStart;
+            newestByteEnd = blockEnd;
             writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token);
         } else if (!directIo) {
-            partsPending = 1;
-            frameBytes = end - start;
+            slotPartsPending[slot] = 1;
+            slotFrameBytes[slot] = end - start;
+            newestByteEnd = end;
             writeFromBuffer(start, end, activeBase, activeHandle, token);
         } else {
-            submitDirect(start, end, activeBase, activeHandle, token);
+            submitDirect(slot, start, end, activeBase, activeHandle, token);
         }
     }
 
@@ -173,7 +258,12 @@ final class WriteStage {
     }
 
     private void submitDirect(
-            final long start, final long end, final long activeBase, final int activeHandle, final long token) {
+            final int slot,
+            final long start,
+            final long end,
+            final long activeBase,
+            final int activeHandle,
+            final long token) {
         final long blockStart = start & ~blockMask;
         final long blockEnd = end & ~blockMask;
         int parts = 0;
@@ -183,13 +273,18 @@ final class WriteStage {
         if (end > blockEnd) {
             parts++;
         }
-        partsPending = parts;
-        frameBytes = blockEnd - blockStart;
+        slotPartsPending[slot] = parts;
+        slotFrameBytes[slot] = blockEnd - blockStart;
         tailBytes = scratchBlock.capacity();
+        newestByteEnd = end > blockEnd ? blockEnd + tailBytes : blockEnd;
         if (blockEnd > blockStart) {
             writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token);
         }
         if (end > blockEnd) {
+            // The partial last block: no later write is in flight beside it (maySubmit), and none
+            // before it has a part here (a write with a partial block is the newest in flight).
+            Invariants.check(scratchSlot < 0, "scratch block of slot %d in use", scratchSlot);
+            scratchSlot = slot;
             final int tailLength = (int) (end - blockEnd);
             scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
             scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
@@ -204,29 +299,70 @@ final class WriteStage {
     }
 
     /**
-     * Settles a part of the write in flight.
+     * Settles a part of a write in flight.
      *
      * @param token the part's token.
      * @param result the bytes written.
-     * @return {@link #PART_PENDING}, {@link #COMPLETE}, or {@link #SHORT} (see {@link
-     *     #shortWriteFailure}).
+     * @return {@link #PART_PENDING}, {@link #COMPLETE} (then {@link #retireOldest} retires what the
+     *     completed prefix allows), or {@link #SHORT} (see {@link #shortWriteFailure}).
      */
     int onComplete(final long token, final long result) {
-        Invariants.check(inFlight && partsPending > 0, "unexpected write completion of %d bytes", result);
-        if (result != (CompletionToken.isWriteTail(token) ? tailBytes : frameBytes)) {
+        final int slot = CompletionToken.writeSlot(token);
+        final boolean tail = CompletionToken.isWriteTail(token);
+        Invariants.check(
+                inFlight()
+                        && ((slot - headSequence) & slotMask) < inFlightCount()
+                        && !slotComplete[slot]
+                        && slotPartsPending[slot] > 0,
+                "unexpected write completion of %d bytes, slot %d",
+                result,
+                slot);
+        if (result != (tail ? tailBytes : slotFrameBytes[slot])) {
             return SHORT;
         }
-        partsPending--;
+        if (tail) {
+            scratchSlot = -1;
+        }
         stats.recordWrite(result);
-        if (partsPending > 0) {
+        if (--slotPartsPending[slot] > 0) {
             return PART_PENDING;
         }
-        inFlight = false;
+        slotComplete[slot] = true;
+        if (inFlightMax > 1) {
+            depthPolicy.onCompleted(System.nanoTime() - slotSubmitNs[slot], slotBeside[slot]);
+        }
         return COMPLETE;
     }
 
     /**
-     * Publishes what the completed write made visible: the written position and record count, and
+     * Retires the oldest write in flight if it completed: only a contiguous prefix of completed writes
+     * is ever retired, whatever order they completed in. {@link #publishWritten} then publishes it.
+     *
+     * @return whether a write was retired.
+     */
+    boolean retireOldest() {
+        if (!inFlight()) {
+            return false;
+        }
+        final int slot = (int) (headSequence & slotMask);
+        if (!slotComplete[slot]) {
+            return false;
+        }
+        Invariants.check(
+                slotStart[slot] == positions.writtenPosition,
+                "write [%d, %d) retired with the written position at %d",
+                slotStart[slot],
+                slotEnd[slot],
+                positions.writtenPosition);
+        retiredEnd = slotEnd[slot];
+        retiredEndRecords = slotEndRecords[slot];
+        retiredSubmitNs = slotSubmitNs[slot];
+        headSequence++;
+        return true;
+    }
+
+    /**
+     * Publishes what the write retired last made visible: the written position and record count, and
      * the buffer's space below it (with direct I/O, below the partial last block, which the next write
      * rewrites). Written is published before anyone can publish durable past it, so that no observer
      * ever sees durable ahead of written.
@@ -234,14 +370,14 @@ final class WriteStage {
      * @return whether the written position moved.
      */
     boolean publishWritten() {
-        positions.writtenRecords = endRecords;
-        if (endPosition == positions.writtenPosition) {
+        positions.writtenRecords = retiredEndRecords;
+        if (retiredEnd == positions.writtenPosition) {
             return false;
         }
-        positions.writtenPosition = endPosition;
-        positions.releasedPosition = directIo ? endPosition & ~blockMask : endPosition;
+        positions.writtenPosition = retiredEnd;
+        positions.releasedPosition = directIo ? retiredEnd & ~blockMask : retiredEnd;
         logBuffer.release(positions.releasedPosition);
-        state.publishWritten(endPosition);
+        state.publishWritten(retiredEnd);
         return true;
     }
 
@@ -250,11 +386,15 @@ final class WriteStage {
      * result taken for a whole write would acknowledge records that never reached the file. Failing at
      * once also acknowledges nothing that completes after it.
      *
+     * @param token the token of the write's part.
      * @param result the bytes the backend reported.
      * @param activeBase the active segment's base.
      * @return the failure.
      */
-    IOException shortWriteFailure(final long result, final long activeBase) {
+    IOException shortWriteFailure(final long token, final long result, final long activeBase) {
+        final int slot = CompletionToken.writeSlot(token);
+        final long startPosition = slotStart[slot];
+        final long endPosition = slotEnd[slot];
         return new IOException("short write: the storage backend reported " + result + " bytes written"
                 + " without an error for a write of log positions [" + startPosition + ", " + endPosition
                 + ") at offset " + (startPosition - activeBase) + " of "

@@ -120,6 +120,17 @@ final class HeldCompletionSession extends ForwardingStorageSession {
         due.add(new Completion(completion.token(), -1, failure));
     }
 
+    /** Makes the newest held completion of a kind due: operations complete in any order. */
+    void deliverNewest(final long kind) {
+        due.add(takeNewest(kind));
+    }
+
+    /** Makes the newest held completion of a kind due as a failure. */
+    void deliverNewestFailure(final long kind, final IOException failure) {
+        final Completion completion = takeNewest(kind);
+        due.add(new Completion(completion.token(), -1, failure));
+    }
+
     /** Makes every held completion due, in completion order. */
     void deliverAll() {
         collect();
@@ -140,6 +151,16 @@ final class HeldCompletionSession extends ForwardingStorageSession {
             if (completion.kind() == kind) {
                 iterator.remove();
                 return completion;
+            }
+        }
+        throw new AssertionError("no completion of kind " + kind + " is held; operations: " + files.operations);
+    }
+
+    private Completion takeNewest(final long kind) {
+        collect();
+        for (int i = held.size() - 1; i >= 0; i--) {
+            if (held.get(i).kind() == kind) {
+                return held.remove(i);
             }
         }
         throw new AssertionError("no completion of kind " + kind + " is held; operations: " + files.operations);
@@ -168,6 +189,12 @@ final class HeldCompletionSession extends ForwardingStorageSession {
     @Override
     public boolean writesDurable() {
         return writesDurable;
+    }
+
+    /** Completions come in any order the test delivers them: many writes may overlap. */
+    @Override
+    public int overlappingWritesMax() {
+        return 64;
     }
 
     @Override

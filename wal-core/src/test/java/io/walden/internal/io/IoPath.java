@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * One log's I/O path for a unit test, built by {@link IoParts} as an open log builds it, over a
@@ -82,13 +83,32 @@ final class IoPath implements AutoCloseable {
             final boolean nextSegmentPrepared,
             final int maxBatchBytes)
             throws IOException {
+        this(directory, session, endPosition, nextSegmentPrepared, builder -> builder.maxBatchBytes(maxBatchBytes));
+    }
+
+    /**
+     * A path whose log continues at a position of its first segment, with settings of its own.
+     *
+     * @param directory the log's directory.
+     * @param session the session, configured before the path is built.
+     * @param endPosition where the log continues, in segment 0.
+     * @param nextSegmentPrepared whether recovery found segment 1 prepared (its file is made so).
+     * @param settings sets what the test needs on the configuration (segment capacity {@link #SEGMENT},
+     *     no group return wait).
+     */
+    IoPath(
+            final Path directory,
+            final HeldCompletionSession session,
+            final long endPosition,
+            final boolean nextSegmentPrepared,
+            final Consumer<WalConfig.Builder> settings)
+            throws IOException {
         this.directory = directory;
         this.session = session;
-        final WalConfig config = WalConfig.builder(directory)
-                .segmentCapacityBytes(SEGMENT)
-                .groupReturnWait(false)
-                .maxBatchBytes(maxBatchBytes)
-                .build();
+        final WalConfig.Builder builder =
+                WalConfig.builder(directory).segmentCapacityBytes(SEGMENT).groupReturnWait(false);
+        settings.accept(builder);
+        final WalConfig config = builder.build();
         final int activeHandle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         final int nextHandle =
                 nextSegmentPrepared ? session.openFile(SegmentNames.segmentPath(directory, SEGMENT), true) : -1;

@@ -103,8 +103,10 @@ class WriteStageTest {
             final long end = path.append(PAYLOAD) + FRAME;
             path.run();
             assertEquals(WriteStage.COMPLETE, writes.onComplete(CompletionToken.of(WRITE), FRAME));
+            assertTrue(writes.retireOldest());
             assertTrue(writes.publishWritten());
             assertEquals(end, path.state.writtenPosition());
+            assertFalse(writes.retireOldest(), "nothing more in flight");
             assertFalse(writes.publishWritten(), "the same end again");
             assertEquals(end, path.positions.writtenPosition);
             assertEquals(1, path.positions.writtenRecords);
@@ -137,6 +139,7 @@ class WriteStageTest {
             session.poll(
                     (t, result, failure) -> {
                         assertEquals(WriteStage.COMPLETE, writes.onComplete(t, result));
+                        assertTrue(writes.retireOldest());
                         assertTrue(writes.publishWritten());
                     },
                     1);

@@ -1,0 +1,95 @@
+package io.walden.internal.io;
+
+import io.walden.internal.LogBuffer;
+import io.walden.internal.StatsCounters;
+
+/**
+ * Ends a group of frames on a block boundary, with a padding frame, so that the next group can be
+ * written beside it: with direct I/O and several durable writes in flight, no two writes in flight
+ * may touch the same block (see {@link WriteStage}), and a group that ends inside a block would make
+ * the next one wait for it.
+ *
+ * <pre>
+ *   block:   |  group k frames  | padding | |  group k+1 frames ...
+ *            ^ block start                  ^ block end: the next claim starts here
+ * </pre>
+ *
+ * <p>The decision ({@link #shouldSeal}) is a pure function: seal only with direct I/O, only a group
+ * that ends inside a block, and only under load: a write is already in flight beside which this one
+ * goes, or more than one sync request came since the last write was submitted. A lone writer never
+ * pays for padding. The padding is claimed only where the log buffer's tail stands at the end of the
+ * scanned frames (no appender holds a claim after them); else the group is written as it is.
+ *
+ * <p><b>Threading:</b> owned by the holder of the I/O duty.
+ */
+final class GroupSeal {
+    private final LogBuffer logBuffer;
+    private final StatsCounters stats;
+    private final int blockSizeBytes;
+
+    // The sync requests counted when the last write was submitted.
+    private long requestsAtLastWrite;
+
+    /**
+     * Creates the seal of one log's groups.
+     *
+     * @param logBuffer the log buffer, where the padding is claimed.
+     * @param stats the counters of padding bytes.
+     * @param blockSizeBytes the direct I/O block size, or 0 for buffered I/O (nothing to seal).
+     */
+    GroupSeal(final LogBuffer logBuffer, final StatsCounters stats, final int blockSizeBytes) {
+        this.logBuffer = logBuffer;
+        this.stats = stats;
+        this.blockSizeBytes = blockSizeBytes;
+    }
+
+    /**
+     * Whether a group that ends at a position is to be sealed.
+     *
+     * @param blockSizeBytes the direct I/O block size, or 0 for buffered I/O.
+     * @param groupEnd where the group's frames end.
+     * @param writeInFlight whether a write is in flight, beside which this group would be written.
+     * @param requestsSinceLastWrite sync requests since the last write was submitted.
+     * @return whether to end the group on its block's boundary.
+     */
+    static boolean shouldSeal(
+            final int blockSizeBytes,
+            final long groupEnd,
+            final boolean writeInFlight,
+            final long requestsSinceLastWrite) {
+        return blockSizeBytes > 0
+                && (groupEnd & (blockSizeBytes - 1L)) != 0
+                && (writeInFlight || requestsSinceLastWrite > 1);
+    }
+
+    /**
+     * Seals the group that ends at the scanned position if {@link #shouldSeal} says so and no claim
+     * lies after it.
+     *
+     * @param scannedPosition where the scanned frames end.
+     * @param writeInFlight whether a write is in flight.
+     * @param syncRequestCount the sync requests made so far.
+     * @return whether a padding frame now ends the group (the scanner has it to scan).
+     */
+    boolean maybeSeal(final long scannedPosition, final boolean writeInFlight, final long syncRequestCount) {
+        if (!shouldSeal(blockSizeBytes, scannedPosition, writeInFlight, syncRequestCount - requestsAtLastWrite)
+                || logBuffer.tailPosition() != scannedPosition) {
+            return false;
+        }
+        final int paddingBytes = logBuffer.padToBlockEnd(scannedPosition, blockSizeBytes);
+        if (paddingBytes == 0) {
+            return false;
+        }
+        stats.recordPipelinePadding(paddingBytes);
+        return true;
+    }
+
+    /**
+     * A write was submitted.
+     *
+     * @param syncRequestCount the sync requests made so far.
+     */
+    void onSubmitted(final long syncRequestCount) {
+        requestsAtLastWrite = syncRequestCount;
+    }
+}
