@@ -40,6 +40,12 @@ public final class CrashTally {
      */
     public static final AtomicLong RECYCLED_SEGMENTS = new AtomicLong();
 
+    /**
+     * Sessions of the simulated power-loss workloads that had several durable writes in flight at once
+     * (O_DSYNC, pipelined group commit), so that crash states include writes completed out of order.
+     */
+    public static final AtomicLong PIPELINED_SESSIONS = new AtomicLong();
+
     /** Single-bit flips of the newest segment's written frames checked, clean and crashed. */
     public static final AtomicLong FLIPS_NEWEST = new AtomicLong();
 
@@ -85,7 +91,7 @@ public final class CrashTally {
      *
      * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
-     *     hurried=... recycled=... batches=... batchesTorn=... lost=... violations=...}
+     *     hurried=... recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
      */
     public static String summaryLine() {
         return "CRASH-SUMMARY simulated=" + SIMULATED.get()
@@ -100,6 +106,7 @@ public final class CrashTally {
                 + " unproven.synced.cut=" + UNPROVEN_SYNCED_CUT.get()
                 + " hurried=" + HURRIED_SEGMENTS.get()
                 + " recycled=" + RECYCLED_SEGMENTS.get()
+                + " pipelined=" + PIPELINED_SESSIONS.get()
                 + " batches=" + BATCHES.get()
                 + " batchesTorn=" + BATCHES_TORN.get()
                 + " lost=" + LOST.get()

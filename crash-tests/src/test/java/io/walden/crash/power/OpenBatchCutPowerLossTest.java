@@ -61,7 +61,8 @@ class OpenBatchCutPowerLossTest extends PowerLossSuite {
                 List.of(new WorkloadSpec.Phase(List.of(steps), false)),
                 -1,
                 11,
-                WalConfig.RECYCLED_SEGMENTS_MAX_DEFAULT);
+                WalConfig.RECYCLED_SEGMENTS_MAX_DEFAULT,
+                WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT);
         final CrashStateChecker checker = new CrashStateChecker(spec, CHOICES_PER_RECOVERY_EVENT);
         final SplittableRandom random = new SplittableRandom(5);
         int events = 0;

@@ -3,6 +3,7 @@ package io.walden.crash.power;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
+import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
 import io.walden.testkit.DiskEvent;
@@ -54,7 +55,17 @@ class RecyclingPowerLossTest extends PowerLossSuite {
             }
             phases.add(new WorkloadSpec.Phase(List.of(steps), phase < 2));
         }
-        final WorkloadSpec spec = new WorkloadSpec(storage.options, SEGMENT_BYTES, 16 * 1024, 0, 0, phases, -1, 31, 2);
+        final WorkloadSpec spec = new WorkloadSpec(
+                storage.options,
+                SEGMENT_BYTES,
+                16 * 1024,
+                0,
+                0,
+                phases,
+                -1,
+                31,
+                2,
+                WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT);
         final Path tryDirectory = scratch.newTryDirectory();
         final long recycledBefore = CrashTally.RECYCLED_SEGMENTS.get();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));

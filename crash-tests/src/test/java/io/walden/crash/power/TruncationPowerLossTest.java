@@ -3,6 +3,7 @@ package io.walden.crash.power;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
+import io.walden.WalConfig;
 import io.walden.format.SegmentNames;
 import io.walden.spi.StorageOptions;
 import io.walden.testkit.DiskEvent;
@@ -45,7 +46,8 @@ class TruncationPowerLossTest extends PowerLossSuite {
                 List.of(new WorkloadSpec.Phase(List.of(steps), true)),
                 -1,
                 42,
-                recycledSegmentsMax);
+                recycledSegmentsMax,
+                WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT);
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
         final DiskHistory history = run.disk().history();

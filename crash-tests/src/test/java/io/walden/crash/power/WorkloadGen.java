@@ -40,8 +40,8 @@ final class WorkloadGen {
         final Gen<StorageOptions> storage = Gen.frequency(List.of(
                 Gen.weighted(4, Gen.just(StorageOptions.BUFFERED)),
                 Gen.weighted(3, Gen.just(StorageOptions.DIRECT)),
-                Gen.weighted(1, Gen.just(new StorageOptions(false, true))),
-                Gen.weighted(1, Gen.just(new StorageOptions(true, true)))));
+                Gen.weighted(2, Gen.just(new StorageOptions(false, true))),
+                Gen.weighted(2, Gen.just(new StorageOptions(true, true)))));
         final Gen<Integer> segmentCapacityBytes = Gen.oneOf(List.of(64 * 1024, 64 * 1024, 128 * 1024));
         final Gen<Integer> maxBatchBytes = Gen.oneOf(List.of(4096, 8192, 16 * 1024, 64 * 1024));
         final Gen<Long> syncIntervalNs = Gen.oneOf(List.of(0L, 200_000L, 2_000_000L));
@@ -51,6 +51,8 @@ final class WorkloadGen {
         final Gen<List<WorkloadSpec.Phase>> phases = phase().listOf(Gen.skewed(1, PHASES_MAX));
         // Freed segments kept for reuse: none (every segment zero-filled), or up to a few.
         final Gen<Integer> recycledSegmentsMax = Gen.oneOf(List.of(0, 2, 2, 4));
+        // Group writes in flight with O_DSYNC: one at a time, or pipelined (completed in any order).
+        final Gen<Integer> durableWritesInFlightMax = Gen.oneOf(List.of(1, 2, 16, 16));
         return random -> new WorkloadSpec(
                 storage.draw(random),
                 segmentCapacityBytes.draw(random),
@@ -60,7 +62,8 @@ final class WorkloadGen {
                 phases.draw(random),
                 freezeAfterEvents.draw(random),
                 random.nextLong(),
-                recycledSegmentsMax.draw(random));
+                recycledSegmentsMax.draw(random),
+                durableWritesInFlightMax.draw(random));
     }
 
     private static Gen<WorkloadSpec.Phase> phase() {
@@ -200,6 +203,7 @@ final class WorkloadGen {
                 phases,
                 spec.freezeAfterEvents(),
                 spec.backendSeed(),
-                spec.recycledSegmentsMax());
+                spec.recycledSegmentsMax(),
+                spec.durableWritesInFlightMax());
     }
 }

@@ -82,6 +82,9 @@ final class WorkloadRunner {
             } finally {
                 CrashTally.HURRIED_SEGMENTS.addAndGet(wal.stats().segmentsHurried());
                 CrashTally.RECYCLED_SEGMENTS.addAndGet(wal.stats().segmentsRecycled());
+                if (wal.stats().writesInFlightPeak() > 1) {
+                    CrashTally.PIPELINED_SESSIONS.incrementAndGet();
+                }
                 wal.close();
             }
         }

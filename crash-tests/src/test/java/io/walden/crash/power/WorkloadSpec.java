@@ -25,6 +25,8 @@ import java.util.stream.Collectors;
  * @param freezeAfterEvents in the last phase, the power fails after this many more disk events; -1 for a
  *     clean end.
  * @param backendSeed seeds completion delays and order.
+ * @param recycledSegmentsMax freed segment files kept for reuse.
+ * @param durableWritesInFlightMax group writes in flight at once with O_DSYNC.
  */
 record WorkloadSpec(
         StorageOptions storage,
@@ -35,7 +37,8 @@ record WorkloadSpec(
         List<Phase> phases,
         int freezeAfterEvents,
         long backendSeed,
-        int recycledSegmentsMax) {
+        int recycledSegmentsMax,
+        int durableWritesInFlightMax) {
     /** The log buffer: the smallest allowed, so the buffer laps often. */
     static final int BUFFER_CAPACITY_BYTES = WalConfig.BUFFER_CAPACITY_BYTES_MIN;
     /** Largest record: a frame must fit in half the buffer (less a segment header). */
@@ -115,6 +118,7 @@ record WorkloadSpec(
                 .syncIntervalNs(syncIntervalNs)
                 .groupWindowNs(groupWindowNs)
                 .recycledSegmentsMax(recycledSegmentsMax)
+                .durableWritesInFlightMax(durableWritesInFlightMax)
                 .build();
     }
 
@@ -124,7 +128,9 @@ record WorkloadSpec(
                 + (storage.dsync() ? "+dsync" : "")
                 + ", segment=" + segmentCapacityBytes + ", maxBatch=" + maxBatchBytes + ", syncInterval="
                 + syncIntervalNs + "ns, groupWindow=" + groupWindowNs + "ns, freezeAfterEvents=" + freezeAfterEvents
-                + ", backendSeed=" + backendSeed + ", recycledSegmentsMax=" + recycledSegmentsMax + ", phases="
+                + ", backendSeed=" + backendSeed + ", recycledSegmentsMax=" + recycledSegmentsMax
+                + ", durableWritesInFlightMax="
+                + durableWritesInFlightMax + ", phases="
                 + phases + "}";
     }
 }
