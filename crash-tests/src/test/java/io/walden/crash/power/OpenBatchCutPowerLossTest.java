@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.WalConfig;
 import io.walden.spi.StorageOptions;
-import io.walden.testkit.DiskEvent;
-import io.walden.testkit.DiskHistory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -85,21 +82,6 @@ class OpenBatchCutPowerLossTest extends PowerLossSuite {
             final WorkloadSpec spec, final CrashStateChecker checker, final SplittableRandom random) throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
-        final DiskHistory history = run.disk().history();
-        final List<DiskEvent> events = history.events();
-        int image = 0;
-        for (int eventCount = 0; eventCount <= events.size(); eventCount++) {
-            for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
-                final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
-                checker.check(
-                        history.crash(eventCount, random, imageDirectory),
-                        run.acks().at(eventCount),
-                        spec + "\n  the power failed after event " + eventCount + " of " + events.size()
-                                + history.lastEvents(eventCount),
-                        0,
-                        random);
-            }
-        }
-        return events.size();
+        return checkEveryEvent(spec, run, tryDirectory, checker, CHOICES_PER_POINT, random);
     }
 }

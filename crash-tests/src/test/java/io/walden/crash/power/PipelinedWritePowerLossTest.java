@@ -6,9 +6,6 @@ import io.walden.Durability;
 import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
-import io.walden.testkit.DiskEvent;
-import io.walden.testkit.DiskHistory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,21 +96,6 @@ class PipelinedWritePowerLossTest extends PowerLossSuite {
             final WorkloadSpec spec, final CrashStateChecker checker, final SplittableRandom random) throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
-        final DiskHistory history = run.disk().history();
-        final List<DiskEvent> events = history.events();
-        int image = 0;
-        for (int eventCount = 0; eventCount <= events.size(); eventCount++) {
-            for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
-                final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
-                checker.check(
-                        history.crash(eventCount, random, imageDirectory),
-                        run.acks().at(eventCount),
-                        spec + "\n  the power failed after event " + eventCount + " of " + events.size()
-                                + history.lastEvents(eventCount),
-                        0,
-                        random);
-            }
-        }
-        return events.size();
+        return checkEveryEvent(spec, run, tryDirectory, checker, CHOICES_PER_POINT, random);
     }
 }

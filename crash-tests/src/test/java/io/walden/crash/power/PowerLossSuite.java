@@ -2,7 +2,10 @@ package io.walden.crash.power;
 
 import io.walden.crash.CrashTally;
 import io.walden.format.SegmentNames;
+import io.walden.testkit.DiskHistory;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -42,6 +45,45 @@ abstract class PowerLossSuite {
      */
     static Path nextSegment(final Path directory, final long lastLsn, final int segmentBytes) {
         return SegmentNames.segmentPath(directory, lastLsn - lastLsn % segmentBytes + segmentBytes);
+    }
+
+    /**
+     * Checks a crash after every event of a workload's run, each with several random survival
+     * choices, in the run's directory.
+     *
+     * @param spec the workload.
+     * @param run its run.
+     * @param tryDirectory the directory the run's log is in, where the crash states are built.
+     * @param checker the checks of each state.
+     * @param choicesPerPoint random survival choices per event.
+     * @param random the source of every choice.
+     * @return how many events the run had.
+     * @throws Exception if a state cannot be built or a check fails.
+     */
+    static int checkEveryEvent(
+            final WorkloadSpec spec,
+            final WorkloadRunner.Run run,
+            final Path tryDirectory,
+            final CrashStateChecker checker,
+            final int choicesPerPoint,
+            final SplittableRandom random)
+            throws Exception {
+        final DiskHistory history = run.disk().history();
+        final int eventTotal = history.events().size();
+        int image = 0;
+        for (int eventCount = 0; eventCount <= eventTotal; eventCount++) {
+            for (int choice = 0; choice < choicesPerPoint; choice++) {
+                final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
+                checker.check(
+                        history.crash(eventCount, random, imageDirectory),
+                        run.acks().at(eventCount),
+                        spec + "\n  the power failed after event " + eventCount + " of " + eventTotal
+                                + history.lastEvents(eventCount),
+                        0,
+                        random);
+            }
+        }
+        return eventTotal;
     }
 
     /**

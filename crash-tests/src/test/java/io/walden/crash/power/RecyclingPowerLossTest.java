@@ -6,9 +6,6 @@ import io.walden.Durability;
 import io.walden.WalConfig;
 import io.walden.crash.CrashTally;
 import io.walden.spi.StorageOptions;
-import io.walden.testkit.DiskEvent;
-import io.walden.testkit.DiskHistory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,25 +68,11 @@ class RecyclingPowerLossTest extends PowerLossSuite {
         final WorkloadRunner.Run run = new WorkloadRunner(spec).run(tryDirectory.resolve("log"));
         final long recycled = CrashTally.RECYCLED_SEGMENTS.get() - recycledBefore;
         assertTrue(recycled >= 3, "the workload rolled into only " + recycled + " recycled segment(s)");
-        final DiskHistory history = run.disk().history();
-        final List<DiskEvent> events = history.events();
         final CrashStateChecker checker = new CrashStateChecker(spec);
-        final SplittableRandom random = new SplittableRandom(37);
-        int image = 0;
-        for (int eventCount = 0; eventCount <= events.size(); eventCount++) {
-            for (int choice = 0; choice < CHOICES_PER_POINT; choice++) {
-                final Path imageDirectory = Files.createDirectory(tryDirectory.resolve("crash-" + image++));
-                checker.check(
-                        history.crash(eventCount, random, imageDirectory),
-                        run.acks().at(eventCount),
-                        spec + "\n  the power failed after event " + eventCount + " of " + events.size()
-                                + history.lastEvents(eventCount),
-                        0,
-                        random);
-            }
-        }
+        final int eventTotal =
+                checkEveryEvent(spec, run, tryDirectory, checker, CHOICES_PER_POINT, new SplittableRandom(37));
         System.out.println("power-loss recycling (" + storage + "): " + checker.checkedCount()
-                + " crash states checked over " + events.size() + " events; " + recycled
+                + " crash states checked over " + eventTotal + " events; " + recycled
                 + " segments rolled into were recycled");
     }
 }
