@@ -332,25 +332,7 @@ public final class WalConfig {
          * @return this builder.
          */
         public Builder fromSystemProperties() {
-            segmentCapacityBytes =
-                    (int) ConfigProperties.longProperty(SEGMENT_CAPACITY_BYTES_PROP_NAME, segmentCapacityBytes);
-            if (System.getProperty(BUFFER_CAPACITY_BYTES_PROP_NAME) != null) {
-                bufferCapacityBytes(
-                        (int) ConfigProperties.longProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, bufferCapacityBytes));
-            }
-            if (System.getProperty(MAX_RECORD_BYTES_PROP_NAME) != null) {
-                maxRecordBytes((int) ConfigProperties.longProperty(MAX_RECORD_BYTES_PROP_NAME, maxRecordBytes));
-            }
-            maxBatchBytes = (int) ConfigProperties.longProperty(MAX_BATCH_BYTES_PROP_NAME, maxBatchBytes);
-            groupWindowNs = ConfigProperties.longProperty(GROUP_WINDOW_NS_PROP_NAME, groupWindowNs);
-            groupReturnWait = ConfigProperties.booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, groupReturnWait);
-            waitYieldNs = ConfigProperties.longProperty(WAIT_YIELD_NS_PROP_NAME, waitYieldNs);
-            syncIntervalNs = ConfigProperties.longProperty(SYNC_INTERVAL_NS_PROP_NAME, syncIntervalNs);
-            appendTimeoutNs = ConfigProperties.longProperty(APPEND_TIMEOUT_NS_PROP_NAME, appendTimeoutNs);
-            recycledSegmentsMax =
-                    (int) ConfigProperties.longProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, recycledSegmentsMax);
-            durableWritesInFlightMax = (int)
-                    ConfigProperties.longProperty(DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, durableWritesInFlightMax);
+            ConfigProperties.applyTo(this);
             return this;
         }
 

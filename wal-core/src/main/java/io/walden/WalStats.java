@@ -35,6 +35,8 @@ package io.walden;
  * @param writesInFlightPeak the most writes that were in flight at once: 1 unless the storage makes
  *     every write durable (O_DSYNC) and several groups were written side by side (see {@code
  *     WalConfig.Builder.durableWritesInFlightMax}).
+ * @param writesBeside writes submitted while other writes were in flight: how often the pipelined
+ *     group commit found depth worth its cost (0 with fdatasync, or where depth does not pay).
  * @param pipelinePaddingBytes bytes of padding frames that ended a group on a block boundary so that
  *     the next group could be written beside it (direct I/O with several writes in flight): space the
  *     log used for no record.
@@ -73,6 +75,7 @@ public record WalStats(
         long durabilityMarks,
         long appendsRunByCaller,
         int writesInFlightPeak,
+        long writesBeside,
         long pipelinePaddingBytes,
         int bufferCapacityBytes,
         long startPosition,

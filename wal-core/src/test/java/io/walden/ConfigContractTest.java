@@ -168,4 +168,35 @@ public abstract class ConfigContractTest extends FailStopContractTest {
             System.clearProperty(WalConfig.WAIT_YIELD_NS_PROP_NAME);
         }
     }
+
+    @Test
+    void shouldBoundTheDurableWritesInFlightAndTakeTheBoundFromASystemProperty() {
+        assertEquals(
+                WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT,
+                WalConfig.builder(logDirectory()).build().durableWritesInFlightMax());
+        for (final int refused : new int[] {0, WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT + 1}) {
+            final WalException ex = assertThrows(WalException.class, () -> WalConfig.builder(logDirectory())
+                    .durableWritesInFlightMax(refused)
+                    .build());
+            assertTrue(ex.getMessage().contains("durableWritesInFlightMax=" + refused), ex.getMessage());
+        }
+        try {
+            System.setProperty(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, "4");
+            assertEquals(
+                    4,
+                    WalConfig.builder(logDirectory())
+                            .fromSystemProperties()
+                            .build()
+                            .durableWritesInFlightMax());
+            System.setProperty(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, "4294967297");
+            final WalException refused = assertThrows(
+                    WalException.class, () -> WalConfig.builder(logDirectory()).fromSystemProperties());
+            assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
+            assertTrue(
+                    refused.getMessage().contains(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME),
+                    refused.getMessage());
+        } finally {
+            System.clearProperty(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME);
+        }
+    }
 }

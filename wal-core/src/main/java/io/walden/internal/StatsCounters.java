@@ -55,6 +55,7 @@ public final class StatsCounters {
     private volatile long durabilityMarks;
     private volatile long pipelinePaddingBytes;
     private volatile int writesInFlightPeak;
+    private volatile long writesBeside;
 
     // Recorded by the holder of the I/O duty, read by any thread.
     private final LatencyRecorder syncLatency = new LatencyRecorder();
@@ -159,6 +160,7 @@ public final class StatsCounters {
                 durabilityMarks,
                 appendsRunByCaller,
                 writesInFlightPeak,
+                writesBeside,
                 pipelinePaddingBytes,
                 logBuffer.capacityBytes(),
                 positions.startPosition(),
@@ -198,13 +200,17 @@ public final class StatsCounters {
     }
 
     /**
-     * Writes are in flight at once; keeps the most. The holder of the I/O duty.
+     * A write was submitted; counts it if others were in flight, and keeps the most in flight at once.
+     * The holder of the I/O duty.
      *
      * @param count how many are in flight now.
      */
     public void recordWritesInFlight(final int count) {
         if (count > writesInFlightPeak) {
             writesInFlightPeak = count;
+        }
+        if (count > 1) {
+            writesBeside = writesBeside + 1;
         }
     }
 

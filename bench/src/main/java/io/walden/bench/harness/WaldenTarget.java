@@ -97,6 +97,9 @@ final class WaldenTarget implements Target {
                 Thread.currentThread().interrupt();
             }
         }
+        if (Boolean.getBoolean("walden.bench.printStats")) {
+            System.err.println("@@STATS " + wal.stats());
+        }
         wal.close();
     }
 }

@@ -31,10 +31,10 @@ class WriteDepthPolicyTest {
     @Test
     void shouldKeepDepthWhereWritesBesideOthersAreAboutAsFast() {
         final WriteDepthPolicy policy = new WriteDepthPolicy();
-        completeProbe(policy, ALONE_NS * 11 / 10);
+        completeProbe(policy, ALONE_NS * 105 / 100);
         assertTrue(policy.allowsBeside());
         for (int i = 0; i < 10 * WriteDepthPolicy.PROBE_INTERVAL_WRITES; i++) {
-            policy.onCompleted(ALONE_NS * 12 / 10, true);
+            policy.onCompleted(ALONE_NS * 108 / 100, true);
             assertTrue(policy.allowsBeside());
         }
     }
