@@ -32,6 +32,9 @@ final class ConfigProperties {
         longProperty(WalConfig.APPEND_TIMEOUT_NS_PROP_NAME, builder::appendTimeoutNs);
         intProperty(WalConfig.RECYCLED_SEGMENTS_MAX_PROP_NAME, builder::recycledSegmentsMax);
         intProperty(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, builder::durableWritesInFlightMax);
+        if (System.getProperty(WalConfig.WRITE_DEPTH_MEASURED_PROP_NAME) != null) {
+            builder.writeDepthMeasured(booleanProperty(WalConfig.WRITE_DEPTH_MEASURED_PROP_NAME, true));
+        }
     }
 
     private static void intProperty(final String name, final IntConsumer setter) {

@@ -15,7 +15,7 @@ import org.agrona.BitUtil;
  * setting and value it refuses.
  *
  * <p>Memory: a log holds {@link #bufferCapacityBytes()} of direct memory for its log buffer, one
- * {@value #PREPARE_WRITE_BYTES}-byte zero block for segment preparation, and each open reader holds
+ * 16 KiB zero block for segment preparation, and each open reader holds
  * a read buffer of {@code max(256 KiB, 2 * maxRecordBytes)} rounded to a power of two.
  *
  * <p><b>Threading:</b> immutable; the builder is not thread-safe.
@@ -60,21 +60,6 @@ public final class WalConfig {
     public static final long WAIT_YIELD_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(500);
     /** Longest time a waiting thread may yield before it blocks: 100 ms. */
     public static final long WAIT_YIELD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(100);
-    /** How much of a segment preparation zero-fills between two syncs. */
-    public static final int PREPARE_CHUNK_BYTES = 1024 * 1024;
-
-    /**
-     * Size of each zero-fill write, and of the zero block a log holds for it. Small on purpose: the
-     * Linux page cache sizes the folio it creates for a write by the write's length (large folios,
-     * ext4 on kernel 6.x), and every later small write into a large folio walks all of its blocks. On
-     * the development machine (kernel 6.18, ext4) a 144-byte pwrite into a region zero-filled with 1
-     * MiB writes took 1.96 us, against 0.67 us after 4 to 16 KiB writes and 0.73 us at the end of a
-     * growing file. This is the size with a backend whose operations complete on its own thread
-     * (io_uring); where writes run on the thread that submits them (FileChannel), segment preparation
-     * writes 4 KiB at a time instead ({@code SegmentPreparer.INLINE_WRITE_BYTES}, for the reason
-     * given there).
-     */
-    public static final int PREPARE_WRITE_BYTES = 16 * 1024;
 
     /** System property that sets the segment capacity in {@link Builder#fromSystemProperties()}. */
     public static final String SEGMENT_CAPACITY_BYTES_PROP_NAME = "walden.segment.capacity.bytes";
@@ -98,6 +83,8 @@ public final class WalConfig {
     public static final String RECYCLED_SEGMENTS_MAX_PROP_NAME = "walden.recycled.segments.max";
     /** System property that sets how many durable writes may be in flight at once. */
     public static final String DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME = "walden.durable.writes.in.flight.max";
+    /** System property that sets {@link Builder#writeDepthMeasured(boolean)} ({@code true} or {@code false}). */
+    public static final String WRITE_DEPTH_MEASURED_PROP_NAME = "walden.write.depth.measured";
 
     private final Path directory;
     private final StorageBackend backend;
@@ -113,6 +100,7 @@ public final class WalConfig {
     private final long appendTimeoutNs;
     private final int recycledSegmentsMax;
     private final int durableWritesInFlightMax;
+    private final boolean writeDepthMeasured;
     private final RecoveryPolicy recoveryPolicy;
     // Whether the two were set, rather than derived from the segment capacity.
     private final boolean bufferCapacitySet;
@@ -133,6 +121,7 @@ public final class WalConfig {
         this.appendTimeoutNs = builder.appendTimeoutNs;
         this.recycledSegmentsMax = builder.recycledSegmentsMax;
         this.durableWritesInFlightMax = builder.durableWritesInFlightMax;
+        this.writeDepthMeasured = builder.writeDepthMeasured;
         this.recoveryPolicy = builder.recoveryPolicy;
         this.bufferCapacitySet = builder.bufferCapacitySet;
         this.maxRecordSet = builder.maxRecordSet;
@@ -169,6 +158,7 @@ public final class WalConfig {
         builder.appendTimeoutNs = appendTimeoutNs;
         builder.recycledSegmentsMax = recycledSegmentsMax;
         builder.durableWritesInFlightMax = durableWritesInFlightMax;
+        builder.writeDepthMeasured = writeDepthMeasured;
         builder.recoveryPolicy = recoveryPolicy;
         if (maxRecordSet) {
             // Checked against the log's segments by the open, which names the log and the setting.
@@ -276,6 +266,11 @@ public final class WalConfig {
         return durableWritesInFlightMax;
     }
 
+    /** @return whether the log measures that writes side by side pay before it keeps several in flight. */
+    public boolean writeDepthMeasured() {
+        return writeDepthMeasured;
+    }
+
     /** @return what opening does with corruption. */
     public RecoveryPolicy recoveryPolicy() {
         return recoveryPolicy;
@@ -290,7 +285,8 @@ public final class WalConfig {
                 + ", syncIntervalNs=" + syncIntervalNs
                 + ", appendTimeoutNs=" + appendTimeoutNs
                 + ", recycledSegmentsMax=" + recycledSegmentsMax
-                + ", durableWritesInFlightMax=" + durableWritesInFlightMax
+                + ", durableWritesInFlightMax=" + durableWritesInFlightMax + ", writeDepthMeasured="
+                + writeDepthMeasured
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
 
@@ -320,6 +316,7 @@ public final class WalConfig {
         private long appendTimeoutNs = APPEND_TIMEOUT_NS_DEFAULT;
         private int recycledSegmentsMax = RECYCLED_SEGMENTS_MAX_DEFAULT;
         private int durableWritesInFlightMax = DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT;
+        private boolean writeDepthMeasured = true;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
 
         private Builder(final Path directory) {
@@ -505,14 +502,13 @@ public final class WalConfig {
 
         /**
          * Sets how many writes may be in flight at once where the storage makes every write durable by
-         * itself (O_DSYNC, {@code StorageOptions.dsync()}): each write is then a group commit of its
-         * own, and under load the next group is written while earlier ones are still on their way to
-         * the device, which takes several at once. A lone writer keeps one in flight whatever the
-         * bound. The durable position moves only over the writes that completed without a gap. With
-         * direct I/O a group written beside another ends on a 4 KiB block boundary, with a padding
-         * frame: {@code WalStats.pipelinePaddingBytes} counts the space that costs. With fdatasync
-         * (the default options) one write is in flight at a time, whatever this says. One turns it
-         * off.
+         * itself (O_DSYNC, {@code StorageOptions.dsync()}) and the backend overlaps writes (io_uring; not
+         * FileChannel): each write is then a group commit of its own, the next group written while
+         * earlier ones are on their way to the device. The durable position moves only over writes
+         * that completed without a gap. Only under load, and only while measured to pay (see {@link
+         * #writeDepthMeasured}); with direct I/O each group written beside another ends on a 4 KiB
+         * block, with padding ({@code WalStats.pipelinePaddingBytes}). With fdatasync one write is in
+         * flight at a time; one turns it off.
          *
          * @param durableWritesInFlightMax from 1 to {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT};
          *     default {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT}.
@@ -520,6 +516,21 @@ public final class WalConfig {
          */
         public Builder durableWritesInFlightMax(final int durableWritesInFlightMax) {
             this.durableWritesInFlightMax = durableWritesInFlightMax;
+            return this;
+        }
+
+        /**
+         * Sets whether several durable writes go side by side only while the log measures that they
+         * pay (default): that a write beside others takes at most 1.4 times as long as one alone, as on
+         * storage with a deep queue; where the device serialises its flushes, one larger group at a
+         * time does better, and the log keeps to that, probing again now and then. False keeps up to
+         * {@link #durableWritesInFlightMax} in flight whenever writes wait, unmeasured.
+         *
+         * @param writeDepthMeasured whether to measure; default true.
+         * @return this builder.
+         */
+        public Builder writeDepthMeasured(final boolean writeDepthMeasured) {
+            this.writeDepthMeasured = writeDepthMeasured;
             return this;
         }
 

@@ -27,12 +27,22 @@ public final class BenchLogs {
      * Creates a backend from its benchmark parameter value.
      *
      * @param name {@code nio} or {@code uring}, optionally with {@code -direct} and/or {@code -dsync}, and
-     *     optionally {@code +flush<N>us} for syncs that take at least N microseconds.
+     *     optionally {@code +flush<N>us} for syncs that take at least N microseconds, or {@code
+     *     +deepflush<N>us} for writes that are each a flush of N microseconds, any number at once.
      * @return the backend.
      */
     public static StorageBackend backend(final String name) {
         // "<backend>+flush<N>us": the backend with every data sync taking at least N microseconds, an
         // emulated high-latency disk (issue 27).
+        final int deepFlush = name.indexOf("+deepflush");
+        if (deepFlush > 0 && name.endsWith("us")) {
+            // "<backend>+deepflush<N>us": storage whose every write is a flush of N us, any number at
+            // once (see FlushDelayBackend).
+            return new FlushDelayBackend(
+                    backend(name.substring(0, deepFlush)),
+                    TimeUnit.MICROSECONDS.toNanos(Long.parseLong(name.substring(deepFlush + 10, name.length() - 2))),
+                    true);
+        }
         final int flush = name.indexOf("+flush");
         if (flush > 0 && name.endsWith("us")) {
             return new FlushDelayBackend(

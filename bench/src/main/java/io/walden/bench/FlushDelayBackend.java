@@ -23,11 +23,22 @@ import java.util.concurrent.locks.LockSupport;
  * takes any number of flushes at once, each as slow as one alone (a deep queue, as cloud block storage
  * has). Other writes, directory syncs and everything else pass through.
  *
+ * <p>A real device under the delay still serialises its own flushes, so {@code +flush} on an O_DSYNC
+ * backend measures this disk's queue plus the delay. The <b>deep-queue</b> form ({@code
+ * <backend>+deepflush<N>us}, over a backend without O_DSYNC) emulates the storage alone: the session
+ * says its writes are durable and that it overlaps up to {@link #DEEP_QUEUE_WRITES} of them, and each
+ * write completes N us after its submission, independently of the others, while the bytes go to the
+ * page cache. It lies about durability: for measuring the log's pipelining only, never for data.
+ *
  * <p><b>Threading:</b> sessions follow the {@link StorageSession} rules.
  */
 public final class FlushDelayBackend implements StorageBackend {
+    /** Writes the deep-queue form says it overlaps. */
+    public static final int DEEP_QUEUE_WRITES = 64;
+
     private final StorageBackend delegate;
     private final long flushDelayNs;
+    private final boolean deepQueue;
 
     /**
      * Creates the backend.
@@ -36,18 +47,36 @@ public final class FlushDelayBackend implements StorageBackend {
      * @param flushDelayNs the least time a data sync takes.
      */
     public FlushDelayBackend(final StorageBackend delegate, final long flushDelayNs) {
+        this(delegate, flushDelayNs, false);
+    }
+
+    /**
+     * Creates the backend, or its deep-queue form (see the class comment).
+     *
+     * @param delegate the backend that does the I/O; without O_DSYNC for the deep-queue form.
+     * @param flushDelayNs the least time a data sync, or a write of the deep-queue form, takes.
+     * @param deepQueue whether writes are the flushes, each overlapping the others.
+     */
+    public FlushDelayBackend(final StorageBackend delegate, final long flushDelayNs, final boolean deepQueue) {
         this.delegate = delegate;
         this.flushDelayNs = flushDelayNs;
+        this.deepQueue = deepQueue;
     }
 
     @Override
     public String name() {
-        return delegate.name() + "+flush" + flushDelayNs / 1000 + "us";
+        return delegate.name() + (deepQueue ? "+deepflush" : "+flush") + flushDelayNs / 1000 + "us";
     }
 
     @Override
     public StorageSession open(final Path logDirectory, final Runnable completionSignal) throws IOException {
-        return new Session(delegate.open(logDirectory, completionSignal), flushDelayNs, completionSignal);
+        final StorageSession session = delegate.open(logDirectory, completionSignal);
+        if (deepQueue && session.writesDurable()) {
+            session.close();
+            throw new IOException(
+                    "the deep-queue flush emulation needs a backend without O_DSYNC, not " + delegate.name());
+        }
+        return new Session(session, flushDelayNs, completionSignal, deepQueue);
     }
 
     /** Wakes a log whose held sync completion has become due (the log may be parked meanwhile). */
@@ -61,15 +90,31 @@ public final class FlushDelayBackend implements StorageBackend {
     private static final class Session extends ForwardingStorageSession {
         private final long flushDelayNs;
         private final Runnable completionSignal;
+        private final boolean deepQueue;
         // Tokens of syncs in flight with the time each may complete, in submission order.
         private final ArrayDeque<long[]> syncsInFlight = new ArrayDeque<>();
         // Completions of syncs that came back early: token, result, failure, kept until due.
         private final ArrayDeque<Object[]> held = new ArrayDeque<>();
 
-        Session(final StorageSession delegate, final long flushDelayNs, final Runnable completionSignal) {
+        Session(
+                final StorageSession delegate,
+                final long flushDelayNs,
+                final Runnable completionSignal,
+                final boolean deepQueue) {
             super(delegate);
             this.flushDelayNs = flushDelayNs;
             this.completionSignal = completionSignal;
+            this.deepQueue = deepQueue;
+        }
+
+        @Override
+        public boolean writesDurable() {
+            return deepQueue || super.writesDurable();
+        }
+
+        @Override
+        public int overlappingWritesMax() {
+            return deepQueue ? DEEP_QUEUE_WRITES : super.overlappingWritesMax();
         }
 
         @Override

@@ -1,6 +1,5 @@
 package io.walden.internal;
 
-import io.walden.WalConfig;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
@@ -70,8 +69,8 @@ final class RecoveryWriter {
     void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
         final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
         final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
-        // Small writes: see WalConfig.PREPARE_WRITE_BYTES (appends go on in this range).
-        final int chunkBytes = WalConfig.PREPARE_WRITE_BYTES;
+        // Small writes: see SegmentFill.PREPARE_WRITE_BYTES (appends go on in this range).
+        final int chunkBytes = SegmentFill.PREPARE_WRITE_BYTES;
         try (AlignedBuffer chunkMemory = new AlignedBuffer(chunkBytes);
                 FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer chunk = chunkMemory.buffer();
@@ -217,13 +216,13 @@ final class RecoveryWriter {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         final int handle = session.openFile(temporary, true);
         try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
-                AlignedBuffer zeroMemory = new AlignedBuffer(WalConfig.PREPARE_WRITE_BYTES)) {
+                AlignedBuffer zeroMemory = new AlignedBuffer(SegmentFill.PREPARE_WRITE_BYTES)) {
             final ByteBuffer header = headerMemory.buffer();
             final ByteBuffer zeros = zeroMemory.buffer();
             SegmentHeaders.write(header, capacityBytes, base, logId);
             io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
             for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
-                final int length = (int) Math.min(WalConfig.PREPARE_WRITE_BYTES, capacityBytes - offset);
+                final int length = (int) Math.min(SegmentFill.PREPARE_WRITE_BYTES, capacityBytes - offset);
                 io.write(handle, offset, zeros, length);
                 offset += length;
             }

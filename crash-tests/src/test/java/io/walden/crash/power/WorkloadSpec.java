@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  *     clean end.
  * @param backendSeed seeds completion delays and order.
  * @param recycledSegmentsMax freed segment files kept for reuse.
- * @param durableWritesInFlightMax group writes in flight at once with O_DSYNC.
+ * @param durableWritesInFlightMax group writes in flight at once with O_DSYNC, whenever writes wait
+ *     (unmeasured: see {@code WalConfig.Builder.writeDepthMeasured}).
  */
 record WorkloadSpec(
         StorageOptions storage,
@@ -119,6 +120,9 @@ record WorkloadSpec(
                 .groupWindowNs(groupWindowNs)
                 .recycledSegmentsMax(recycledSegmentsMax)
                 .durableWritesInFlightMax(durableWritesInFlightMax)
+                // Depth whenever writes wait, unmeasured: a short workload ends before the log's first
+                // probe of whether depth pays (WriteDepthPolicy has its own tests).
+                .writeDepthMeasured(false)
                 .build();
     }
 

@@ -8,6 +8,7 @@ import io.walden.internal.Invariants;
 import io.walden.internal.LogBuffer;
 import io.walden.internal.LogState;
 import io.walden.internal.RecoveredLog;
+import io.walden.internal.SegmentFill;
 import io.walden.internal.SegmentHeaders;
 import io.walden.internal.StatsCounters;
 import io.walden.spi.StorageSession;
@@ -90,7 +91,9 @@ final class IoParts {
                 session,
                 directory,
                 (int) segmentCapacityBytes,
-                session.completionThreadMayRunIo() ? WalConfig.PREPARE_WRITE_BYTES : SegmentPreparer.INLINE_WRITE_BYTES,
+                session.completionThreadMayRunIo()
+                        ? SegmentFill.PREPARE_WRITE_BYTES
+                        : SegmentPreparer.INLINE_WRITE_BYTES,
                 logId,
                 CompletionToken.of(CompletionToken.PREPARE),
                 free,
@@ -128,7 +131,8 @@ final class IoParts {
                 directory,
                 session.writesDurable()
                         ? Math.max(1, Math.min(config.durableWritesInFlightMax(), session.overlappingWritesMax()))
-                        : 1);
+                        : 1,
+                config.writeDepthMeasured());
         this.marker = new DurabilityMarker(
                 session,
                 stats,

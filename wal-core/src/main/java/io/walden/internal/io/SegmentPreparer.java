@@ -1,12 +1,12 @@
 package io.walden.internal.io;
 
-import io.walden.WalConfig;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.AlignedBuffer;
 import io.walden.internal.BlockingIo;
 import io.walden.internal.Invariants;
 import io.walden.internal.NoSpace;
+import io.walden.internal.SegmentFill;
 import io.walden.internal.SegmentHeaders;
 import io.walden.internal.WriteLimits;
 import io.walden.internal.events.SegmentPreparationEvent;
@@ -53,9 +53,9 @@ import java.util.concurrent.TimeUnit;
  * writer raises the limit, durably, before it writes past it.
  *
  * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
- * WalConfig#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
+ * SegmentFill#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
  * most. Zero-fill writes are small, so that the page cache keeps small folios for the segment and
- * the log's own small writes into it stay cheap: {@link WalConfig#PREPARE_WRITE_BYTES} each where
+ * the log's own small writes into it stay cheap: {@link SegmentFill#PREPARE_WRITE_BYTES} each where
  * operations complete on the backend's own thread, {@link #INLINE_WRITE_BYTES} where writes run on
  * the submitting thread (see there).
  *
@@ -95,7 +95,7 @@ final class SegmentPreparer implements AutoCloseable {
      * Measured against 16 KiB writes on the development machine (paired runs): one writer WRITTEN
      * 1.09x, SYNCED 4 KiB 1.08x. With io_uring the same change cost about a tenth of the one-writer
      * SYNCED rate (four times the operations through its event loop), so it keeps {@link
-     * WalConfig#PREPARE_WRITE_BYTES}.
+     * SegmentFill#PREPARE_WRITE_BYTES}.
      */
     static final int INLINE_WRITE_BYTES = 4 * 1024;
 
@@ -148,7 +148,7 @@ final class SegmentPreparer implements AutoCloseable {
             final FreeSegments free,
             final SpaceProbe usableSpace) {
         Invariants.check(
-                writeBytes > 0 && writeBytes % HURRIED_TAIL_BYTES == 0 && writeBytes <= WalConfig.PREPARE_WRITE_BYTES,
+                writeBytes > 0 && writeBytes % HURRIED_TAIL_BYTES == 0 && writeBytes <= SegmentFill.PREPARE_WRITE_BYTES,
                 "zero-fill write size %d",
                 writeBytes);
         this.session = session;
@@ -318,7 +318,7 @@ final class SegmentPreparer implements AutoCloseable {
                             + " without an error; a backend must finish a short write or fail it");
                 }
                 writtenOffset += pendingLength;
-                if (writtenOffset - syncedOffset >= WalConfig.PREPARE_CHUNK_BYTES || writtenOffset == fillEndOffset) {
+                if (writtenOffset - syncedOffset >= SegmentFill.PREPARE_CHUNK_BYTES || writtenOffset == fillEndOffset) {
                     state = State.SYNCING;
                 }
             }

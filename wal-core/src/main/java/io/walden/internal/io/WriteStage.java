@@ -92,7 +92,7 @@ final class WriteStage {
     private final int[] slotPartsPending;
     private final boolean[] slotComplete;
     private final boolean[] slotBeside;
-    private final WriteDepthPolicy depthPolicy = new WriteDepthPolicy();
+    private final WriteDepthPolicy depthPolicy;
     private long headSequence;
     private long nextSequence;
     // Where the bytes of the newest write submitted end, rounded up to its block: the next write in
@@ -117,6 +117,8 @@ final class WriteStage {
      * @param directory the log's directory, for messages.
      * @param inFlightMax the most writes in flight: 1 unless the session's writes are durable by
      *     themselves, at most {@link #IN_FLIGHT_MAX}.
+     * @param depthMeasured whether writes go side by side only while {@link WriteDepthPolicy} measures
+     *     that it pays.
      */
     WriteStage(
             final StorageSession session,
@@ -125,7 +127,8 @@ final class WriteStage {
             final StatsCounters stats,
             final IoPositions positions,
             final Path directory,
-            final int inFlightMax) {
+            final int inFlightMax,
+            final boolean depthMeasured) {
         Invariants.check(
                 inFlightMax >= 1 && inFlightMax <= IN_FLIGHT_MAX && (inFlightMax == 1 || session.writesDurable()),
                 "writes in flight %d",
@@ -141,6 +144,7 @@ final class WriteStage {
         // bytes durable, whatever the other does to the page. Direct writes of one block may not.
         this.blockMask = directIo ? session.blockSizeBytes() - 1L : 0;
         this.inFlightMax = inFlightMax;
+        this.depthPolicy = new WriteDepthPolicy(depthMeasured);
         this.writeView = logBuffer.newByteBufferView();
         this.ring = logBuffer.buffer();
         this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;

@@ -32,7 +32,9 @@ class PipelinedWriteTest {
     Path directory;
 
     private IoPath path(final HeldCompletionSession session, final int inFlightMax) throws IOException {
-        return new IoPath(directory, session, HEADER, false, builder -> builder.durableWritesInFlightMax(inFlightMax));
+        // Depth unmeasured: these tests are about what several writes in flight do, not when to have them.
+        return new IoPath(directory, session, HEADER, false, builder -> builder.durableWritesInFlightMax(inFlightMax)
+                .writeDepthMeasured(false));
     }
 
     /** Appends a frame, asks for it to be durable and runs a round: under load, a write each. */

@@ -1,75 +1,112 @@
 package io.walden.internal.io;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
 /**
- * The depth rule: depth is tried at first; it stays on while writes beside others take little longer
- * than writes alone (storage with a deep queue) and goes off where they take much longer (storage that
- * serialises flushes), then is probed again after a while, and comes back if the storage changed.
+ * The depth rule over its states: off until the first probe; a probe's window of writes beside others
+ * turns depth on where their median latency stays within the ratio of a write alone (storage with a
+ * deep queue) and off where it does not (storage that serialises flushes); each later window is judged
+ * again; depth that is off is probed again after an interval; a stall in a window does not decide it;
+ * a lone writer's writes never move it.
  */
 class WriteDepthPolicyTest {
     private static final long ALONE_NS = 200_000;
 
-    /** Runs writes until the probe in progress ends: alone ones, and beside ones of a latency. */
-    private static void completeProbe(final WriteDepthPolicy policy, final long besideNs) {
-        for (int i = 0; i < WriteDepthPolicy.PROBE_WRITES; i++) {
+    /** Completes writes alone until the next probe begins; returns how many it took. */
+    private static int aloneUntilProbe(final WriteDepthPolicy policy) {
+        int writes = 0;
+        while (!policy.allowsBeside()) {
             policy.onCompleted(ALONE_NS, false);
-            assertTrue(policy.allowsBeside(), "depth stays on while a probe measures it");
-            policy.onCompleted(besideNs, true);
+            writes++;
+        }
+        return writes;
+    }
+
+    /** Completes one window of writes beside others, each of a latency. */
+    private static void besideWindow(final WriteDepthPolicy policy, final long... latenciesNs) {
+        for (int i = 0; i < WriteDepthPolicy.PROBE_WRITES; i++) {
+            assertTrue(policy.allowsBeside(), "depth allowed while the window fills, write " + i);
+            policy.onCompleted(latenciesNs[i % latenciesNs.length], true);
         }
     }
 
     @Test
-    void shouldAllowDepthBeforeAnythingIsMeasured() {
-        assertTrue(new WriteDepthPolicy().allowsBeside());
+    void shouldKeepOneWriteAtATimeUntilTheFirstProbe() {
+        final WriteDepthPolicy policy = new WriteDepthPolicy(true);
+        assertFalse(policy.allowsBeside());
+        final int writes = aloneUntilProbe(policy);
+        assertTrue(writes == WriteDepthPolicy.FIRST_PROBE_AFTER_WRITES, "probe after " + writes);
     }
 
     @Test
-    void shouldKeepDepthWhereWritesBesideOthersAreAboutAsFast() {
-        final WriteDepthPolicy policy = new WriteDepthPolicy();
-        completeProbe(policy, ALONE_NS * 105 / 100);
-        assertTrue(policy.allowsBeside());
-        for (int i = 0; i < 10 * WriteDepthPolicy.PROBE_INTERVAL_WRITES; i++) {
-            policy.onCompleted(ALONE_NS * 108 / 100, true);
-            assertTrue(policy.allowsBeside());
+    void shouldUseDepthWhereWritesBesideOthersAreAboutAsFastAndKeepJudgingIt() {
+        final WriteDepthPolicy policy = new WriteDepthPolicy(true);
+        aloneUntilProbe(policy);
+        besideWindow(policy, ALONE_NS * 13 / 10);
+        assertTrue(policy.on());
+        for (int window = 0; window < 100; window++) {
+            besideWindow(policy, ALONE_NS * 12 / 10, ALONE_NS);
+            assertTrue(policy.on(), "window " + window);
         }
+        // The storage stops keeping up: the next window turns depth off.
+        besideWindow(policy, ALONE_NS * 3);
+        assertFalse(policy.allowsBeside());
     }
 
     @Test
     void shouldTurnDepthOffWhereWritesBesideOthersTakeMuchLongerAndProbeAgainLater() {
-        final WriteDepthPolicy policy = new WriteDepthPolicy();
-        completeProbe(policy, ALONE_NS * 2);
-        assertFalse(policy.allowsBeside(), "a write beside another takes twice as long");
-        for (int i = 1; i < WriteDepthPolicy.PROBE_INTERVAL_WRITES; i++) {
-            policy.onCompleted(ALONE_NS, false);
-            assertFalse(policy.allowsBeside(), "off until the next probe, write " + i);
-        }
-        policy.onCompleted(ALONE_NS, false);
-        assertTrue(policy.allowsBeside(), "the probe after " + WriteDepthPolicy.PROBE_INTERVAL_WRITES + " writes");
-        assertEquals(-1, policy.besideNs(), "a probe measures afresh");
-
-        // The same storage: off again. Then storage that keeps up: on.
-        completeProbe(policy, ALONE_NS * 2);
+        final WriteDepthPolicy policy = new WriteDepthPolicy(true);
+        aloneUntilProbe(policy);
+        besideWindow(policy, ALONE_NS * 2);
         assertFalse(policy.allowsBeside());
-        for (int i = 0; i < WriteDepthPolicy.PROBE_INTERVAL_WRITES; i++) {
-            policy.onCompleted(ALONE_NS, false);
-        }
-        completeProbe(policy, ALONE_NS);
-        assertTrue(policy.allowsBeside());
+        final int writes = aloneUntilProbe(policy);
+        assertTrue(writes == WriteDepthPolicy.PROBE_INTERVAL_WRITES, "probe again after " + writes);
+        // Storage that keeps up now: on.
+        besideWindow(policy, ALONE_NS);
+        assertTrue(policy.on());
     }
 
     @Test
     void shouldJudgeAtTheRatioBound() {
         final long atBound = (long) (ALONE_NS * WriteDepthPolicy.BESIDE_LATENCY_RATIO_MAX);
-        final WriteDepthPolicy at = new WriteDepthPolicy();
-        completeProbe(at, atBound);
-        assertTrue(at.allowsBeside());
-        final WriteDepthPolicy past = new WriteDepthPolicy();
-        completeProbe(past, atBound + ALONE_NS / 10);
-        assertFalse(past.allowsBeside());
+        final WriteDepthPolicy at = new WriteDepthPolicy(true);
+        aloneUntilProbe(at);
+        besideWindow(at, atBound);
+        assertTrue(at.on());
+        final WriteDepthPolicy past = new WriteDepthPolicy(true);
+        aloneUntilProbe(past);
+        besideWindow(past, atBound + ALONE_NS / 10);
+        assertFalse(past.on());
+    }
+
+    @Test
+    void shouldNotLetAFewStallsDecideAWindow() {
+        final WriteDepthPolicy policy = new WriteDepthPolicy(true);
+        aloneUntilProbe(policy);
+        // Five stalls of 100x in a window of sixteen: the median is a normal write's.
+        besideWindow(policy, ALONE_NS * 100, ALONE_NS, ALONE_NS);
+        assertTrue(policy.on());
+    }
+
+    @Test
+    void shouldNotMoveForALoneWriter() {
+        final WriteDepthPolicy policy = new WriteDepthPolicy(true);
+        aloneUntilProbe(policy);
+        for (int i = 0; i < 10 * WriteDepthPolicy.PROBE_INTERVAL_WRITES; i++) {
+            policy.onCompleted(ALONE_NS, false);
+        }
+        assertTrue(policy.allowsBeside(), "a probe waits for a write beside others, costing a lone writer nothing");
+        assertFalse(policy.on());
+    }
+
+    @Test
+    void shouldAlwaysAllowDepthWhenNotMeasured() {
+        final WriteDepthPolicy policy = new WriteDepthPolicy(false);
+        assertTrue(policy.allowsBeside());
+        besideWindow(policy, ALONE_NS * 10);
+        assertTrue(policy.allowsBeside(), "unmeasured: slow writes beside others do not turn it off");
     }
 }
