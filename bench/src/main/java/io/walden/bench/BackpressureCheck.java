@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * and this JVM returns the child's status.
  *
  * <p>Direct memory bound: {@code bufferCapacityBytes} (the log buffer) + {@value
- * WalConfig#PREPARE_WRITE_BYTES} (the segment preparation zero block) + the 4 KiB segment header block +
+ * #PREPARATION_ZERO_BLOCK_BYTES} (the segment preparation zero block) + the 4 KiB segment header block +
  * 4 KiB alignment slack for each of those three + {@value #FIXED_OVERHEAD_BYTES} bytes for the JDK's
  * own temporary buffers; measured as the peak of the "direct" buffer pool minus its value before
  * the log opened.
@@ -35,6 +35,12 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Threading:</b> {@link #run} on the main thread, which starts the appenders.
  */
 final class BackpressureCheck {
+    /**
+     * The segment preparation zero block a log holds: 16 KiB at most (with io_uring; 4 KiB with
+     * FileChannel), as the README's memory bound says.
+     */
+    private static final int PREPARATION_ZERO_BLOCK_BYTES = 16 * 1024;
+
     private static final List<String> VALUE_OPTIONS =
             List.of("dir", "seconds", "threads", "rate-bytes-per-second", "buffer-bytes", "timeout-ms", "record-bytes");
     private static final List<String> FLAG_OPTIONS = List.of("keep", "no-fork");
@@ -222,7 +228,7 @@ final class BackpressureCheck {
     private static int report(
             final Settings settings, final Outcome outcome, final MemoryWatch watch, final long directBaselineBytes) {
         final long directBoundBytes = (long) settings.bufferBytes
-                + WalConfig.PREPARE_WRITE_BYTES
+                + PREPARATION_ZERO_BLOCK_BYTES
                 + SegmentHeaderDescriptor.HEADER_LENGTH
                 + 3L * ALIGNMENT_SLACK_BYTES
                 + FIXED_OVERHEAD_BYTES;
@@ -249,7 +255,7 @@ final class BackpressureCheck {
                 directPeakBytes,
                 directBoundBytes,
                 settings.bufferBytes,
-                WalConfig.PREPARE_WRITE_BYTES,
+                PREPARATION_ZERO_BLOCK_BYTES,
                 SegmentHeaderDescriptor.HEADER_LENGTH,
                 ALIGNMENT_SLACK_BYTES,
                 FIXED_OVERHEAD_BYTES,

@@ -17,7 +17,8 @@ public final class ChildBackends {
     /**
      * Creates a backend by name.
      *
-     * @param name {@code nio}, {@code nio-direct}, {@code uring} or {@code uring-direct}.
+     * @param name {@code nio} or {@code uring}, optionally with {@code -direct}, then optionally with
+     *     {@code -dsync} (every write durable by itself; io_uring then keeps several in flight).
      * @return a new backend.
      * @throws IllegalArgumentException for another name.
      */
@@ -27,6 +28,10 @@ public final class ChildBackends {
             case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
             case "uring" -> new UringStorageBackend(StorageOptions.BUFFERED);
             case "uring-direct" -> new UringStorageBackend(StorageOptions.DIRECT);
+            case "nio-dsync" -> new NioStorageBackend(new StorageOptions(false, true));
+            case "nio-direct-dsync" -> new NioStorageBackend(new StorageOptions(true, true));
+            case "uring-dsync" -> new UringStorageBackend(new StorageOptions(false, true));
+            case "uring-direct-dsync" -> new UringStorageBackend(new StorageOptions(true, true));
             default -> throw new IllegalArgumentException("unknown backend " + name);
         };
     }

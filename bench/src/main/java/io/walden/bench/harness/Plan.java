@@ -22,6 +22,10 @@ import java.util.Set;
 public record Plan(List<Scenario> scenarios, Settings settings) {
     /** The backend the brief's bar is judged on: FileChannel, buffered, the default. */
     public static final String BAR_BACKEND = "nio";
+    /** The backend that keeps several O_DSYNC writes in flight on this machine's disk. */
+    public static final String PIPELINED_BACKEND = "uring-direct-dsync";
+    /** An emulated deep-queue device: every write a 1 ms flush, any number at once (FlushDelayBackend). */
+    public static final String DEEP_QUEUE_BACKEND = "nio+deepflush1000us";
     /** Warm-up of the start-up scenario, whatever the run's own warm-up. */
     public static final long START_UP_WARMUP_MS = 250;
     /** Measured time of the start-up scenario, whatever the run's own. */
@@ -94,6 +98,16 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
         }
         if (settings.baselines().contains(Systems.CHRONICLE_QUEUE)) {
             ordered.add(baseline(Systems.CHRONICLE_QUEUE, "mmap", Scenario.NONE, "WRITTEN", 1, 128, warm, measure));
+        }
+        // Pipelined durable writes (issue 27), each beside its one-write-at-a-time row, in the full run:
+        // io_uring with O_DIRECT + O_DSYNC on this disk, and an emulated deep-queue device whose every
+        // write is a 1 ms flush (any number at once).
+        for (final String pipelined :
+                settings.quick() ? List.<String>of() : List.of(PIPELINED_BACKEND, DEEP_QUEUE_BACKEND)) {
+            for (final int writers : List.of(16, 64)) {
+                ordered.add(walden(pipelined, Scenario.NONE, "SYNCED", writers, 128, 0, warm, measure));
+                ordered.add(walden(pipelined, Systems.VARIANT_ONE_WRITE, "SYNCED", writers, 128, 0, warm, measure));
+            }
         }
         ordered.add(walden(BAR_BACKEND, Systems.VARIANT_ASYNC_ACK, "WRITTEN", 1, 128, 0, warm, measure));
         // The bandwidth bar is judged both with 16 blocking writers and with one pipelined writer.

@@ -40,6 +40,11 @@ public final class Systems {
      * runs at a fixed size and its next segments are made from the files retention frees.
      */
     public static final String VARIANT_RETAINED = "retained";
+    /**
+     * Walden variant: one durable write in flight at a time ({@code durableWritesInFlightMax(1)}), the
+     * row a pipelined scenario (an O_DSYNC backend that overlaps writes) is compared with.
+     */
+    public static final String VARIANT_ONE_WRITE = "one-write";
     /** Walden variant: the recovery scan of a closed log from the page cache. */
     public static final String VARIANT_RECOVERY = "recovery";
     /** AsynchronousFileChannel with the JDK's default (unbounded, cached) thread pool. */

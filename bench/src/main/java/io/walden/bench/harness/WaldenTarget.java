@@ -60,11 +60,14 @@ final class WaldenTarget implements Target {
      */
     static Wal open(final Path directory, final Scenario scenario) {
         // System properties first (walden.*, for A/B runs of one setting), then the scenario's own.
-        return Wal.open(WalConfig.builder(directory)
+        final WalConfig.Builder builder = WalConfig.builder(directory)
                 .fromSystemProperties()
                 .backend(BenchLogs.backend(scenario.backend()))
-                .groupWindowNs(TimeUnit.MICROSECONDS.toNanos(scenario.groupWindowUs()))
-                .build());
+                .groupWindowNs(TimeUnit.MICROSECONDS.toNanos(scenario.groupWindowUs()));
+        if (Systems.VARIANT_ONE_WRITE.equals(scenario.variant())) {
+            builder.durableWritesInFlightMax(1);
+        }
+        return Wal.open(builder.build());
     }
 
     @Override

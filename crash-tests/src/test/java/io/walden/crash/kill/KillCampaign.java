@@ -56,6 +56,7 @@ final class KillCampaign {
     private final Map<KillTrigger.Kind, Integer> kindCounts = new EnumMap<>(KillTrigger.Kind.class);
     private int kills;
     private int directKills;
+    private int dsyncKills;
     private int fallbackKills;
     private int interruptedPreparations;
     private int interruptedTruncations;
@@ -112,7 +113,7 @@ final class KillCampaign {
         }
         TestFiles.deleteRecursively(root);
         return String.format(
-                "KILL %s: %d kills (%d with O_DIRECT) in %.1f s; triggers %s (%d by timeout; %d inside a batch"
+                "KILL %s: %d kills (%d with O_DIRECT, %d with O_DSYNC) in %.1f s; triggers %s (%d by timeout; %d inside a batch"
                         + " after %d looks); interrupted:"
                         + " %d segment preparations, %d truncations, %d opens; %d records, %d acknowledgements"
                         + " and %d batches checked (%d left torn on disk and given up whole); seed %d (-D%s=%d"
@@ -120,6 +121,7 @@ final class KillCampaign {
                 family,
                 kills,
                 directKills,
+                dsyncKills,
                 (System.nanoTime() - startNs) / 1e9,
                 kindCounts,
                 fallbackKills,
@@ -169,8 +171,12 @@ final class KillCampaign {
             final Path stderrFile,
             final Path childClasses)
             throws Exception {
-        final boolean direct = random.nextInt(4) == 0;
-        final String backendName = family + (direct ? "-direct" : "");
+        // Of 8 cycles: 3 with O_DIRECT, 2 with O_DSYNC (one of them direct too). With O_DSYNC io_uring
+        // keeps several group writes in flight, so a kill may land with later ones done and earlier not.
+        final int mode = random.nextInt(8);
+        final boolean direct = mode <= 2;
+        final boolean dsync = mode == 0 || mode == 3;
+        final String backendName = family + (direct ? "-direct" : "") + (dsync ? "-dsync" : "");
         final KillTrigger trigger = KillTrigger.random(random);
         final String context = "cycle " + cycle + " (" + backendName + ", " + trigger + ", seed " + seed + ", "
                 + directory + ", child stderr in " + stderrFile + ")";
@@ -228,6 +234,7 @@ final class KillCampaign {
         }
         kills++;
         directKills += direct ? 1 : 0;
+        dsyncKills += dsync ? 1 : 0;
         kindCounts.merge(trigger.kind(), 1, Integer::sum);
         killCounter.incrementAndGet();
         recordsChecked += outcome.recordsChecked();

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * SIGKILL of a child JVM appending through the FileChannel backend (buffered, and O_DIRECT in a quarter
- * of the cycles) on real files: every WRITTEN and SYNCED acknowledgement survives and the recovered log
+ * SIGKILL of a child JVM appending through the FileChannel backend (buffered; O_DIRECT in 3 of 8 cycles;
+ * O_DSYNC in 2 of 8) on real files: every WRITTEN and SYNCED acknowledgement survives and the recovered log
  * is a prefix of what was appended ({@link KillLedger}). {@value KillCampaign#CI_KILLS} kills per run,
  * counted as {@code kills.nio}.
  */

@@ -8,8 +8,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * SIGKILL of a child JVM appending through the io_uring backend (buffered, and O_DIRECT in a quarter of
- * the cycles) on real files; the same checks as {@link NioKillTest}, counted as {@code kills.uring}.
+ * SIGKILL of a child JVM appending through the io_uring backend (buffered; O_DIRECT in 3 of 8 cycles;
+ * O_DSYNC, with several group writes in flight, in 2 of 8) on real files; the same checks as {@link
+ * NioKillTest}, counted as {@code kills.uring}.
  * Skipped, with the reason, only where the kernel offers no io_uring.
  */
 final class UringKillTest {
