@@ -7,7 +7,6 @@ import io.walden.spi.StorageOptions;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import org.agrona.BitUtil;
 
 /**
  * Immutable configuration of a {@link Wal}, made with {@link #builder(Path)}. Every setting has a
@@ -49,10 +48,7 @@ public final class WalConfig {
      * Builder#recycledSegmentsMax}).
      */
     public static final int RECYCLED_SEGMENTS_MAX_DEFAULT = 2;
-    /**
-     * Default bound on the durable writes in flight at once where every write is durable by itself
-     * (O_DSYNC): 16 (see {@link Builder#durableWritesInFlightMax}).
-     */
+    /** Default {@link Builder#durableWritesInFlightMax}: 16. */
     public static final int DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT = 16;
     /** Largest {@link Builder#durableWritesInFlightMax} allowed. */
     public static final int DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT = 64;
@@ -501,14 +497,11 @@ public final class WalConfig {
         }
 
         /**
-         * Sets how many writes may be in flight at once where the storage makes every write durable by
-         * itself (O_DSYNC, {@code StorageOptions.dsync()}) and the backend overlaps writes (io_uring; not
-         * FileChannel): each write is then a group commit of its own, the next group written while
-         * earlier ones are on their way to the device. The durable position moves only over writes
-         * that completed without a gap. Only under load, and only while measured to pay (see {@link
-         * #writeDepthMeasured}); with direct I/O each group written beside another ends on a 4 KiB
-         * block, with padding ({@code WalStats.pipelinePaddingBytes}). With fdatasync one write is in
-         * flight at a time; one turns it off.
+         * Sets how many writes may be in flight at once, each a group commit of its own, where every
+         * write is durable by itself (O_DSYNC) and the backend overlaps writes (io_uring): only under
+         * load and while measured to pay ({@link #writeDepthMeasured}). The durable position moves only
+         * over writes completed without a gap; with direct I/O a group written beside another ends on a
+         * 4 KiB block ({@code WalStats.pipelinePaddingBytes}). With fdatasync one write is in flight.
          *
          * @param durableWritesInFlightMax from 1 to {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT};
          *     default {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT}.
@@ -553,14 +546,10 @@ public final class WalConfig {
          *     value refused and the rule.
          */
         public WalConfig build() {
-            if (directory == null) {
-                throw invalid("directory", null, "must be set");
-            }
+            ConfigRules.check(directory != null, "directory", null, "must be set");
             Objects.requireNonNull(storageOptions, "storageOptions");
-            if (recoveryPolicy == null) {
-                throw invalid("recoveryPolicy", null, "must be set");
-            }
-            checkPowerOfTwoInRange(
+            ConfigRules.check(recoveryPolicy != null, "recoveryPolicy", null, "must be set");
+            ConfigRules.checkPowerOfTwoInRange(
                     "segmentCapacityBytes",
                     segmentCapacityBytes,
                     SEGMENT_CAPACITY_BYTES_MIN,
@@ -570,12 +559,13 @@ public final class WalConfig {
             final int buffer = bufferCapacitySet
                     ? bufferCapacityBytes
                     : Math.min(BUFFER_CAPACITY_BYTES_DEFAULT, segmentCapacityBytes);
-            checkPowerOfTwoInRange("bufferCapacityBytes", buffer, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
+            ConfigRules.checkPowerOfTwoInRange(
+                    "bufferCapacityBytes", buffer, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
             final int maxFrameBytes = (buffer - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
             final int maxRecordLimit = maxFrameBytes - FrameDescriptor.HEADER_LENGTH;
             final int maxRecord = maxRecordSet ? maxRecordBytes : Math.min(MAX_RECORD_BYTES_DEFAULT, maxRecordLimit);
             if (maxRecord < 0 || maxRecord > maxRecordLimit) {
-                throw invalid(
+                throw ConfigRules.invalid(
                         "maxRecordBytes",
                         maxRecord,
                         "must be from 0 to " + maxRecordLimit + " so that a frame fits in half the buffer of "
@@ -586,49 +576,37 @@ public final class WalConfig {
                                                 + segmentCapacityBytes + ")")
                                 + "; raise bufferCapacityBytes for larger records");
             }
-            if (maxBatchBytes < MAX_BATCH_BYTES_MIN) {
-                throw invalid("maxBatchBytes", maxBatchBytes, "must be at least " + MAX_BATCH_BYTES_MIN);
-            }
-            if (groupWindowNs < 0) {
-                throw invalid("groupWindowNs", groupWindowNs, "must be zero or positive");
-            }
-            if (waitYieldNs < 0 || waitYieldNs > WAIT_YIELD_NS_MAX) {
-                throw invalid(
-                        "waitYieldNs",
-                        waitYieldNs,
-                        "must be from 0 (no yield) to " + WAIT_YIELD_NS_MAX
-                                + " ns; a longer yield only burns processor time that blocking saves");
-            }
-            if (syncIntervalNs < 0) {
-                throw invalid("syncIntervalNs", syncIntervalNs, "must be zero (no background sync) or positive");
-            }
-            if (appendTimeoutNs <= 0) {
-                throw invalid("appendTimeoutNs", appendTimeoutNs, "must be positive");
-            }
-            if (recycledSegmentsMax < 0) {
-                throw invalid("recycledSegmentsMax", recycledSegmentsMax, "must be zero (delete freed files) or more");
-            }
-            if (durableWritesInFlightMax < 1 || durableWritesInFlightMax > DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT) {
-                throw invalid(
-                        "durableWritesInFlightMax",
-                        durableWritesInFlightMax,
-                        "must be from 1 (one write at a time) to " + DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT);
-            }
+            ConfigRules.check(
+                    maxBatchBytes >= MAX_BATCH_BYTES_MIN,
+                    "maxBatchBytes",
+                    maxBatchBytes,
+                    "must be at least " + MAX_BATCH_BYTES_MIN);
+            ConfigRules.check(groupWindowNs >= 0, "groupWindowNs", groupWindowNs, "must be zero or positive");
+            ConfigRules.check(
+                    waitYieldNs >= 0 && waitYieldNs <= WAIT_YIELD_NS_MAX,
+                    "waitYieldNs",
+                    waitYieldNs,
+                    "must be from 0 (no yield) to " + WAIT_YIELD_NS_MAX
+                            + " ns; a longer yield only burns processor time that blocking saves");
+            ConfigRules.check(
+                    syncIntervalNs >= 0,
+                    "syncIntervalNs",
+                    syncIntervalNs,
+                    "must be zero (no background sync) or positive");
+            ConfigRules.check(appendTimeoutNs > 0, "appendTimeoutNs", appendTimeoutNs, "must be positive");
+            ConfigRules.check(
+                    recycledSegmentsMax >= 0,
+                    "recycledSegmentsMax",
+                    recycledSegmentsMax,
+                    "must be zero (delete freed files) or more");
+            ConfigRules.check(
+                    durableWritesInFlightMax >= 1 && durableWritesInFlightMax <= DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT,
+                    "durableWritesInFlightMax",
+                    durableWritesInFlightMax,
+                    "must be from 1 (one write at a time) to " + DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT);
             builtBufferCapacityBytes = buffer;
             builtMaxRecordBytes = maxRecord;
             return new WalConfig(this);
-        }
-
-        private static void checkPowerOfTwoInRange(
-                final String name, final int value, final int minValue, final int maxValue) {
-            if (value < minValue || value > maxValue || !BitUtil.isPowerOfTwo(value)) {
-                throw invalid(name, value, "must be a power of two from " + minValue + " to " + maxValue);
-            }
-        }
-
-        private static WalException invalid(final String name, final Object value, final String rule) {
-            return new WalException(
-                    WalException.ErrorCode.CONFIG, "invalid WalConfig setting " + name + "=" + value + ": " + rule);
         }
     }
 }
