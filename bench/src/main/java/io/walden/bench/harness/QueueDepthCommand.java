@@ -47,6 +47,12 @@ public final class QueueDepthCommand implements Callable<Integer> {
     @Option(names = "--depth", defaultValue = "1", description = "writes in flight")
     int depth;
 
+    @Option(
+            names = "--sync-each",
+            description = "follow each write by a data sync of its own (a backend without O_DSYNC): the"
+                    + " fdatasync mode at depth; a slot is free again when its sync completes")
+    boolean syncEach;
+
     @Option(names = "--block-bytes", defaultValue = "4096", description = "bytes per write")
     int blockBytes;
 
@@ -58,6 +64,9 @@ public final class QueueDepthCommand implements Callable<Integer> {
 
     @Option(names = "--measure-ms", defaultValue = "3000")
     long measureMs;
+
+    /** The bit that marks a sync's token (with --sync-each); the low bits are the slot. */
+    private static final long SYNC_TOKEN = 1L << 32;
 
     private long completed;
     private long latencyNsTotal;
@@ -98,6 +107,8 @@ public final class QueueDepthCommand implements Callable<Integer> {
             final long warmEndNs = startNs + TimeUnit.MILLISECONDS.toNanos(warmupMs);
             final long endNs = warmEndNs + TimeUnit.MILLISECONDS.toNanos(measureMs);
             final boolean[] slotBusy = new boolean[depth];
+            // With --sync-each: slots whose write completed and whose sync is still to be submitted.
+            final boolean[] syncDue = new boolean[depth];
             while (true) {
                 final long nowNs = System.nanoTime();
                 if (measuredFrom < 0 && nowNs - warmEndNs >= 0) {
@@ -107,6 +118,13 @@ public final class QueueDepthCommand implements Callable<Integer> {
                 }
                 if (nowNs - endNs >= 0) {
                     break;
+                }
+                for (int slot = 0; slot < depth; slot++) {
+                    if (syncDue[slot]) {
+                        syncDue[slot] = false;
+                        inFlight++;
+                        session.submitSync(handle, slot | SYNC_TOKEN);
+                    }
                 }
                 // Keep every slot busy: each slot's buffer is written to the next block in turn.
                 for (int slot = 0; slot < depth && inFlight < depth; slot++) {
@@ -120,8 +138,15 @@ public final class QueueDepthCommand implements Callable<Integer> {
                 }
                 final int polled = session.poll(
                         (token, result, error) -> {
-                            slotBusy[(int) token] = false;
-                            handler.onCompletion(token, result, error);
+                            final int slot = (int) (token & ~SYNC_TOKEN);
+                            if (syncEach && (token & SYNC_TOKEN) == 0 && error == null) {
+                                // The write is done; its sync goes next, and the slot stays busy.
+                                inFlight--;
+                                syncDue[slot] = true;
+                                return;
+                            }
+                            slotBusy[slot] = false;
+                            handler.onCompletion(slot, result, error);
                         },
                         depth);
                 if (failure != null) {
@@ -136,8 +161,9 @@ public final class QueueDepthCommand implements Callable<Integer> {
             System.out.println(RESULT_PREFIX
                     + String.format(
                             Locale.ROOT,
-                            "backend=%s depth=%d block=%d writes/s=%.0f mean-latency-us=%.1f",
+                            "backend=%s%s depth=%d block=%d writes/s=%.0f mean-latency-us=%.1f",
                             backend,
+                            syncEach ? "+sync-each" : "",
                             depth,
                             blockBytes,
                             measured / seconds,
