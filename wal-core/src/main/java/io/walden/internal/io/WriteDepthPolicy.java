@@ -20,14 +20,18 @@ import java.util.Arrays;
  *
  *   state    event                                                    next
  *   -----    -----                                                    ----
- *   OFF      FIRST_PROBE_AFTER_WRITES writes (then every
- *            PROBE_INTERVAL_WRITES)                                    PROBING
+ *   OFF      FIRST_PROBE_AFTER_WRITES writes, then an interval from
+ *            PROBE_INTERVAL_WRITES_MIN, doubled after each probe
+ *            that failed, up to PROBE_INTERVAL_WRITES_MAX                PROBING
  *   PROBING  a window of beside writes, median <= RATIO * aloneNs     ON
  *   PROBING  a window of beside writes, median >  RATIO * aloneNs     OFF
  *   ON       each further window, judged the same way                 ON or OFF
  * </pre>
  *
- * <p>Beside writes are allowed while PROBING or ON. A window's median ignores the odd stall (a
+ * <p>Beside writes are allowed while PROBING or ON. A probe that turns depth on resets the interval: a
+ * first window can be unlucky (the writes around it are still warming up), so a failed probe is tried
+ * again soon, then ever more rarely where depth keeps failing (a serialising disk pays a window of 16
+ * writes beside others per 16,384 writes). A window's median ignores the odd stall (a
  * preparation, a collection) that a moving average would carry for long. A lone writer never has a
  * write to put beside another, so the rule costs it nothing. The bound on writes in flight is the
  * caller's ({@code WalConfig.durableWritesInFlightMax}).
@@ -41,9 +45,11 @@ final class WriteDepthPolicy {
      */
     static final double BESIDE_LATENCY_RATIO_MAX = 1.4;
     /** Writes before the first probe: past the open's first segment preparation and the JIT's warm-up. */
-    static final int FIRST_PROBE_AFTER_WRITES = 256;
-    /** Writes, while depth is off, between two probes of it. */
-    static final int PROBE_INTERVAL_WRITES = 4096;
+    static final int FIRST_PROBE_AFTER_WRITES = 1024;
+    /** Writes, while depth is off, between a probe that failed and the next, at first. */
+    static final int PROBE_INTERVAL_WRITES_MIN = 1024;
+    /** The longest interval between probes, which each failed probe doubles towards. */
+    static final int PROBE_INTERVAL_WRITES_MAX = 16384;
     /** Writes beside others in a window that is judged. */
     static final int PROBE_WRITES = 16;
 
@@ -57,6 +63,7 @@ final class WriteDepthPolicy {
     private boolean on;
     private boolean probing;
     private int writesUntilProbe = FIRST_PROBE_AFTER_WRITES;
+    private int probeIntervalWrites = PROBE_INTERVAL_WRITES_MIN;
 
     /**
      * Creates the rule.
@@ -97,10 +104,17 @@ final class WriteDepthPolicy {
     private void judgeWindow() {
         Arrays.sort(besideNs);
         final long medianNs = besideNs[PROBE_WRITES / 2];
+        final boolean wasOn = on;
         on = aloneNs > 0 && medianNs <= (long) (BESIDE_LATENCY_RATIO_MAX * aloneNs);
         probing = false;
         besideCount = 0;
-        writesUntilProbe = PROBE_INTERVAL_WRITES;
+        if (on) {
+            probeIntervalWrites = PROBE_INTERVAL_WRITES_MIN;
+        } else if (!wasOn) {
+            // A probe failed: the next comes later.
+            probeIntervalWrites = Math.min(PROBE_INTERVAL_WRITES_MAX, probeIntervalWrites * 2);
+        }
+        writesUntilProbe = probeIntervalWrites;
     }
 
     /** @return the moving average of writes alone, -1 before one completed (for tests). */

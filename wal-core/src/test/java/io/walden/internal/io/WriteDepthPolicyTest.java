@@ -63,7 +63,7 @@ class WriteDepthPolicyTest {
         besideWindow(policy, ALONE_NS * 2);
         assertFalse(policy.allowsBeside());
         final int writes = aloneUntilProbe(policy);
-        assertTrue(writes == WriteDepthPolicy.PROBE_INTERVAL_WRITES, "probe again after " + writes);
+        assertTrue(writes == 2 * WriteDepthPolicy.PROBE_INTERVAL_WRITES_MIN, "probe again after " + writes);
         // Storage that keeps up now: on.
         besideWindow(policy, ALONE_NS);
         assertTrue(policy.on());
@@ -95,7 +95,7 @@ class WriteDepthPolicyTest {
     void shouldNotMoveForALoneWriter() {
         final WriteDepthPolicy policy = new WriteDepthPolicy(true);
         aloneUntilProbe(policy);
-        for (int i = 0; i < 10 * WriteDepthPolicy.PROBE_INTERVAL_WRITES; i++) {
+        for (int i = 0; i < 10 * WriteDepthPolicy.PROBE_INTERVAL_WRITES_MAX; i++) {
             policy.onCompleted(ALONE_NS, false);
         }
         assertTrue(policy.allowsBeside(), "a probe waits for a write beside others, costing a lone writer nothing");
@@ -108,5 +108,25 @@ class WriteDepthPolicyTest {
         assertTrue(policy.allowsBeside());
         besideWindow(policy, ALONE_NS * 10);
         assertTrue(policy.allowsBeside(), "unmeasured: slow writes beside others do not turn it off");
+    }
+
+    @Test
+    void shouldProbeEverMoreRarelyWhileDepthFailsAndSoonAgainOnceItWasOn() {
+        final WriteDepthPolicy policy = new WriteDepthPolicy(true);
+        aloneUntilProbe(policy);
+        int expected = WriteDepthPolicy.PROBE_INTERVAL_WRITES_MIN;
+        for (int probe = 0; probe < 8; probe++) {
+            besideWindow(policy, ALONE_NS * 2);
+            expected = Math.min(WriteDepthPolicy.PROBE_INTERVAL_WRITES_MAX, expected * 2);
+            final int writes = aloneUntilProbe(policy);
+            assertTrue(writes == expected, "probe " + probe + " after " + writes + ", expected " + expected);
+        }
+        // On, then off again: the next probe comes after the shortest interval.
+        besideWindow(policy, ALONE_NS);
+        assertTrue(policy.on());
+        besideWindow(policy, ALONE_NS * 2);
+        assertFalse(policy.allowsBeside());
+        final int writes = aloneUntilProbe(policy);
+        assertTrue(writes == WriteDepthPolicy.PROBE_INTERVAL_WRITES_MIN, "after being on, a probe after " + writes);
     }
 }
