@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  *       seed from it; the trial's seed drives the simulated completions, the body's {@link
  *       CrashTrial#random()} and the survival choices. A failure prints the key that replays the trial,
  *       {@code -D}{@value #REPLAY_PROPERTY}{@code =<seed>:<point>}; thread interleavings are not
- *       replayed exactly, so a replay may need a few runs.
+ *       replayed exactly, so a replay runs the trial until it fails again, up to {@value
+ *       #REPLAY_RUNS_MAX} times.
  *   <li><b>Shrinking.</b> A failing trial is run again with the same seed: first with its crash point
  *       moved to the same progress of the log's data path ({@code data#N}, which follows the appends
  *       and not the segment preparation beside them, so it replays best), then with earlier data
@@ -46,6 +47,11 @@ public final class CrashTrials {
     public static final String SEED_PROPERTY = "walden.crash.seed";
     /** System property: one trial to run alone, as a failure report prints it ({@code seed:point}). */
     public static final String REPLAY_PROPERTY = "walden.crash.replay";
+    /**
+     * Most runs of a replayed trial: it runs until it fails again. Thread interleavings are not
+     * replayed exactly, and a key may fail on only some of its runs (one in four, for the worst seen).
+     */
+    public static final int REPLAY_RUNS_MAX = 20;
     /** System property: how many trials each run makes, overriding the test's own number. */
     public static final String TRIALS_PROPERTY = "walden.crash.trials";
     /** Trials of a run unless told otherwise. */
@@ -212,12 +218,23 @@ public final class CrashTrials {
             if (replayKey != null && !replayKey.isBlank()) {
                 final long seed = replaySeed(replayKey);
                 final CrashPoint point = replayPoint(replayKey);
-                final Outcome outcome = runTrial(body, root, 0, seed, point, "replay");
-                if (outcome.failure() != null) {
-                    throw failure("replay of " + replayKey, outcome, base, outcome, "");
+                // Thread interleavings are not replayed exactly: the trial runs until it fails again,
+                // a bounded number of times.
+                Outcome outcome = null;
+                for (int run = 1; run <= REPLAY_RUNS_MAX; run++) {
+                    outcome = runTrial(body, root, 0, seed, point, "replay-" + run);
+                    if (outcome.failure() != null) {
+                        throw failure("replay of " + replayKey, outcome, base, outcome, "; failed again on run " + run);
+                    }
                 }
-                System.out.println("CRASH TRIALS " + name + ": replayed " + replayKey + ", which passed");
-                return new Summary(name, 1, outcome.trial().powerFailedBeforeCrash() ? 1 : 0, base, elapsed(startNs));
+                System.out.println("CRASH TRIALS " + name + ": replayed " + replayKey + " " + REPLAY_RUNS_MAX
+                        + " times, and it passed every time");
+                return new Summary(
+                        name,
+                        REPLAY_RUNS_MAX,
+                        outcome.trial().powerFailedBeforeCrash() ? 1 : 0,
+                        base,
+                        elapsed(startNs));
             }
             final SplittableRandom seeds = new SplittableRandom(base);
             final int[] counts = new int[CrashPoint.Operation.values().length];
@@ -343,7 +360,8 @@ public final class CrashTrials {
                 + originalKey.substring(originalKey.indexOf(':') + 1) + ")"
                 + shrunk.replace("{point}", key.substring(key.indexOf(':') + 1))
                 + "\n  replay: -D" + REPLAY_PROPERTY + "=" + key + " (thread interleavings are not replayed"
-                + " exactly: a replay may need a few runs); base seed " + base
+                + " exactly: a replay runs the trial until it fails, up to " + REPLAY_RUNS_MAX + " times); base seed "
+                + base
                 + "\n  crash: " + (crash == null ? "none (the body failed before crashing)" : crash)
                 + "\n  directory kept: " + failing.directory()
                 + "\n  failure: " + failing.failure();

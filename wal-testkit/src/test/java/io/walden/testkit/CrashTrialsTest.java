@@ -59,20 +59,42 @@ final class CrashTrialsTest {
                     CrashPoint.parse(point(failure.replayKey())).operation(),
                     failure.getMessage());
         }
-        // Thread timing is not replayed: a replay may need a few runs. It runs the named trial.
+        // Thread timing is not replayed: the replay runs the named trial until it fails again.
         failedTrials.clear();
-        int replayed = 0;
-        for (int run = 0; run < 3 && replayed == 0; run++) {
-            try {
-                trials.replay(failure.replayKey()).run(body);
-            } catch (final CrashTrialFailure again) {
-                again.deleteKeptDirectory();
-                assertEquals(failure.replayKey(), again.replayKey());
-                replayed++;
-            }
-        }
-        assertEquals(1, replayed, "the key " + failure.replayKey() + " did not replay the failure in 3 runs");
+        final CrashTrialFailure again = assertThrows(CrashTrialFailure.class, () -> trials.replay(failure.replayKey())
+                .run(body));
+        again.deleteKeptDirectory();
+        assertEquals(failure.replayKey(), again.replayKey());
         assertEquals(Set.of(failure.replayKey()), failedTrials, "the replay ran another trial");
+    }
+
+    @Test
+    void aReplayRunsTheTrialUntilItFailsAgainUpToTheBound() throws Exception {
+        // A trial that fails only on its third run, as one whose failure needs a thread interleaving.
+        final int[] runs = {0};
+        final CrashTrialFailure failure =
+                assertThrows(CrashTrialFailure.class, () -> CrashTrials.named("fails on the third run")
+                        .replay("42:data#3")
+                        .run(trial -> {
+                            trial.crash();
+                            if (++runs[0] == 3) {
+                                throw new AssertionError("the third run");
+                            }
+                        }));
+        failure.deleteKeptDirectory();
+        assertEquals(3, runs[0]);
+        assertEquals("42:data#3", failure.replayKey());
+        assertTrue(failure.getMessage().contains("failed again on run 3"), failure.getMessage());
+
+        runs[0] = 0;
+        final CrashTrials.Summary summary = CrashTrials.named("never fails")
+                .replay("42:data#3")
+                .run(trial -> {
+                    trial.crash();
+                    runs[0]++;
+                });
+        assertEquals(CrashTrials.REPLAY_RUNS_MAX, runs[0], "a replay that never fails runs the bound");
+        assertEquals(CrashTrials.REPLAY_RUNS_MAX, summary.trials());
     }
 
     private static String point(final String key) {
