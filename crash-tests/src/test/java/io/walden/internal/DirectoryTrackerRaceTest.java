@@ -107,6 +107,45 @@ final class DirectoryTrackerRaceTest {
         TestFiles.deleteRecursively(directory);
     }
 
+    /**
+     * A view that opens while the writer frees the oldest segment and makes its file a recycled next
+     * segment, right after the view opened that segment's file under its old name and before it read
+     * the header: the header then names another base, and the view must start again from the oldest segment left, not report the
+     * log as corrupt. (A clean-clone CI run hit this in ViewRaceTest.)
+     */
+    @Test
+    void shouldOpenFromTheOldestSegmentLeftWhenTheOneItReadWasRecycledMeanwhile() throws Exception {
+        final Path directory = Path.of("target", "tracker-race-open-recycled").toAbsolutePath();
+        TestFiles.deleteRecursively(directory);
+        Files.createDirectories(directory);
+        try (Wal wal = open(directory, 2)) {
+            // Into segment 2, with 3 prepared ahead: segment 0 is the oldest.
+            appendUntil(wal, 2L * SEGMENT_BYTES + SegmentHeaderDescriptor.HEADER_LENGTH + 1);
+            final long recycledBase = 4L * SEGMENT_BYTES;
+            final AtomicBoolean ran = new AtomicBoolean();
+            final Runnable recycleOldest = () -> {
+                if (!ran.getAndSet(true)) {
+                    // Free segments 0 and 1 (kept for reuse), then on into segment 4, made from a freed file.
+                    wal.truncateBefore(2L * SEGMENT_BYTES);
+                    appendUntil(wal, recycledBase + SegmentHeaderDescriptor.HEADER_LENGTH + 1);
+                }
+            };
+            try (DirectoryTracker tracker = DirectoryTracker.open(directory, () -> {}, () -> {
+                // Only the first read (of segment 0); a retry must not recycle again.
+                recycleOldest.run();
+            })) {
+                assertTrue(ran.get(), "the hook ran");
+                assertTrue(
+                        SegmentHeaderDecoder.recycled(
+                                FileReads.readHeader(SegmentNames.segmentPath(directory, recycledBase))),
+                        "segment 4 is made from a freed file");
+                assertEquals(2L * SEGMENT_BYTES, tracker.startPosition());
+                assertEquals(wal.writtenPosition(), tracker.visiblePosition(Durability.WRITTEN));
+            }
+        }
+        TestFiles.deleteRecursively(directory);
+    }
+
     /** A small log on FileChannel that keeps up to {@code recycledSegmentsMax} freed files. */
     private static Wal open(final Path directory, final int recycledSegmentsMax) {
         return Wal.open(WalConfig.builder(directory)

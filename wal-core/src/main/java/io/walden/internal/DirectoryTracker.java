@@ -125,6 +125,21 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
      * @return the tracker, refreshed once.
      */
     static DirectoryTracker open(final Path directory, final Runnable afterFirstScan) {
+        return open(directory, afterFirstScan, () -> {});
+    }
+
+    /**
+     * As {@link #open(Path, Runnable)}, with a second hook that runs right after the oldest segment's
+     * file was opened, before its header is read: a test makes the writer's retention free and
+     * recycle that segment at exactly that moment.
+     *
+     * @param directory the log directory.
+     * @param afterFirstScan runs on the refreshing thread.
+     * @param afterOldestOpened runs on the opening thread.
+     * @return the tracker, refreshed once.
+     */
+    static DirectoryTracker open(
+            final Path directory, final Runnable afterFirstScan, final Runnable afterOldestOpened) {
         long oldest = oldestBase(directory);
         while (true) {
             if (oldest < 0) {
@@ -136,6 +151,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
             final ByteBuffer block =
                     ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+                afterOldestOpened.run();
                 while (block.hasRemaining() && channel.read(block, block.position()) >= 0) {
                     // Fill.
                 }
@@ -154,6 +170,14 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
                     ? "the file is shorter than a segment header"
                     : SegmentHeaderDecoder.validate(block.clear(), oldest);
             if (problem != null) {
+                // The writer's retention may have freed that segment since the listing, and made its
+                // file the next segment (recycling: a new header, another name): start again from the
+                // oldest segment left. A segment still there under its name is damaged.
+                final long listed = oldest;
+                oldest = oldestBase(directory);
+                if (oldest > listed || oldest < 0) {
+                    continue;
+                }
                 throw new WalCorruptionException(path, 0, problem);
             }
             final DirectoryTracker tracker = new DirectoryTracker(
