@@ -1,5 +1,7 @@
 package io.walden;
 
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
 import org.agrona.BitUtil;
 
 /**
@@ -41,6 +43,36 @@ final class ConfigRules {
                 name,
                 value,
                 "must be a power of two from " + minValue + " to " + maxValue);
+    }
+
+    /**
+     * The largest record payload: the one set, or, unset, the default or what half the buffer holds if
+     * less; refused unless a frame of it fits in half the buffer (less a segment header).
+     *
+     * @param set whether a value was set.
+     * @param setBytes the value set.
+     * @param bufferBytes the log buffer's capacity.
+     * @param bufferDerivedFromSegmentBytes the segment capacity the buffer was derived from, or -1 if
+     *     the buffer was set (for the message).
+     * @return the largest record payload.
+     * @throws WalException if the value set does not fit.
+     */
+    static int maxRecordBytes(
+            final boolean set, final int setBytes, final int bufferBytes, final int bufferDerivedFromSegmentBytes) {
+        final int maxFrameBytes = (bufferBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
+        final int limit = maxFrameBytes - FrameDescriptor.HEADER_LENGTH;
+        final int maxRecord = set ? setBytes : Math.min(WalConfig.MAX_RECORD_BYTES_DEFAULT, limit);
+        check(
+                maxRecord >= 0 && maxRecord <= limit,
+                "maxRecordBytes",
+                maxRecord,
+                "must be from 0 to " + limit + " so that a frame fits in half the buffer of " + bufferBytes + " bytes"
+                        + (bufferDerivedFromSegmentBytes < 0
+                                ? ""
+                                : " (bufferCapacityBytes, derived from segmentCapacityBytes="
+                                        + bufferDerivedFromSegmentBytes + ")")
+                        + "; raise bufferCapacityBytes for larger records");
+        return maxRecord;
     }
 
     /**

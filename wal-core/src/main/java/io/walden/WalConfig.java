@@ -561,21 +561,8 @@ public final class WalConfig {
                     : Math.min(BUFFER_CAPACITY_BYTES_DEFAULT, segmentCapacityBytes);
             ConfigRules.checkPowerOfTwoInRange(
                     "bufferCapacityBytes", buffer, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
-            final int maxFrameBytes = (buffer - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
-            final int maxRecordLimit = maxFrameBytes - FrameDescriptor.HEADER_LENGTH;
-            final int maxRecord = maxRecordSet ? maxRecordBytes : Math.min(MAX_RECORD_BYTES_DEFAULT, maxRecordLimit);
-            if (maxRecord < 0 || maxRecord > maxRecordLimit) {
-                throw ConfigRules.invalid(
-                        "maxRecordBytes",
-                        maxRecord,
-                        "must be from 0 to " + maxRecordLimit + " so that a frame fits in half the buffer of "
-                                + buffer + " bytes"
-                                + (bufferCapacitySet
-                                        ? ""
-                                        : " (bufferCapacityBytes, derived from" + " segmentCapacityBytes="
-                                                + segmentCapacityBytes + ")")
-                                + "; raise bufferCapacityBytes for larger records");
-            }
+            final int maxRecord = ConfigRules.maxRecordBytes(
+                    maxRecordSet, maxRecordBytes, buffer, bufferCapacitySet ? -1 : segmentCapacityBytes);
             ConfigRules.check(
                     maxBatchBytes >= MAX_BATCH_BYTES_MIN,
                     "maxBatchBytes",

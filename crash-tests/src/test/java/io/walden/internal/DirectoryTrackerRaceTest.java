@@ -95,10 +95,7 @@ final class DirectoryTrackerRaceTest {
                 armed.set(true);
                 tracker.refresh();
                 assertTrue(!armed.get(), "the hook ran");
-                assertTrue(
-                        SegmentHeaderDecoder.recycled(
-                                FileReads.readHeader(SegmentNames.segmentPath(directory, recycledBase))),
-                        "segment 4 is made from a freed file");
+                assertRecycled(directory, recycledBase);
                 assertNull(tracker.damageAt(scannedTo), "a segment freed during the refresh is no damage");
                 tracker.refresh();
                 assertEquals(wal.writtenPosition(), tracker.visiblePosition(Durability.WRITTEN));
@@ -135,15 +132,19 @@ final class DirectoryTrackerRaceTest {
                 recycleOldest.run();
             })) {
                 assertTrue(ran.get(), "the hook ran");
-                assertTrue(
-                        SegmentHeaderDecoder.recycled(
-                                FileReads.readHeader(SegmentNames.segmentPath(directory, recycledBase))),
-                        "segment 4 is made from a freed file");
+                assertRecycled(directory, recycledBase);
                 assertEquals(2L * SEGMENT_BYTES, tracker.startPosition());
                 assertEquals(wal.writtenPosition(), tracker.visiblePosition(Durability.WRITTEN));
             }
         }
         TestFiles.deleteRecursively(directory);
+    }
+
+    /** Asserts that the segment at a base was made from a freed file. */
+    private static void assertRecycled(final Path directory, final long base) throws Exception {
+        assertTrue(
+                SegmentHeaderDecoder.recycled(FileReads.readHeader(SegmentNames.segmentPath(directory, base))),
+                "segment at " + base + " is made from a freed file");
     }
 
     /** A small log on FileChannel that keeps up to {@code recycledSegmentsMax} freed files. */
