@@ -1,0 +1,497 @@
+package io.walden.uring.ffm;
+
+import io.walden.spi.CompletionHandler;
+import io.walden.spi.FileOpenErrors;
+import io.walden.spi.FileTable;
+import io.walden.spi.StorageOptions;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An io_uring session that owns its ring ({@link IoUring}): whichever thread holds the log's I/O duty
+ * writes the submission entries and enters the kernel itself, and reads completions from the ring in
+ * {@link #poll}. No event loop stands between the log and the kernel. One thread of the session's own,
+ * the completion waiter, blocks on the ring's eventfd and runs the log's completion signal when the
+ * kernel posts a completion; the log then runs the work that follows it there ({@link
+ * #completionThreadMayRunIo()}). A sync that its caller would only wait for ({@link
+ * #submitSyncOnCaller}) is entered with a wait for completions, so a lone writer's sync completes on
+ * its own thread.
+ *
+ * <pre>
+ *   duty holder --SQE, io_uring_enter--> kernel --CQE--> completion ring --> poll (duty holder)
+ *                                               \--eventfd--> waiter thread --> completion signal
+ *   I/O thread --rename/delete/dir fsync (inline)--> local completions --> poll
+ * </pre>
+ *
+ * <p>A short write is submitted again for its remainder before the operation completes; a negative
+ * result fails the operation with the file, offset and errno named.
+ *
+ * <p><b>Threading:</b> StorageSession methods are called by the holder of the log's I/O duty, one
+ * thread at a time with a happens-before edge between them (the SPI's rule); the operation slots, the
+ * file table and the ring's submission and completion sides belong to that holder. The waiter thread
+ * touches only the eventfd and the completion signal.
+ */
+final class FfmUringStorageSession implements StorageSession {
+    private static final System.Logger LOGGER = System.getLogger(FfmUringStorageSession.class.getName());
+    /** Writes the session says it overlaps: the most the log keeps in flight (WalConfig's limit). */
+    static final int OVERLAPPING_WRITES_MAX = 64;
+    /** Operations in flight at once; the ring has twice as many submission entries. */
+    static final int OPERATION_COUNT = 64;
+
+    private static final int RING_ENTRIES = OPERATION_COUNT * 2;
+    private static final int BUFFER_ADDRESS_CACHE_SIZE = 4;
+    private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+
+    /** What an operation does. */
+    enum Kind {
+        WRITE,
+        ALLOCATE,
+        SYNC,
+        SYNC_DIRECTORY,
+        RENAME,
+        DELETE
+    }
+
+    /** One operation in flight; pooled, its index is the ring's user data. */
+    static final class Operation {
+        final int index;
+        Kind kind;
+        long token;
+        int fd;
+        Path path;
+        Path target;
+        long address;
+        long fileOffset;
+        int remainingBytes;
+        int totalBytes;
+        long allocateBytes;
+        int result;
+        IOException failure;
+
+        Operation(final int index) {
+            this.index = index;
+        }
+    }
+
+    private final Path directory;
+    private final StorageOptions options;
+    private final Runnable completionSignal;
+    private final IoUring ring;
+    private final FileChannel directoryChannel;
+    private final FileTable<Integer> files = new FileTable<>();
+    private final Operation[] operations = new Operation[OPERATION_COUNT];
+    private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
+    private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
+    private final ByteBuffer[] cachedBuffers = new ByteBuffer[BUFFER_ADDRESS_CACHE_SIZE];
+    private final long[] cachedAddresses = new long[BUFFER_ADDRESS_CACHE_SIZE];
+    private final IoUring.CompletionConsumer ringCompletion = this::onRingCompletion;
+    private final Thread waiter;
+
+    // Duty holder.
+    private int nextCachedBuffer;
+    private int inFlight;
+    private CompletionHandler handler;
+    private int delivered;
+    private boolean closed;
+    // Set by the closing holder; read by the waiter thread.
+    private volatile boolean stopping;
+
+    FfmUringStorageSession(final Path directory, final StorageOptions options, final Runnable completionSignal)
+            throws IOException {
+        final String reason = FfmUringSupport.unavailableReason();
+        if (reason != null) {
+            throw new IOException("the FFM io_uring backend cannot run here: " + reason);
+        }
+        this.directory = directory;
+        this.options = options;
+        this.completionSignal = completionSignal;
+        this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
+        try {
+            this.ring = IoUring.open(RING_ENTRIES);
+        } catch (final IOException ex) {
+            directoryChannel.close();
+            throw ex;
+        }
+        for (int i = 0; i < OPERATION_COUNT; i++) {
+            operations[i] = new Operation(i);
+            freeOperations.add(operations[i]);
+        }
+        this.waiter = new Thread(this::awaitCompletions, "walden-uring-ffm-" + directory.getFileName());
+        waiter.setDaemon(true);
+        waiter.start();
+    }
+
+    /** The waiter thread: runs the completion signal each time the kernel posts completions. */
+    private void awaitCompletions() {
+        try {
+            while (true) {
+                ring.awaitCompletion();
+                if (stopping) {
+                    return;
+                }
+                completionSignal.run();
+            }
+        } catch (final IOException | RuntimeException ex) {
+            if (!stopping) {
+                LOGGER.log(
+                        System.Logger.Level.ERROR,
+                        "the io_uring completion waiter of " + directory + " stopped; the log's I/O thread polls alone",
+                        ex);
+            }
+        }
+    }
+
+    @Override
+    public boolean directIo() {
+        return options.directIo();
+    }
+
+    @Override
+    public boolean writesDurable() {
+        return options.dsync();
+    }
+
+    @Override
+    public int blockSizeBytes() {
+        return options.blockSizeBytes();
+    }
+
+    @Override
+    public int maxInFlight() {
+        return OPERATION_COUNT;
+    }
+
+    /**
+     * Yes: a submission from an appender is a system call on its own thread, which saves waking the
+     * I/O thread. No call blocks but {@link #submitSyncOnCaller}, which the log asks for only where its
+     * caller would wait anyway; an interrupt does not disturb a system call made through the Foreign
+     * Function API, and the thread's interrupt status is left as it was.
+     */
+    @Override
+    public boolean callerMayRunIo() {
+        return true;
+    }
+
+    /**
+     * Yes: on the waiter thread, {@link #submitWrite}, {@link #submitSync} and {@link #poll} only fill
+     * entries and enter the kernel without waiting, or read the completion ring.
+     */
+    @Override
+    public boolean completionThreadMayRunIo() {
+        return true;
+    }
+
+    /** The ring carries many writes at once, completed in any order: as many as the log may keep. */
+    @Override
+    public int overlappingWritesMax() {
+        return OVERLAPPING_WRITES_MAX;
+    }
+
+    @Override
+    public int openFile(final Path path, final boolean create) throws IOException {
+        final int fd;
+        try {
+            fd = NativeFiles.open(path, create, options.directIo(), options.dsync());
+        } catch (final NativeFiles.DirectIoRefusedException ex) {
+            // A refused create has already made the file, which the next open removes with the other
+            // unfinished temporaries.
+            throw FileOpenErrors.directIoUnsupported(path, ex);
+        }
+        return files.add(fd, path);
+    }
+
+    @Override
+    public void closeFile(final int fileHandle) throws IOException {
+        final Path path = files.path(fileHandle);
+        NativeFiles.close(files.remove(fileHandle), path);
+    }
+
+    @Override
+    public void submitWrite(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        final Operation operation = take(Kind.WRITE, token);
+        operation.fd = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
+        operation.address = addressOf(source) + sourceOffset;
+        operation.fileOffset = fileOffset;
+        operation.remainingBytes = lengthBytes;
+        operation.totalBytes = lengthBytes;
+        ring.prepareWrite(operation.fd, fileOffset, operation.address, lengthBytes, operation.index);
+        enter(operation, false);
+    }
+
+    /**
+     * The native address of a direct buffer's first byte (index 0, whatever its position), from a small
+     * cache: the log writes from a few buffers.
+     */
+    private long addressOf(final ByteBuffer buffer) {
+        for (int i = 0; i < BUFFER_ADDRESS_CACHE_SIZE; i++) {
+            if (cachedBuffers[i] == buffer) {
+                return cachedAddresses[i];
+            }
+        }
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException("io_uring writes need a direct buffer");
+        }
+        // A segment of a buffer starts at the buffer's position: take the position off for its base.
+        final long address = MemorySegment.ofBuffer(buffer).address() - buffer.position();
+        final int slot = nextCachedBuffer;
+        nextCachedBuffer = (slot + 1) % BUFFER_ADDRESS_CACHE_SIZE;
+        cachedBuffers[slot] = buffer;
+        cachedAddresses[slot] = address;
+        return address;
+    }
+
+    /**
+     * IORING_OP_FALLOCATE (mode 0). A file system without fallocate answers EOPNOTSUPP, which
+     * completes with 0: nothing allocated, and the core's zero-fill allocates the space instead.
+     */
+    @Override
+    public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
+        final Operation operation = take(Kind.ALLOCATE, token);
+        operation.fd = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
+        operation.fileOffset = fileOffset;
+        operation.allocateBytes = lengthBytes;
+        ring.prepareAllocate(operation.fd, fileOffset, lengthBytes, operation.index);
+        enter(operation, false);
+    }
+
+    @Override
+    public void submitSync(final int fileHandle, final long token) {
+        prepareSync(fileHandle, token, false);
+    }
+
+    /** Enters the sync and waits in the kernel until a completion is posted: the caller would only wait. */
+    @Override
+    public void submitSyncOnCaller(final int fileHandle, final long token) {
+        prepareSync(fileHandle, token, true);
+    }
+
+    private void prepareSync(final int fileHandle, final long token, final boolean wait) {
+        final Operation operation = take(Kind.SYNC, token);
+        operation.fd = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
+        ring.prepareDataSync(operation.fd, operation.index);
+        enter(operation, wait);
+    }
+
+    /** Hands the prepared entry to the kernel; if that fails, the operation completes with the failure. */
+    private void enter(final Operation operation, final boolean wait) {
+        try {
+            if (wait) {
+                ring.submitAndWait();
+            } else {
+                ring.submit();
+            }
+        } catch (final IOException ex) {
+            operation.result = -1;
+            operation.failure =
+                    new IOException(describe(operation) + " could not be submitted: " + ex.getMessage(), ex);
+            localCompletions.add(operation);
+        }
+    }
+
+    @Override
+    public void submitSyncDirectory(final long token) {
+        runInline(take(Kind.SYNC_DIRECTORY, token));
+    }
+
+    @Override
+    public void submitRename(final Path source, final Path target, final long token) {
+        final Operation operation = take(Kind.RENAME, token);
+        operation.path = source;
+        operation.target = target;
+        runInline(operation);
+    }
+
+    @Override
+    public void submitDelete(final Path path, final long token) {
+        final Operation operation = take(Kind.DELETE, token);
+        operation.path = path;
+        runInline(operation);
+    }
+
+    private void runInline(final Operation operation) {
+        try {
+            switch (operation.kind) {
+                case SYNC_DIRECTORY -> directoryChannel.force(true);
+                case RENAME -> Files.move(operation.path, operation.target, StandardCopyOption.ATOMIC_MOVE);
+                case DELETE -> Files.deleteIfExists(operation.path);
+                default -> throw new IllegalStateException("not an inline operation: " + operation.kind);
+            }
+            operation.result = 0;
+        } catch (final IOException ex) {
+            operation.result = -1;
+            operation.failure = new IOException(describe(operation) + " failed: " + ex.getMessage(), ex);
+        }
+        localCompletions.add(operation);
+    }
+
+    @Override
+    public int poll(final CompletionHandler handler, final int limit) {
+        int count = 0;
+        Operation local;
+        while (count < limit && (local = localCompletions.poll()) != null) {
+            deliver(handler, local);
+            count++;
+        }
+        if (count < limit) {
+            this.handler = handler;
+            this.delivered = 0;
+            try {
+                ring.reap(ringCompletion, limit - count);
+            } finally {
+                this.handler = null;
+            }
+            count += delivered;
+        }
+        return count;
+    }
+
+    /** A completion from the ring: a short write goes on; anything else is delivered. */
+    private void onRingCompletion(final long userData, final int result) {
+        final Operation operation = operations[(int) userData];
+        if (operation.kind == Kind.WRITE && result > 0 && result < operation.remainingBytes) {
+            operation.address += result;
+            operation.fileOffset += result;
+            operation.remainingBytes -= result;
+            ring.prepareWrite(
+                    operation.fd, operation.fileOffset, operation.address, operation.remainingBytes, operation.index);
+            enter(operation, false);
+            return;
+        }
+        operation.result = result;
+        if (operation.kind == Kind.ALLOCATE && result == -LinuxCalls.EOPNOTSUPP) {
+            // Nothing allocated: the core goes on without.
+            operation.allocateBytes = 0;
+        } else if (result < 0 || (operation.kind == Kind.WRITE && result == 0)) {
+            final String detail = result < 0 ? LinuxCalls.describe(-result) : "no progress (result 0)";
+            operation.failure = new IOException(describe(operation) + " failed: " + detail);
+        }
+        deliver(handler, operation);
+        delivered++;
+    }
+
+    private void deliver(final CompletionHandler target, final Operation operation) {
+        final long token = operation.token;
+        final IOException failure = operation.failure;
+        final long result = failure != null
+                ? -1
+                : switch (operation.kind) {
+                    case WRITE -> operation.totalBytes;
+                    case ALLOCATE -> operation.allocateBytes;
+                    default -> 0;
+                };
+        release(operation);
+        target.onCompletion(token, result, failure);
+    }
+
+    private String describe(final Operation operation) {
+        return switch (operation.kind) {
+            case WRITE ->
+                "io_uring write of " + operation.remainingBytes + " bytes at offset " + operation.fileOffset + " to "
+                        + operation.path;
+            case ALLOCATE ->
+                "io_uring fallocate of " + operation.allocateBytes + " bytes at offset " + operation.fileOffset + " in "
+                        + operation.path;
+            case SYNC -> "io_uring fdatasync of " + operation.path;
+            case SYNC_DIRECTORY -> "fsync of directory " + directory;
+            case RENAME -> "rename of " + operation.path + " to " + operation.target;
+            case DELETE -> "delete of " + operation.path;
+        };
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        final long deadlineNs = System.nanoTime() + CLOSE_TIMEOUT_NS;
+        while (inFlight > 0 && System.nanoTime() < deadlineNs) {
+            if (poll(DISCARD, OPERATION_COUNT) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        stopping = true;
+        ring.wakeWaiter();
+        boolean interrupted = false;
+        while (waiter.isAlive()) {
+            try {
+                waiter.join();
+            } catch (final InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        files.removeAll((fd, path) -> {
+            try {
+                NativeFiles.close(fd, path);
+            } catch (final IOException ignored) {
+                // Every acknowledged byte was written and synced before close; nothing is lost.
+            }
+        });
+        Arrays.fill(cachedBuffers, null);
+        if (inFlight == 0) {
+            ring.close();
+        } else {
+            // Operations the kernel still holds may write into the ring: leave it mapped (the process
+            // reclaims it) rather than unmap memory the kernel writes to.
+            LOGGER.log(
+                    System.Logger.Level.WARNING,
+                    inFlight + " io_uring operations of " + directory
+                            + " did not complete within 30 s; the ring is left");
+        }
+        try {
+            directoryChannel.close();
+        } catch (final IOException ignored) {
+            // A read-only directory channel loses nothing on close.
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Operation take(final Kind kind, final long token) {
+        final Operation operation = freeOperations.poll();
+        if (operation == null) {
+            throw new IllegalStateException("more than " + OPERATION_COUNT + " io_uring operations in flight");
+        }
+        operation.kind = kind;
+        operation.token = token;
+        operation.failure = null;
+        operation.result = 0;
+        inFlight++;
+        return operation;
+    }
+
+    private void release(final Operation operation) {
+        operation.path = null;
+        operation.target = null;
+        operation.failure = null;
+        inFlight--;
+        freeOperations.add(operation);
+    }
+
+    private static final CompletionHandler DISCARD = (token, result, failure) -> {};
+}

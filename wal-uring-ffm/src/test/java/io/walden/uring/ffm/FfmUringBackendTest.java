@@ -1,0 +1,225 @@
+package io.walden.uring.ffm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walden.Durability;
+import io.walden.Wal;
+import io.walden.WalConfig;
+import io.walden.spi.StorageOptions;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What is particular to the FFM io_uring backend: selection, errors in words, completions signalled by
+ * its waiter thread, writes completed in any order, and leaks over many opens.
+ */
+@EnabledIfFfmUring
+class FfmUringBackendTest {
+    @TempDir
+    Path directory;
+
+    @Test
+    void shouldBeChosenAheadOfNoOtherBackendButTheFileChannelOnesWhenAlone() {
+        try (Wal wal = Wal.open(WalConfig.builder(directory)
+                .segmentCapacityBytes(1 << 20)
+                .bufferCapacityBytes(256 * 1024)
+                .maxRecordBytes(1024)
+                .build())) {
+            wal.append(new byte[16], Durability.SYNCED);
+            assertEquals("uring-ffm", wal.stats().backend());
+        }
+    }
+
+    @Test
+    void shouldNameTheFileOffsetAndErrnoWhenTheKernelRejectsAWrite() throws Exception {
+        final List<long[]> results = new ArrayList<>();
+        final List<IOException> failures = new ArrayList<>();
+        try (StorageSession session = new FfmUringStorageBackend(StorageOptions.DIRECT).open(directory, () -> {})) {
+            final int handle = session.openFile(directory.resolve("misaligned"), true);
+            final ByteBuffer block = ByteBuffer.allocateDirect(8192);
+            // O_DIRECT needs block-aligned offsets: offset 1 is refused by the kernel with EINVAL.
+            session.submitWrite(handle, 1, block, 0, 4096, 7);
+            pollUntil(session, results, failures, 1);
+        }
+        assertEquals(7, results.get(0)[0]);
+        assertTrue(results.get(0)[1] < 0, "a failed write completes with a negative result");
+        final IOException failure = failures.get(0);
+        assertNotNull(failure);
+        assertTrue(failure.getMessage().contains("misaligned"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("at offset 1"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("Invalid argument (errno 22)"), failure.getMessage());
+    }
+
+    @Test
+    void shouldRefuseOpensAsFileChannelDoes() throws IOException {
+        try (StorageSession session = new FfmUringStorageBackend().open(directory, () -> {})) {
+            assertThrows(NoSuchFileException.class, () -> session.openFile(directory.resolve("missing"), false));
+            Files.writeString(directory.resolve("present"), "x");
+            assertThrows(FileAlreadyExistsException.class, () -> session.openFile(directory.resolve("present"), true));
+        }
+    }
+
+    @Test
+    void shouldSignalEveryCompletionFromItsWaiterThreadAndDeliverWritesInAnyOrder() throws Exception {
+        final int writes = 32;
+        final CountDownLatch signalled = new CountDownLatch(1);
+        final List<Thread> signallers = new ArrayList<>();
+        final List<long[]> results = new ArrayList<>();
+        final List<IOException> failures = new ArrayList<>();
+        try (StorageSession session = new FfmUringStorageBackend(new StorageOptions(true, true)).open(directory, () -> {
+            synchronized (signallers) {
+                signallers.add(Thread.currentThread());
+            }
+            signalled.countDown();
+        })) {
+            final int handle = session.openFile(directory.resolve("deep"), true);
+            final ByteBuffer blocks = ByteBuffer.allocateDirect(4096 * (writes + 1));
+            final int base = alignedOffset(blocks);
+            for (int i = 0; i < writes; i++) {
+                blocks.put(base + i * 4096, (byte) (i + 1));
+                session.submitWrite(handle, (long) i * 4096, blocks, base + i * 4096, 4096, i);
+            }
+            assertTrue(session.inFlight() == writes, "all writes in flight at once");
+            assertTrue(signalled.await(30, TimeUnit.SECONDS), "no completion signal");
+            pollUntil(session, results, failures, writes);
+            session.closeFile(handle);
+        }
+        final boolean[] seen = new boolean[writes];
+        for (int i = 0; i < writes; i++) {
+            assertNull(failures.get(i));
+            assertEquals(4096, results.get(i)[1]);
+            seen[(int) results.get(i)[0]] = true;
+        }
+        for (int i = 0; i < writes; i++) {
+            assertTrue(seen[i], "write " + i + " delivered");
+        }
+        synchronized (signallers) {
+            assertTrue(
+                    signallers.stream().allMatch(t -> t.getName().startsWith("walden-uring-ffm-")),
+                    signallers.toString());
+        }
+        final byte[] bytes = Files.readAllBytes(directory.resolve("deep"));
+        for (int i = 0; i < writes; i++) {
+            assertEquals(i + 1, bytes[i * 4096], "block " + i);
+        }
+    }
+
+    @Test
+    void shouldAllocateSegmentsWithFallocateOnThisFileSystem() throws Exception {
+        for (final StorageOptions options : List.of(StorageOptions.BUFFERED, StorageOptions.DIRECT)) {
+            final Path file = directory.resolve("allocated-" + options.directIo());
+            final List<long[]> results = new ArrayList<>();
+            final List<IOException> failures = new ArrayList<>();
+            try (StorageSession session = new FfmUringStorageBackend(options).open(directory, () -> {})) {
+                final int handle = session.openFile(file, true);
+                session.submitAllocate(handle, 0, 1 << 20, 3);
+                pollUntil(session, results, failures, 1);
+                session.closeFile(handle);
+            }
+            assertNull(failures.get(0));
+            assertEquals(1 << 20, results.get(0)[1], "fallocate result with " + options);
+            assertEquals(1 << 20, Files.size(file));
+        }
+    }
+
+    @Test
+    void shouldLeakNoFileDescriptorsThreadsOrDirectMemoryOverAThousandOpens() throws IOException {
+        final WalConfig config = WalConfig.builder(directory)
+                .backend(new FfmUringStorageBackend())
+                .segmentCapacityBytes(64 * 1024)
+                .bufferCapacityBytes(64 * 1024)
+                .maxRecordBytes(1024)
+                .build();
+        cycle(config, 20);
+        final long fdsBefore = openFileDescriptors();
+        final long directBefore = directMemoryUsed();
+        final int threadsBefore = Thread.activeCount();
+        int records = 0;
+        for (int i = 0; i < 50; i++) {
+            records += cycle(config, 20);
+        }
+        assertEquals(1000, records);
+        final long fdsAfter = openFileDescriptors();
+        final long directAfter = directMemoryUsed();
+        assertTrue(fdsAfter <= fdsBefore + 2, "open fds went from " + fdsBefore + " to " + fdsAfter);
+        assertTrue(
+                directAfter <= directBefore + (1 << 20),
+                "direct memory went from " + directBefore + " to " + directAfter + " bytes");
+        assertTrue(
+                Thread.activeCount() <= threadsBefore + 2,
+                "threads went from " + threadsBefore + " to " + Thread.activeCount());
+    }
+
+    @Test
+    void shouldReportNoReasonWhereIoUringRuns() {
+        assertNull(new FfmUringStorageBackendProvider().unavailableReason());
+    }
+
+    private static void pollUntil(
+            final StorageSession session,
+            final List<long[]> results,
+            final List<IOException> failures,
+            final int count) {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (results.size() < count) {
+            assertTrue(
+                    System.nanoTime() < deadlineNs, "completions did not arrive: " + results.size() + " of " + count);
+            session.poll(
+                    (token, result, failure) -> {
+                        results.add(new long[] {token, result});
+                        failures.add(failure);
+                    },
+                    count);
+            Thread.onSpinWait();
+        }
+    }
+
+    private static int alignedOffset(final ByteBuffer buffer) {
+        final int misalignment = buffer.alignmentOffset(0, 4096);
+        return misalignment == 0 ? 0 : 4096 - misalignment;
+    }
+
+    private static int cycle(final WalConfig config, final int times) {
+        int appended = 0;
+        for (int i = 0; i < times; i++) {
+            try (Wal wal = Wal.open(config)) {
+                wal.append(new byte[] {(byte) i}, Durability.SYNCED);
+                appended++;
+            }
+        }
+        return appended;
+    }
+
+    private static long openFileDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    private static long directMemoryUsed() {
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (pool.getName().equals("direct")) {
+                return pool.getMemoryUsed();
+            }
+        }
+        return 0;
+    }
+}
