@@ -4,9 +4,11 @@ import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.nio.NioStorageBackend;
 import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageBackendProvider;
 import io.walden.spi.StorageOptions;
 import io.walden.uring.UringStorageBackend;
 import java.nio.file.Path;
+import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +22,8 @@ public final class BenchLogs {
     static final int SEGMENT_CAPACITY_BYTES = 64 * 1024 * 1024;
     /** Log buffer capacity of benchmark logs. */
     static final int BUFFER_CAPACITY_BYTES = 8 * 1024 * 1024;
+    /** The provider name of the io_uring backend that owns its ring (wal-uring-ffm). */
+    private static final String FFM_URING = "uring-ffm";
 
     private BenchLogs() {}
 
@@ -49,6 +53,9 @@ public final class BenchLogs {
                     backend(name.substring(0, flush)),
                     TimeUnit.MICROSECONDS.toNanos(Long.parseLong(name.substring(flush + 6, name.length() - 2))));
         }
+        if (name.startsWith(FFM_URING)) {
+            return ffmUring(name);
+        }
         return switch (name) {
             case "nio" -> new NioStorageBackend(StorageOptions.BUFFERED);
             case "nio-direct" -> new NioStorageBackend(StorageOptions.DIRECT);
@@ -61,8 +68,37 @@ public final class BenchLogs {
             default ->
                 throw new IllegalArgumentException(
                         "unknown backend '" + name + "'; use nio, nio-direct, nio-dsync, nio-direct-dsync, uring,"
-                                + " uring-direct, uring-dsync or uring-direct-dsync");
+                                + " uring-direct, uring-dsync, uring-direct-dsync, or on JDK 22 and later uring-ffm,"
+                                + " uring-ffm-direct, uring-ffm-dsync or uring-ffm-direct-dsync");
         };
+    }
+
+    /**
+     * The io_uring backend that owns its ring (module wal-uring-ffm, JDK 22 and later), found through
+     * its {@link StorageBackendProvider}: this module is compiled for Java 17 and cannot name it.
+     */
+    private static StorageBackend ffmUring(final String name) {
+        final String mode = name.substring(FFM_URING.length());
+        final StorageOptions options =
+                switch (mode) {
+                    case "" -> StorageOptions.BUFFERED;
+                    case "-direct" -> StorageOptions.DIRECT;
+                    case "-dsync" -> new StorageOptions(false, true);
+                    case "-direct-dsync" -> new StorageOptions(true, true);
+                    default -> throw new IllegalArgumentException("unknown backend '" + name + "'");
+                };
+        for (final StorageBackendProvider provider : ServiceLoader.load(StorageBackendProvider.class)) {
+            if (provider.name().equals(FFM_URING)) {
+                final String reason = provider.unavailableReason();
+                if (reason != null) {
+                    throw new IllegalArgumentException("backend '" + name + "' cannot run here: " + reason);
+                }
+                return provider.create(options);
+            }
+        }
+        throw new IllegalArgumentException("backend '" + name + "' needs JDK 22 or later and a walden-bench built"
+                + " on one (module wal-uring-ffm); this is JDK "
+                + Runtime.version().feature());
     }
 
     /**
