@@ -24,6 +24,11 @@ import java.util.stream.Stream;
  * <p><b>Threading:</b> stateless.
  */
 public final class ChildJvm {
+    /** The first JDK whose Foreign Function API is final (the flag that grants it native access). */
+    private static final int NATIVE_ACCESS_FLAG_FEATURE = 22;
+    /** The first JDK with {@code --sun-misc-unsafe-memory-access}. */
+    private static final int UNSAFE_FLAG_FEATURE = 23;
+
     private ChildJvm() {}
 
     /**
@@ -78,6 +83,14 @@ public final class ChildJvm {
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-XX:-UsePerfData");
         command.add("-Xshare:auto");
+        if (Runtime.version().feature() >= NATIVE_ACCESS_FLAG_FEATURE) {
+            // The ring-owning io_uring backend calls the C library; JDK 24+ also warns about Agrona's
+            // use of sun.misc.Unsafe. Granted, as a service on those JDKs must.
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        if (Runtime.version().feature() >= UNSAFE_FLAG_FEATURE) {
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
         command.add("-ea");
         command.add("-Dwalden.checks=true");
         command.add("-cp");

@@ -22,6 +22,9 @@ public final class CrashTally {
     /** Child JVMs killed with SIGKILL and checked, on the io_uring backend. */
     public static final AtomicLong KILLS_URING = new AtomicLong();
 
+    /** Child JVMs killed with SIGKILL and checked, on the ring-owning io_uring backend (JDK 22+). */
+    public static final AtomicLong KILLS_URING_FFM = new AtomicLong();
+
     /** Injected I/O fault cases (and real full-disk cases) checked. */
     public static final AtomicLong FAULTS = new AtomicLong();
 
@@ -89,7 +92,8 @@ public final class CrashTally {
     /**
      * The summary line.
      *
-     * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... faults=... bitflips=...
+     * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... kills.uringFfm=...
+     *     faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
      *     hurried=... recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
      */
@@ -97,6 +101,7 @@ public final class CrashTally {
         return "CRASH-SUMMARY simulated=" + SIMULATED.get()
                 + " kills.nio=" + KILLS_NIO.get()
                 + " kills.uring=" + KILLS_URING.get()
+                + " kills.uringFfm=" + KILLS_URING_FFM.get()
                 + " faults=" + FAULTS.get()
                 + " bitflips=" + BITFLIPS.get()
                 + " flips.newest=" + FLIPS_NEWEST.get()
