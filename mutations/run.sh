@@ -16,7 +16,12 @@ while read -r patch module tests; do
     git -C "$clone" apply "$root/mutations/$patch"
     log="$clone.log"
     start=$(date +%s)
-    if (cd "$clone" && mvn -B ${MUTATION_MVN_OPTS:-} verify -pl "$module" -am -Dtest="$tests" \
+    # Modules that need JDK 22+ (wal-uring-ffm) build with the machines' JDK 25.
+    jdk=${JAVA_HOME:-}
+    if [[ "$module" == wal-uring-ffm ]]; then
+        jdk=${WALDEN_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
+    fi
+    if (cd "$clone" && JAVA_HOME=$jdk mvn -B ${MUTATION_MVN_OPTS:-} verify -pl "$module" -am -Dtest="$tests" \
             -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true >"$log" 2>&1); then
         echo "SURVIVED $patch: $tests passed ($(($(date +%s) - start)) s, log $log)"
         survived=1
