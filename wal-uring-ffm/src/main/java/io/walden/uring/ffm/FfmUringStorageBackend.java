@@ -1,10 +1,12 @@
 package io.walden.uring.ffm;
 
+import io.walden.spi.FileSystemTypes;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.function.Function;
 
 /**
  * The io_uring storage backend that owns its ring, through the Foreign Function and Memory API (JDK
@@ -22,14 +24,30 @@ import java.nio.file.Path;
  */
 public final class FfmUringStorageBackend implements StorageBackend {
     private final StorageOptions options;
+    private final Function<Path, String> fileSystemTypes;
 
     /**
      * Creates a backend.
      *
+     * <p>O_DSYNC on FUSE: through io_uring, the kernel's FUSE path completes O_DSYNC direct writes
+     * without the flush O_DSYNC requires (the jasyncfio backend's {@code UringStorageBackend} says what
+     * was seen). On a FUSE file system (type {@code fuse*}) a session of a backend created with O_DSYNC
+     * therefore opens its files without it, so that the log makes writes durable with fdatasync; it says
+     * so in {@link StorageSession#durabilityNote()}, the log's statistics and its log.
+     *
      * @param options the I/O options.
      */
     public FfmUringStorageBackend(final StorageOptions options) {
+        this(options, FileSystemTypes::type);
+    }
+
+    /**
+     * Creates a backend that reads file system types with a given function (tests stand in for the
+     * mount table with it).
+     */
+    FfmUringStorageBackend(final StorageOptions options, final Function<Path, String> fileSystemTypes) {
         this.options = options;
+        this.fileSystemTypes = fileSystemTypes;
     }
 
     /** Creates a buffered backend: fdatasync makes writes durable. */
@@ -44,6 +62,15 @@ public final class FfmUringStorageBackend implements StorageBackend {
 
     @Override
     public StorageSession open(final Path directory, final Runnable completionSignal) throws IOException {
-        return new FfmUringStorageSession(directory, options, completionSignal);
+        final String type = fileSystemTypes.apply(directory);
+        if (options.dsync() && FileSystemTypes.isFuse(type)) {
+            final String note = "O_DSYNC writes through io_uring are not made durable on the FUSE file system "
+                    + type + " (the kernel's FUSE path completes them without a flush), so this "
+                    + name() + " backend opens its files without O_DSYNC and the log syncs with fdatasync instead;"
+                    + " for a faster durable mode here use the FileChannel backend (io.walden.nio) with O_DSYNC";
+            return new FfmUringStorageSession(
+                    directory, new StorageOptions(options.directIo(), false), completionSignal, note);
+        }
+        return new FfmUringStorageSession(directory, options, completionSignal, null);
     }
 }

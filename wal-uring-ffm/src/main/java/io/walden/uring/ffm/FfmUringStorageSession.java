@@ -86,6 +86,7 @@ final class FfmUringStorageSession implements StorageSession {
     private final Path directory;
     private final StorageOptions options;
     private final Runnable completionSignal;
+    private final String durabilityNote;
     private final IoUring ring;
     private final FileChannel directoryChannel;
     private final FileTable<Integer> files = new FileTable<>();
@@ -106,7 +107,11 @@ final class FfmUringStorageSession implements StorageSession {
     // Set by the closing holder; read by the waiter thread.
     private volatile boolean stopping;
 
-    FfmUringStorageSession(final Path directory, final StorageOptions options, final Runnable completionSignal)
+    FfmUringStorageSession(
+            final Path directory,
+            final StorageOptions options,
+            final Runnable completionSignal,
+            final String durabilityNote)
             throws IOException {
         final String reason = FfmUringSupport.unavailableReason();
         if (reason != null) {
@@ -115,6 +120,7 @@ final class FfmUringStorageSession implements StorageSession {
         this.directory = directory;
         this.options = options;
         this.completionSignal = completionSignal;
+        this.durabilityNote = durabilityNote;
         this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
         try {
             this.ring = IoUring.open(RING_ENTRIES);
@@ -159,6 +165,11 @@ final class FfmUringStorageSession implements StorageSession {
     @Override
     public boolean writesDurable() {
         return options.dsync();
+    }
+
+    @Override
+    public String durabilityNote() {
+        return durabilityNote;
     }
 
     @Override
