@@ -6,6 +6,7 @@ import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -24,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * the completion waiter, blocks on the ring's eventfd and runs the log's completion signal when the
  * kernel posts a completion; the log then runs the work that follows it there ({@link
  * #completionThreadMayRunIo()}). A sync that its caller would only wait for ({@link
- * #submitSyncOnCaller}) is entered with a wait for completions, so a lone writer's sync completes on
- * its own thread.
+ * #submitSyncOnCaller}) is a direct fdatasync(2) on that thread: io_uring would hand it to a kernel
+ * worker thread and back.
  *
  * <pre>
  *   duty holder --SQE, io_uring_enter--> kernel --CQE--> completion ring --> poll (duty holder)
@@ -97,6 +98,9 @@ final class FfmUringStorageSession implements StorageSession {
     private final long[] cachedAddresses = new long[BUFFER_ADDRESS_CACHE_SIZE];
     private final IoUring.CompletionConsumer ringCompletion = this::onRingCompletion;
     private final Thread waiter;
+    // The duty holder's errno, for the calls it makes directly.
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment errno = LinuxCalls.newErrnoSegment(arena);
 
     // Duty holder.
     private int nextCachedBuffer;
@@ -243,7 +247,7 @@ final class FfmUringStorageSession implements StorageSession {
         operation.remainingBytes = lengthBytes;
         operation.totalBytes = lengthBytes;
         ring.prepareWrite(operation.fd, fileOffset, operation.address, lengthBytes, operation.index);
-        enter(operation, false);
+        enter(operation);
     }
 
     /**
@@ -280,36 +284,48 @@ final class FfmUringStorageSession implements StorageSession {
         operation.fileOffset = fileOffset;
         operation.allocateBytes = lengthBytes;
         ring.prepareAllocate(operation.fd, fileOffset, lengthBytes, operation.index);
-        enter(operation, false);
+        enter(operation);
     }
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        prepareSync(fileHandle, token, false);
+        prepareSync(fileHandle, token);
     }
 
-    /** Enters the sync and waits in the kernel until a completion is posted: the caller would only wait. */
+    /**
+     * Runs fdatasync(2) on the calling thread, which would only wait for the sync: io_uring hands every
+     * fsync to a kernel worker thread (io-wq), a wake-up and a hand-back the direct call does not cost.
+     * The descriptor is the one the ring writes through, so the sync covers every completed write and
+     * sees every write-back error since the last sync. Its completion waits for the next {@link #poll}.
+     */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
-        prepareSync(fileHandle, token, true);
+        final Operation operation = take(Kind.SYNC, token);
+        operation.fd = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
+        if (LinuxCalls.fdatasync(errno, operation.fd) < 0) {
+            operation.result = -1;
+            operation.failure =
+                    new IOException(describe(operation) + " failed: " + LinuxCalls.describe(LinuxCalls.errno(errno)));
+        }
+        localCompletions.add(operation);
+        // Signalled here, on the submitting thread, as the SPI allows: no CQE will signal it, and a
+        // completion round on the waiter thread may end without another poll.
+        completionSignal.run();
     }
 
-    private void prepareSync(final int fileHandle, final long token, final boolean wait) {
+    private void prepareSync(final int fileHandle, final long token) {
         final Operation operation = take(Kind.SYNC, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         ring.prepareDataSync(operation.fd, operation.index);
-        enter(operation, wait);
+        enter(operation);
     }
 
     /** Hands the prepared entry to the kernel; if that fails, the operation completes with the failure. */
-    private void enter(final Operation operation, final boolean wait) {
+    private void enter(final Operation operation) {
         try {
-            if (wait) {
-                ring.submitAndWait();
-            } else {
-                ring.submit();
-            }
+            ring.submit();
         } catch (final IOException ex) {
             operation.result = -1;
             operation.failure =
@@ -384,7 +400,7 @@ final class FfmUringStorageSession implements StorageSession {
             operation.remainingBytes -= result;
             ring.prepareWrite(
                     operation.fd, operation.fileOffset, operation.address, operation.remainingBytes, operation.index);
-            enter(operation, false);
+            enter(operation);
             return;
         }
         operation.result = result;
@@ -478,6 +494,7 @@ final class FfmUringStorageSession implements StorageSession {
         } catch (final IOException ignored) {
             // A read-only directory channel loses nothing on close.
         }
+        arena.close();
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

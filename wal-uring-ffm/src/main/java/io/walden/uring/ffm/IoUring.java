@@ -7,7 +7,6 @@ import static io.walden.uring.ffm.IoUringDescriptor.CQ_OFF_CQES;
 import static io.walden.uring.ffm.IoUringDescriptor.CQ_OFF_HEAD;
 import static io.walden.uring.ffm.IoUringDescriptor.CQ_OFF_RING_MASK;
 import static io.walden.uring.ffm.IoUringDescriptor.CQ_OFF_TAIL;
-import static io.walden.uring.ffm.IoUringDescriptor.IORING_ENTER_GETEVENTS;
 import static io.walden.uring.ffm.IoUringDescriptor.IORING_FEAT_SINGLE_MMAP;
 import static io.walden.uring.ffm.IoUringDescriptor.IORING_FSYNC_DATASYNC;
 import static io.walden.uring.ffm.IoUringDescriptor.IORING_OFF_CQ_RING;
@@ -262,16 +261,6 @@ final class IoUring implements AutoCloseable {
      */
     void submit() throws IOException {
         enter(0, 0);
-    }
-
-    /**
-     * Holder: hands every prepared entry to the kernel and waits until at least one completion is in
-     * the completion ring.
-     *
-     * @throws IOException if io_uring_enter fails.
-     */
-    void submitAndWait() throws IOException {
-        enter(1, IORING_ENTER_GETEVENTS);
     }
 
     private void enter(final int minComplete, final int flags) throws IOException {

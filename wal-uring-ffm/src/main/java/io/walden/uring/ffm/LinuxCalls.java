@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
 /**
  * The Linux calls this backend makes, as downcalls into the C library through the Foreign Function
  * and Memory API: the three io_uring system calls (through {@code syscall}), and {@code open},
- * {@code close}, {@code mmap}, {@code munmap}, {@code eventfd}, {@code read}, {@code write} and
+ * {@code close}, {@code fdatasync}, {@code mmap}, {@code munmap}, {@code eventfd}, {@code read}, {@code write} and
  * {@code strerror}. Each call that can fail captures {@code errno} into a segment the caller owns
  * ({@link #newErrnoSegment}), so that no call allocates.
  *
@@ -82,6 +82,8 @@ final class LinuxCalls {
             downcall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle WRITE =
             downcall("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
+    private static final MethodHandle FDATASYNC =
+            downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -184,6 +186,14 @@ final class LinuxCalls {
             return (int) EVENTFD.invokeExact(errnoSegment, 0, EFD_CLOEXEC);
         } catch (final Throwable ex) {
             throw new IllegalStateException("eventfd could not be called", ex);
+        }
+    }
+
+    static int fdatasync(final MemorySegment errnoSegment, final int fd) {
+        try {
+            return (int) FDATASYNC.invokeExact(errnoSegment, fd);
+        } catch (final Throwable ex) {
+            throw new IllegalStateException("fdatasync could not be called", ex);
         }
     }
 

@@ -123,6 +123,42 @@ class FfmUringBackendTest {
     }
 
     @Test
+    void shouldCompleteASyncOnTheCallerBeforeItReturnsAndSignalItThere() throws Exception {
+        final List<Thread> signallers = new ArrayList<>();
+        final List<long[]> results = new ArrayList<>();
+        final List<IOException> failures = new ArrayList<>();
+        try (StorageSession session = new FfmUringStorageBackend().open(directory, () -> {
+            synchronized (signallers) {
+                signallers.add(Thread.currentThread());
+            }
+        })) {
+            final int handle = session.openFile(directory.resolve("synced"), true);
+            final ByteBuffer bytes = ByteBuffer.allocateDirect(64);
+            session.submitWrite(handle, 0, bytes, 0, 64, 1);
+            pollUntil(session, results, failures, 1);
+            synchronized (signallers) {
+                signallers.clear();
+            }
+            session.submitSyncOnCaller(handle, 2);
+            synchronized (signallers) {
+                assertTrue(signallers.contains(Thread.currentThread()), "signalled on the caller: " + signallers);
+            }
+            assertEquals(1, session.inFlight());
+            final int delivered = session.poll(
+                    (token, result, failure) -> {
+                        results.add(new long[] {token, result});
+                        failures.add(failure);
+                    },
+                    8);
+            assertEquals(1, delivered, "the sync completed before submitSyncOnCaller returned");
+            session.closeFile(handle);
+        }
+        assertEquals(2, results.get(1)[0]);
+        assertEquals(0, results.get(1)[1]);
+        assertNull(failures.get(1));
+    }
+
+    @Test
     void shouldAllocateSegmentsWithFallocateOnThisFileSystem() throws Exception {
         for (final StorageOptions options : List.of(StorageOptions.BUFFERED, StorageOptions.DIRECT)) {
             final Path file = directory.resolve("allocated-" + options.directIo());
