@@ -9,7 +9,8 @@ import java.util.Objects;
  * A storage session that forwards every call to another: the base for a session that changes a few
  * operations of a real one (to inject faults, delays or interrupts, or to record what it is asked to
  * do) and leaves the rest as they are. Override what changes; every method, including the defaults
- * of {@link StorageSession}, forwards as it is.
+ * of {@link StorageSession}, forwards as it is, but {@link #submitWriteOnCaller}, which goes through
+ * this session's own {@link #submitWrite}.
  *
  * <p><b>Threading:</b> as the session it forwards to.
  */
@@ -74,6 +75,22 @@ public class ForwardingStorageSession implements StorageSession {
             final int lengthBytes,
             final long token) {
         delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
+    }
+
+    /**
+     * Submits through this session's {@link #submitWrite}, so that a wrapper that changes writes (delays
+     * them, fails them, records them) changes these too; a wrapper that changes nothing about writes may
+     * override this to pass them on to its delegate's {@code submitWriteOnCaller}.
+     */
+    @Override
+    public void submitWriteOnCaller(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
     }
 
     @Override

@@ -139,6 +139,32 @@ public interface StorageSession extends AutoCloseable {
     }
 
     /**
+     * Submits a positional write, as {@link #submitWrite} does, that the backend may carry out on the
+     * calling thread before returning, its completion then waiting for the next {@link #poll} like any
+     * other. The owning thread asks for it only where writes are {@linkplain #writesDurable() durable by
+     * themselves}, the caller is an appender running its own record's I/O ({@link #callerMayRunIo()}),
+     * and no other write is in flight: the appender would only wait for this write. A backend that
+     * otherwise learns of completions on a thread of its own saves the hand-off back (as {@link
+     * #submitSyncOnCaller} does for syncs). The default submits as {@link #submitWrite} does.
+     *
+     * @param fileHandle the file.
+     * @param fileOffset byte offset in the file.
+     * @param source a direct buffer holding the bytes, as for {@link #submitWrite}.
+     * @param sourceOffset index of the first byte in {@code source}.
+     * @param lengthBytes how many bytes.
+     * @param token returned with the completion.
+     */
+    default void submitWriteOnCaller(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
+    }
+
+    /**
      * Whether an appender may run this session's writes and {@link #submitSyncOnCaller} syncs on its
      * own thread when the log's I/O path is idle, instead of handing them to the I/O thread (RocksDB's
      * write leader, for a group of one). Worth it when those operations complete before the submit

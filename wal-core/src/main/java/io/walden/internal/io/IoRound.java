@@ -188,7 +188,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                     positions.durablePosition,
                     positions.activeBase);
             workCount += raiseWriteLimit();
-            workCount += submitWrites();
+            workCount += submitWrites(kind == CALLER);
             workCount += roller.seal();
             workCount += syncs.maybeSync(
                     nowNs, finalTailPosition >= 0, marker.limitWaitsForSync(scanner.position(), positions.activeBase));
@@ -220,7 +220,13 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return workCount;
     }
 
-    private int submitWrites() {
+    /**
+     * Submits the next group write, if one may go.
+     *
+     * @param appenderAlone whether this round runs on an appender driving its own record's I/O.
+     * @return the work done.
+     */
+    private int submitWrites(final boolean appenderAlone) {
         final long scannedPosition = scanner.position();
         // A header write in flight (a mark, a raised limit, the continued flag) touches only the
         // header's block: data writes go on beside it.
@@ -258,7 +264,9 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 scanner.position(),
                 positions.activeBase,
                 positions.activeHandle,
-                writesDurable ? System.nanoTime() : 0);
+                writesDurable ? System.nanoTime() : 0,
+                // An appender running its own record's I/O would only wait for its durable write.
+                appenderAlone && writesDurable && !writes.inFlight());
         positions.submittedPosition = end;
         seal.onSubmitted(state.syncRequestCount());
         return 1;

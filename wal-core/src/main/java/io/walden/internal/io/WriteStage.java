@@ -105,6 +105,8 @@ final class WriteStage {
     private long retiredEnd;
     private long retiredEndRecords;
     private long retiredSubmitNs;
+    // Whether the last part of the write being submitted goes to the backend's submitWriteOnCaller.
+    private boolean lastPartOnCaller;
 
     /**
      * Creates the write stage of one log.
@@ -209,6 +211,9 @@ final class WriteStage {
      * @param activeBase the active segment's base.
      * @param activeHandle its handle.
      * @param nowNs now.
+     * @param onCaller whether the caller would only wait for this write (an appender running its own
+     *     record's I/O, writes durable by themselves, nothing else in flight): its last part then goes
+     *     to {@link StorageSession#submitWriteOnCaller}.
      */
     void submit(
             final long start,
@@ -217,8 +222,11 @@ final class WriteStage {
             final long scannedPosition,
             final long activeBase,
             final int activeHandle,
-            final long nowNs) {
+            final long nowNs,
+            final boolean onCaller) {
         Invariants.check(maySubmit(start), "write [%d, %d) beside %d in flight", start, end, inFlightCount());
+        Invariants.check(!onCaller || inFlightCount() == 0, "write on the caller beside %d in flight", inFlightCount());
+        lastPartOnCaller = onCaller;
         final int slot = (int) (nextSequence & slotMask);
         final long token = CompletionToken.ofWrite(slot);
         nextSequence++;
@@ -243,22 +251,37 @@ final class WriteStage {
             slotPartsPending[slot] = 1;
             slotFrameBytes[slot] = blockEnd - blockStart;
             newestByteEnd = blockEnd;
-            writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token);
+            writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token, lastPartOnCaller);
         } else if (!directIo) {
             slotPartsPending[slot] = 1;
             slotFrameBytes[slot] = end - start;
             newestByteEnd = end;
-            writeFromBuffer(start, end, activeBase, activeHandle, token);
+            writeFromBuffer(start, end, activeBase, activeHandle, token, lastPartOnCaller);
         } else {
             submitDirect(slot, start, end, activeBase, activeHandle, token);
         }
     }
 
-    /** Submits a write of log positions [start, end) of the active segment straight from the buffer. */
+    /**
+     * Submits a write of log positions [start, end) of the active segment straight from the buffer; to
+     * {@link StorageSession#submitWriteOnCaller} when it is the write's last part and the caller would
+     * only wait for it.
+     */
     private void writeFromBuffer(
-            final long start, final long end, final long activeBase, final int activeHandle, final long token) {
-        session.submitWrite(
-                activeHandle, start - activeBase, writeView, logBuffer.offset(start), (int) (end - start), token);
+            final long start,
+            final long end,
+            final long activeBase,
+            final int activeHandle,
+            final long token,
+            final boolean onCaller) {
+        final long fileOffset = start - activeBase;
+        final int sourceOffset = logBuffer.offset(start);
+        final int lengthBytes = (int) (end - start);
+        if (onCaller) {
+            session.submitWriteOnCaller(activeHandle, fileOffset, writeView, sourceOffset, lengthBytes, token);
+        } else {
+            session.submitWrite(activeHandle, fileOffset, writeView, sourceOffset, lengthBytes, token);
+        }
     }
 
     private void submitDirect(
@@ -282,7 +305,7 @@ final class WriteStage {
         tailBytes = scratchBlock.capacity();
         newestByteEnd = end > blockEnd ? blockEnd + tailBytes : blockEnd;
         if (blockEnd > blockStart) {
-            writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token);
+            writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token, lastPartOnCaller && end == blockEnd);
         }
         if (end > blockEnd) {
             // The partial last block: no later write is in flight beside it (maySubmit), and none
@@ -292,13 +315,14 @@ final class WriteStage {
             final int tailLength = (int) (end - blockEnd);
             scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
             scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
-            session.submitWrite(
-                    activeHandle,
-                    blockEnd - activeBase,
-                    scratchBlock,
-                    0,
-                    scratchBlock.capacity(),
-                    token | CompletionToken.WRITE_TAIL);
+            final long tailToken = token | CompletionToken.WRITE_TAIL;
+            if (lastPartOnCaller) {
+                session.submitWriteOnCaller(
+                        activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), tailToken);
+            } else {
+                session.submitWrite(
+                        activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), tailToken);
+            }
         }
     }
 

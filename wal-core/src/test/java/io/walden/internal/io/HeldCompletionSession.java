@@ -4,6 +4,7 @@ import io.walden.internal.FileRecordingSession;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.ForwardingStorageSession;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,6 +39,7 @@ final class HeldCompletionSession extends ForwardingStorageSession {
     private boolean directIo;
     private boolean writesDurable;
     private int syncsOnCaller;
+    private int writesOnCaller;
 
     HeldCompletionSession() {
         this(new FileRecordingSession());
@@ -138,6 +140,11 @@ final class HeldCompletionSession extends ForwardingStorageSession {
         held.clear();
     }
 
+    /** @return how many writes (or last parts of writes) were submitted to run on the caller's thread. */
+    int writesOnCaller() {
+        return writesOnCaller;
+    }
+
     /** @return how many syncs were submitted to run on the caller's thread. */
     int syncsOnCaller() {
         return syncsOnCaller;
@@ -195,6 +202,18 @@ final class HeldCompletionSession extends ForwardingStorageSession {
     @Override
     public int overlappingWritesMax() {
         return 64;
+    }
+
+    @Override
+    public void submitWriteOnCaller(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        writesOnCaller++;
+        submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
     }
 
     @Override

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.internal.LogBuffer;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -50,6 +51,30 @@ class IoRoundTest {
             session.deliver(SYNC);
             path.run();
             assertEquals(endA, path.state.durablePosition(), "the sync was submitted before B was written");
+        }
+    }
+
+    @Test
+    void shouldWriteOnTheCallerOnlyInAnAppendersRoundWhereWritesAreDurable() throws IOException {
+        final HeldCompletionSession durable =
+                new HeldCompletionSession().writesDurable(true).autoDeliver(WRITE);
+        try (IoPath path = new IoPath(Files.createDirectories(directory.resolve("durable")), durable)) {
+            final long first = path.appendPage();
+            path.run(IoRound.CALLER, 2);
+            assertEquals(first, path.state.durablePosition());
+            assertEquals(1, durable.writesOnCaller(), "an appender's own durable write");
+            final long second = path.appendPage();
+            path.run(IoRound.IO_THREAD, 2);
+            path.appendPage();
+            path.run(IoRound.COMPLETION, 1);
+            assertTrue(path.state.durablePosition() >= second);
+            assertEquals(1, durable.writesOnCaller(), "the I/O thread's and a completion round's writes");
+        }
+        final HeldCompletionSession buffered = new HeldCompletionSession().autoDeliver(WRITE, SYNC);
+        try (IoPath path = new IoPath(Files.createDirectories(directory.resolve("buffered")), buffered)) {
+            path.requestSync(path.appendPage());
+            path.run(IoRound.CALLER, 3);
+            assertEquals(0, buffered.writesOnCaller(), "a write the appender syncs after");
         }
     }
 

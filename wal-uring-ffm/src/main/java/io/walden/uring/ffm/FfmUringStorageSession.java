@@ -251,6 +251,50 @@ final class FfmUringStorageSession implements StorageSession {
     }
 
     /**
+     * Runs pwrite(2) on the calling thread, an appender that would only wait for this write (the log
+     * asks for it only where writes are durable by themselves and nothing else is in flight): through
+     * the ring its completion would wake the waiter thread, which would hand it back. A short write goes
+     * on for its remainder; the completion waits for the next {@link #poll}, signalled here.
+     */
+    @Override
+    public void submitWriteOnCaller(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
+        final Operation operation = take(Kind.WRITE, token);
+        operation.fd = files.file(fileHandle);
+        operation.path = files.path(fileHandle);
+        operation.address = addressOf(source) + sourceOffset;
+        operation.fileOffset = fileOffset;
+        operation.remainingBytes = lengthBytes;
+        operation.totalBytes = lengthBytes;
+        while (operation.remainingBytes > 0) {
+            final long written = LinuxCalls.pwrite(
+                    errno, operation.fd, operation.address, operation.remainingBytes, operation.fileOffset);
+            if (written > 0) {
+                operation.address += written;
+                operation.fileOffset += written;
+                operation.remainingBytes -= (int) written;
+                continue;
+            }
+            final int error = written < 0 ? LinuxCalls.errno(errno) : 0;
+            if (error == LinuxCalls.EINTR) {
+                continue;
+            }
+            operation.result = -1;
+            operation.failure = new IOException(describe(operation) + " failed: "
+                    + (written < 0 ? LinuxCalls.describe(error) : "no progress (result 0)"));
+            break;
+        }
+        localCompletions.add(operation);
+        // As for a sync on the caller: no CQE will signal this completion.
+        completionSignal.run();
+    }
+
+    /**
      * The native address of a direct buffer's first byte (index 0, whatever its position), from a small
      * cache: the log writes from a few buffers.
      */

@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
 /**
  * The Linux calls this backend makes, as downcalls into the C library through the Foreign Function
  * and Memory API: the three io_uring system calls (through {@code syscall}), and {@code open},
- * {@code close}, {@code fdatasync}, {@code mmap}, {@code munmap}, {@code eventfd}, {@code read}, {@code write} and
+ * {@code close}, {@code pwrite}, {@code fdatasync}, {@code mmap}, {@code munmap}, {@code eventfd}, {@code read}, {@code write} and
  * {@code strerror}. Each call that can fail captures {@code errno} into a segment the caller owns
  * ({@link #newErrnoSegment}), so that no call allocates.
  *
@@ -84,6 +84,8 @@ final class LinuxCalls {
             downcall("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle FDATASYNC =
             downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    private static final MethodHandle PWRITE = downcall(
+            "pwrite", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle STRERROR = LINKER.downcallHandle(
             LINKER.defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -194,6 +196,19 @@ final class LinuxCalls {
             return (int) FDATASYNC.invokeExact(errnoSegment, fd);
         } catch (final Throwable ex) {
             throw new IllegalStateException("fdatasync could not be called", ex);
+        }
+    }
+
+    static long pwrite(
+            final MemorySegment errnoSegment,
+            final int fd,
+            final long address,
+            final long lengthBytes,
+            final long fileOffset) {
+        try {
+            return (long) PWRITE.invokeExact(errnoSegment, fd, address, lengthBytes, fileOffset);
+        } catch (final Throwable ex) {
+            throw new IllegalStateException("pwrite could not be called", ex);
         }
     }
 

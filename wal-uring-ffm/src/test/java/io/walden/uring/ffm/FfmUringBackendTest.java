@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -156,6 +157,44 @@ class FfmUringBackendTest {
         assertEquals(2, results.get(1)[0]);
         assertEquals(0, results.get(1)[1]);
         assertNull(failures.get(1));
+    }
+
+    @Test
+    void shouldCompleteAWriteOnTheCallerBeforeItReturnsAndNameTheErrnoOfARefusedOne() throws Exception {
+        final List<Thread> signallers = new ArrayList<>();
+        final List<long[]> results = new ArrayList<>();
+        final List<IOException> failures = new ArrayList<>();
+        final CompletionHandler record = (token, result, failure) -> {
+            results.add(new long[] {token, result});
+            failures.add(failure);
+        };
+        try (StorageSession session = new FfmUringStorageBackend(new StorageOptions(true, true)).open(directory, () -> {
+            synchronized (signallers) {
+                signallers.add(Thread.currentThread());
+            }
+        })) {
+            final int handle = session.openFile(directory.resolve("on-caller"), true);
+            final ByteBuffer blocks = ByteBuffer.allocateDirect(3 * 4096);
+            final int base = alignedOffset(blocks);
+            blocks.put(base, (byte) 7);
+            session.submitWriteOnCaller(handle, 4096, blocks, base, 4096, 1);
+            synchronized (signallers) {
+                assertTrue(signallers.contains(Thread.currentThread()), "signalled on the caller: " + signallers);
+            }
+            assertEquals(1, session.poll(record, 8), "the write completed before the call returned");
+            // O_DIRECT needs block-aligned offsets: the kernel refuses offset 1 with EINVAL.
+            session.submitWriteOnCaller(handle, 1, blocks, base, 4096, 2);
+            assertEquals(1, session.poll(record, 8));
+            session.closeFile(handle);
+        }
+        assertEquals(1, results.get(0)[0]);
+        assertEquals(4096, results.get(0)[1]);
+        assertNull(failures.get(0));
+        assertEquals(7, Files.readAllBytes(directory.resolve("on-caller"))[4096]);
+        assertEquals(2, results.get(1)[0]);
+        assertTrue(results.get(1)[1] < 0);
+        final String message = failures.get(1).getMessage();
+        assertTrue(message.contains("on-caller") && message.contains("Invalid argument (errno 22)"), message);
     }
 
     @Test
