@@ -5,6 +5,8 @@ import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
+import io.walden.uring.ffm.RingOperations.Kind;
+import io.walden.uring.ffm.RingOperations.Operation;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,7 +17,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,39 +51,7 @@ final class FfmUringStorageSession implements StorageSession {
     static final int OPERATION_COUNT = 64;
 
     private static final int RING_ENTRIES = OPERATION_COUNT * 2;
-    private static final int BUFFER_ADDRESS_CACHE_SIZE = 4;
     private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
-
-    /** What an operation does. */
-    enum Kind {
-        WRITE,
-        ALLOCATE,
-        SYNC,
-        SYNC_DIRECTORY,
-        RENAME,
-        DELETE
-    }
-
-    /** One operation in flight; pooled, its index is the ring's user data. */
-    static final class Operation {
-        final int index;
-        Kind kind;
-        long token;
-        int fd;
-        Path path;
-        Path target;
-        long address;
-        long fileOffset;
-        int remainingBytes;
-        int totalBytes;
-        long allocateBytes;
-        int result;
-        IOException failure;
-
-        Operation(final int index) {
-            this.index = index;
-        }
-    }
 
     private final Path directory;
     private final StorageOptions options;
@@ -91,25 +60,19 @@ final class FfmUringStorageSession implements StorageSession {
     private final IoUring ring;
     private final FileChannel directoryChannel;
     private final FileTable<Integer> files = new FileTable<>();
-    private final Operation[] operations = new Operation[OPERATION_COUNT];
-    private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
+    private final RingOperations operations = new RingOperations(OPERATION_COUNT);
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
-    private final ByteBuffer[] cachedBuffers = new ByteBuffer[BUFFER_ADDRESS_CACHE_SIZE];
-    private final long[] cachedAddresses = new long[BUFFER_ADDRESS_CACHE_SIZE];
+    private final BufferAddresses bufferAddresses = new BufferAddresses();
     private final IoUring.CompletionConsumer ringCompletion = this::onRingCompletion;
-    private final Thread waiter;
+    private final CompletionWaiter waiter;
     // The duty holder's errno, for the calls it makes directly.
     private final Arena arena = Arena.ofShared();
     private final MemorySegment errno = LinuxCalls.newErrnoSegment(arena);
 
-    // Duty holder.
-    private int nextCachedBuffer;
-    private int inFlight;
+    // Duty holder: the handler and count of a poll in progress; whether the session closed.
     private CompletionHandler handler;
     private int delivered;
     private boolean closed;
-    // Set by the closing holder; read by the waiter thread.
-    private volatile boolean stopping;
 
     FfmUringStorageSession(
             final Path directory,
@@ -132,33 +95,8 @@ final class FfmUringStorageSession implements StorageSession {
             directoryChannel.close();
             throw ex;
         }
-        for (int i = 0; i < OPERATION_COUNT; i++) {
-            operations[i] = new Operation(i);
-            freeOperations.add(operations[i]);
-        }
-        this.waiter = new Thread(this::awaitCompletions, "walden-uring-ffm-" + directory.getFileName());
-        waiter.setDaemon(true);
+        this.waiter = new CompletionWaiter(ring, completionSignal, directory);
         waiter.start();
-    }
-
-    /** The waiter thread: runs the completion signal each time the kernel posts completions. */
-    private void awaitCompletions() {
-        try {
-            while (true) {
-                ring.awaitCompletion();
-                if (stopping) {
-                    return;
-                }
-                completionSignal.run();
-            }
-        } catch (final IOException | RuntimeException ex) {
-            if (!stopping) {
-                LOGGER.log(
-                        System.Logger.Level.ERROR,
-                        "the io_uring completion waiter of " + directory + " stopped; the log's I/O thread polls alone",
-                        ex);
-            }
-        }
     }
 
     @Override
@@ -239,10 +177,10 @@ final class FfmUringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = take(Kind.WRITE, token);
+        final Operation operation = operations.take(Kind.WRITE, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
-        operation.address = addressOf(source) + sourceOffset;
+        operation.address = bufferAddresses.addressOf(source) + sourceOffset;
         operation.fileOffset = fileOffset;
         operation.remainingBytes = lengthBytes;
         operation.totalBytes = lengthBytes;
@@ -264,10 +202,10 @@ final class FfmUringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = take(Kind.WRITE, token);
+        final Operation operation = operations.take(Kind.WRITE, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
-        operation.address = addressOf(source) + sourceOffset;
+        operation.address = bufferAddresses.addressOf(source) + sourceOffset;
         operation.fileOffset = fileOffset;
         operation.remainingBytes = lengthBytes;
         operation.totalBytes = lengthBytes;
@@ -284,8 +222,7 @@ final class FfmUringStorageSession implements StorageSession {
             if (error == LinuxCalls.EINTR) {
                 continue;
             }
-            operation.result = -1;
-            operation.failure = new IOException(describe(operation) + " failed: "
+            operation.failure = new IOException(operation.describe(directory) + " failed: "
                     + (written < 0 ? LinuxCalls.describe(error) : "no progress (result 0)"));
             break;
         }
@@ -295,34 +232,12 @@ final class FfmUringStorageSession implements StorageSession {
     }
 
     /**
-     * The native address of a direct buffer's first byte (index 0, whatever its position), from a small
-     * cache: the log writes from a few buffers.
-     */
-    private long addressOf(final ByteBuffer buffer) {
-        for (int i = 0; i < BUFFER_ADDRESS_CACHE_SIZE; i++) {
-            if (cachedBuffers[i] == buffer) {
-                return cachedAddresses[i];
-            }
-        }
-        if (!buffer.isDirect()) {
-            throw new IllegalArgumentException("io_uring writes need a direct buffer");
-        }
-        // A segment of a buffer starts at the buffer's position: take the position off for its base.
-        final long address = MemorySegment.ofBuffer(buffer).address() - buffer.position();
-        final int slot = nextCachedBuffer;
-        nextCachedBuffer = (slot + 1) % BUFFER_ADDRESS_CACHE_SIZE;
-        cachedBuffers[slot] = buffer;
-        cachedAddresses[slot] = address;
-        return address;
-    }
-
-    /**
      * IORING_OP_FALLOCATE (mode 0). A file system without fallocate answers EOPNOTSUPP, which
      * completes with 0: nothing allocated, and the core's zero-fill allocates the space instead.
      */
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        final Operation operation = take(Kind.ALLOCATE, token);
+        final Operation operation = operations.take(Kind.ALLOCATE, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         operation.fileOffset = fileOffset;
@@ -344,13 +259,12 @@ final class FfmUringStorageSession implements StorageSession {
      */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
-        final Operation operation = take(Kind.SYNC, token);
+        final Operation operation = operations.take(Kind.SYNC, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         if (LinuxCalls.fdatasync(errno, operation.fd) < 0) {
-            operation.result = -1;
-            operation.failure =
-                    new IOException(describe(operation) + " failed: " + LinuxCalls.describe(LinuxCalls.errno(errno)));
+            operation.failure = new IOException(
+                    operation.describe(directory) + " failed: " + LinuxCalls.describe(LinuxCalls.errno(errno)));
         }
         localCompletions.add(operation);
         // Signalled here, on the submitting thread, as the SPI allows: no CQE will signal it, and a
@@ -359,7 +273,7 @@ final class FfmUringStorageSession implements StorageSession {
     }
 
     private void prepareSync(final int fileHandle, final long token) {
-        final Operation operation = take(Kind.SYNC, token);
+        final Operation operation = operations.take(Kind.SYNC, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         ring.prepareDataSync(operation.fd, operation.index);
@@ -371,21 +285,20 @@ final class FfmUringStorageSession implements StorageSession {
         try {
             ring.submit();
         } catch (final IOException ex) {
-            operation.result = -1;
             operation.failure =
-                    new IOException(describe(operation) + " could not be submitted: " + ex.getMessage(), ex);
+                    new IOException(operation.describe(directory) + " could not be submitted: " + ex.getMessage(), ex);
             localCompletions.add(operation);
         }
     }
 
     @Override
     public void submitSyncDirectory(final long token) {
-        runInline(take(Kind.SYNC_DIRECTORY, token));
+        runInline(operations.take(Kind.SYNC_DIRECTORY, token));
     }
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        final Operation operation = take(Kind.RENAME, token);
+        final Operation operation = operations.take(Kind.RENAME, token);
         operation.path = source;
         operation.target = target;
         runInline(operation);
@@ -393,7 +306,7 @@ final class FfmUringStorageSession implements StorageSession {
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        final Operation operation = take(Kind.DELETE, token);
+        final Operation operation = operations.take(Kind.DELETE, token);
         operation.path = path;
         runInline(operation);
     }
@@ -406,10 +319,8 @@ final class FfmUringStorageSession implements StorageSession {
                 case DELETE -> Files.deleteIfExists(operation.path);
                 default -> throw new IllegalStateException("not an inline operation: " + operation.kind);
             }
-            operation.result = 0;
         } catch (final IOException ex) {
-            operation.result = -1;
-            operation.failure = new IOException(describe(operation) + " failed: " + ex.getMessage(), ex);
+            operation.failure = new IOException(operation.describe(directory) + " failed: " + ex.getMessage(), ex);
         }
         localCompletions.add(operation);
     }
@@ -437,7 +348,7 @@ final class FfmUringStorageSession implements StorageSession {
 
     /** A completion from the ring: a short write goes on; anything else is delivered. */
     private void onRingCompletion(final long userData, final int result) {
-        final Operation operation = operations[(int) userData];
+        final Operation operation = operations.get(userData);
         if (operation.kind == Kind.WRITE && result > 0 && result < operation.remainingBytes) {
             operation.address += result;
             operation.fileOffset += result;
@@ -447,13 +358,12 @@ final class FfmUringStorageSession implements StorageSession {
             enter(operation);
             return;
         }
-        operation.result = result;
         if (operation.kind == Kind.ALLOCATE && result == -LinuxCalls.EOPNOTSUPP) {
             // Nothing allocated: the core goes on without.
             operation.allocateBytes = 0;
         } else if (result < 0 || (operation.kind == Kind.WRITE && result == 0)) {
             final String detail = result < 0 ? LinuxCalls.describe(-result) : "no progress (result 0)";
-            operation.failure = new IOException(describe(operation) + " failed: " + detail);
+            operation.failure = new IOException(operation.describe(directory) + " failed: " + detail);
         }
         deliver(handler, operation);
         delivered++;
@@ -462,35 +372,14 @@ final class FfmUringStorageSession implements StorageSession {
     private void deliver(final CompletionHandler target, final Operation operation) {
         final long token = operation.token;
         final IOException failure = operation.failure;
-        final long result = failure != null
-                ? -1
-                : switch (operation.kind) {
-                    case WRITE -> operation.totalBytes;
-                    case ALLOCATE -> operation.allocateBytes;
-                    default -> 0;
-                };
-        release(operation);
+        final long result = failure != null ? -1 : operation.successResult();
+        operations.release(operation);
         target.onCompletion(token, result, failure);
-    }
-
-    private String describe(final Operation operation) {
-        return switch (operation.kind) {
-            case WRITE ->
-                "io_uring write of " + operation.remainingBytes + " bytes at offset " + operation.fileOffset + " to "
-                        + operation.path;
-            case ALLOCATE ->
-                "io_uring fallocate of " + operation.allocateBytes + " bytes at offset " + operation.fileOffset + " in "
-                        + operation.path;
-            case SYNC -> "io_uring fdatasync of " + operation.path;
-            case SYNC_DIRECTORY -> "fsync of directory " + directory;
-            case RENAME -> "rename of " + operation.path + " to " + operation.target;
-            case DELETE -> "delete of " + operation.path;
-        };
     }
 
     @Override
     public int inFlight() {
-        return inFlight;
+        return operations.inFlight();
     }
 
     @Override
@@ -500,21 +389,12 @@ final class FfmUringStorageSession implements StorageSession {
         }
         closed = true;
         final long deadlineNs = System.nanoTime() + CLOSE_TIMEOUT_NS;
-        while (inFlight > 0 && System.nanoTime() < deadlineNs) {
+        while (operations.inFlight() > 0 && System.nanoTime() < deadlineNs) {
             if (poll(DISCARD, OPERATION_COUNT) == 0) {
                 Thread.onSpinWait();
             }
         }
-        stopping = true;
-        ring.wakeWaiter();
-        boolean interrupted = false;
-        while (waiter.isAlive()) {
-            try {
-                waiter.join();
-            } catch (final InterruptedException ex) {
-                interrupted = true;
-            }
-        }
+        waiter.stop();
         files.removeAll((fd, path) -> {
             try {
                 NativeFiles.close(fd, path);
@@ -522,15 +402,15 @@ final class FfmUringStorageSession implements StorageSession {
                 // Every acknowledged byte was written and synced before close; nothing is lost.
             }
         });
-        Arrays.fill(cachedBuffers, null);
-        if (inFlight == 0) {
+        bufferAddresses.clear();
+        if (operations.inFlight() == 0) {
             ring.close();
         } else {
             // Operations the kernel still holds may write into the ring: leave it mapped (the process
             // reclaims it) rather than unmap memory the kernel writes to.
             LOGGER.log(
                     System.Logger.Level.WARNING,
-                    inFlight + " io_uring operations of " + directory
+                    operations.inFlight() + " io_uring operations of " + directory
                             + " did not complete within 30 s; the ring is left");
         }
         try {
@@ -539,30 +419,6 @@ final class FfmUringStorageSession implements StorageSession {
             // A read-only directory channel loses nothing on close.
         }
         arena.close();
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private Operation take(final Kind kind, final long token) {
-        final Operation operation = freeOperations.poll();
-        if (operation == null) {
-            throw new IllegalStateException("more than " + OPERATION_COUNT + " io_uring operations in flight");
-        }
-        operation.kind = kind;
-        operation.token = token;
-        operation.failure = null;
-        operation.result = 0;
-        inFlight++;
-        return operation;
-    }
-
-    private void release(final Operation operation) {
-        operation.path = null;
-        operation.target = null;
-        operation.failure = null;
-        inFlight--;
-        freeOperations.add(operation);
     }
 
     private static final CompletionHandler DISCARD = (token, result, failure) -> {};
