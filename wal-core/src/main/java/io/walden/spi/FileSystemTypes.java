@@ -35,4 +35,21 @@ public final class FileSystemTypes {
     public static boolean isFuse(final String type) {
         return FileSystemCheck.isFuse(type);
     }
+
+    /**
+     * What an io_uring backend with O_DSYNC does differently on a FUSE file system, in words for {@link
+     * StorageSession#durabilityNote()}: through io_uring, the kernel's FUSE path completes O_DSYNC
+     * writes without the flush O_DSYNC requires, so such a backend opens its files without O_DSYNC and
+     * the log syncs with fdatasync instead.
+     *
+     * @param type the file system type, a FUSE one.
+     * @param backendName the backend's name.
+     * @return the note, naming the file system, what is done instead and the faster alternative.
+     */
+    public static String ioUringDsyncOnFuseNote(final String type, final String backendName) {
+        return "O_DSYNC writes through io_uring are not made durable on the FUSE file system " + type
+                + " (the kernel's FUSE path completes them without a flush), so this " + backendName
+                + " backend opens its files without O_DSYNC and the log syncs with fdatasync instead;"
+                + " for a faster durable mode here use the FileChannel backend (io.walden.nio) with O_DSYNC";
+    }
 }

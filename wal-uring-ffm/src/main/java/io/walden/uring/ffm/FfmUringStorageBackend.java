@@ -64,10 +64,7 @@ public final class FfmUringStorageBackend implements StorageBackend {
     public StorageSession open(final Path directory, final Runnable completionSignal) throws IOException {
         final String type = fileSystemTypes.apply(directory);
         if (options.dsync() && FileSystemTypes.isFuse(type)) {
-            final String note = "O_DSYNC writes through io_uring are not made durable on the FUSE file system "
-                    + type + " (the kernel's FUSE path completes them without a flush), so this "
-                    + name() + " backend opens its files without O_DSYNC and the log syncs with fdatasync instead;"
-                    + " for a faster durable mode here use the FileChannel backend (io.walden.nio) with O_DSYNC";
+            final String note = FileSystemTypes.ioUringDsyncOnFuseNote(type, name());
             return new FfmUringStorageSession(
                     directory, new StorageOptions(options.directIo(), false), completionSignal, note);
         }

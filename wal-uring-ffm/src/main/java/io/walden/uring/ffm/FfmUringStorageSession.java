@@ -177,6 +177,18 @@ final class FfmUringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
+        final Operation operation = write(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
+        ring.prepareWrite(operation.fd, fileOffset, operation.address, lengthBytes, operation.index);
+        enter(operation);
+    }
+
+    private Operation write(
+            final int fileHandle,
+            final long fileOffset,
+            final ByteBuffer source,
+            final int sourceOffset,
+            final int lengthBytes,
+            final long token) {
         final Operation operation = operations.take(Kind.WRITE, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
@@ -184,8 +196,7 @@ final class FfmUringStorageSession implements StorageSession {
         operation.fileOffset = fileOffset;
         operation.remainingBytes = lengthBytes;
         operation.totalBytes = lengthBytes;
-        ring.prepareWrite(operation.fd, fileOffset, operation.address, lengthBytes, operation.index);
-        enter(operation);
+        return operation;
     }
 
     /**
@@ -202,13 +213,7 @@ final class FfmUringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = operations.take(Kind.WRITE, token);
-        operation.fd = files.file(fileHandle);
-        operation.path = files.path(fileHandle);
-        operation.address = bufferAddresses.addressOf(source) + sourceOffset;
-        operation.fileOffset = fileOffset;
-        operation.remainingBytes = lengthBytes;
-        operation.totalBytes = lengthBytes;
+        final Operation operation = write(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
         while (operation.remainingBytes > 0) {
             final long written = LinuxCalls.pwrite(
                     errno, operation.fd, operation.address, operation.remainingBytes, operation.fileOffset);

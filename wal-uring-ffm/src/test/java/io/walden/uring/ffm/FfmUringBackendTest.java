@@ -13,8 +13,6 @@ import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -24,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -216,34 +213,6 @@ class FfmUringBackendTest {
     }
 
     @Test
-    void shouldLeakNoFileDescriptorsThreadsOrDirectMemoryOverAThousandOpens() throws IOException {
-        final WalConfig config = WalConfig.builder(directory)
-                .backend(new FfmUringStorageBackend())
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(1024)
-                .build();
-        cycle(config, 20);
-        final long fdsBefore = openFileDescriptors();
-        final long directBefore = directMemoryUsed();
-        final int threadsBefore = Thread.activeCount();
-        int records = 0;
-        for (int i = 0; i < 50; i++) {
-            records += cycle(config, 20);
-        }
-        assertEquals(1000, records);
-        final long fdsAfter = openFileDescriptors();
-        final long directAfter = directMemoryUsed();
-        assertTrue(fdsAfter <= fdsBefore + 2, "open fds went from " + fdsBefore + " to " + fdsAfter);
-        assertTrue(
-                directAfter <= directBefore + (1 << 20),
-                "direct memory went from " + directBefore + " to " + directAfter + " bytes");
-        assertTrue(
-                Thread.activeCount() <= threadsBefore + 2,
-                "threads went from " + threadsBefore + " to " + Thread.activeCount());
-    }
-
-    @Test
     void shouldReportNoReasonWhereIoUringRuns() {
         assertNull(new FfmUringStorageBackendProvider().unavailableReason());
     }
@@ -270,31 +239,5 @@ class FfmUringBackendTest {
     private static int alignedOffset(final ByteBuffer buffer) {
         final int misalignment = buffer.alignmentOffset(0, 4096);
         return misalignment == 0 ? 0 : 4096 - misalignment;
-    }
-
-    private static int cycle(final WalConfig config, final int times) {
-        int appended = 0;
-        for (int i = 0; i < times; i++) {
-            try (Wal wal = Wal.open(config)) {
-                wal.append(new byte[] {(byte) i}, Durability.SYNCED);
-                appended++;
-            }
-        }
-        return appended;
-    }
-
-    private static long openFileDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
-
-    private static long directMemoryUsed() {
-        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-            if (pool.getName().equals("direct")) {
-                return pool.getMemoryUsed();
-            }
-        }
-        return 0;
     }
 }
