@@ -74,6 +74,26 @@ public final class BenchLogs {
     }
 
     /**
+     * Whether the io_uring backend that owns its ring is in this bench (built on JDK 22+) and can run
+     * here.
+     *
+     * @return true if the {@code uring-ffm*} backends can be opened.
+     */
+    public static boolean ffmUringAvailable() {
+        final StorageBackendProvider provider = ffmUringProvider();
+        return provider != null && provider.unavailableReason() == null;
+    }
+
+    private static StorageBackendProvider ffmUringProvider() {
+        for (final StorageBackendProvider provider : ServiceLoader.load(StorageBackendProvider.class)) {
+            if (provider.name().equals(FFM_URING)) {
+                return provider;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The io_uring backend that owns its ring (module wal-uring-ffm, JDK 22 and later), found through
      * its {@link StorageBackendProvider}: this module is compiled for Java 17 and cannot name it.
      */
@@ -87,14 +107,13 @@ public final class BenchLogs {
                     case "-direct-dsync" -> new StorageOptions(true, true);
                     default -> throw new IllegalArgumentException("unknown backend '" + name + "'");
                 };
-        for (final StorageBackendProvider provider : ServiceLoader.load(StorageBackendProvider.class)) {
-            if (provider.name().equals(FFM_URING)) {
-                final String reason = provider.unavailableReason();
-                if (reason != null) {
-                    throw new IllegalArgumentException("backend '" + name + "' cannot run here: " + reason);
-                }
-                return provider.create(options);
+        final StorageBackendProvider provider = ffmUringProvider();
+        if (provider != null) {
+            final String reason = provider.unavailableReason();
+            if (reason != null) {
+                throw new IllegalArgumentException("backend '" + name + "' cannot run here: " + reason);
             }
+            return provider.create(options);
         }
         throw new IllegalArgumentException("backend '" + name + "' needs JDK 22 or later and a walden-bench built"
                 + " on one (module wal-uring-ffm); this is JDK "

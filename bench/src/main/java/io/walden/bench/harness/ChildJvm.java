@@ -38,6 +38,9 @@ final class ChildJvm {
             "--add-opens=java.base/java.io=ALL-UNNAMED",
             "--add-opens=java.base/java.util=ALL-UNNAMED");
 
+    /** The first JDK whose Foreign Function API is final, and that knows the native access flag as such. */
+    private static final int NATIVE_ACCESS_FEATURE = 22;
+
     /** Heap of every scenario JVM. */
     static final String SCENARIO_HEAP = "-Xmx1g";
 
@@ -63,6 +66,10 @@ final class ChildJvm {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(CHRONICLE_FLAGS);
+        if (Runtime.version().feature() >= NATIVE_ACCESS_FEATURE) {
+            // The ring-owning io_uring backend (and jasyncfio, RocksDB) call native code.
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
         command.add("-Dwalden.checks=false");
         command.add("-Dchronicle.analytics.disable=true");
         command.add("-Dchronicle.announcer.disable=true");

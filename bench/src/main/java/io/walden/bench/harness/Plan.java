@@ -1,5 +1,6 @@
 package io.walden.bench.harness;
 
+import io.walden.bench.BenchLogs;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,6 +27,8 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
     public static final String PIPELINED_BACKEND = "uring-direct-dsync";
     /** An emulated deep-queue device: every write a 1 ms flush, any number at once (FlushDelayBackend). */
     public static final String DEEP_QUEUE_BACKEND = "nio+deepflush1000us";
+    /** The pipelined rows' backend through the ring-owning io_uring backend (JDK 22+ only). */
+    public static final String FFM_PIPELINED_BACKEND = "uring-ffm-direct-dsync";
     /** Warm-up of the start-up scenario, whatever the run's own warm-up. */
     public static final long START_UP_WARMUP_MS = 250;
     /** Measured time of the start-up scenario, whatever the run's own. */
@@ -100,10 +103,14 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
             ordered.add(baseline(Systems.CHRONICLE_QUEUE, "mmap", Scenario.NONE, "WRITTEN", 1, 128, warm, measure));
         }
         // Pipelined durable writes (issue 27), each beside its one-write-at-a-time row, in the full run:
-        // io_uring with O_DIRECT + O_DSYNC on this disk, and an emulated deep-queue device whose every
-        // write is a 1 ms flush (any number at once).
-        for (final String pipelined :
-                settings.quick() ? List.<String>of() : List.of(PIPELINED_BACKEND, DEEP_QUEUE_BACKEND)) {
+        // io_uring with O_DIRECT + O_DSYNC on this disk (also through the ring-owning backend, where the
+        // bench runs on JDK 22+), and an emulated deep-queue device whose every write is a 1 ms flush
+        // (any number at once).
+        final List<String> pipelinedBackends = new ArrayList<>(List.of(PIPELINED_BACKEND, DEEP_QUEUE_BACKEND));
+        if (BenchLogs.ffmUringAvailable()) {
+            pipelinedBackends.add(1, FFM_PIPELINED_BACKEND);
+        }
+        for (final String pipelined : settings.quick() ? List.<String>of() : pipelinedBackends) {
             for (final int writers : List.of(16, 64)) {
                 ordered.add(walden(pipelined, Scenario.NONE, "SYNCED", writers, 128, 0, warm, measure));
                 ordered.add(walden(pipelined, Systems.VARIANT_ONE_WRITE, "SYNCED", writers, 128, 0, warm, measure));
