@@ -1,4 +1,4 @@
-package io.walden.nio;
+package io.walden;
 
 import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageBackend;
@@ -11,11 +11,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A backend for tests that wraps a real one and interrupts a chosen appender thread inside its own
- * I/O: when that thread calls {@link StorageSession#submitWrite} or {@link
- * StorageSession#submitSyncOnCaller} (which, once the log is open, it does only while it runs its
- * record's I/O itself), one call in {@code oneIn} first sets the thread's interrupt flag, so the real operation runs on an
- * interrupted thread (a {@code FileChannel} is then closed under it). The interrupt lands exactly
- * where the test needs it, whatever the machine's load.
+ * I/O: when that thread calls {@link StorageSession#submitWrite}, {@link
+ * StorageSession#submitWriteOnCaller} or {@link StorageSession#submitSyncOnCaller} (which, once the log
+ * is open, it does only while it runs its record's I/O itself), one call in {@code oneIn} first sets
+ * the thread's interrupt flag, so the real operation runs on an interrupted thread (a {@code
+ * FileChannel} is then closed under it). The interrupt lands exactly where the test needs it, whatever
+ * the machine's load.
  *
  * <p><b>Threading:</b> the session is used as the SPI requires; the counters may be read from any
  * thread.
@@ -49,7 +50,7 @@ final class CallerInterruptingBackend implements StorageBackend {
         armed = true;
     }
 
-    /** @return writes and on-caller syncs the target ran itself since {@link #arm}. */
+    /** @return writes and on-caller writes and syncs the target ran itself since {@link #arm}. */
     long callerOperations() {
         return callerOperations.get();
     }
@@ -96,6 +97,19 @@ final class CallerInterruptingBackend implements StorageBackend {
                 final long token) {
             maybeInterrupt();
             super.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
+        }
+
+        /** Passes the write on to the backend's own on-caller path, which is what is under test. */
+        @Override
+        public void submitWriteOnCaller(
+                final int fileHandle,
+                final long fileOffset,
+                final ByteBuffer source,
+                final int sourceOffset,
+                final int lengthBytes,
+                final long token) {
+            maybeInterrupt();
+            delegate().submitWriteOnCaller(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
         }
 
         @Override
