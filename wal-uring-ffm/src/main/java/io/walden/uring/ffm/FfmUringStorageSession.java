@@ -25,13 +25,15 @@ import java.util.concurrent.TimeUnit;
  * {@link #poll}. No event loop stands between the log and the kernel. One thread of the session's own,
  * the completion waiter, blocks on the ring's eventfd and runs the log's completion signal when the
  * kernel posts a completion; the log then runs the work that follows it there ({@link
- * #completionThreadMayRunIo()}). A sync that its caller would only wait for ({@link
- * #submitSyncOnCaller}) is a direct fdatasync(2) on that thread: io_uring would hand it to a kernel
- * worker thread and back.
+ * #completionThreadMayRunIo()}). What a lone appender would only wait for does not go through the
+ * ring: its sync ({@link #submitSyncOnCaller}) is a direct fdatasync(2), which io_uring would hand to
+ * a kernel worker thread and back, and its O_DSYNC write ({@link #submitWriteOnCaller}) a direct
+ * pwrite(2); both complete before the call returns and are signalled on that thread.
  *
  * <pre>
  *   duty holder --SQE, io_uring_enter--> kernel --CQE--> completion ring --> poll (duty holder)
  *                                               \--eventfd--> waiter thread --> completion signal
+ *   lone appender --fdatasync / pwrite--> local completions --> signal, poll
  *   I/O thread --rename/delete/dir fsync (inline)--> local completions --> poll
  * </pre>
  *
