@@ -295,6 +295,8 @@ final class FfmUringStorageSession implements StorageSession {
             operation.failure =
                     new IOException(operation.describe(directory) + " could not be submitted: " + ex.getMessage(), ex);
             localCompletions.add(operation);
+            // No CQE will signal it, and a completion round may end without another poll.
+            completionSignal.run();
         }
     }
 

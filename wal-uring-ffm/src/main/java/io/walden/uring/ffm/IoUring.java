@@ -256,31 +256,28 @@ final class IoUring implements AutoCloseable {
     /**
      * Holder: hands every prepared entry to the kernel.
      *
-     * @throws IOException if io_uring_enter fails; the prepared entries are then lost to the caller,
-     *     which must fail the operations it prepared.
+     * @throws IOException if io_uring_enter fails; the entries it did not take are withdrawn (no later
+     *     call submits them), and the caller fails the operations it prepared.
      */
     void submit() throws IOException {
-        enter(0, 0);
-    }
-
-    private void enter(final int minComplete, final int flags) throws IOException {
         INT.setRelease(sqRing, sqTailOffset, sqTail);
-        while (true) {
-            final int toSubmit = preparedCount;
-            final long result = LinuxCalls.syscall(
-                    errno, LinuxCalls.SYS_IO_URING_ENTER, ringFd, toSubmit, minComplete, flags, 0L, 0L);
-            if (result >= 0) {
+        while (preparedCount > 0) {
+            final long result =
+                    LinuxCalls.syscall(errno, LinuxCalls.SYS_IO_URING_ENTER, ringFd, preparedCount, 0, 0, 0L, 0L);
+            if (result > 0) {
                 preparedCount -= (int) result;
-                if (preparedCount == 0) {
-                    return;
-                }
                 continue;
             }
-            final int error = LinuxCalls.errno(errno);
-            if (error != LinuxCalls.EINTR && error != LinuxCalls.EAGAIN) {
-                preparedCount = 0;
-                throw new IOException("io_uring_enter failed: " + LinuxCalls.describe(error));
+            final int error = result < 0 ? LinuxCalls.errno(errno) : 0;
+            if (error == LinuxCalls.EINTR || error == LinuxCalls.EAGAIN) {
+                continue;
             }
+            final int untaken = preparedCount;
+            sqTail -= untaken;
+            INT.setRelease(sqRing, sqTailOffset, sqTail);
+            preparedCount = 0;
+            throw new IOException("io_uring_enter took none of " + untaken + " entries: "
+                    + (result < 0 ? LinuxCalls.describe(error) : "it returned 0"));
         }
     }
 

@@ -84,8 +84,6 @@ final class IoUringDescriptor {
     /** Setup flag: the completion ring size is given in cq_entries. */
     static final int IORING_SETUP_CQSIZE = 1 << 3;
 
-    /** io_uring_enter flag: wait for min_complete completions. */
-    static final int IORING_ENTER_GETEVENTS = 1;
     /** io_uring_register opcode: signal an eventfd on every completion. */
     static final int IORING_REGISTER_EVENTFD = 4;
 
