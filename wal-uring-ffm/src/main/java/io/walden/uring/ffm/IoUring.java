@@ -136,15 +136,26 @@ final class IoUring implements AutoCloseable {
         sqRingLengthBytes = sqLength;
         cqRingLengthBytes = cqLength;
         sqesLengthBytes = (long) this.entries * SQE_LENGTH;
+        MemorySegment mappedSq = null;
+        MemorySegment mappedCq = null;
         try {
-            sqRing = map(sqRingLengthBytes, IORING_OFF_SQ_RING, "submission ring");
-            cqRing = singleMapping ? sqRing : map(cqRingLengthBytes, IORING_OFF_CQ_RING, "completion ring");
+            mappedSq = map(sqRingLengthBytes, IORING_OFF_SQ_RING, "submission ring");
+            mappedCq = singleMapping ? mappedSq : map(cqRingLengthBytes, IORING_OFF_CQ_RING, "completion ring");
             sqes = map(sqesLengthBytes, IORING_OFF_SQES, "submission entries");
         } catch (final IOException ex) {
+            // Unmaps what was mapped before the failure, then gives the ring back.
+            if (mappedSq != null) {
+                LinuxCalls.munmap(errno, mappedSq.address(), sqRingLengthBytes);
+            }
+            if (mappedCq != null && !singleMapping) {
+                LinuxCalls.munmap(errno, mappedCq.address(), cqRingLengthBytes);
+            }
             LinuxCalls.close(errno, ringFd);
             arena.close();
             throw ex;
         }
+        sqRing = mappedSq;
+        cqRing = mappedCq;
         sqMask = sqRing.get(JAVA_INT, sqMaskOffset);
         cqMask = cqRing.get(JAVA_INT, cqMaskOffset);
         sqTail = (int) INT.getAcquire(sqRing, sqTailOffset);
