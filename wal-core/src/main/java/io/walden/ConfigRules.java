@@ -58,10 +58,14 @@ final class ConfigRules {
      * @throws WalException if the value set does not fit.
      */
     static int maxRecordBytes(
-            final boolean set, final int setBytes, final int bufferBytes, final int bufferDerivedFromSegmentBytes) {
+            final boolean set,
+            final int setBytes,
+            final int defaultBytes,
+            final int bufferBytes,
+            final int bufferDerivedFromSegmentBytes) {
         final int maxFrameBytes = (bufferBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
         final int limit = maxFrameBytes - FrameDescriptor.HEADER_LENGTH;
-        final int maxRecord = set ? setBytes : Math.min(WalConfig.MAX_RECORD_BYTES_DEFAULT, limit);
+        final int maxRecord = set ? setBytes : Math.min(defaultBytes, limit);
         check(
                 maxRecord >= 0 && maxRecord <= limit,
                 "maxRecordBytes",

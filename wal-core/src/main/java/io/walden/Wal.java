@@ -1,23 +1,23 @@
 package io.walden;
 
-import io.walden.internal.AppendPath;
-import io.walden.internal.AppendWaits;
-import io.walden.internal.BufferClaim;
 import io.walden.internal.DirectoryLock;
 import io.walden.internal.EngineHolder;
-import io.walden.internal.FileSystemCheck;
-import io.walden.internal.FramePublisher;
-import io.walden.internal.LiveInspection;
-import io.walden.internal.LogBuffer;
 import io.walden.internal.LogEngine;
 import io.walden.internal.LogOpening;
-import io.walden.internal.OnlineTruncation;
-import io.walden.internal.ReaderOpening;
-import io.walden.internal.RecordLimits;
-import io.walden.internal.Retention;
-import io.walden.internal.StatsCounters;
-import io.walden.internal.SuffixTruncation;
 import io.walden.internal.WalMonitor;
+import io.walden.internal.append.AppendPath;
+import io.walden.internal.append.AppendWaits;
+import io.walden.internal.append.BufferClaim;
+import io.walden.internal.append.FramePublisher;
+import io.walden.internal.append.RecordLimits;
+import io.walden.internal.read.ReaderOpening;
+import io.walden.internal.recovery.LiveInspection;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.StatsCounters;
+import io.walden.internal.truncation.OnlineTruncation;
+import io.walden.internal.truncation.Retention;
+import io.walden.internal.truncation.SuffixTruncation;
+import io.walden.spi.FileSystemTypes;
 import io.walden.spi.StorageBackend;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -115,7 +115,7 @@ public final class Wal implements AutoCloseable {
      *     policy allows, the backend cannot start, or an I/O error occurs.
      */
     public static Wal open(final WalConfig config) {
-        return open(config, FileSystemCheck::type);
+        return open(config, FileSystemTypes::type);
     }
 
     /**

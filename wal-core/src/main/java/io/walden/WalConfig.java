@@ -325,7 +325,18 @@ public final class WalConfig {
          * @return this builder.
          */
         public Builder fromSystemProperties() {
-            ConfigProperties.applyTo(this);
+            ConfigProperties.intProperty(SEGMENT_CAPACITY_BYTES_PROP_NAME, this::segmentCapacityBytes);
+            ConfigProperties.intProperty(BUFFER_CAPACITY_BYTES_PROP_NAME, this::bufferCapacityBytes);
+            ConfigProperties.intProperty(MAX_RECORD_BYTES_PROP_NAME, this::maxRecordBytes);
+            ConfigProperties.intProperty(MAX_BATCH_BYTES_PROP_NAME, this::maxBatchBytes);
+            ConfigProperties.longProperty(GROUP_WINDOW_NS_PROP_NAME, this::groupWindowNs);
+            ConfigProperties.booleanProperty(GROUP_RETURN_WAIT_PROP_NAME, this::groupReturnWait);
+            ConfigProperties.longProperty(WAIT_YIELD_NS_PROP_NAME, this::waitYieldNs);
+            ConfigProperties.longProperty(SYNC_INTERVAL_NS_PROP_NAME, this::syncIntervalNs);
+            ConfigProperties.longProperty(APPEND_TIMEOUT_NS_PROP_NAME, this::appendTimeoutNs);
+            ConfigProperties.intProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, this::recycledSegmentsMax);
+            ConfigProperties.intProperty(DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, this::durableWritesInFlightMax);
+            ConfigProperties.booleanProperty(WRITE_DEPTH_MEASURED_PROP_NAME, this::writeDepthMeasured);
             return this;
         }
 
@@ -562,7 +573,7 @@ public final class WalConfig {
             ConfigRules.checkPowerOfTwoInRange(
                     "bufferCapacityBytes", buffer, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
             final int maxRecord = ConfigRules.maxRecordBytes(
-                    maxRecordSet, maxRecordBytes, buffer, bufferCapacitySet ? -1 : segmentCapacityBytes);
+                    maxRecordSet, maxRecordBytes, MAX_RECORD_BYTES_DEFAULT, buffer, bufferCapacitySet ? -1 : segmentCapacityBytes);
             ConfigRules.check(
                     maxBatchBytes >= MAX_BATCH_BYTES_MIN,
                     "maxBatchBytes",

@@ -1,7 +1,8 @@
 package io.walden;
 
-import io.walden.internal.DirectoryTracker;
-import io.walden.internal.LogReader;
+import io.walden.internal.read.DirectoryTracker;
+import io.walden.internal.read.LogReader;
+import io.walden.internal.recovery.LiveInspection;
 import java.nio.file.Path;
 
 /**
@@ -98,7 +99,7 @@ public final class WalView implements AutoCloseable {
      * @return the inspection.
      */
     public LogInspection inspect() {
-        return Wal.inspect(directory);
+        return LiveInspection.inspect(directory);
     }
 
     /** Releases the view's buffer. Readers already opened stay usable until closed. */

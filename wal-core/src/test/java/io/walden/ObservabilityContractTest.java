@@ -11,13 +11,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
-import io.walden.internal.FileSystemCheck;
 import io.walden.internal.events.BackPressureEvent;
 import io.walden.internal.events.FailStopEvent;
 import io.walden.internal.events.RecoveryEvent;
 import io.walden.internal.events.SegmentPreparationEvent;
 import io.walden.internal.events.SegmentRollEvent;
 import io.walden.internal.events.SyncEvent;
+import io.walden.spi.FileSystemTypes;
 import io.walden.testing.ControllableBackend;
 import io.walden.testing.TestRecords.Read;
 import java.io.IOException;
@@ -316,7 +316,7 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
     @Test
     void shouldReportTheFileSystemAndThatALogInMemorySurvivesNoPowerLoss() {
         final Wal onDisk = open(config(logDirectory()).build());
-        assertEquals(FileSystemCheck.type(logDirectory()), onDisk.stats().fileSystemType());
+        assertEquals(FileSystemTypes.type(logDirectory()), onDisk.stats().fileSystemType());
         onDisk.close();
         final Wal inMemory = Wal.open(config(logDirectory()).build(), directory -> "tmpfs");
         openLogs.add(inMemory);

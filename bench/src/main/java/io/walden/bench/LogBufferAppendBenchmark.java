@@ -2,7 +2,7 @@ package io.walden.bench;
 
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.internal.LogBuffer;
+import io.walden.internal.state.LogBuffer;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;

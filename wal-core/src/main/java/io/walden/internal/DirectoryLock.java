@@ -2,6 +2,7 @@ package io.walden.internal;
 
 import io.walden.WalException;
 import io.walden.format.SegmentNames;
+import io.walden.spi.IoErrors;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

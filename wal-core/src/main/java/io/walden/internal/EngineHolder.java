@@ -1,6 +1,8 @@
 package io.walden.internal;
 
 import io.walden.WalException;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.NoSpace;
 import java.nio.file.Path;
 
 /**

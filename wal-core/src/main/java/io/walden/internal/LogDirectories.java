@@ -1,5 +1,6 @@
 package io.walden.internal;
 
+import io.walden.spi.FileSystemTypes;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -64,7 +65,7 @@ public final class LogDirectories {
      */
     public static void warnIfNotDurable(
             final Path directory, final String fileSystemType, final StorageSession session) {
-        if (!FileSystemCheck.survivesPowerLoss(fileSystemType)) {
+        if (!FileSystemTypes.survivesPowerLoss(fileSystemType)) {
             LOGGER.log(
                     WARNED_FILE_SYSTEM_TYPES.add(fileSystemType)
                             ? System.Logger.Level.WARNING

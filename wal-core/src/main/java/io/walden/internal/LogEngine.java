@@ -1,11 +1,14 @@
 package io.walden.internal;
 
-import io.walden.RecoveryReport;
 import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.format.SegmentNames;
-import io.walden.internal.events.RecoveryEvent;
 import io.walden.internal.io.IoAgent;
+import io.walden.internal.recovery.LogRecovery;
+import io.walden.internal.recovery.RecoveredLog;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -17,9 +20,8 @@ import java.util.function.Consumer;
 /**
  * One run of an open log's files: the storage session, the recovered log, the log buffer, the I/O
  * agent and its thread. A {@code Wal} has one at a time, held by its {@link EngineHolder};
- * {@code truncateAfter} on an open log ({@link OnlineTruncation}) stops
- * one (handing its {@link LogState} over), truncates the files, and starts the next on the same
- * state, so that waiters and readers carry on across it.
+ * {@code truncateAfter} on an open log stops one (handing its {@link LogState} over), truncates the
+ * files, and starts the next on the same state, so that waiters and readers carry on across it.
  *
  * <pre>
  *   Wal ── EngineHolder ── engine ──► LogEngine ── session, LogBuffer, IoAgent, I/O thread, RecoveredLog
@@ -77,13 +79,8 @@ public final class LogEngine {
      * Opens a storage session, recovers the log and starts its I/O thread. The caller holds the
      * directory lock; on failure the session is closed again and the lock left to the caller.
      *
-     * @param config the configuration.
-     * @param backend the storage backend.
      * @param existingState the state of the engine before this one, or null for a log's first.
-     * @param stats the log's counters.
      * @param onSessionOpen told the session before recovery runs (warnings about its durability).
-     * @return the running engine.
-     * @throws IOException on an I/O failure; the session is closed.
      * @throws WalException if recovery refuses the log or the configuration does not fit it.
      */
     public static LogEngine start(
@@ -95,50 +92,15 @@ public final class LogEngine {
             throws IOException {
         return startOn(config, backend, existingState, stats, session -> {
             onSessionOpen.accept(session);
-            final RecoveredLog recovered = recover(config, session);
-            return recovered;
+            return LogRecovery.recover(config, session);
         });
     }
 
     /**
-     * Truncates the log after a record and starts the next engine where it continues, on the state
-     * this (stopped) engine handed over; see {@link SuffixTruncation#truncateStopped}. The caller
-     * holds the directory lock.
-     *
-     * @param config the configuration.
-     * @param backend the storage backend.
-     * @param state the state the stopped engine handed over.
-     * @param stats the log's counters.
-     * @param lsn the LSN of the last record to keep, or -1.
-     * @param listener told the cut and the continue position before any file changes.
-     * @return the running engine.
-     * @throws IOException on an I/O failure; the session is closed, and the next open recovers the old
-     *     log or the truncated one.
-     * @throws WalException ({@link WalException.ErrorCode#POSITION}) if no record starts at {@code lsn},
-     *     with nothing changed; the caller starts an engine on the log as it is.
+     * Opens a storage session, makes the log it runs on with {@code source} and starts its I/O thread.
+     * The caller holds the directory lock; on failure the session is closed again.
      */
-    public LogEngine truncateAndStart(
-            final WalConfig config,
-            final StorageBackend backend,
-            final LogState state,
-            final StatsCounters stats,
-            final long lsn,
-            final SuffixTruncation.CutListener listener)
-            throws IOException {
-        final SuffixTruncation.StoppedLog stopped = new SuffixTruncation.StoppedLog(
-                recovered.logId(),
-                recovered.segmentCapacityBytes(),
-                state.startPosition() & -(long) recovered.segmentCapacityBytes(),
-                state.durablePosition(),
-                recovered.skippedRanges());
-        return startOn(config, backend, state, stats, session -> {
-            final RecoveredLog next = SuffixTruncation.truncateStopped(config, session, stopped, lsn, listener);
-            return next != null ? next : recover(config, session);
-        });
-    }
-
-    /** Opens a session, finds the log to start from in it, and starts the engine; closes the session on failure. */
-    private static LogEngine startOn(
+    public static LogEngine startOn(
             final WalConfig config,
             final StorageBackend backend,
             final LogState existingState,
@@ -165,9 +127,9 @@ public final class LogEngine {
         }
     }
 
-    /** Where an engine's log comes from, in a session just opened: recovery, or a truncation. */
+    /** Makes the log an engine runs on, from the engine's new storage session: recovery, or a truncation. */
     @FunctionalInterface
-    private interface LogSource {
+    public interface LogSource {
         RecoveredLog open(StorageSession session) throws IOException;
     }
 
@@ -241,35 +203,6 @@ public final class LogEngine {
         return durabilityNote;
     }
 
-    /** Runs recovery, as a Flight Recorder event when a recording has it enabled. */
-    private static RecoveredLog recover(final WalConfig config, final StorageSession session) throws IOException {
-        final RecoveryEvent event = RecoveryEvent.beginIfEnabled();
-        if (event == null) {
-            return new LogRecovery(config, session).recover();
-        }
-        event.directory = config.directory().toString();
-        try {
-            final RecoveredLog recovered = new LogRecovery(config, session).recover();
-            final RecoveryReport report = recovered.report();
-            event.newLog = report.newLog();
-            event.closedCleanly = report.closedCleanly();
-            event.segments = report.segments();
-            event.records = report.records();
-            event.bytesScanned = report.bytesScanned();
-            event.startPosition = report.startPosition();
-            event.endPosition = report.endPosition();
-            event.tornTailBytesCut = report.tornTailBytesCut();
-            event.tornTailRecordsCut = report.tornTailRecordsCut();
-            event.corruptBytes = report.droppedBytes() + report.skippedBytes();
-            event.findings = String.join("\n", report.findings());
-            return recovered;
-        } catch (final IOException | RuntimeException ex) {
-            event.refusal = ex.getMessage();
-            throw ex;
-        } finally {
-            event.commit();
-        }
-    }
 
     private void preloadPartialBlock(final long blockStart, final long end) {
         // With O_DIRECT the next write rewrites the partial last block from the log buffer, so the

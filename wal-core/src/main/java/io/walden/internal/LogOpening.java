@@ -2,6 +2,9 @@ package io.walden.internal;
 
 import io.walden.WalConfig;
 import io.walden.WalException;
+import io.walden.internal.state.NoSpace;
+import io.walden.internal.state.StatsCounters;
+import io.walden.spi.IoErrors;
 import io.walden.spi.StorageBackend;
 import java.io.IOException;
 import java.nio.file.Path;

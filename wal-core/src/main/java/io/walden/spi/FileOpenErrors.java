@@ -1,6 +1,5 @@
 package io.walden.spi;
 
-import io.walden.internal.IoErrors;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -1,17 +1,24 @@
 package io.walden.spi;
 
-import io.walden.internal.FileSystemCheck;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Set;
 
 /**
- * What a storage backend may ask about the file system that holds a log: its type, from the mount
- * table, and whether it is a FUSE file system (whose O_DSYNC and O_DIRECT a backend may not trust).
+ * What the log and its storage backends may ask about the file system that holds a log: its type,
+ * from the mount table; whether it lives in memory (tmpfs, ramfs: nothing survives a power loss,
+ * whatever is synced); and whether it is a FUSE file system (whose O_DSYNC and O_DIRECT a backend
+ * may not trust).
  *
  * <p><b>Threading:</b> any thread; stateless.
  */
 public final class FileSystemTypes {
     /** The type reported when the mount table cannot be read or names no mount for a path. */
-    public static final String UNKNOWN = FileSystemCheck.UNKNOWN_TYPE;
+    public static final String UNKNOWN = "unknown";
+
+    private static final Set<String> VOLATILE_TYPES = Set.of("tmpfs", "ramfs", "devtmpfs", "hugetlbfs");
 
     private FileSystemTypes() {}
 
@@ -23,17 +30,31 @@ public final class FileSystemTypes {
      * @return the type, or {@link #UNKNOWN}.
      */
     public static String type(final Path directory) {
-        return FileSystemCheck.type(directory);
+        try {
+            return Files.getFileStore(directory).type();
+        } catch (final IOException | SecurityException ex) {
+            return UNKNOWN;
+        }
     }
 
     /**
-     * Whether a file system type is FUSE.
+     * Whether a file system can keep data through a power loss at all.
+     *
+     * @param type a type as {@link #type} returns it.
+     * @return false for a file system in memory.
+     */
+    public static boolean survivesPowerLoss(final String type) {
+        return !VOLATILE_TYPES.contains(type.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Whether a file system type is FUSE ({@code fuse}, {@code fuse.*}, {@code fuseblk}).
      *
      * @param type a type as {@link #type} returns it.
      * @return whether it is a FUSE file system.
      */
     public static boolean isFuse(final String type) {
-        return FileSystemCheck.isFuse(type);
+        return type.toLowerCase(Locale.ROOT).startsWith("fuse");
     }
 
     /**

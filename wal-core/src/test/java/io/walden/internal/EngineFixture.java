@@ -1,6 +1,12 @@
 package io.walden.internal;
 
 import io.walden.WalConfig;
+import io.walden.internal.append.AppendPath;
+import io.walden.internal.append.AppendWaits;
+import io.walden.internal.append.BufferClaim;
+import io.walden.internal.append.RecordLimits;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -17,19 +23,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Threading:</b> the test's thread.
  */
-final class EngineFixture implements AutoCloseable {
-    static final int SEGMENT_BYTES = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
+public final class EngineFixture implements AutoCloseable {
+    public static final int SEGMENT_BYTES = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
 
-    final WalConfig config;
-    final RecordingBackend backend = new RecordingBackend();
-    final StatsCounters stats = new StatsCounters();
-    final EngineHolder holder;
+    public final WalConfig config;
+    public final RecordingBackend backend = new RecordingBackend();
+    public final StatsCounters stats = new StatsCounters();
+    public final EngineHolder holder;
 
-    EngineFixture(final Path directory) {
+    public EngineFixture(final Path directory) {
         this(directory, WalConfig.builder(directory));
     }
 
-    EngineFixture(final Path directory, final WalConfig.Builder builder) {
+    public EngineFixture(final Path directory, final WalConfig.Builder builder) {
         this.config =
                 builder.backend(backend).segmentCapacityBytes(SEGMENT_BYTES).build();
         try {
@@ -42,12 +48,12 @@ final class EngineFixture implements AutoCloseable {
     }
 
     /** @return the log's state. */
-    LogState state() {
+    public LogState state() {
         return holder.state();
     }
 
     /** Starts an engine on the log's files as they are, continuing a stopped one's state (or null). */
-    LogEngine startEngine(final LogState existingState) {
+    public LogEngine startEngine(final LogState existingState) {
         try {
             return LogEngine.start(config, backend, existingState, stats, session -> {});
         } catch (final IOException ex) {
@@ -71,7 +77,7 @@ final class EngineFixture implements AutoCloseable {
     }
 
     /** @return an append path on the log, whose appends wait up to 30 s for buffer space. */
-    AppendPath appendPath() {
+    public AppendPath appendPath() {
         return new AppendPath(
                 holder,
                 new BufferClaim(config.directory(), holder.state(), stats, TimeUnit.SECONDS.toNanos(30)),
@@ -85,12 +91,12 @@ final class EngineFixture implements AutoCloseable {
     }
 
     /** Opens a {@link FileRecordingSession} per engine; can be told to refuse the opens after some. */
-    static final class RecordingBackend implements StorageBackend {
+    public static final class RecordingBackend implements StorageBackend {
         // Opens left before each open fails; negative: never fail. Any thread.
         private final AtomicInteger opensLeft = new AtomicInteger(-1);
 
         /** Makes every open after the next {@code count} fail. */
-        void failOpensAfter(final int count) {
+        public void failOpensAfter(final int count) {
             opensLeft.set(count);
         }
 

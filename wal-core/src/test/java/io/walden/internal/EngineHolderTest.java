@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.WalException;
+import io.walden.internal.state.NoSpace;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

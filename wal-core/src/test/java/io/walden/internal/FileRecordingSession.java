@@ -1,5 +1,6 @@
 package io.walden.internal;
 
+import io.walden.internal.segment.BlockingIo;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;

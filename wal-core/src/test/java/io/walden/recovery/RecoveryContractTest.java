@@ -22,7 +22,7 @@ import io.walden.WalReader;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
-import io.walden.internal.WriteLimits;
+import io.walden.internal.segment.WriteLimits;
 import io.walden.spi.StorageBackend;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestFiles;

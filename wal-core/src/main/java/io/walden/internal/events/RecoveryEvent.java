@@ -1,5 +1,6 @@
 package io.walden.internal.events;
 
+import io.walden.RecoveryReport;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -91,5 +92,20 @@ public final class RecoveryEvent extends Event {
         }
         event.begin();
         return event;
+    }
+
+    /** Fills the event from what a recovery reports. */
+    public void describe(final RecoveryReport report) {
+        newLog = report.newLog();
+        closedCleanly = report.closedCleanly();
+        segments = report.segments();
+        records = report.records();
+        bytesScanned = report.bytesScanned();
+        startPosition = report.startPosition();
+        endPosition = report.endPosition();
+        tornTailBytesCut = report.tornTailBytesCut();
+        tornTailRecordsCut = report.tornTailRecordsCut();
+        corruptBytes = report.droppedBytes() + report.skippedBytes();
+        findings = String.join("\n", report.findings());
     }
 }

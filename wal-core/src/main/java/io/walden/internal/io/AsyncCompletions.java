@@ -2,8 +2,8 @@ package io.walden.internal.io;
 
 import io.walden.Durability;
 import io.walden.WalException;
-import io.walden.internal.AppendWaits;
-import io.walden.internal.LogState;
+import io.walden.internal.state.WaitFailure;
+import io.walden.internal.state.LogState;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -132,6 +132,6 @@ final class AsyncCompletions {
         final WalException failed = cause instanceof WalException walException
                 ? walException
                 : LogState.failureException(cause, pending.lsn() + 1);
-        return AppendWaits.outcomeUnknown(failed, pending.lsn(), pending.durability());
+        return WaitFailure.outcomeUnknown(failed, pending.lsn(), pending.durability());
     }
 }

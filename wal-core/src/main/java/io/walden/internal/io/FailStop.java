@@ -1,8 +1,8 @@
 package io.walden.internal.io;
 
-import io.walden.internal.LogBuffer;
-import io.walden.internal.LogState;
 import io.walden.internal.events.FailStopEvent;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;

@@ -9,9 +9,9 @@ import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 
 import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
-import io.walden.internal.Invariants;
-import io.walden.internal.LogBuffer;
-import io.walden.internal.StatsCounters;
+import io.walden.internal.state.Invariants;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.StatsCounters;
 import java.nio.ByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 

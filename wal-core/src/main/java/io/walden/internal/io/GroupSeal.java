@@ -1,7 +1,7 @@
 package io.walden.internal.io;
 
-import io.walden.internal.LogBuffer;
-import io.walden.internal.StatsCounters;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.StatsCounters;
 
 /**
  * Ends a group of frames on a block boundary, with a padding frame, so that the next group can be

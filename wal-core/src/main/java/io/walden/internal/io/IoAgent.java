@@ -2,10 +2,10 @@ package io.walden.internal.io;
 
 import io.walden.Durability;
 import io.walden.WalConfig;
-import io.walden.internal.LogBuffer;
-import io.walden.internal.LogState;
-import io.walden.internal.RecoveredLog;
-import io.walden.internal.StatsCounters;
+import io.walden.internal.recovery.RecoveredLog;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;

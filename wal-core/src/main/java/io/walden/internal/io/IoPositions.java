@@ -1,6 +1,6 @@
 package io.walden.internal.io;
 
-import io.walden.internal.LogState;
+import io.walden.internal.state.LogState;
 
 /**
  * Where the I/O path stands, in log positions: the active segment, and how far frames are released

@@ -1,9 +1,9 @@
 package io.walden.internal.io;
 
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.internal.Invariants;
-import io.walden.internal.LogBuffer;
-import io.walden.internal.LogState;
+import io.walden.internal.state.Invariants;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;

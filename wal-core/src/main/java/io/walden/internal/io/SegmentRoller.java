@@ -1,10 +1,10 @@
 package io.walden.internal.io;
 
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.internal.LogBuffer;
-import io.walden.internal.LogState;
-import io.walden.internal.StatsCounters;
 import io.walden.internal.events.SegmentRollEvent;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Path;

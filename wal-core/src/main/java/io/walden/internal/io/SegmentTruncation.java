@@ -1,8 +1,8 @@
 package io.walden.internal.io;
 
 import io.walden.format.SegmentNames;
-import io.walden.internal.Invariants;
-import io.walden.internal.LogState;
+import io.walden.internal.state.Invariants;
+import io.walden.internal.state.LogState;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;
 import org.agrona.BitUtil;

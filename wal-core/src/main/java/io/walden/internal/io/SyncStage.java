@@ -1,9 +1,9 @@
 package io.walden.internal.io;
 
-import io.walden.internal.Invariants;
-import io.walden.internal.LogState;
-import io.walden.internal.StatsCounters;
 import io.walden.internal.events.SyncEvent;
+import io.walden.internal.state.Invariants;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;

@@ -1,11 +1,11 @@
 package io.walden.internal.io;
 
 import io.walden.format.SegmentNames;
-import io.walden.internal.AlignedBuffer;
-import io.walden.internal.Invariants;
-import io.walden.internal.LogBuffer;
-import io.walden.internal.LogState;
-import io.walden.internal.StatsCounters;
+import io.walden.internal.state.AlignedBuffer;
+import io.walden.internal.state.Invariants;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;

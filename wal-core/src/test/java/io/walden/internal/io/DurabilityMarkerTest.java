@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
-import io.walden.internal.BlockingIo;
-import io.walden.internal.StatsCounters;
+import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.state.StatsCounters;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

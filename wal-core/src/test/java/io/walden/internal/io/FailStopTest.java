@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
-import io.walden.internal.LogBuffer;
+import io.walden.internal.state.LogBuffer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
-import io.walden.internal.LogBuffer;
-import io.walden.internal.StatsCounters;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.StatsCounters;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

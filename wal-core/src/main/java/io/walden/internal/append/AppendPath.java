@@ -1,0 +1,229 @@
+package io.walden.internal.append;
+
+import io.walden.Durability;
+import io.walden.WalBatch;
+import io.walden.WalException;
+import io.walden.format.FrameDescriptor;
+import io.walden.internal.EngineHolder;
+import io.walden.internal.LogEngine;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.agrona.DirectBuffer;
+
+/**
+ * Appends records: claims space in the current engine's log buffer (claiming again in the next
+ * engine when {@code truncateAfter} replaced it meanwhile), counts the append's sync request,
+ * publishes the payload with the {@link FramePublisher} of its kind, and waits for the level or
+ * hands the record to a future. Every kind of payload, batches and asynchronous appends go through
+ * the one claim loop of {@link #appendFramed}. Allocates nothing but the future of {@link
+ * #appendAsync}, and on failure.
+ *
+ * <pre>
+ *   check ──► claim (BufferClaim; CLOSED: replaced? claim again : refuse) ──► sync ticket
+ *         ──► publish (FramePublisher) ──► wait (AppendWaits) or complete a future
+ * </pre>
+ *
+ * <p><b>Threading:</b> immutable; called by any appending thread.
+ */
+public final class AppendPath {
+    /** {@link #tryAppend} result: the log failed and accepts nothing more. */
+    public static final long FAILED = -3;
+
+    /** Claim result inside this class: the engine was replaced by truncateAfter; claim again. */
+    private static final long REPLACED = -4;
+
+    private final EngineHolder holder;
+    private final LogState state;
+    private final BufferClaim bufferClaim;
+    private final AppendWaits waits;
+    private final RecordLimits limits;
+
+    /**
+     * Creates the append path of a log.
+     *
+     * @param holder the log's engine.
+     * @param bufferClaim claims space, waiting while the buffer is full.
+     * @param waits waits for the level.
+     * @param limits what is refused before a claim.
+     */
+    public AppendPath(
+            final EngineHolder holder,
+            final BufferClaim bufferClaim,
+            final AppendWaits waits,
+            final RecordLimits limits) {
+        this.holder = holder;
+        this.state = holder.state();
+        this.bufferClaim = bufferClaim;
+        this.waits = waits;
+        this.limits = limits;
+    }
+
+    /**
+     * Appends a record and waits until it reaches a level. The caller has checked that the region
+     * lies inside the payload.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte, if the kind has offsets.
+     * @param length the record's length.
+     * @param durability how far the record must get.
+     * @param publisher copies a payload of this kind.
+     * @param <P> what holds the payload.
+     * @return the record's LSN.
+     * @throws WalException as {@code Wal.append}.
+     */
+    public <P> long append(
+            final P payload,
+            final int offset,
+            final int length,
+            final Durability durability,
+            final FramePublisher<P> publisher) {
+        limits.checkLength(length);
+        RecordLimits.checkDurability(durability);
+        return appendFramed(payload, offset, length, framedBytes(length), publisher, durability, null);
+    }
+
+    /**
+     * Refuses a batch, or a level, before anything is claimed.
+     *
+     * @param batch the batch.
+     * @param durability the level.
+     * @return the space the batch's frames take together.
+     * @throws WalException {@link WalException.ErrorCode#CONFIG}, see {@link RecordLimits}.
+     */
+    public int checkBatch(final WalBatch batch, final Durability durability) {
+        RecordLimits.checkDurability(durability);
+        return limits.checkBatch(batch);
+    }
+
+    /**
+     * Appends a checked batch of more than one record as one unit, and waits until its last record
+     * reaches a level. A failure after the batch entered the log names the batch's first LSN.
+     *
+     * @param batch the batch.
+     * @param framedBytes what {@link #checkBatch} returned.
+     * @param durability how far the batch must get.
+     * @param frames publishes the batch's records with their batch flags.
+     * @return the LSN of the batch's first record.
+     * @throws WalException as {@code Wal.append(WalBatch, Durability)}.
+     */
+    public long appendBatch(
+            final WalBatch batch,
+            final int framedBytes,
+            final Durability durability,
+            final FramePublisher<WalBatch> frames) {
+        try {
+            return appendFramed(batch, 0, 0, framedBytes, frames, durability, null);
+        } catch (final WalException ex) {
+            if (ex.lsn() != WalException.NO_LSN) {
+                final long lsn = batch.lsn(0);
+                final long lastLsn = batch.lsn(batch.size() - 1);
+                if (ex.lsn() == lastLsn && lastLsn != lsn) {
+                    throw new WalException(
+                            ex.errorCode(),
+                            ex.getMessage() + " (the record at LSN " + lastLsn + " is the last of a batch of "
+                                    + batch.size() + " records that starts at LSN " + lsn + ")",
+                            ex.getCause(),
+                            lsn);
+                }
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Appends a record and returns a future completed with its LSN once it reaches a level.
+     *
+     * @param payload the record.
+     * @param durability the level that completes the future.
+     * @return the future.
+     * @throws WalException if the record cannot be appended at all.
+     */
+    public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
+        final int length = payload.length;
+        limits.checkLength(length);
+        RecordLimits.checkDurability(durability);
+        final CompletableFuture<Long> future = new CompletableFuture<>();
+        appendFramed(payload, 0, length, framedBytes(length), FramePublisher.BYTES, durability, future);
+        return future;
+    }
+
+    /**
+     * Appends a record as BUFFERED if there is space now, without waiting.
+     *
+     * @param payload holds the record.
+     * @param offset the record's first byte.
+     * @param length the record's length.
+     * @return the record's LSN, or {@link LogBuffer#BACK_PRESSURED} (also while truncateAfter replaces
+     *     the engine), {@link LogBuffer#CLOSED} or {@link #FAILED}.
+     * @throws WalException if the record is larger than {@code maxRecordBytes}.
+     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}.
+     */
+    public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
+        limits.checkLength(length);
+        Objects.checkFromIndexSize(offset, length, payload.capacity());
+        final LogEngine e = holder.engine();
+        final long lsn = e.logBuffer().claim(framedBytes(length));
+        if (lsn < 0) {
+            if (lsn == LogBuffer.CLOSED && state.failure() != null) {
+                return FAILED;
+            }
+            // Claims stop while truncateAfter replaces the engine: space is coming, as after back pressure.
+            return lsn == LogBuffer.CLOSED && !holder.isClosed() ? LogBuffer.BACK_PRESSURED : lsn;
+        }
+        e.logBuffer().publish(lsn, payload, offset, length);
+        e.agent().wakeIfParked();
+        return lsn;
+    }
+
+    /**
+     * The one claim loop: claims in the current engine until one takes the claim, publishes, then
+     * waits for the level or, with a future, hands the record to it.
+     *
+     * @param future completed when the record reaches the level, or null to wait here.
+     * @return the first record's LSN.
+     */
+    private <P> long appendFramed(
+            final P payload,
+            final int offset,
+            final int length,
+            final int framedBytes,
+            final FramePublisher<P> publisher,
+            final Durability durability,
+            final CompletableFuture<Long> future) {
+        LogEngine e;
+        long lsn;
+        while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        }
+        final long syncTicket = waits.syncTicket(durability);
+        final long lastLsn = publisher.publish(e.logBuffer(), lsn, payload, offset, length);
+        if (future == null) {
+            waits.awaitAppended(e, lastLsn, lsn + framedBytes, durability, syncTicket);
+        } else {
+            waits.completeWhenReached(e, lsn, durability, future);
+        }
+        return lsn;
+    }
+
+    /**
+     * Claims space in an engine's log buffer, waiting while it is full.
+     *
+     * @return the first frame's position, or {@link #REPLACED} if truncateAfter replaced the engine.
+     */
+    private long claim(final LogEngine e, final int framedBytes) {
+        final long lsn = bufferClaim.claim(e.logBuffer(), e.wake(), framedBytes);
+        if (lsn == LogBuffer.CLOSED) {
+            if (holder.replacedAfter(e)) {
+                return REPLACED;
+            }
+            throw holder.closedException();
+        }
+        return lsn;
+    }
+
+    private static int framedBytes(final int length) {
+        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
+    }
+}

@@ -1,0 +1,87 @@
+package io.walden.internal.append;
+
+import io.walden.WalException;
+import io.walden.internal.events.BackPressureEvent;
+import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
+import java.nio.file.Path;
+
+/**
+ * Claims space for an appender's frames in a log buffer, waiting while the buffer is full (back
+ * pressure) up to the append timeout, and reporting the wait: a count in the statistics, and a
+ * Flight Recorder event when a recording has it enabled. Allocates nothing unless the event is
+ * enabled or the wait times out.
+ *
+ * <p><b>Threading:</b> immutable; called by any appending thread.
+ */
+public final class BufferClaim {
+    private final Path directory;
+    private final LogState state;
+    private final StatsCounters stats;
+    private final long appendTimeoutNs;
+
+    /**
+     * Creates the claim of a log.
+     *
+     * @param directory the log directory, for the event and the timeout message.
+     * @param state the log's state, whose monitor back-pressure waits wait on.
+     * @param stats the log's counters.
+     * @param appendTimeoutNs the longest wait for space.
+     */
+    public BufferClaim(
+            final Path directory, final LogState state, final StatsCounters stats, final long appendTimeoutNs) {
+        this.directory = directory;
+        this.state = state;
+        this.stats = stats;
+        this.appendTimeoutNs = appendTimeoutNs;
+    }
+
+    /**
+     * Claims contiguous space, waiting while the buffer is full.
+     *
+     * @param logBuffer the buffer to claim in.
+     * @param ioWake wakes the I/O thread that frees space.
+     * @param alignedLength the frames' space together, at most a largest record's frame.
+     * @return the first frame's position, or {@link LogBuffer#CLOSED} if the buffer takes no more
+     *     claims.
+     * @throws WalException {@link WalException.ErrorCode#BACK_PRESSURE_TIMEOUT} if no space freed up
+     *     within the append timeout ({@link WalException.ErrorCode#STORAGE_SPACE} if the log waits for
+     *     a file system with no space for its next segment); {@link WalException.ErrorCode#INTERRUPTED} if the thread was
+     *     interrupted while it waited. Nothing was claimed.
+     */
+    public long claim(final LogBuffer logBuffer, final Runnable ioWake, final int alignedLength) {
+        long lsn = logBuffer.claim(alignedLength);
+        if (lsn == LogBuffer.BACK_PRESSURED) {
+            stats.recordBackPressureWait();
+            final BackPressureEvent event = BackPressureEvent.beginIfEnabled();
+            lsn = state.awaitClaim(logBuffer, alignedLength, System.nanoTime() + appendTimeoutNs, ioWake);
+            if (event != null) {
+                event.end();
+                if (event.shouldCommit()) {
+                    event.directory = directory.toString();
+                    event.frameBytes = alignedLength;
+                    event.bufferCapacityBytes = logBuffer.capacityBytes();
+                    event.gotSpace = lsn != LogBuffer.BACK_PRESSURED;
+                    event.commit();
+                }
+            }
+        }
+        if (lsn == LogBuffer.BACK_PRESSURED) {
+            final String shortage = state.spaceShortage();
+            if (shortage != null) {
+                throw new WalException(
+                        WalException.ErrorCode.STORAGE_SPACE,
+                        "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space: " + shortage
+                                + "; the record was not appended");
+            }
+            throw new WalException(
+                    WalException.ErrorCode.BACK_PRESSURE_TIMEOUT,
+                    "append waited " + appendTimeoutNs / 1_000_000 + " ms (appendTimeoutNs) for space in the "
+                            + logBuffer.capacityBytes() + "-byte log buffer (bufferCapacityBytes) of "
+                            + directory
+                            + ": the disk is slower than the appenders; slow down, or raise appendTimeoutNs");
+        }
+        return lsn;
+    }
+}

@@ -1,0 +1,56 @@
+package io.walden.internal.append;
+
+import io.walden.internal.state.LogBuffer;
+import java.nio.ByteBuffer;
+import org.agrona.DirectBuffer;
+
+/**
+ * Copies one kind of payload into the frames claimed for it and publishes them: the one step of an
+ * append that depends on what the payload is held in. The kinds are constants, so that the append
+ * path is written once for every kind and no call allocates a strategy.
+ *
+ * <p><b>Threading:</b> stateless; called by any appending thread, on the space it claimed.
+ *
+ * @param <P> what holds the payload.
+ */
+@FunctionalInterface
+public interface FramePublisher<P> {
+    /** A region of a {@code byte[]}. */
+    FramePublisher<byte[]> BYTES = FramePublisher::publishBytes;
+
+    /** A {@link ByteBuffer} from its position to its limit; offset and length are ignored. */
+    FramePublisher<ByteBuffer> BYTE_BUFFER = FramePublisher::publishByteBuffer;
+
+    /** A region of an Agrona {@link DirectBuffer}. */
+    FramePublisher<DirectBuffer> DIRECT_BUFFER = FramePublisher::publishDirectBuffer;
+
+    /**
+     * Copies a payload into the space claimed at a position and publishes its frames.
+     *
+     * @param logBuffer the buffer the space was claimed in.
+     * @param lsn where the claimed space starts: the first record's LSN.
+     * @param payload holds the record or records.
+     * @param offset the record's first byte in {@code payload}, if the kind has offsets.
+     * @param length the record's length, if the kind has lengths.
+     * @return the LSN of the last record published: {@code lsn} for a single record.
+     */
+    long publish(LogBuffer logBuffer, long lsn, P payload, int offset, int length);
+
+    private static long publishBytes(
+            final LogBuffer logBuffer, final long lsn, final byte[] payload, final int offset, final int length) {
+        logBuffer.publish(lsn, payload, offset, length);
+        return lsn;
+    }
+
+    private static long publishByteBuffer(
+            final LogBuffer logBuffer, final long lsn, final ByteBuffer payload, final int offset, final int length) {
+        logBuffer.publish(lsn, payload);
+        return lsn;
+    }
+
+    private static long publishDirectBuffer(
+            final LogBuffer logBuffer, final long lsn, final DirectBuffer payload, final int offset, final int length) {
+        logBuffer.publish(lsn, payload, offset, length);
+        return lsn;
+    }
+}

@@ -1,0 +1,81 @@
+package io.walden.internal.append;
+
+import io.walden.Durability;
+import io.walden.WalBatch;
+import io.walden.WalException;
+import io.walden.format.FrameDescriptor;
+
+/**
+ * What an append is refused for before anything is claimed (a claimed frame that is never
+ * published would stall the log): a record larger than {@code maxRecordBytes}, a batch whose frames
+ * take more than such a record's, an empty batch, a null durability level. Allocates nothing unless
+ * it refuses.
+ *
+ * <p><b>Threading:</b> immutable; called by any appending thread.
+ */
+public final class RecordLimits {
+    private final int maxRecordBytes;
+    private final long maxFramedBytes;
+
+    /**
+     * Creates the limits of a log.
+     *
+     * @param maxRecordBytes the largest record the log takes.
+     */
+    public RecordLimits(final int maxRecordBytes) {
+        this.maxRecordBytes = maxRecordBytes;
+        this.maxFramedBytes = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(maxRecordBytes));
+    }
+
+    /**
+     * Refuses a record's length outside 0 to {@code maxRecordBytes}.
+     *
+     * @param length the record's length.
+     * @throws WalException {@link WalException.ErrorCode#CONFIG} naming the limit.
+     */
+    public void checkLength(final int length) {
+        if (length < 0 || length > maxRecordBytes) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "record of " + length + " bytes exceeds maxRecordBytes=" + maxRecordBytes
+                            + "; raise WalConfig maxRecordBytes (and bufferCapacityBytes) or split the record");
+        }
+    }
+
+    /**
+     * Refuses a null level: it would be taken for one of the three.
+     *
+     * @param durability the level asked for.
+     * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is null.
+     */
+    public static void checkDurability(final Durability durability) {
+        if (durability == null) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG, "durability is null; pass Durability.BUFFERED, WRITTEN or SYNCED");
+        }
+    }
+
+    /**
+     * Refuses an empty batch, and one whose frames take more than a largest record's frame.
+     *
+     * @param batch the batch.
+     * @return the space its frames take together.
+     * @throws WalException {@link WalException.ErrorCode#CONFIG} naming the batch and the limit.
+     */
+    public int checkBatch(final WalBatch batch) {
+        if (batch.isEmpty()) {
+            throw new WalException(WalException.ErrorCode.CONFIG, "the batch holds no record; add records first");
+        }
+        if (batch.framedBytes() > maxFramedBytes) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "batch of " + batch.size() + " records takes " + batch.framedBytes()
+                            + " bytes framed, more than the "
+                            + maxFramedBytes + " bytes a record of maxRecordBytes=" + maxRecordBytes
+                            + " takes; nothing was"
+                            + " appended. Raise WalConfig maxRecordBytes (and bufferCapacityBytes) or make smaller"
+                            + " batches");
+        }
+        return (int) batch.framedBytes();
+    }
+}

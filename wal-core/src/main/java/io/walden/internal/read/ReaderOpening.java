@@ -1,0 +1,60 @@
+package io.walden.internal.read;
+
+import io.walden.Durability;
+import io.walden.WalException;
+import io.walden.WalReader;
+import io.walden.internal.EngineHolder;
+import io.walden.internal.LogEngine;
+import io.walden.internal.recovery.RecoveredLog;
+
+/**
+ * Opens readers on an open log, on what its current engine recovered (segment size, log id, the
+ * ranges recovery skipped), refusing a position beyond the log's end.
+ *
+ * <p><b>Threading:</b> immutable; called by any thread.
+ */
+public final class ReaderOpening {
+    private final EngineHolder holder;
+    private final int maxRecordBytes;
+
+    /**
+     * Creates the reader opening of a log.
+     *
+     * @param holder the log's engine.
+     * @param maxRecordBytes the largest record the log takes.
+     */
+    public ReaderOpening(final EngineHolder holder, final int maxRecordBytes) {
+        this.holder = holder;
+        this.maxRecordBytes = maxRecordBytes;
+    }
+
+    /**
+     * Opens a reader.
+     *
+     * @param fromLsn the first record to read.
+     * @param visibility {@link Durability#SYNCED} to see durable records, {@link Durability#WRITTEN}
+     *     to see written ones too.
+     * @return the reader.
+     * @throws WalException {@link WalException.ErrorCode#POSITION} if the position lies beyond the end
+     *     of the log, or was truncated away.
+     */
+    public WalReader open(final long fromLsn, final Durability visibility) {
+        final LogEngine e = holder.engine();
+        final long tail = e.logBuffer().tailPosition();
+        if (fromLsn > tail) {
+            throw new WalException(
+                    WalException.ErrorCode.POSITION,
+                    "position " + fromLsn + " is beyond the end of the log at " + tail);
+        }
+        final RecoveredLog recovered = e.recovered();
+        return new LogReader(
+                holder.directory(),
+                holder.state(),
+                recovered.segmentCapacityBytes(),
+                recovered.logId(),
+                recovered.skippedRanges(),
+                maxRecordBytes,
+                fromLsn,
+                visibility);
+    }
+}

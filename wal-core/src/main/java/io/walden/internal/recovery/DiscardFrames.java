@@ -1,0 +1,65 @@
+package io.walden.internal.recovery;
+
+import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
+import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
+import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
+import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
+import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
+import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
+import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+
+import io.walden.format.FrameChecksum;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Encodes the discard frame that recovery writes over positions the log gives up: from its offset to
+ * the end of its segment or to the write limit where the log continues, checksummed over its header only (see {@link
+ * io.walden.format.FrameDescriptor#TYPE_DISCARD}). The bytes it covers must already be zero. Where
+ * only eight bytes are left, it is a short padding frame instead, which holds no header.
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+final class DiscardFrames {
+    private DiscardFrames() {}
+
+    /**
+     * Writes a discard frame header into a buffer.
+     *
+     * @param buffer a direct buffer holding the frame's first {@link
+     *     io.walden.format.FrameDescriptor#HEADER_LENGTH} bytes at {@code index}; its order becomes LE.
+     * @param index where the frame starts in the buffer.
+     * @param position the frame's log position.
+     * @param offset the frame's offset in its segment; everything before it must be durable already.
+     * @param endOffset where the frame ends in its segment: the capacity, or a write limit where the log
+     *     continues.
+     * @param logId the log's identity.
+     */
+    static void write(
+            final ByteBuffer buffer,
+            final int index,
+            final long position,
+            final long offset,
+            final int endOffset,
+            final long logId) {
+        buffer.order(ByteOrder.LITTLE_ENDIAN);
+        final int frameLength = (int) (endOffset - offset);
+        if (frameLength == SHORT_PADDING_LENGTH) {
+            // Eight bytes left hold no header: a short padding frame (length and checksum only) covers
+            // them, as the writer closes a segment that ends so.
+            buffer.putInt(index + LENGTH_OFFSET, frameLength);
+            buffer.putInt(
+                    index + CHECKSUM_OFFSET,
+                    new FrameChecksum(logId).compute(buffer, index, frameLength, frameLength, position));
+            return;
+        }
+        buffer.putInt(index + LENGTH_OFFSET, frameLength);
+        buffer.putShort(index + TYPE_OFFSET, TYPE_DISCARD);
+        buffer.putShort(index + FLAGS_OFFSET, (short) 0);
+        buffer.putInt(index + DURABLE_OFFSET_OFFSET, (int) offset);
+        buffer.putInt(
+                index + CHECKSUM_OFFSET,
+                new FrameChecksum(logId).compute(buffer, index, frameLength, HEADER_LENGTH, position));
+    }
+}

@@ -1,0 +1,153 @@
+package io.walden.internal.recovery;
+
+import io.walden.LogInspection;
+import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Inspects a log that another process may be writing, where one inspection can meet the writer
+ * half-way, and decides which inspection to report.
+ *
+ * <p>Two things a live writer does look like trouble to a single inspection, which reads the files
+ * one after the other over some milliseconds:
+ *
+ * <ul>
+ *   <li><b>A segment is deleted by retention</b> after the directory was listed: reading it fails with
+ *       {@link NoSuchFileException}. The directory has moved on; inspect again.
+ *   <li><b>The roll fence seen out of order</b>: the newest segment was scanned up to a write in
+ *       progress, then the writer completed it, synced, rolled and wrote the first frame of the next
+ *       segment, which the inspection then finds. A segment that ends early followed by data is
+ *       corruption, so the inspection reports corruption that is not there.
+ * </ul>
+ *
+ * <p>Real damage does not move: every inspection finds it at the same file and offset. A race does
+ * not repeat in one place, since the writer only moves forward. So the rule is:
+ *
+ * <pre>
+ *   outcome of an inspection         | then
+ *   ---------------------------------+-----------------------------------------------------------
+ *   clean or torn tail               | report it
+ *   corruption, same as the last one | report it (confirmed)
+ *   corruption, other or first       | remember it; after MAX_CORRUPT_INSPECTIONS, report it
+ *                                    | unconfirmed; else inspect again
+ *   a listed segment vanished        | pause VANISHED_BACKOFF_NS, inspect again; after MAX_VANISHED,
+ *                                    | report the corruption remembered, if any, else fail
+ *   any other I/O error              | fail (WalException IO, naming the directory)
+ * </pre>
+ *
+ * <p>A log that is not being written is inspected once if it is sound, twice if it is corrupt.
+ * Retention deletes segments oldest first, one directory sync apart, so a burst of deletions can make
+ * several inspections in a row meet a vanished segment: hence the pause and the larger allowance.
+ *
+ * <p><b>Threading:</b> stateless; runs on the caller's thread.
+ */
+public final class LiveInspection {
+    /** Inspections that find corruption, at most, per call. */
+    public static final int MAX_CORRUPT_INSPECTIONS = 3;
+    /** Inspections that meet a vanished segment, at most, per call. */
+    public static final int MAX_VANISHED = 100;
+    /** Pause after an inspection met a vanished segment: lets a burst of deletions finish. */
+    public static final long VANISHED_BACKOFF_NS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    /** One inspection of the directory. */
+    @FunctionalInterface
+    public interface Inspector {
+        /**
+         * Inspects the directory once.
+         *
+         * @return the inspection.
+         * @throws IOException if a file cannot be read.
+         */
+        LogInspection inspect() throws IOException;
+    }
+
+    private LiveInspection() {}
+
+    /**
+     * Inspects a log directory, which may be live, by the rule above.
+     *
+     * @param directory the log directory.
+     * @return the inspection to report.
+     * @throws WalException ({@code CONFIG}) if the directory holds no log, or ({@code IO}) if it cannot be
+     *     read.
+     */
+    public static LogInspection inspect(final Path directory) {
+        return inspect(
+                directory,
+                () -> LogRecovery.inspect(directory),
+                MAX_CORRUPT_INSPECTIONS,
+                MAX_VANISHED,
+                VANISHED_BACKOFF_NS);
+    }
+
+    /**
+     * Applies the rule above, with given limits, to the inspections an inspector makes.
+     *
+     * @param directory the log directory, for messages.
+     * @param inspector inspects the directory once per call.
+     * @param maxCorruptInspections inspections finding corruption after which the last is reported.
+     * @param maxVanished inspections meeting a vanished segment after which the call gives up.
+     * @param vanishedBackoffNs pause after an inspection met a vanished segment.
+     * @return the inspection to report.
+     * @throws WalException ({@code IO}) on an I/O error other than a vanished segment, or if segments
+     *     vanished {@code maxVanished} times and no corruption was seen.
+     */
+    public static LogInspection inspect(
+            final Path directory,
+            final Inspector inspector,
+            final int maxCorruptInspections,
+            final int maxVanished,
+            final long vanishedBackoffNs) {
+        LogInspection unconfirmed = null;
+        int corruptInspections = 0;
+        int vanishedCount = 0;
+        while (true) {
+            final LogInspection inspection;
+            try {
+                inspection = inspector.inspect();
+            } catch (final NoSuchFileException ex) {
+                if (++vanishedCount < maxVanished) {
+                    LockSupport.parkNanos(vanishedBackoffNs);
+                    continue;
+                }
+                if (unconfirmed != null) {
+                    return unconfirmed;
+                }
+                throw new WalException(
+                        WalException.ErrorCode.IO,
+                        "cannot inspect the log in " + directory + ": in each of " + maxVanished
+                                + " inspections a segment file was deleted while it was read (last " + ex.getFile()
+                                + "); the writer's retention deletes segments faster than they can be read:"
+                                + " inspect again, or inspect a copy",
+                        ex);
+            } catch (final IOException ex) {
+                throw new WalException(
+                        WalException.ErrorCode.IO, "cannot inspect the log in " + directory + ": " + ex, ex);
+            }
+            if (inspection.verdict() != LogInspection.Verdict.CORRUPTION
+                    || (unconfirmed != null && sameDamage(unconfirmed, inspection))) {
+                return inspection;
+            }
+            unconfirmed = inspection;
+            if (++corruptInspections >= maxCorruptInspections) {
+                return unconfirmed;
+            }
+        }
+    }
+
+    private static boolean sameDamage(final LogInspection first, final LogInspection second) {
+        final WalCorruptionException a = first.corruption();
+        final WalCorruptionException b = second.corruption();
+        return a != null
+                && b != null
+                && Objects.equals(a.file(), b.file())
+                && a.fileOffset() == b.fileOffset()
+                && Objects.equals(a.getMessage(), b.getMessage());
+    }
+}

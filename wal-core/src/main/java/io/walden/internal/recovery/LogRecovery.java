@@ -1,0 +1,557 @@
+package io.walden.internal.recovery;
+
+import io.walden.LogInspection;
+import io.walden.RecoveryPolicy;
+import io.walden.RecoveryReport;
+import io.walden.WalConfig;
+import io.walden.WalCorruptionException;
+import io.walden.WalException;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.format.SuffixTruncationDescriptor;
+import io.walden.internal.events.RecoveryEvent;
+import io.walden.internal.recovery.TailJudge.Tail;
+import io.walden.internal.recovery.TailJudge.TailKind;
+import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.segment.FileReads;
+import io.walden.internal.segment.SuffixTruncationRecord;
+import io.walden.internal.segment.WriteLimits;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * Opens a log directory: validates every segment header and every frame, decides with {@link
+ * RecoveryRule} what the end of the log is, cuts a torn tail, and applies the {@link RecoveryPolicy}
+ * to corruption.
+ *
+ * <p>Decisions, in order:
+ *
+ * <ol>
+ *   <li>Leftover {@code .wal.tmp} files are unfinished preparations: deleted, directory synced.
+ *   <li>No segment: a new log with a new identity and a prepared first segment.
+ *   <li>A segment with a bad header, the wrong size, another log's identity, or a gap before it:
+ *       structural corruption.
+ *   <li>Segments are scanned in order, each to its end, looking past invalid frames for valid ones.
+ *       The first one that valid frames do not fill is the tail segment, and {@link RecoveryRule}
+ *       judges its end from ground truth: the clean close its header records, the durable offsets
+ *       its valid frames carry, and whether a later segment holds data.
+ *   <li>After a clean close the log continues where it ended; the clean-close record is cleared
+ *       (and synced) first, so that a later crash is never mistaken for a clean close.
+ *   <li>Otherwise (a crash) what lies after the tail segment's valid frames is copied into the
+ *       evidence directory, zeroed and synced, and covered by a discard frame up to the write limit
+ *       the segment's header records, where the log continues ({@link WriteLimits#continueOffset});
+ *       without a usable limit, the discard frame covers the rest of the segment and the log
+ *       continues in the next one. No position a reader may have seen before the crash is given to
+ *       another record: no frame was ever written at or past the limit.
+ *   <li>Discarding under {@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later
+ *       segments are moved whole into the evidence directory and replaced by segments that hold one
+ *       discard frame, so that positions stay unique and segments contiguous.
+ * </ol>
+ *
+ * <p>Evidence is made durable (file, directory) before the log is changed, and every change is synced
+ * before the next one depends on it, so a crash during recovery leaves a state that the same rules
+ * recover again.
+ *
+ * <p>This class coordinates; each step is a part of its own: {@link SegmentInventory} lists the
+ * directory, reads the log's identity and checks the segments' structure; {@link LogScan} walks the
+ * segments with {@link SegmentScanner}, which finds the valid frames; {@link TailJudge} judges the end with {@link RecoveryRule} and {@link
+ * TailDecision}; {@link TailRepair} cuts and discards with evidence ({@link RecoveryEvidence}) through
+ * {@link RecoveryWriter}; {@link SuffixTruncationCompletion} finishes a pending {@code truncateAfter};
+ * {@link RecoveryTally} gathers the report.
+ *
+ * <p><b>Threading:</b> runs on the opening thread, which owns the session until the I/O thread
+ * starts.
+ */
+public final class LogRecovery {
+    private final WalConfig config;
+    private final Path directory;
+    private final StorageSession session;
+    private final BlockingIo io;
+    private final RecoveryPolicy policy;
+    private final RecoveryTally tally = new RecoveryTally();
+    private final RecoveryEvidence evidence;
+    private final SegmentInventory inventory;
+
+    // Known once the headers have been read.
+    private long logId;
+    private int capacityBytes;
+    private RecoveryWriter writer;
+    // The configuration as the log's own segment capacity makes it (WalConfig.forSegmentCapacity).
+    private WalConfig logConfig;
+    // Whether this pass removed the leftover temporary files (beginChanges).
+    private boolean temporariesRemoved;
+
+    /**
+     * Creates a recovery.
+     *
+     * @param config the configuration.
+     * @param session the storage session; null only for a read-only inspection.
+     */
+    public LogRecovery(final WalConfig config, final StorageSession session) {
+        this.config = config;
+        this.directory = config.directory();
+        this.session = session;
+        this.io = session == null ? null : new BlockingIo(session);
+        this.policy = config.recoveryPolicy();
+        this.evidence = new RecoveryEvidence(directory);
+        this.inventory = new SegmentInventory(config, io, tally);
+    }
+
+    /** Recovers the log that a session opens, reporting it as a {@link RecoveryEvent}. */
+    public static RecoveredLog recover(final WalConfig config, final StorageSession session) throws IOException {
+        final RecoveryEvent event = RecoveryEvent.beginIfEnabled();
+        if (event == null) {
+            return new LogRecovery(config, session).recover();
+        }
+        event.directory = config.directory().toString();
+        try {
+            final RecoveredLog recovered = new LogRecovery(config, session).recover();
+            event.describe(recovered.report());
+            return recovered;
+        } catch (final IOException | RuntimeException ex) {
+            event.refusal = ex.getMessage();
+            throw ex;
+        } finally {
+            event.commit();
+        }
+    }
+
+    /**
+     * Runs recovery.
+     *
+     * @return the recovered state, with the active segment open.
+     * @throws IOException on an I/O failure.
+     * @throws WalCorruptionException on corruption the policy does not allow.
+     */
+    public RecoveredLog recover() throws IOException {
+        final long startNs = System.nanoTime();
+        final TreeMap<Long, Path> segments = inventory.list();
+        // Refused before anything is changed: another format, or a configuration the log cannot take.
+        inventory.refuseOtherFormats(segments);
+        identify(
+                segments.isEmpty()
+                        ? new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes())
+                        : inventory.readIdentity(segments, LogRecovery::newLogId));
+        inventory.refuseLostSuccessor(segments);
+        temporariesRemoved = false;
+        if (segments.isEmpty()) {
+            // Refused for space before anything is changed: a new log needs its first segment.
+            RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
+            return createLog(startNs, 0, 0, true);
+        }
+        final SuffixTruncationRecord pendingTruncation = truncations().read();
+        if (pendingTruncation != null) {
+            beginChanges();
+            truncations().complete(segments, pendingTruncation, -1);
+            // The log is now exactly what the truncation makes of it; recover it as it stands.
+            return recover();
+        }
+        final SegmentInventory.Structure structure = inventory.validate(segments, identity());
+        final List<Long> bases = structure.bases();
+        if (bases.isEmpty()) {
+            // Positions are never reused: the log restarts after the highest segment it had.
+            final long restart = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
+            beginChanges();
+            for (final Path path : segments.values()) {
+                tally.dropped(Files.size(path));
+                evidence.moveSegment(path);
+            }
+            tally.finding("no valid segment left; every segment file was moved into " + evidence.directory()
+                    + " and the log restarts at position " + restart);
+            return createLog(startNs, restart, restart, false);
+        }
+        try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
+            final LogScan.Decision decision =
+                    new LogScan(capacityBytes, policy, tally).scan(scanner, segments, structure);
+            if (decision.tailIndex() >= 0) {
+                return finish(
+                        scanner, segments, bases, decision.tailIndex(), decision.result(), decision.tail(), startNs);
+            }
+            // Every segment is full of valid frames: the log continues in a new segment after them.
+            final long lastBase = bases.get(bases.size() - 1);
+            final long lastEnd = lastBase + capacityBytes;
+            if (structure.discardFromBase() < 0) {
+                // Refused for space before anything is changed: the log continues in a new segment.
+                RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
+            }
+            beginChanges();
+            tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
+            if (structure.discardFromBase() >= 0) {
+                return createLog(
+                        startNs,
+                        repair().discardSegments(scanner, segments, structure.discardFromBase()),
+                        bases.get(0),
+                        false);
+            }
+            return createLog(startNs, lastEnd, bases.get(0), false);
+        }
+    }
+
+    /**
+     * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote,
+     * and returns the log to continue at the first frame of the segment at {@code continueBase},
+     * without scanning it: the caller stopped the log there, so every position it gave out lies
+     * below that base, every record is durable, and the segment at the base, if any, is one the log
+     * prepared and never wrote. A missing one is prepared now, without its zero-fill (as a hurried
+     * preparation): milliseconds rather than a write of the whole capacity, at the price of syncs
+     * that may also commit extent metadata until the log rolls past it.
+     *
+     * @param firstSegmentBase the base of the log's oldest segment.
+     * @param endPosition where the log's last record ends: nothing after it was ever written.
+     * @param continueBase where the log continues: the record's continue position.
+     * @param openSkippedRanges the skipped ranges the log was opened with (SKIP policy); those after
+     *     the cut are dropped.
+     * @return the log, its active segment open at {@code continueBase}.
+     * @throws IOException on an I/O failure.
+     * @throws WalCorruptionException if the record is gone or the kept records are damaged.
+     */
+    public RecoveredLog completeTruncationAndContinue(
+            final long firstSegmentBase,
+            final long endPosition,
+            final long continueBase,
+            final long[] openSkippedRanges)
+            throws IOException {
+        final long startNs = System.nanoTime();
+        final TreeMap<Long, Path> segments = inventory.list();
+        identify(inventory.readIdentity(segments, LogRecovery::newLogId));
+        inventory.removeTemporaries();
+        final SuffixTruncationRecord record = truncations().read();
+        final Path recordPath = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
+        if (record == null || record.continuePosition() != continueBase) {
+            throw new WalCorruptionException(
+                    recordPath,
+                    SuffixTruncationDescriptor.CONTINUE_POSITION_OFFSET,
+                    "the suffix-truncation record written a moment ago is "
+                            + (record == null ? "gone" : "for continue position " + record.continuePosition())
+                            + ", not for " + continueBase);
+        }
+        truncations().complete(segments, record, endPosition);
+        for (int i = 0; i < openSkippedRanges.length; i += 2) {
+            if (openSkippedRanges[i + 1] <= record.cutPosition()) {
+                tally.skipped(0, openSkippedRanges[i], openSkippedRanges[i + 1], "skipped when the log was opened");
+            }
+        }
+        final Path path = SegmentNames.segmentPath(directory, continueBase);
+        final ByteBuffer header = Files.exists(path) ? FileReads.readHeader(path) : null;
+        final boolean prepared = header != null
+                && SegmentHeaderDecoder.validate(header, continueBase) == null
+                && SegmentHeaderDecoder.logId(header) == logId
+                && SegmentHeaderDecoder.cleanEndPosition(header) < 0;
+        if (!prepared && header != null) {
+            io.delete(path);
+            io.syncDirectory();
+        }
+        final int handle = prepared ? session.openFile(path, false) : writer.prepareSegmentHurried(continueBase);
+        final long end = continueBase + SegmentHeaderDescriptor.HEADER_LENGTH;
+        tally.recoveredEndPosition = end;
+        tally.provenDurablePosition = end;
+        final int limitOffset = repair().recordWriteLimit(handle, path, SegmentHeaderDescriptor.HEADER_LENGTH);
+        return new RecoveredLog(
+                logId,
+                capacityBytes,
+                firstSegmentBase,
+                continueBase,
+                handle,
+                -1,
+                end,
+                limitOffset,
+                tally.skippedRanges(),
+                report(
+                        startNs,
+                        false,
+                        firstSegmentBase,
+                        end,
+                        (int) ((continueBase - firstSegmentBase) / capacityBytes) + 1));
+    }
+
+    /**
+     * Inspects a log directory without changing anything: the same validation and the same rule as
+     * recovery under {@link RecoveryPolicy#FAIL}, reporting what recovery would find, and cut or
+     * refuse, without doing it. No lock is taken, so the log may be open in another process; its
+     * newest segment may then end in a write in progress, which shows as a torn tail.
+     *
+     * @param directory the log directory.
+     * @return the inspection.
+     * @throws IOException if the directory or a file cannot be read.
+     * @throws WalException if the directory holds no segment file.
+     */
+    public static LogInspection inspect(final Path directory) throws IOException {
+        return new LogRecovery(
+                        WalConfig.builder(directory)
+                                .recoveryPolicy(RecoveryPolicy.FAIL)
+                                .build(),
+                        null)
+                .inspect();
+    }
+
+    private LogInspection inspect() throws IOException {
+        final long startNs = System.nanoTime();
+        if (!Files.isDirectory(directory)) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG, directory + " is not a directory: no Walden log there");
+        }
+        final TreeMap<Long, Path> segments = inventory.list();
+        if (segments.isEmpty()) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
+        }
+        long start = segments.firstKey();
+        inventory.refuseOtherFormats(segments);
+        try {
+            identify(inventory.readIdentity(segments, LogRecovery::newLogId));
+            inventory.refuseLostSuccessor(segments);
+            // Reported as a finding: an open completes it before anything else.
+            truncations().read();
+            final SegmentInventory.Structure structure = inventory.validate(segments, identity());
+            final List<Long> bases = structure.bases();
+            start = bases.get(0);
+            try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
+                final LogScan.Decision decision =
+                        new LogScan(capacityBytes, policy, tally).scan(scanner, segments, structure);
+                if (decision.tailIndex() < 0) {
+                    final long lastBase = bases.get(bases.size() - 1);
+                    final long lastEnd = lastBase + capacityBytes;
+                    final ByteBuffer header = FileReads.readHeader(segments.get(lastBase));
+                    tally.closedCleanly = SegmentHeaderDecoder.cleanEndPosition(header) == lastEnd;
+                    return new LogInspection(
+                            LogInspection.Verdict.CLEAN, report(startNs, false, start, lastEnd, bases.size()), null);
+                }
+                final long tailBase = bases.get(decision.tailIndex());
+                final Path tailPath = segments.get(tailBase);
+                final long endOffset = decision.tail().endOffset();
+                final long dataEnd = scanner.dataEnd(tailPath, endOffset, capacityBytes);
+                if (dataEnd > endOffset) {
+                    tally.tornTailFile = tailPath;
+                    tally.tornTailOffset = endOffset;
+                    tally.tornTailBytesCut = dataEnd - endOffset;
+                    tally.tornTailRecordsCut = TailJudge.countRecordsBetween(
+                            scanner, decision.result().runs(), endOffset, capacityBytes, tailPath, tailBase);
+                    tally.finding("torn tail in " + tailPath.getFileName() + " at offset " + endOffset + ": "
+                            + tally.tornTailBytesCut + " byte(s) past everything proven durable, holding "
+                            + tally.tornTailRecordsCut
+                            + " valid record(s); an open keeps them as evidence and cuts them");
+                }
+                return new LogInspection(
+                        dataEnd > endOffset ? LogInspection.Verdict.TORN_TAIL : LogInspection.Verdict.CLEAN,
+                        report(startNs, false, start, tailBase + endOffset, decision.tailIndex() + 1),
+                        null);
+            }
+        } catch (final WalCorruptionException ex) {
+            return new LogInspection(
+                    LogInspection.Verdict.CORRUPTION, report(startNs, false, start, -1, segments.size()), ex);
+        }
+    }
+
+    private RecoveredLog finish(
+            final SegmentScanner scanner,
+            final TreeMap<Long, Path> segments,
+            final List<Long> bases,
+            final int tailIndex,
+            final SegmentScanner.Result result,
+            final Tail tail,
+            final long startNs)
+            throws IOException {
+        final long tailBase = bases.get(tailIndex);
+        final Path tailPath = segments.get(tailBase);
+        final boolean clean = tail.kind() == TailKind.CLEAN;
+        final long nonZeroEnd = clean ? tail.endOffset() : scanner.dataEnd(tailPath, tail.endOffset(), capacityBytes);
+        final long continueOffset = tail.kind() == TailKind.CRASH
+                ? WriteLimits.continueOffset(
+                        tail.endOffset(),
+                        nonZeroEnd,
+                        SegmentHeaderDecoder.writeLimitOffset(FileReads.readHeader(tailPath)),
+                        capacityBytes)
+                : WriteLimits.NEXT_SEGMENT;
+        final boolean newSegment =
+                !clean && continueOffset == WriteLimits.NEXT_SEGMENT && !segments.containsKey(tailBase + capacityBytes);
+        // Refused for space before anything is changed.
+        RecoverySpace.require(
+                directory, nonZeroEnd - tail.endOffset(), newSegment ? capacityBytes : 0, inventory.temporaryBytes());
+        beginChanges();
+        // Cleared whatever the verdict: the log is about to be written again.
+        repair().clearCleanClose(segments, tailBase, tailBase + tail.endOffset());
+        final int tailHandle = session.openFile(tailPath, false);
+        if (clean) {
+            final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
+        }
+        // Everything after the tail segment goes too: discarded first, newest first, so that a crash
+        // part way never leaves the tail segment cut while later records are still there (the next
+        // open would return them after a gap); positions stay unique, segments contiguous.
+        final long discardedUpTo = tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase
+                ? repair().discardSegments(scanner, segments, tailBase + capacityBytes)
+                : -1;
+        repair().cutAndDiscard(
+                        scanner,
+                        tailPath,
+                        tailBase,
+                        tailHandle,
+                        tail,
+                        result,
+                        nonZeroEnd,
+                        continueOffset == WriteLimits.NEXT_SEGMENT ? capacityBytes : continueOffset);
+        if (continueOffset != WriteLimits.NEXT_SEGMENT) {
+            // Nothing at or past the limit was ever written: the log continues there, in this segment.
+            final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset);
+        }
+        session.closeFile(tailHandle);
+        if (discardedUpTo >= 0) {
+            return createLog(startNs, discardedUpTo, bases.get(0), false);
+        }
+        final long activeBase = tailBase + capacityBytes;
+        final Path activePath = segments.get(activeBase);
+        // An existing next segment is an unused prepared one: had it data, the rule would have judged
+        // corruption.
+        final int activeHandle =
+                activePath != null ? session.openFile(activePath, false) : writer.prepareSegment(activeBase);
+        final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex + 1, activeBase + capacityBytes);
+        return recovered(
+                startNs,
+                bases.get(0),
+                activeBase,
+                activeHandle,
+                nextHandle,
+                activeBase + SegmentHeaderDescriptor.HEADER_LENGTH);
+    }
+
+    private RecoveredLog recovered(
+            final long startNs,
+            final long firstBase,
+            final long activeBase,
+            final int activeHandle,
+            final int nextHandle,
+            final long endPosition)
+            throws IOException {
+        final int limitOffset = repair().recordWriteLimit(
+                        activeHandle, SegmentNames.segmentPath(directory, activeBase), endPosition - activeBase);
+        final RecoveryReport report =
+                report(startNs, false, firstBase, endPosition, (int) ((activeBase - firstBase) / capacityBytes) + 1);
+        return new RecoveredLog(
+                logId,
+                capacityBytes,
+                firstBase,
+                activeBase,
+                activeHandle,
+                nextHandle,
+                endPosition,
+                limitOffset,
+                tally.skippedRanges(),
+                report);
+    }
+
+    private RecoveredLog createLog(final long startNs, final long base, final long firstBase, final boolean newLog)
+            throws IOException {
+        beginChanges();
+        final int handle = writer.prepareSegment(base);
+        final long end = base + SegmentHeaderDescriptor.HEADER_LENGTH;
+        if (tally.recoveredEndPosition < 0) {
+            tally.recoveredEndPosition = end;
+            tally.provenDurablePosition = end;
+        }
+        final int limitOffset = repair().recordWriteLimit(
+                        handle, SegmentNames.segmentPath(directory, base), SegmentHeaderDescriptor.HEADER_LENGTH);
+        final RecoveryReport report =
+                report(startNs, newLog, firstBase, end, (int) ((base - firstBase) / capacityBytes) + 1);
+        return new RecoveredLog(
+                logId, capacityBytes, firstBase, base, handle, -1, end, limitOffset, tally.skippedRanges(), report);
+    }
+
+    /**
+     * Called before recovery's first change to the directory: removes the leftover temporary files
+     * (and syncs the directory) then, not before, so that every refusal found while the log is only
+     * read (configuration, identity, format, a lost segment, corruption under {@link
+     * RecoveryPolicy#FAIL}, too little space for the evidence) leaves every file as it was.
+     */
+    private void beginChanges() throws IOException {
+        if (!temporariesRemoved) {
+            temporariesRemoved = true;
+            inventory.removeTemporaries();
+        }
+    }
+
+    /**
+     * Takes the log's identity. Opening a log to write it refuses, before anything is changed, a
+     * configuration whose records do not fit the log's segments; a read-only inspection does not.
+     */
+    private void identify(final SegmentInventory.Identity identity) {
+        logId = identity.logId();
+        capacityBytes = identity.capacityBytes();
+        logConfig = config.forSegmentCapacity(capacityBytes);
+        if (session != null) {
+            checkRecordFits(logConfig, capacityBytes);
+        }
+        writer = session == null ? null : new RecoveryWriter(directory, session, io, logId, capacityBytes);
+    }
+
+    /**
+     * Refuses a {@code maxRecordBytes} whose frame, twice over, does not fit the log buffer that the
+     * log's segments allow.
+     *
+     * @param config the configuration.
+     * @param segmentCapacityBytes the log's segment capacity.
+     */
+    static void checkRecordFits(final WalConfig config, final int segmentCapacityBytes) {
+        final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), segmentCapacityBytes);
+        final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;
+        if (FrameDescriptor.frameLength(config.maxRecordBytes()) > maxFrameBytes) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "invalid WalConfig setting maxRecordBytes=" + config.maxRecordBytes() + ": the existing log in "
+                            + config.directory() + " has segments of " + segmentCapacityBytes
+                            + " bytes, which limits records to " + (maxFrameBytes - FrameDescriptor.HEADER_LENGTH)
+                            + " bytes; nothing was changed");
+        }
+    }
+
+    private SegmentInventory.Identity identity() {
+        return new SegmentInventory.Identity(logId, capacityBytes);
+    }
+
+    private TailRepair repair() {
+        return new TailRepair(session, io, writer, evidence, tally, capacityBytes);
+    }
+
+    private SuffixTruncationCompletion truncations() {
+        return new SuffixTruncationCompletion(
+                directory, session, io, writer, tally, logId, capacityBytes, maxFrameBytes());
+    }
+
+    private int maxFrameBytes() {
+        return FrameDescriptor.frameLength(logConfig.maxRecordBytes());
+    }
+
+    private RecoveryReport report(
+            final long startNs,
+            final boolean newLog,
+            final long startPosition,
+            final long endPosition,
+            final int segmentCount) {
+        return tally.report(
+                newLog,
+                logId,
+                capacityBytes,
+                segmentCount,
+                startPosition,
+                endPosition,
+                evidence.files(),
+                System.nanoTime() - startNs);
+    }
+
+    private static long newLogId() {
+        long id;
+        do {
+            id = new SecureRandom().nextLong();
+        } while (id == 0);
+        return id;
+    }
+}

@@ -1,0 +1,170 @@
+package io.walden.internal.recovery;
+
+import io.walden.RecoveryPolicy;
+import io.walden.WalCorruptionException;
+import io.walden.format.SegmentHeaderDecoder;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.recovery.TailJudge.Tail;
+import io.walden.internal.segment.FileReads;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * Recovery's walk over the segments: scans each in order to its end, counts what the complete ones
+ * keep, finds the tail segment (the first that valid frames do not fill) and has {@link TailJudge}
+ * judge its end from ground truth (the clean close its header records, the durable offsets its frames
+ * carry, its header's durability mark, whether a later segment holds data). It also follows where the
+ * records end before any range an earlier recovery gave up, for {@code recoveredEndPosition}.
+ *
+ * <p><b>Threading:</b> the opening thread.
+ */
+final class LogScan {
+    private final int capacityBytes;
+    private final RecoveryPolicy policy;
+    private final RecoveryTally tally;
+
+    /**
+     * Creates the walk of one recovery.
+     *
+     * @param capacityBytes the log's segment capacity.
+     * @param policy the recovery policy.
+     * @param tally where counts and findings go.
+     */
+    LogScan(final int capacityBytes, final RecoveryPolicy policy, final RecoveryTally tally) {
+        this.capacityBytes = capacityBytes;
+        this.policy = policy;
+        this.tally = tally;
+    }
+
+    /**
+     * Where the scan ended: the tail segment's index in the bases, its scan and how it ends; or a tail
+     * index of -1 when valid frames fill every segment.
+     */
+    record Decision(int tailIndex, SegmentScanner.Result result, Tail tail) {}
+
+    /**
+     * Scans the segments up to the tail segment and judges its end.
+     *
+     * @param scanner the frame scanner.
+     * @param segments the segment files, by base.
+     * @param structure the structurally valid segments.
+     * @return where the scan ended.
+     * @throws IOException if a segment cannot be read.
+     * @throws WalCorruptionException on corruption the policy does not allow.
+     */
+    Decision scan(
+            final SegmentScanner scanner,
+            final TreeMap<Long, Path> segments,
+            final SegmentInventory.Structure structure)
+            throws IOException {
+        final TailJudge judge = new TailJudge(capacityBytes, policy, tally);
+        final List<Long> bases = structure.bases();
+        final boolean structuralDamageLater = structure.discardFromBase() >= 0;
+        // Where the positions that earlier recoveries or truncations gave up after the last record
+        // begin, or -1: the records end there, whatever discard frames follow them.
+        long discardedFrom = -1;
+        for (int i = 0; i < bases.size(); i++) {
+            final long base = bases.get(i);
+            final Path path = segments.get(base);
+            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
+            if (result.complete()) {
+                final long openBatch =
+                        result.runs().get(result.runs().size() - 1).openBatchOffset();
+                if (openBatch >= 0) {
+                    throw new WalCorruptionException(
+                            path,
+                            openBatch,
+                            "the batch that starts at offset " + openBatch + " runs to the end of the segment, which"
+                                    + " valid frames fill; a batch never continues into another segment");
+                }
+                tally.countKept(result);
+                discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
+                continue;
+            }
+            final Path laterData = structuralDamageLater
+                    ? segments.get(structure.discardFromBase())
+                    : laterSegmentWithData(scanner, segments, bases, i);
+            final long cleanEnd = cleanEndOffset(result, segments, bases, i);
+            final long headerDurable = SegmentHeaderDecoder.durablePosition(FileReads.readHeader(path));
+            final long proven = Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
+            final Tail tail = judge.judge(scanner, path, base, result, proven, cleanEnd, laterData);
+            if (tail == null) {
+                // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
+                discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
+                continue;
+            }
+            discardedFrom = discardedAfterRecords(discardedFrom, base, result, tail.endOffset());
+            if (discardedFrom >= 0 && discardedFrom < tally.recoveredEndPosition) {
+                tally.recoveredEndPosition = discardedFrom;
+            }
+            return new Decision(i, result, tail);
+        }
+        final long lastEnd = bases.get(bases.size() - 1) + capacityBytes;
+        tally.recoveredEndPosition = discardedFrom >= 0 ? discardedFrom : lastEnd;
+        tally.provenDurablePosition = lastEnd;
+        return new Decision(-1, null, null);
+    }
+
+    /**
+     * Follows where the records end across the kept runs of a segment below an offset: a run with
+     * data ends the discarded range before it, and a discard frame after the last record starts one
+     * (a range an earlier recovery gave up, which a crash during or after that recovery leaves in
+     * place: the records still end where it starts).
+     */
+    private static long discardedAfterRecords(
+            final long discardedFrom, final long base, final SegmentScanner.Result result, final long belowOffset) {
+        long from = discardedFrom;
+        for (final SegmentScanner.Run run : result.runs()) {
+            if (run.startOffset() >= belowOffset) {
+                break;
+            }
+            if (run.records() > 0) {
+                from = -1;
+            }
+            if (run.discardOffset() >= 0 && run.discardOffset() < belowOffset && from < 0) {
+                from = base + run.discardOffset();
+            }
+        }
+        return from;
+    }
+
+    /** Where the log ended at a clean close, as an offset in the tail segment; -1 if not closed cleanly. */
+    private long cleanEndOffset(
+            final SegmentScanner.Result result,
+            final TreeMap<Long, Path> segments,
+            final List<Long> bases,
+            final int index)
+            throws IOException {
+        final long base = bases.get(index);
+        final long own = SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(base)));
+        if (own >= 0) {
+            return own - base;
+        }
+        // A session that closed at the end of the previous segment, which the log had not rolled over
+        // yet: this one is then an unused prepared segment.
+        if (index > 0 && !result.holdsData()) {
+            final long previousBase = bases.get(index - 1);
+            final long previous =
+                    SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(previousBase)));
+            if (previous == base) {
+                return SegmentHeaderDescriptor.HEADER_LENGTH;
+            }
+        }
+        return -1;
+    }
+
+    /** The first segment after the one at an index that holds any data, or null. */
+    private Path laterSegmentWithData(
+            final SegmentScanner scanner, final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
+            throws IOException {
+        for (int j = index + 1; j < bases.size(); j++) {
+            final Path path = segments.get(bases.get(j));
+            if (scanner.holdsData(path, capacityBytes)) {
+                return path;
+            }
+        }
+        return null;
+    }
+}

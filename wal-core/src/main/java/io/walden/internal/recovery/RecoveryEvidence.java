@@ -1,0 +1,146 @@
+package io.walden.internal.recovery;
+
+import io.walden.format.EvidenceFiles;
+import io.walden.format.SegmentNames;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The evidence a recovery keeps of what it cuts or discards, in the log's {@code recovery-evidence}
+ * directory: a copy of a range of a segment, or a whole segment moved there. Each file, and the
+ * directory entry that names it, is durable before the method returns, so the log may be changed
+ * afterwards.
+ *
+ * <p>Files are named by the recovery's start time, so that evidence of successive recoveries stays
+ * apart: {@code <stamp>-<segment>-<from position>-<to position>.cut} for a range, {@code
+ * <stamp>-<segment file name>} for a segment.
+ *
+ * <p><b>Threading:</b> the opening thread.
+ */
+final class RecoveryEvidence {
+    private final Path logDirectory;
+    private final String stamp = EvidenceFiles.stamp(Instant.now());
+    private final List<Path> files = new ArrayList<>();
+
+    /**
+     * Keeps evidence for a recovery of the log in a directory.
+     *
+     * @param logDirectory the log's directory.
+     */
+    RecoveryEvidence(final Path logDirectory) {
+        this.logDirectory = logDirectory;
+    }
+
+    /** @return the evidence directory. */
+    Path directory() {
+        return logDirectory.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME);
+    }
+
+    /** @return the files kept so far, oldest first. */
+    List<Path> files() {
+        return List.copyOf(files);
+    }
+
+    /** @return the file kept last. */
+    Path last() {
+        return files.get(files.size() - 1);
+    }
+
+    /**
+     * Copies [from, to) of a segment into a new evidence file and makes it durable.
+     *
+     * @param scanner reads the segment.
+     * @param segment the segment file.
+     * @param base its base position.
+     * @param fromOffset the range's start.
+     * @param toOffset the range's end.
+     * @throws IOException if the copy fails.
+     */
+    void keepRange(
+            final SegmentScanner scanner,
+            final Path segment,
+            final long base,
+            final long fromOffset,
+            final long toOffset)
+            throws IOException {
+        final Path file = EvidenceFiles.newFile(
+                logDirectory, stamp, EvidenceFiles.rangeName(segment, base + fromOffset, base + toOffset));
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            scanner.copyRange(segment, fromOffset, toOffset, bytes -> {
+                while (bytes.hasRemaining()) {
+                    out.write(bytes);
+                }
+            });
+            out.force(true);
+        } catch (final IOException ex) {
+            // A partial copy is no evidence, and holds space a full file system needs: gone before
+            // the failure is reported (the segment is not changed until the copy is durable).
+            try {
+                Files.deleteIfExists(file);
+            } catch (final IOException deleteFailure) {
+                ex.addSuppressed(deleteFailure);
+            }
+            throw ex;
+        }
+        EvidenceFiles.syncDirectory(directory());
+        files.add(file);
+    }
+
+    /**
+     * Keeps a whole segment file in the evidence directory while it stays in place: a second name
+     * (a hard link) for the same file, durable in the evidence directory, so that the caller can then
+     * replace the segment in one rename and a crash in between never leaves its name missing. Where
+     * the file system has no hard links the file is copied instead, and the copy made durable.
+     *
+     * @param segment the segment file.
+     * @throws IOException if neither a link nor a copy can be made.
+     */
+    void keepSegment(final Path segment) throws IOException {
+        final Path target =
+                EvidenceFiles.newFile(logDirectory, stamp, segment.getFileName().toString());
+        try {
+            Files.createLink(target, segment);
+        } catch (final UnsupportedOperationException | FileSystemException noLink) {
+            try {
+                Files.copy(segment, target);
+                try (FileChannel copy = FileChannel.open(target, StandardOpenOption.WRITE)) {
+                    copy.force(true);
+                }
+            } catch (final IOException ex) {
+                // A partial copy is no evidence, and holds space: gone before the failure is reported.
+                ex.addSuppressed(noLink);
+                try {
+                    Files.deleteIfExists(target);
+                } catch (final IOException deleteFailure) {
+                    ex.addSuppressed(deleteFailure);
+                }
+                throw ex;
+            }
+        }
+        EvidenceFiles.syncDirectory(directory());
+        files.add(target);
+    }
+
+    /**
+     * Moves a whole segment file into the evidence directory, durably in both directories.
+     *
+     * @param segment the segment file.
+     * @throws IOException if the move fails.
+     */
+    void moveSegment(final Path segment) throws IOException {
+        final Path target =
+                EvidenceFiles.newFile(logDirectory, stamp, segment.getFileName().toString());
+        Files.move(segment, target, StandardCopyOption.ATOMIC_MOVE);
+        EvidenceFiles.syncDirectory(directory());
+        EvidenceFiles.syncDirectory(logDirectory);
+        files.add(target);
+    }
+}

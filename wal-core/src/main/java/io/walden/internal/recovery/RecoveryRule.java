@@ -1,0 +1,140 @@
+package io.walden.internal.recovery;
+
+import io.walden.internal.state.Invariants;
+
+/**
+ * Recovery's torn-versus-corrupt rule, as a pure function of what a segment holds and what the log
+ * recorded about itself. It never looks at the shape of the damage (zero sectors, which bytes are
+ * wrong): only at ground truth.
+ *
+ * <p>The facts, all offsets within one segment:
+ *
+ * <ul>
+ *   <li><b>valid end</b>: where the run of valid frames from the segment's first frame ends (the
+ *       capacity if they fill it);
+ *   <li><b>data after</b>: whether any byte at or after the valid end is non-zero (an invalid frame,
+ *       stray bytes, or valid frames found further on);
+ *   <li><b>proven durable offset</b>: the highest durable offset carried by any valid frame of the
+ *       segment, before or after the valid end. A frame carries the offset below which the log was
+ *       synced when the frame was written, so its mere presence proves that everything below it reached
+ *       stable storage;
+ *   <li><b>clean end</b>: where the log ended if its segment header records a clean close, else -1;
+ *   <li><b>later segment holds data</b>: no byte is written to segment n+1 before segment n is
+ *       completely written and synced (the roll fence);
+ *   <li><b>open batch</b>: where the batch that the valid frames leave open starts (the valid end
+ *       falls between two records of one {@code Wal.append(WalBatch, ...)}), else -1. Its records were
+ *       never acknowledged: a batch is acknowledged only once its last frame is written.
+ * </ul>
+ *
+ * <table>
+ *   <caption>Decision, first matching row wins</caption>
+ *   <tr><th>condition</th><th>verdict</th></tr>
+ *   <tr><td>a later segment holds data and the valid end is before the capacity</td>
+ *       <td>{@link Verdict#CORRUPT_BEFORE_LATER_SEGMENT}</td></tr>
+ *   <tr><td>clean end recorded, valid end equals it, nothing after, no open batch</td>
+ *       <td>{@link Verdict#END}</td></tr>
+ *   <tr><td>clean end recorded, anything else</td><td>{@link Verdict#CORRUPT_AFTER_CLEAN_CLOSE}</td></tr>
+ *   <tr><td>valid end below the proven durable offset</td><td>{@link Verdict#CORRUPT_BELOW_DURABLE}</td></tr>
+ *   <tr><td>nothing after the valid end, no open batch</td><td>{@link Verdict#END}</td></tr>
+ *   <tr><td>data after the valid end, or an open batch, at or past the proven durable offset</td>
+ *       <td>{@link Verdict#TORN_TAIL}</td></tr>
+ * </table>
+ *
+ * <p>Where the log ends ({@link #endOffset}): at the valid end, or, when a batch is open there, at
+ * that batch's start, so that a batch is kept whole or not at all. The open batch's frames may lie
+ * below the proven durable offset (a sync covered the records written before the batch was complete);
+ * they are cut all the same, since none of them was acknowledged.
+ *
+ * <p>What it cannot tell apart: damage to synced data past the proven durable offset of a log that
+ * was not closed cleanly. The last frames synced before a crash are proven only by a frame written
+ * after their sync completed; if no such frame reached the disk, their damage looks exactly like a
+ * write the crash cut short, and is cut (with the cut bytes kept as evidence).
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+public final class RecoveryRule {
+    /** What a segment's end is. */
+    public enum Verdict {
+        /** Nothing was written from the valid end on: the log ends there. */
+        END,
+        /** Unsynced data past everything proven durable, after a crash: a torn write, to be cut. */
+        TORN_TAIL,
+        /** Damage below an offset that a valid frame proves was synced. */
+        CORRUPT_BELOW_DURABLE,
+        /** Damage in a segment whose header records a clean close, which leaves no torn write. */
+        CORRUPT_AFTER_CLEAN_CLOSE,
+        /** Damage in a segment that a later segment with data follows. */
+        CORRUPT_BEFORE_LATER_SEGMENT;
+
+        /** @return whether the verdict is corruption, for the recovery policy to handle. */
+        public boolean corrupt() {
+            return this != END && this != TORN_TAIL;
+        }
+    }
+
+    private RecoveryRule() {}
+
+    /**
+     * Judges the end of a segment's valid frames.
+     *
+     * @param validEndOffset where the valid frames from the segment's first frame end.
+     * @param capacityBytes the segment's capacity.
+     * @param dataAfter whether any byte at or after {@code validEndOffset} is non-zero.
+     * @param provenDurableOffset the highest durable offset carried by a valid frame of the segment.
+     * @param cleanEndOffset where the log ended at a clean close, or -1 if none is recorded.
+     * @param laterSegmentHoldsData whether a later segment holds any data.
+     * @param openBatchOffset where the batch left open at the valid end starts, or -1 if none is.
+     * @return the verdict.
+     */
+    public static Verdict judge(
+            final long validEndOffset,
+            final long capacityBytes,
+            final boolean dataAfter,
+            final long provenDurableOffset,
+            final long cleanEndOffset,
+            final boolean laterSegmentHoldsData,
+            final long openBatchOffset) {
+        Invariants.check(
+                validEndOffset <= capacityBytes, "valid end %d past capacity %d", validEndOffset, capacityBytes);
+        Invariants.check(
+                openBatchOffset < validEndOffset, "open batch at %d, valid end %d", openBatchOffset, validEndOffset);
+        final boolean batchOpen = openBatchOffset >= 0;
+        if (laterSegmentHoldsData && validEndOffset < capacityBytes) {
+            return Verdict.CORRUPT_BEFORE_LATER_SEGMENT;
+        }
+        if (cleanEndOffset >= 0) {
+            return validEndOffset == cleanEndOffset && !dataAfter && !batchOpen
+                    ? Verdict.END
+                    : Verdict.CORRUPT_AFTER_CLEAN_CLOSE;
+        }
+        if (validEndOffset < provenDurableOffset) {
+            return Verdict.CORRUPT_BELOW_DURABLE;
+        }
+        return dataAfter || batchOpen ? Verdict.TORN_TAIL : Verdict.END;
+    }
+
+    /**
+     * Where the log ends in a segment that a verdict did not call corrupt: at the start of a batch
+     * left open, else at the valid end.
+     *
+     * @param validEndOffset the valid end.
+     * @param openBatchOffset where the batch left open at the valid end starts, or -1.
+     * @return the end offset.
+     */
+    public static long endOffset(final long validEndOffset, final long openBatchOffset) {
+        return openBatchOffset >= 0 ? openBatchOffset : validEndOffset;
+    }
+
+    /**
+     * Where a corruption verdict names the damage: the valid end, or a clean end before it (frames after
+     * a recorded clean close).
+     *
+     * @param verdict a corruption verdict.
+     * @param validEndOffset the valid end.
+     * @param cleanEndOffset the clean end, or -1.
+     * @return the offset to report.
+     */
+    public static long damageOffset(final Verdict verdict, final long validEndOffset, final long cleanEndOffset) {
+        return verdict == Verdict.CORRUPT_AFTER_CLEAN_CLOSE ? Math.min(validEndOffset, cleanEndOffset) : validEndOffset;
+    }
+}

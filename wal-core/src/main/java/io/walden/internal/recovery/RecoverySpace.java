@@ -1,0 +1,66 @@
+package io.walden.internal.recovery;
+
+import io.walden.internal.state.NoSpace;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Refuses a recovery that would run out of space part way, before it changes anything: what it must
+ * write that needs new blocks (the evidence of a cut tail, a new segment) is compared with the free
+ * space of the log's file system first. A refusal then leaves every file as it was, and says how much
+ * to free.
+ *
+ * <p>The check is a forecast, not a reservation: another process may take the space meanwhile; the
+ * write that then fails is reported the same way ({@link NoSpace}).
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+final class RecoverySpace {
+    /** Room for what a file's blocks and directory entries need besides its bytes. */
+    static final long SLACK_BYTES = 16 * 1024;
+
+    private RecoverySpace() {}
+
+    /**
+     * Checks that a recovery's new bytes fit.
+     *
+     * @param directory the log's directory.
+     * @param evidenceBytes the bytes the recovery will copy into evidence files; zero for none.
+     * @param segmentBytes the bytes of the segment files it will create; zero for none.
+     * @param reclaimableBytes the bytes recovery frees before it writes (leftover temporary files).
+     * @throws FileSystemException naming the directory, the bytes needed and free, if they do not
+     *     fit (reported as {@code STORAGE_SPACE}: its reason is the file system's "No space left on
+     *     device").
+     * @throws IOException if the free space cannot be read.
+     */
+    static void require(
+            final Path directory, final long evidenceBytes, final long segmentBytes, final long reclaimableBytes)
+            throws IOException {
+        if (evidenceBytes == 0 && segmentBytes == 0) {
+            return;
+        }
+        final long neededBytes = evidenceBytes + segmentBytes + SLACK_BYTES;
+        final FileStore store = Files.getFileStore(directory);
+        if (store.getTotalSpace() == 0) {
+            // A file system that keeps no account of its space (ramfs reports none): nothing to check.
+            return;
+        }
+        final long freeBytes = store.getUsableSpace() + reclaimableBytes;
+        if (freeBytes >= neededBytes) {
+            return;
+        }
+        throw new FileSystemException(
+                directory.toString(),
+                null,
+                "No space left on device: recovery must write " + neededBytes + " bytes before the log can open ("
+                        + (evidenceBytes > 0 ? evidenceBytes + " bytes of evidence of what it cuts" : "")
+                        + (evidenceBytes > 0 && segmentBytes > 0 ? ", " : "")
+                        + (segmentBytes > 0 ? "a new segment of " + segmentBytes + " bytes" : "")
+                        + ") and " + freeBytes + " bytes are free (with what its leftover temporary files hold);"
+                        + " nothing was changed: free at least "
+                        + (neededBytes - freeBytes) + " bytes on this file system, then open the log again");
+    }
+}

@@ -1,0 +1,348 @@
+package io.walden.internal.recovery;
+
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.segment.FileReads;
+import io.walden.internal.segment.SegmentFill;
+import io.walden.internal.segment.SegmentHeaders;
+import io.walden.internal.state.AlignedBuffer;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.NavigableSet;
+
+/**
+ * Every write a recovery makes to a log's segment files, through the storage session: zeroing a
+ * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding one
+ * discard frame). Each method leaves syncing to its caller unless it says otherwise, so that the
+ * caller orders the syncs its crash-safety argument needs.
+ *
+ * <p>Design note: kept apart from {@link LogRecovery}, which decides what to write, so that the
+ * layout rules of a write (block-aligned read-modify-write, a frame that never runs past its
+ * segment, small zeroing chunks) live in one small class.
+ *
+ * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
+ */
+final class RecoveryWriter {
+    private static final int BLOCK_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
+
+    private final Path directory;
+    private final StorageSession session;
+    private final BlockingIo io;
+    private final long logId;
+    private final int capacityBytes;
+
+    /**
+     * Creates the writer of one log.
+     *
+     * @param directory the log's directory.
+     * @param session the storage session.
+     * @param io blocking operations over the session.
+     * @param logId the log's identity, which frames and headers carry.
+     * @param capacityBytes the log's segment capacity.
+     */
+    RecoveryWriter(
+            final Path directory,
+            final StorageSession session,
+            final BlockingIo io,
+            final long logId,
+            final int capacityBytes) {
+        this.directory = directory;
+        this.session = session;
+        this.io = io;
+        this.logId = logId;
+        this.capacityBytes = capacityBytes;
+    }
+
+    /**
+     * Zeroes [from, to) of an open segment in small block-aligned writes; the bytes of the first
+     * block before {@code fromOffset} are rewritten as they are. Not synced.
+     *
+     * @param handle the open segment.
+     * @param path its file, read for the bytes kept.
+     * @param fromOffset the first byte to zero.
+     * @param toOffset the end of the range.
+     * @throws IOException if a read or write fails.
+     */
+    void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
+        final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
+        final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
+        // Small writes: see SegmentFill.PREPARE_WRITE_BYTES (appends go on in this range).
+        final int chunkBytes = SegmentFill.PREPARE_WRITE_BYTES;
+        try (AlignedBuffer chunkMemory = new AlignedBuffer(chunkBytes);
+                FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+            final ByteBuffer chunk = chunkMemory.buffer();
+            for (long offset = alignedStart; offset < alignedEnd; offset += chunkBytes) {
+                final int length = (int) Math.min(chunkBytes, alignedEnd - offset);
+                chunk.clear().limit(length);
+                if (offset < fromOffset) {
+                    reader.read(chunk, offset);
+                }
+                for (int i = 0; i < length; i++) {
+                    if (offset + i >= fromOffset) {
+                        chunk.put(i, (byte) 0);
+                    }
+                }
+                io.write(handle, offset, chunk, length);
+            }
+        }
+    }
+
+    /**
+     * Zeroes [from, to) of an open segment from its end down, in steps that start at the given
+     * offsets (the durable offsets the range's valid frames carry), syncing after each step but the
+     * last: at any crash, no frame left intact proves a byte already zeroed. The last step is not
+     * synced.
+     *
+     * @param handle the open segment.
+     * @param path its file.
+     * @param fromOffset the first byte to zero.
+     * @param toOffset the end of the range.
+     * @param steps offsets in (from, to) where steps start.
+     * @throws IOException if a read, write or sync fails.
+     */
+    void zeroDownInSteps(
+            final int handle,
+            final Path path,
+            final long fromOffset,
+            final long toOffset,
+            final NavigableSet<Long> steps)
+            throws IOException {
+        long top = toOffset;
+        for (final long step : steps.descendingSet()) {
+            if (step > fromOffset && step < top) {
+                zeroRange(handle, path, step, top);
+                io.sync(handle);
+                top = step;
+            }
+        }
+        zeroRange(handle, path, fromOffset, top);
+    }
+
+    /**
+     * Writes a discard frame covering [offset, capacity) with a block-aligned read-modify-write. Not
+     * synced.
+     *
+     * @param handle the open segment.
+     * @param path its file.
+     * @param base its base position.
+     * @param offset where the frame starts.
+     * @throws IOException if the read or write fails.
+     */
+    void writeDiscardFrame(final int handle, final Path path, final long base, final long offset) throws IOException {
+        writeDiscardFrame(handle, path, base, offset, capacityBytes);
+    }
+
+    /**
+     * Writes a discard frame at an offset that covers the positions up to an end offset: the segment's
+     * end, or a write limit where the log continues in the segment. The bytes it covers must be zero
+     * already. Not synced.
+     *
+     * @param handle the open segment.
+     * @param path the segment, read for the block the frame's header shares.
+     * @param base the segment's base.
+     * @param offset where the frame starts.
+     * @param endOffset where it ends: the capacity, or a multiple of 4096 before it.
+     * @throws IOException if the read or the write fails.
+     */
+    void writeDiscardFrame(final int handle, final Path path, final long base, final long offset, final long endOffset)
+            throws IOException {
+        if (offset >= endOffset) {
+            return;
+        }
+        final long blockStart = offset & -(long) BLOCK_BYTES;
+        // The frame's header (or, with 8 bytes left, its short padding) ends within the segment, whose
+        // capacity is a multiple of the block: the write never runs past the segment's end.
+        final long frameEnd = Math.min(offset + FrameDescriptor.HEADER_LENGTH, endOffset);
+        final long blockEnd = (frameEnd + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
+        try (AlignedBuffer memory = new AlignedBuffer((int) (blockEnd - blockStart));
+                FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+            final ByteBuffer block = memory.buffer();
+            FileReads.readFully(reader, block, blockStart);
+            DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, (int) endOffset, logId);
+            io.write(handle, blockStart, block, (int) (blockEnd - blockStart));
+        }
+    }
+
+    /**
+     * Rewrites a segment's header with a write limit, the rest as it was. Not synced.
+     *
+     * @param handle the open segment.
+     * @param header its header as read.
+     * @param limitOffset the write limit to record.
+     * @throws IOException if the write fails.
+     */
+    void writeHeaderLimit(final int handle, final ByteBuffer header, final int limitOffset) throws IOException {
+        try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+            final ByteBuffer block = memory.buffer();
+            block.put(header.clear());
+            SegmentHeaders.writeLimitAndContinued(block, limitOffset, SegmentHeaderDecoder.continued(block));
+            io.write(handle, 0, block, BLOCK_BYTES);
+        }
+    }
+
+    /**
+     * Rewrites a segment's header with a durable position and clean-close state, the rest as it was.
+     * Not synced.
+     *
+     * @param handle the open segment.
+     * @param header its header as read.
+     * @param durablePosition the durable position to record.
+     * @param closedCleanly the clean-close state to record.
+     * @throws IOException if the write fails.
+     */
+    void writeHeaderState(
+            final int handle, final ByteBuffer header, final long durablePosition, final boolean closedCleanly)
+            throws IOException {
+        try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+            final ByteBuffer block = memory.buffer();
+            block.put(header.clear());
+            SegmentHeaders.writeState(block, durablePosition, closedCleanly);
+            io.write(handle, 0, block, BLOCK_BYTES);
+        }
+    }
+
+    /**
+     * Prepares a segment synchronously, as {@link io.walden.internal.io.SegmentPreparer} does in the background: header,
+     * zero-fill, sync, rename into place, directory sync.
+     *
+     * @param base the segment's base position.
+     * @return its handle, open.
+     * @throws IOException if a step fails.
+     */
+    int prepareSegment(final long base) throws IOException {
+        final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        final int handle = session.openFile(temporary, true);
+        try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
+                AlignedBuffer zeroMemory = new AlignedBuffer(SegmentFill.PREPARE_WRITE_BYTES)) {
+            final ByteBuffer header = headerMemory.buffer();
+            final ByteBuffer zeros = zeroMemory.buffer();
+            SegmentHeaders.write(header, capacityBytes, base, logId);
+            io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
+            for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
+                final int length = (int) Math.min(SegmentFill.PREPARE_WRITE_BYTES, capacityBytes - offset);
+                io.write(handle, offset, zeros, length);
+                offset += length;
+            }
+            io.sync(handle);
+            io.rename(temporary, SegmentNames.segmentPath(directory, base));
+            io.syncDirectory();
+            return handle;
+        } catch (final IOException | RuntimeException ex) {
+            removeTemporary(handle, temporary, ex);
+            throw ex;
+        }
+    }
+
+    /**
+     * Prepares a segment synchronously as a hurried {@link io.walden.internal.io.SegmentPreparer} does: allocated where the
+     * backend can (else the last block written, leaving a hole that reads as zeros), header written,
+     * synced, renamed into place, directory synced; not zero-filled.
+     *
+     * @param base the segment's base position.
+     * @return its handle, open.
+     * @throws IOException if a step fails.
+     */
+    int prepareSegmentHurried(final long base) throws IOException {
+        final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        final int handle = session.openFile(temporary, true);
+        try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
+            final ByteBuffer block = memory.buffer();
+            final boolean allocated = io.allocate(handle, 0, capacityBytes) == capacityBytes;
+            SegmentHeaders.write(block, capacityBytes, base, logId);
+            io.write(handle, 0, block, BLOCK_BYTES);
+            if (!allocated) {
+                writeLastBlock(handle, block);
+            }
+            io.sync(handle);
+            io.rename(temporary, SegmentNames.segmentPath(directory, base));
+            io.syncDirectory();
+            return handle;
+        } catch (final IOException | RuntimeException ex) {
+            removeTemporary(handle, temporary, ex);
+            throw ex;
+        }
+    }
+
+    /**
+     * After a preparation failed: closes the file and deletes the temporary, so that it does not hold
+     * the space a full file system lacks (a file renamed into place already is left: the log's
+     * recovery judges it). What fails here is added to the failure as suppressed.
+     */
+    private void removeTemporary(final int handle, final Path temporary, final Exception failure) {
+        try {
+            session.closeFile(handle);
+        } catch (final IOException | RuntimeException ex) {
+            failure.addSuppressed(ex);
+        }
+        try {
+            if (Files.exists(temporary)) {
+                io.delete(temporary);
+            }
+        } catch (final IOException | RuntimeException ex) {
+            failure.addSuppressed(ex);
+        }
+    }
+
+    /**
+     * Replaces the segment at a base (if any) with one that holds a single discard frame, through a
+     * temporary file renamed over it, directory synced; the existing file is kept in the evidence
+     * first (as a second name), or is simply replaced.
+     *
+     * @param base the segment's base position.
+     * @param existing the segment there now, or null.
+     * @param evidence where to keep the existing file, or null to delete it.
+     * @throws IOException if a step fails.
+     */
+    void replaceWithDiscarded(final long base, final Path existing, final RecoveryEvidence evidence)
+            throws IOException {
+        final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
+        try (AlignedBuffer memory = new AlignedBuffer(2 * BLOCK_BYTES)) {
+            final ByteBuffer blocks = memory.buffer();
+            SegmentHeaders.write(blocks, capacityBytes, base, logId);
+            DiscardFrames.write(
+                    blocks,
+                    SegmentHeaderDescriptor.HEADER_LENGTH,
+                    base + SegmentHeaderDescriptor.HEADER_LENGTH,
+                    SegmentHeaderDescriptor.HEADER_LENGTH,
+                    capacityBytes,
+                    logId);
+            final int handle = session.openFile(temporary, true);
+            io.write(handle, 0, blocks, 2 * BLOCK_BYTES);
+            if (capacityBytes > 2 * BLOCK_BYTES) {
+                writeLastBlock(handle, blocks);
+            }
+            io.sync(handle);
+            session.closeFile(handle);
+        }
+        if (existing != null && evidence != null) {
+            evidence.keepSegment(existing);
+        }
+        // One rename replaces the existing file: its name is never missing, not even after a crash
+        // between two steps (the segment before it may record that the log went on into it, and a
+        // missing successor is a lost segment that no open gets past).
+        io.rename(temporary, SegmentNames.segmentPath(directory, base));
+        io.syncDirectory();
+    }
+
+    /**
+     * Writes a segment file's last block with zeros, which gives it its full size; the range before it
+     * that nothing wrote is a hole, which reads as zeros.
+     *
+     * @param scratch a buffer of at least one block, overwritten.
+     */
+    private void writeLastBlock(final int handle, final ByteBuffer scratch) throws IOException {
+        scratch.clear();
+        for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {
+            scratch.putLong(i, 0);
+        }
+        io.write(handle, capacityBytes - BLOCK_BYTES, scratch, BLOCK_BYTES);
+    }
+}

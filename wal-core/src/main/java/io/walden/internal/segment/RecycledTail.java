@@ -1,0 +1,54 @@
+package io.walden.internal.segment;
+
+import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.state.AlignedBuffer;
+import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The clean close of a recycled segment ({@link SegmentHeaderDescriptor#FLAG_RECYCLED}): every byte
+ * after the clean end must read as zero, as in a zero-filled segment, but the body of a recycled one
+ * holds stale bytes up to its write limit, which is raised ahead of the writes. So the close writes
+ * zeros from the clean end to the end of its block (with buffered I/O the writer wrote the frames
+ * only; with direct I/O it wrote the whole block, zeros past the frames, from the log buffer) and the
+ * header records the end of that block as the limit: past it, readers take the bytes for zeros. The
+ * zeros are synced before the header is written: a power loss that kept the clean-close header but
+ * not the zeros would leave stale bytes after the clean end, which recovery must take for damage.
+ *
+ * <p><b>Threading:</b> stateless; called by the thread that closes the segment.
+ */
+public final class RecycledTail {
+    private RecycledTail() {}
+
+    /**
+     * Zeroes the rest of the block a recycled segment's clean end lies in, and syncs the zeros, before
+     * the caller writes the clean-close header.
+     *
+     * @param io blocking operations over the session.
+     * @param session the session, which says whether it writes with direct I/O.
+     * @param handle the segment's handle.
+     * @param endOffset where the log ends in the segment.
+     * @param capacityBytes the segment capacity.
+     * @return the write limit the clean close records: the end of the block.
+     * @throws IOException if the write or the sync fails.
+     */
+    public static int closeAt(
+            final BlockingIo io,
+            final StorageSession session,
+            final int handle,
+            final long endOffset,
+            final int capacityBytes)
+            throws IOException {
+        final int alignment = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
+        final long blockEnd = Math.min(capacityBytes, (endOffset + alignment - 1) & -(long) alignment);
+        if (blockEnd > endOffset && !session.directIo()) {
+            try (AlignedBuffer zeros = new AlignedBuffer(alignment)) {
+                final ByteBuffer block = zeros.buffer();
+                io.write(handle, endOffset, block, (int) (blockEnd - endOffset));
+            }
+            io.sync(handle);
+        }
+        return (int) Math.max(SegmentHeaderDescriptor.HEADER_LENGTH, blockEnd);
+    }
+}

@@ -1,0 +1,73 @@
+package io.walden.internal.state;
+
+/**
+ * Checks of programmer errors: a broken invariant throws {@link AssertionError} with the values
+ * involved. {@link #check} is always on and belongs on cold paths; hot paths guard their checks with
+ * {@link #ENABLED}, a constant the JIT folds away when {@code -Dwalden.checks=false}.
+ */
+public final class Invariants {
+    /** Whether hot-path checks run; on unless {@code -Dwalden.checks=false}. */
+    public static final boolean ENABLED = !"false".equals(System.getProperty("walden.checks"));
+
+    private Invariants() {}
+
+    /**
+     * Throws if a condition does not hold. Allocates nothing unless it throws.
+     *
+     * @param condition the invariant.
+     * @param format message format with one {@code %d}.
+     * @param value the value.
+     */
+    public static void check(final boolean condition, final String format, final long value) {
+        if (!condition) {
+            fail(format, value);
+        }
+    }
+
+    /**
+     * Throws if a condition does not hold. Allocates nothing unless it throws.
+     *
+     * @param condition the invariant.
+     * @param format message format with two {@code %d}.
+     * @param first the first value.
+     * @param second the second value.
+     */
+    public static void check(final boolean condition, final String format, final long first, final long second) {
+        if (!condition) {
+            fail(format, first, second);
+        }
+    }
+
+    /**
+     * Throws if a condition does not hold. Allocates nothing unless it throws.
+     *
+     * @param condition the invariant.
+     * @param format message format with three {@code %d}.
+     * @param first the first value.
+     * @param second the second value.
+     * @param third the third value.
+     */
+    public static void check(
+            final boolean condition, final String format, final long first, final long second, final long third) {
+        if (!condition) {
+            fail(format, first, second, third);
+        }
+    }
+
+    private static void fail(final String format, final Object... args) {
+        throw new AssertionError("invariant broken: " + String.format(format, args));
+    }
+
+    /**
+     * Throws if a condition does not hold. Boxes its arguments: for cold paths only.
+     *
+     * @param condition the invariant.
+     * @param format message format, with the values involved.
+     * @param args the values.
+     */
+    public static void check(final boolean condition, final String format, final Object... args) {
+        if (!condition) {
+            throw new AssertionError("invariant broken: " + String.format(format, args));
+        }
+    }
+}

@@ -1,0 +1,383 @@
+package io.walden.internal.state;
+
+import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
+import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
+import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
+import static io.walden.format.FrameDescriptor.TYPE_DATA;
+import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+import static io.walden.format.FrameDescriptor.TYPE_PADDING;
+
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The in-memory log buffer: a ring of page-aligned direct memory holding frames byte for byte as
+ * they go to disk. The log position {@code p} lives at ring offset {@code p & (capacity - 1)}.
+ *
+ * <pre>
+ *   log positions:  ... | lap k-1 | lap k: released ... scanned ... tail | free ...
+ *   ring offsets:   0 ............................................ capacity
+ * </pre>
+ *
+ * <p>Claiming: a producer reads the tail, checks that the claimed space is free (below {@code
+ * released + capacity}), and moves the tail with one compare-and-set. A frame never crosses the end
+ * of a lap (a multiple of the capacity): the producer whose frame would cross claims the rest of
+ * the lap as a padding frame and places its frame at the next lap. Because the segment capacity is a
+ * multiple of the buffer capacity, every segment end is a lap end, and there the frame moves past
+ * the next segment's header. A compare-and-set rather than an atomic add keeps claims exact: no
+ * producer ever overshoots the free space, so a timed-out append leaves nothing behind.
+ *
+ * <p>Publishing: the producer copies the payload and header fields, then stores the frame length
+ * with release semantics. The I/O thread loads it with acquire semantics. After the I/O thread has
+ * written a range it zeroes it and only then moves {@code released}, so unclaimed space always reads
+ * as zero length.
+ *
+ * <p><b>Threading:</b> {@link #claim} and the {@code publish*} methods are called by any producer
+ * thread; {@link #release}, {@link #frameLengthAcquire} and the read accessors by the I/O thread.
+ */
+public final class LogBuffer implements AutoCloseable {
+    /** Claim result: the buffer has no space now. */
+    public static final long BACK_PRESSURED = -1;
+    /** Claim result: the log no longer accepts appends. */
+    public static final long CLOSED = -2;
+
+    /** Longest range {@link #release} zeroes with stores of its own rather than with setMemory. */
+    private static final int SMALL_ZERO_BYTES_MAX = 512;
+    /** Set in the tail once the log stops accepting appends; the tail then never moves again. */
+    static final long TAIL_CLOSED_FLAG = Long.MIN_VALUE;
+
+    private static final VarHandle TAIL;
+    private static final VarHandle RELEASED;
+
+    static {
+        try {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            TAIL = lookup.findVarHandle(LogBuffer.class, "tail", long.class);
+            RELEASED = lookup.findVarHandle(LogBuffer.class, "releasedPosition", long.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final AlignedBuffer memory;
+    private final ByteBuffer byteBuffer;
+    private final UnsafeBuffer buffer;
+    private final int capacityBytes;
+    private final long capacityMask;
+    private final long segmentMask;
+
+    // Shared: producers compare-and-set; the close flag is set once by the closer or the I/O thread.
+    @SuppressWarnings("unused")
+    private volatile long tail;
+
+    // Written by the holder of the I/O duty with release; read by producers with acquire.
+    @SuppressWarnings("unused")
+    private volatile long releasedPosition;
+
+    /**
+     * Allocates the buffer.
+     *
+     * @param capacityBytes ring size, a power of two.
+     * @param segmentCapacityBytes segment size, a power-of-two multiple of {@code capacityBytes}.
+     * @param tailPosition where the next frame goes; not inside a segment header.
+     * @param releasedPosition the position below which the ring is free, at or before the tail;
+     *     earlier with direct I/O, where the ring keeps the partial last block for rewriting.
+     */
+    public LogBuffer(
+            final int capacityBytes,
+            final int segmentCapacityBytes,
+            final long tailPosition,
+            final long releasedPosition) {
+        Invariants.check(BitUtil.isPowerOfTwo(capacityBytes), "capacityBytes=%d", capacityBytes);
+        Invariants.check(
+                segmentCapacityBytes % capacityBytes == 0,
+                "segmentCapacityBytes=%d capacityBytes=%d",
+                segmentCapacityBytes,
+                capacityBytes);
+        this.memory = new AlignedBuffer(capacityBytes);
+        this.byteBuffer = memory.buffer();
+        this.buffer = new UnsafeBuffer(byteBuffer);
+        this.capacityBytes = capacityBytes;
+        this.capacityMask = capacityBytes - 1L;
+        this.segmentMask = segmentCapacityBytes - 1L;
+        Invariants.check(
+                (tailPosition & segmentMask) == 0
+                        || (tailPosition & segmentMask) >= SegmentHeaderDescriptor.HEADER_LENGTH,
+                "tail %d inside a segment header",
+                tailPosition);
+        TAIL.setRelease(this, tailPosition);
+        Invariants.check(
+                releasedPosition <= tailPosition && tailPosition - releasedPosition < capacityBytes,
+                "released %d tail %d",
+                releasedPosition,
+                tailPosition);
+        RELEASED.setRelease(this, releasedPosition);
+    }
+
+    /**
+     * Claims space for one frame.
+     *
+     * @param alignedLength the frame's aligned length, at most half the capacity.
+     * @return the frame's log position, or {@link #BACK_PRESSURED} or {@link #CLOSED}.
+     */
+    public long claim(final int alignedLength) {
+        while (true) {
+            final long tailValue = (long) TAIL.getVolatile(this);
+            if (tailValue < 0) {
+                return CLOSED;
+            }
+            final long lapEnd = (tailValue | capacityMask) + 1;
+            long framePosition = tailValue;
+            if ((tailValue & segmentMask) == 0) {
+                framePosition = tailValue + SegmentHeaderDescriptor.HEADER_LENGTH;
+            } else if (tailValue + alignedLength > lapEnd) {
+                framePosition = (lapEnd & segmentMask) == 0 ? lapEnd + SegmentHeaderDescriptor.HEADER_LENGTH : lapEnd;
+            }
+            final long newTail = framePosition + alignedLength;
+            if (newTail - (long) RELEASED.getAcquire(this) > capacityBytes) {
+                return BACK_PRESSURED;
+            }
+            if (TAIL.compareAndSet(this, tailValue, newTail)) {
+                if (framePosition != tailValue && (tailValue & segmentMask) != 0) {
+                    publishPadding(tailValue, (int) (lapEnd - tailValue));
+                }
+                return framePosition;
+            }
+        }
+    }
+
+    /**
+     * Ends the block the tail stands in with a padding frame, so that the next claim starts on a block
+     * boundary: only if the tail still stands at {@code expectedTail} (every frame before it is
+     * published and seen by the caller) and the space is free. The padding never crosses a lap end,
+     * which is a block boundary too. The holder of the I/O duty only.
+     *
+     * @param expectedTail where the tail must stand, inside a block and not at a segment start.
+     * @param blockSizeBytes the block size, a power of two that divides the capacity.
+     * @return the padding frame's length, or 0 if nothing was claimed.
+     */
+    public int padToBlockEnd(final long expectedTail, final int blockSizeBytes) {
+        final long blockEnd = (expectedTail | (blockSizeBytes - 1L)) + 1;
+        Invariants.check(
+                (expectedTail & (blockSizeBytes - 1L)) != 0 && capacityBytes % blockSizeBytes == 0,
+                "padding from %d to a block of %d",
+                expectedTail,
+                blockSizeBytes);
+        if (blockEnd - (long) RELEASED.getAcquire(this) > capacityBytes
+                || !TAIL.compareAndSet(this, expectedTail, blockEnd)) {
+            return 0;
+        }
+        final int length = (int) (blockEnd - expectedTail);
+        publishPadding(expectedTail, length);
+        return length;
+    }
+
+    /**
+     * Copies a payload into a claimed frame and publishes it.
+     *
+     * @param position the claimed frame position.
+     * @param source the payload.
+     * @param offset payload offset in {@code source}.
+     * @param length payload length.
+     */
+    public void publish(final long position, final DirectBuffer source, final int offset, final int length) {
+        final int frameOffset = offset(position);
+        buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
+        publishHeader(frameOffset, length);
+    }
+
+    /**
+     * Copies a payload into a claimed frame and publishes it.
+     *
+     * @param position the claimed frame position.
+     * @param source the payload.
+     * @param offset payload offset in {@code source}.
+     * @param length payload length.
+     */
+    public void publish(final long position, final byte[] source, final int offset, final int length) {
+        final int frameOffset = offset(position);
+        buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
+        publishHeader(frameOffset, length);
+    }
+
+    /**
+     * Copies a record of a batch into a claimed frame and publishes it with its batch flags.
+     *
+     * @param position the frame's position in the batch's claimed space.
+     * @param source the payload.
+     * @param offset payload offset in {@code source}.
+     * @param length payload length.
+     * @param batchContinues whether the batch's next record follows in the next frame.
+     */
+    public void publishBatchRecord(
+            final long position,
+            final DirectBuffer source,
+            final int offset,
+            final int length,
+            final boolean batchContinues) {
+        final int frameOffset = offset(position);
+        buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
+        if (batchContinues) {
+            buffer.putShort(frameOffset + FLAGS_OFFSET, FrameDescriptor.FLAG_BATCH_CONTINUES);
+        }
+        publishHeader(frameOffset, length);
+    }
+
+    /**
+     * Copies a payload into a claimed frame and publishes it.
+     *
+     * @param position the claimed frame position.
+     * @param source the payload, from its position to its limit; the buffer is not changed.
+     */
+    public void publish(final long position, final ByteBuffer source) {
+        final int frameOffset = offset(position);
+        final int length = source.remaining();
+        buffer.putBytes(frameOffset + HEADER_LENGTH, source, source.position(), length);
+        publishHeader(frameOffset, length);
+    }
+
+    /**
+     * Writes the producer's part of a frame header: the type, then the length with release. Flags stay
+     * zero (released space is zeroed); the I/O thread fills in the durable offset and the checksum.
+     */
+    private void publishHeader(final int frameOffset, final int payloadLength) {
+        buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_DATA);
+        buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, HEADER_LENGTH + payloadLength);
+    }
+
+    private void publishPadding(final long position, final int length) {
+        final int frameOffset = offset(position);
+        if (length >= HEADER_LENGTH) {
+            buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_PADDING);
+        }
+        buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, length);
+    }
+
+    /**
+     * Stops further claims. Idempotent.
+     *
+     * @return the final tail position.
+     */
+    public long closeTail() {
+        while (true) {
+            final long tailValue = (long) TAIL.getVolatile(this);
+            if (tailValue < 0 || TAIL.compareAndSet(this, tailValue, tailValue | TAIL_CLOSED_FLAG)) {
+                return tailValue & ~TAIL_CLOSED_FLAG;
+            }
+        }
+    }
+
+    /**
+     * The tail position: where the next claim starts, claimed frames being possibly unpublished.
+     *
+     * @return the position, without the closed flag.
+     */
+    public long tailPosition() {
+        return (long) TAIL.getVolatile(this) & ~TAIL_CLOSED_FLAG;
+    }
+
+    /**
+     * Whether claims are stopped.
+     *
+     * @return true once {@link #closeTail()} ran.
+     */
+    public boolean isTailClosed() {
+        return (long) TAIL.getVolatile(this) < 0;
+    }
+
+    /**
+     * Zeroes the ring up to a position and makes that space claimable again. The holder of the I/O duty only.
+     *
+     * @param newReleasedPosition the new released position, at or after the current one.
+     */
+    public void release(final long newReleasedPosition) {
+        final long oldReleasedPosition = (long) RELEASED.getOpaque(this);
+        Invariants.check(
+                newReleasedPosition >= oldReleasedPosition,
+                "release went back from %d to %d",
+                oldReleasedPosition,
+                newReleasedPosition);
+        long position = oldReleasedPosition;
+        while (position < newReleasedPosition) {
+            final int offset = offset(position);
+            final int length = (int) Math.min(newReleasedPosition - position, capacityBytes - offset);
+            zero(offset, length);
+            position += length;
+        }
+        RELEASED.setRelease(this, newReleasedPosition);
+    }
+
+    /**
+     * Zeroes a range of the ring. A lone writer releases one small frame at a time, and {@link
+     * UnsafeBuffer#setMemory} is a call into the VM that costs more than the few stores a small frame
+     * needs; frames are 8-byte aligned, so short ranges are zeroed a long at a time.
+     */
+    private void zero(final int offset, final int length) {
+        if (length <= SMALL_ZERO_BYTES_MAX && ((offset | length) & (Long.BYTES - 1)) == 0) {
+            for (int i = 0; i < length; i += Long.BYTES) {
+                buffer.putLong(offset + i, 0L);
+            }
+        } else {
+            buffer.setMemory(offset, length, (byte) 0);
+        }
+    }
+
+    /**
+     * The frame length at a position, loaded with acquire semantics; zero if not published.
+     *
+     * @param position a frame position.
+     * @return the length.
+     */
+    public int frameLengthAcquire(final long position) {
+        return buffer.getIntVolatile(offset(position) + LENGTH_OFFSET);
+    }
+
+    /**
+     * Ring offset of a log position.
+     *
+     * @param position the log position.
+     * @return the offset in the ring.
+     */
+    public int offset(final long position) {
+        return (int) (position & capacityMask);
+    }
+
+    /**
+     * The ring as an Agrona buffer. The holder of the I/O duty only.
+     *
+     * @return the buffer.
+     */
+    public UnsafeBuffer buffer() {
+        return buffer;
+    }
+
+    /**
+     * A new view of the ring for checksums; each user owns its view.
+     *
+     * @return a duplicate of the underlying byte buffer.
+     */
+    public ByteBuffer newByteBufferView() {
+        return byteBuffer.duplicate();
+    }
+
+    /**
+     * Capacity of the ring.
+     *
+     * @return bytes.
+     */
+    public int capacityBytes() {
+        return capacityBytes;
+    }
+
+    /** Frees the memory; no thread may touch the buffer afterwards. */
+    @Override
+    public void close() {
+        memory.close();
+    }
+}

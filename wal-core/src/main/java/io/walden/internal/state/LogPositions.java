@@ -1,0 +1,64 @@
+package io.walden.internal.state;
+
+import io.walden.Durability;
+import io.walden.WalException;
+
+/**
+ * Where a log's records are visible to its readers, and the wait for more: the open log's own
+ * positions ({@link LogState}), or what a read-only view finds in the files of a log another process
+ * writes ({@code read.DirectoryTracker}).
+ *
+ * <p><b>Threading:</b> implementations are safe for concurrent readers.
+ */
+public interface LogPositions {
+    /**
+     * The first position the log holds.
+     *
+     * @return the start position.
+     */
+    long startPosition();
+
+    /**
+     * The position below which records are visible at a level.
+     *
+     * @param visibility {@link Durability#WRITTEN} or {@link Durability#SYNCED}.
+     * @return the position.
+     */
+    long visiblePosition(Durability visibility);
+
+    /**
+     * Waits until the visible position at a level passes a position, or the time runs out.
+     *
+     * @param position the position to pass.
+     * @param visibility the level.
+     * @param timeoutNs the longest wait.
+     * @return whether it passed.
+     */
+    boolean awaitVisible(long position, Durability visibility, long timeoutNs);
+
+    /**
+     * Damage that stops readers at a position: a read-only view that found a frame that does not
+     * validate before a later segment that holds data reports it to the readers that reach it.
+     *
+     * @param position a reader's position.
+     * @return the damage to throw there, or null.
+     */
+    default WalException damageAt(final long position) {
+        return null;
+    }
+
+    /**
+     * Positions that {@code truncateAfter} discarded from an open log, as pairs [cut, continue): a
+     * reader that reaches a cut goes on at its continue position, and one that had delivered records
+     * after a cut learns that they are gone. Empty where the files themselves show every truncation
+     * (a read-only view).
+     *
+     * @return the pairs, in the order of the truncations; never modified.
+     */
+    default long[] discardedRanges() {
+        return NO_RANGES;
+    }
+
+    /** No discarded range. */
+    long[] NO_RANGES = new long[0];
+}

@@ -1,0 +1,540 @@
+package io.walden.internal.state;
+
+import io.walden.Durability;
+import io.walden.WalException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The positions and state a log shares between its I/O thread and its users, and the waiting on
+ * them. Waiting allocates nothing: a short spin (for a write, not for a sync); then the waiter yields
+ * the processor for up to the configured time; then it parks in a slot of a fixed registry, and the
+ * I/O thread unparks exactly the waiters whose position it reached, each once (no thundering herd of
+ * woken threads that must block again). Back-pressure waits use a monitor that the I/O thread
+ * notifies only when someone waits on it.
+ *
+ * <p>Positions: a frame at log position {@code lsn} is written once {@link #writtenPosition()} is
+ * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward
+ * and only to frame boundaries.
+ *
+ * <p><b>Threading:</b> positions are written only by the holder of the I/O duty (see {@code
+ * IoDuty}: the I/O thread, an appender driving its record, or the backend's completion thread in a
+ * completion round), and by the opening thread before the I/O thread starts; {@link #requestSync}
+ * and the waits are called by any thread.
+ */
+public final class LogState implements LogPositions {
+    private static final VarHandle SYNC_REQUEST;
+    private static final VarHandle SYNC_REQUEST_COUNT;
+    private static final int WAITER_SLOTS = 1024;
+    private static final long PARK_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long OVERFLOW_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    private static final int SPIN_COUNT = 200;
+    private static final int SYNC_DURATION_SMOOTHING = 8;
+    private static final long WAIT_SLICE_MS = 10;
+
+    static {
+        try {
+            SYNC_REQUEST = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestPosition", long.class);
+            SYNC_REQUEST_COUNT = MethodHandles.lookup().findVarHandle(LogState.class, "syncRequestCount", long.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final Object signal = new Object();
+
+    // Written by the holder of the I/O duty; read by any thread.
+    private volatile long writtenPosition;
+    private volatile long durablePosition;
+    private volatile long startPosition;
+    private volatile Throwable failure;
+    // Why the next segment cannot be prepared (a full file system), or null: appenders that time out
+    // waiting at the end of the active segment report it. Written by the I/O thread.
+    private volatile String spaceShortage;
+    private volatile boolean closed;
+
+    // Raised by any thread with compare-and-set; read by the holder of the I/O duty.
+    @SuppressWarnings("unused")
+    private volatile long syncRequestPosition;
+
+    // Sync requests made so far (appends waiting for SYNCED, sync() calls); raised by any thread with
+    // an atomic add, read by the duty holder to see how many waiters came back since its last sync.
+    @SuppressWarnings("unused")
+    private volatile long syncRequestCount;
+
+    // Written by the duty holder while it holds a sync for a group of waiters to come back: the request
+    // count at which an appender must wake it (0: always).
+    private volatile long cohortWakeCount;
+
+    // How long a waiter yields before it parks, and the longest single park of a registered waiter
+    // (a backstop: the I/O thread unparks it when its position is reached); final.
+    private final long waitYieldNs;
+    private final long parkSliceNs;
+
+    // Smoothed duration of recent syncs (an exponential average over about eight); written by the I/O
+    // thread after each sync, read by waiters to skip a yield that could not outlast the sync.
+    private volatile long syncDurationNs;
+
+    // Durability waiters, woken one by one when their position is reached (no thundering herd), with
+    // no lock between the publishing thread and the appenders that register.
+    private final WaiterRegistry registry = new WaiterRegistry(WAITER_SLOTS);
+
+    // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
+    private volatile int waiterCount;
+
+    // Pairs [cut, continue) of positions that truncateAfter discarded while the log was open, in the
+    // order of the truncations. Replaced whole (copy on write) by the truncating thread, which holds
+    // the log's close lock; read by readers.
+    private volatile long[] discardedRanges = NO_RANGES;
+
+    /**
+     * Creates the state of a recovered log.
+     *
+     * @param startPosition the first position the log holds.
+     * @param endPosition where the recovered log ends; written and durable.
+     * @param waitYieldNs how long a waiter yields the processor before it parks; zero parks at once.
+     */
+    public LogState(final long startPosition, final long endPosition, final long waitYieldNs) {
+        this(startPosition, endPosition, waitYieldNs, PARK_SLICE_NS);
+    }
+
+    /**
+     * Creates the state with a chosen park slice; tests use a long one, so that only an unpark can
+     * end a registered waiter's wait.
+     */
+    LogState(final long startPosition, final long endPosition, final long waitYieldNs, final long parkSliceNs) {
+        Invariants.check(waitYieldNs >= 0, "negative wait yield time %d", waitYieldNs);
+        Invariants.check(parkSliceNs > 0, "park slice %d not positive", parkSliceNs);
+        this.waitYieldNs = waitYieldNs;
+        this.parkSliceNs = parkSliceNs;
+        this.startPosition = startPosition;
+        this.writtenPosition = endPosition;
+        this.durablePosition = endPosition;
+        this.syncRequestPosition = endPosition;
+    }
+
+    /** @return position up to which frames were written to the OS. */
+    public long writtenPosition() {
+        return writtenPosition;
+    }
+
+    /** @return position up to which frames are durable. */
+    public long durablePosition() {
+        return durablePosition;
+    }
+
+    /** @return the first position the log still holds. */
+    @Override
+    public long startPosition() {
+        return startPosition;
+    }
+
+    @Override
+    public long visiblePosition(final Durability visibility) {
+        return visibility == Durability.SYNCED ? durablePosition : writtenPosition;
+    }
+
+    @Override
+    public boolean awaitVisible(final long position, final Durability visibility, final long timeoutNs) {
+        return reached(visibility) > position || await(position + 1, visibility, timeoutNs, Long.MAX_VALUE);
+    }
+
+    /** @return the highest position some thread asked to be made durable. */
+    public long syncRequestPosition() {
+        return (long) SYNC_REQUEST.getVolatile(this);
+    }
+
+    /** @return how many sync requests were made so far. */
+    public long syncRequestCount() {
+        return (long) SYNC_REQUEST_COUNT.getVolatile(this);
+    }
+
+    /** @return how many threads are blocked waiting on this log right now (racy). */
+    public int waiterCount() {
+        return registry.registeredCount() + waiterCount;
+    }
+
+    /** @return the failure that stopped the log, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** @return whether the log was closed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * I/O thread: publishes the written position and wakes waiters.
+     *
+     * @param position the new written position.
+     */
+    public void publishWritten(final long position) {
+        writtenPosition = position;
+        wakeRegistered(false);
+        signalWaiters();
+    }
+
+    /**
+     * I/O thread: publishes the durable position and wakes waiters.
+     *
+     * @param position the new durable position.
+     */
+    public void publishDurable(final long position) {
+        durablePosition = position;
+        wakeRegistered(false);
+    }
+
+    /**
+     * I/O thread: publishes the durable position without waking blocked waiters yet; spinning and
+     * yielding waiters see it at once. The I/O thread calls {@link #wakeDurable()} once it has
+     * submitted the next sync, so that the sync is not delayed by the wake-ups.
+     *
+     * @param position the new durable position.
+     */
+    public void publishDurableQuietly(final long position) {
+        durablePosition = position;
+    }
+
+    /**
+     * I/O thread: records how long a sync took, from submission to completion.
+     *
+     * @param durationNs the duration.
+     */
+    public void recordSyncDuration(final long durationNs) {
+        final long average = syncDurationNs;
+        syncDurationNs = average + (durationNs - average) / SYNC_DURATION_SMOOTHING;
+    }
+
+    /** @return the smoothed duration of recent syncs; zero before the first. */
+    public long syncDurationNs() {
+        return syncDurationNs;
+    }
+
+    /** I/O thread: wakes the blocked waiters whose position is now reached. */
+    public void wakeDurable() {
+        wakeRegistered(false);
+    }
+
+    /**
+     * I/O thread: publishes the first position after truncation.
+     *
+     * @param position the new start position.
+     */
+    public void publishStart(final long position) {
+        startPosition = position;
+    }
+
+    /**
+     * Marks the log failed and wakes every waiter. The first failure wins.
+     *
+     * @param cause the failure.
+     */
+    public void fail(final Throwable cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+        wakeRegistered(true);
+        signalWaiters();
+    }
+
+    @Override
+    public long[] discardedRanges() {
+        return discardedRanges;
+    }
+
+    /**
+     * Records positions that {@code truncateAfter} discarded from the open log, before any file
+     * changes: readers stop at the cut from now on. Called by the truncating thread, one at a time.
+     *
+     * @param cutPosition where the discarded positions begin: the end of the last record kept.
+     * @param continuePosition where the log continues.
+     */
+    public void addDiscardedRange(final long cutPosition, final long continuePosition) {
+        Invariants.check(
+                cutPosition < continuePosition, "discarded range [%d, %d) is empty", cutPosition, continuePosition);
+        final long[] current = discardedRanges;
+        final long[] next = Arrays.copyOf(current, current.length + 2);
+        next[current.length] = cutPosition;
+        next[current.length + 1] = continuePosition;
+        discardedRanges = next;
+    }
+
+    /**
+     * Moves the written, durable and requested positions up to where a log continues after {@code
+     * truncateAfter} reopened its files, and wakes every waiter and reader to look again. Called
+     * between two I/O agents, when none runs.
+     *
+     * @param position where the log continues: what the new agent starts from.
+     */
+    public void continueAt(final long position) {
+        Invariants.check(
+                position >= writtenPosition && position >= durablePosition,
+                "continue at %d below written %d durable %d",
+                position,
+                writtenPosition,
+                durablePosition);
+        requestSync(position);
+        writtenPosition = position;
+        durablePosition = position;
+        cohortWakeCount = 0;
+        wakeRegistered(true);
+        signalWaiters();
+    }
+
+    /** Marks the log closed and wakes every waiter. */
+    public void markClosed() {
+        closed = true;
+        wakeRegistered(true);
+        signalWaiters();
+    }
+
+    /**
+     * Asks the I/O thread to make everything before a position durable.
+     *
+     * @param position the position to cover.
+     */
+    public void requestSync(final long position) {
+        long current;
+        do {
+            current = (long) SYNC_REQUEST.getVolatile(this);
+            if (current >= position) {
+                return;
+            }
+        } while (!SYNC_REQUEST.compareAndSet(this, current, position));
+    }
+
+    /**
+     * Counts a thread that is about to wait for a sync. An append counts itself before it publishes
+     * its frame, so that a sync submitted after the frame was seen also sees the count.
+     *
+     * @return the count including this request, for {@link #wakeNeeded}.
+     */
+    public long countSyncRequest() {
+        return (long) SYNC_REQUEST_COUNT.getAndAdd(this, 1L) + 1;
+    }
+
+    /**
+     * Whether the request with this count must wake the I/O thread. While it holds a sync for a group
+     * of waiters, only the request that completes the group does; it wakes by itself at the end of the
+     * hold anyway, so a request that skips the wake can delay nothing beyond that.
+     *
+     * @param requestCount what {@link #countSyncRequest} returned.
+     * @return true to wake.
+     */
+    public boolean wakeNeeded(final long requestCount) {
+        return requestCount >= cohortWakeCount;
+    }
+
+    /**
+     * I/O thread: sets the request count that completes the group it waits for (0: none).
+     *
+     * @param count the count.
+     */
+    public void cohortWakeCount(final long count) {
+        if (cohortWakeCount != count) {
+            cohortWakeCount = count;
+        }
+    }
+
+    /** Wakes waiters if there are any. */
+    public void signalWaiters() {
+        if (waiterCount > 0) {
+            synchronized (signal) {
+                signal.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Position reached for a durability level.
+     *
+     * @param durability the level.
+     * @return the position.
+     */
+    public long reached(final Durability durability) {
+        return durability == Durability.SYNCED ? durablePosition : writtenPosition;
+    }
+
+    /**
+     * Waits until a position is reached for a level, the log fails or the time runs out.
+     *
+     * @param position the position that must be reached.
+     * @param durability WRITTEN or SYNCED.
+     * @param timeoutNs most time to wait; {@link Long#MAX_VALUE} for no limit.
+     * @param finalPosition where the log ends if it is closed, for refusing waits that never end.
+     * @return true if reached, false on timeout.
+     * @throws WalException if the log failed or closed before the position was reached.
+     */
+    public boolean await(
+            final long position, final Durability durability, final long timeoutNs, final long finalPosition) {
+        // A write completes within microseconds, worth a spin; a sync takes a device flush (a hundred
+        // microseconds or more), and with many waiters their spinning would take the processors the
+        // I/O thread and the next appenders need.
+        final int spinCount = durability == Durability.SYNCED ? 0 : SPIN_COUNT;
+        for (int i = 0; i < spinCount; i++) {
+            if (reached(durability) >= position) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        // One deadline for the yield and the park together, so that the wait never exceeds its timeout.
+        final long deadlineNs = timeoutNs == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNs;
+        if (yieldUntilReached(position, durability, timeoutNs)) {
+            return true;
+        }
+        // NO_SLOT when every slot is taken: the waiter then polls.
+        final int slot = registry.register(position, durability == Durability.SYNCED);
+        try {
+            while (reached(durability) < position) {
+                checkUsable(position, finalPosition);
+                final long remainingNs = deadlineNs == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNs - System.nanoTime();
+                if (remainingNs <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(
+                        this, Math.min(remainingNs, slot != WaiterRegistry.NO_SLOT ? parkSliceNs : OVERFLOW_PARK_NS));
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new WalException(
+                            WalException.ErrorCode.INTERRUPTED, "interrupted while waiting for position " + position);
+                }
+            }
+            return true;
+        } finally {
+            if (slot != WaiterRegistry.NO_SLOT) {
+                registry.deregister(slot);
+            }
+        }
+    }
+
+    /** Unparks the registered waiters whose position is reached, or all of them. */
+    private void wakeRegistered(final boolean all) {
+        if (all) {
+            registry.wakeAll();
+        } else {
+            registry.wakeReached(writtenPosition, durablePosition);
+        }
+    }
+
+    /**
+     * Yields the processor until the position is reached or the wait-yield time passes. Every waiter
+     * may yield at once: {@link Thread#yield()} lets other runnable threads on the processor go
+     * first, and a yielding waiter sees its position without the wake-ups a parked one costs (a
+     * system call on the I/O thread, and the rescheduling of a thread whose processor went idle).
+     * A sync waiter does not yield while recent syncs take longer than the wait-yield time (a slow
+     * disk): its yield would end before the sync, and only burn processor time. The yield ends early
+     * at the caller's timeout, on an interrupt (the caller's park loop then reports it), and when the
+     * log fails or closes.
+     */
+    private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
+        final long yieldNs = Math.min(waitYieldNs, timeoutNs);
+        if (yieldNs <= 0 || (durability == Durability.SYNCED && syncDurationNs > yieldNs)) {
+            return false;
+        }
+        final long deadlineNs = System.nanoTime() + yieldNs;
+        do {
+            if (reached(durability) >= position) {
+                return true;
+            }
+            Thread.yield();
+        } while (System.nanoTime() - deadlineNs < 0
+                && failure == null
+                && !closed
+                && !Thread.currentThread().isInterrupted());
+        return reached(durability) >= position;
+    }
+
+    /**
+     * Claims buffer space, waiting while the buffer is full until the deadline.
+     *
+     * @param logBuffer the buffer.
+     * @param alignedLength the frame's aligned length.
+     * @param deadlineNs {@link System#nanoTime()} after which to give up.
+     * @param ioWake wakes the I/O thread so that it frees space.
+     * @return the frame position, {@link LogBuffer#CLOSED}, or {@link LogBuffer#BACK_PRESSURED} at the
+     *     deadline.
+     */
+    public long awaitClaim(
+            final LogBuffer logBuffer, final int alignedLength, final long deadlineNs, final Runnable ioWake) {
+        for (int i = 0; i < SPIN_COUNT; i++) {
+            ioWake.run();
+            final long result = logBuffer.claim(alignedLength);
+            if (result != LogBuffer.BACK_PRESSURED) {
+                return result;
+            }
+            Thread.yield();
+        }
+        synchronized (signal) {
+            waiterCount++;
+            try {
+                while (true) {
+                    final long result = logBuffer.claim(alignedLength);
+                    if (result != LogBuffer.BACK_PRESSURED) {
+                        return result;
+                    }
+                    final long remainingNs = deadlineNs - System.nanoTime();
+                    if (remainingNs <= 0) {
+                        return LogBuffer.BACK_PRESSURED;
+                    }
+                    ioWake.run();
+                    signal.wait(Math.max(1, Math.min(WAIT_SLICE_MS, TimeUnit.NANOSECONDS.toMillis(remainingNs))));
+                }
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new WalException(
+                        WalException.ErrorCode.INTERRUPTED,
+                        "interrupted while waiting for log buffer space; nothing was appended");
+            } finally {
+                waiterCount--;
+            }
+        }
+    }
+
+    /**
+     * The exception for a wait for a position that the log's failure left unacknowledged.
+     *
+     * @param cause the log's failure.
+     * @param position the position waited for.
+     * @return the exception ({@link WalException.ErrorCode#STORAGE_SPACE} or {@link
+     *     WalException.ErrorCode#IO}), with the failure as its cause.
+     */
+    public static WalException failureException(final Throwable cause, final long position) {
+        final boolean noSpace = NoSpace.isNoSpace(cause);
+        return new WalException(
+                noSpace ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                "the log failed before position " + position + " was acknowledged: " + cause.getMessage()
+                        + ". Nothing after the failure is acknowledged; "
+                        + (noSpace ? NoSpace.ADVICE : "close the log and reopen it to recover") + ".",
+                cause);
+    }
+
+    private void checkUsable(final long position, final long finalPosition) {
+        final Throwable cause = failure;
+        if (cause != null) {
+            throw failureException(cause, position);
+        }
+        if (closed && position > finalPosition) {
+            throw new WalException(
+                    WalException.ErrorCode.CLOSED,
+                    "the log is closed and ends at position " + finalPosition + " before position " + position);
+        }
+    }
+
+    /**
+     * Publishes why the next segment cannot be prepared for lack of space. The I/O thread.
+     *
+     * @param shortage the reason, or null once a preparation succeeded.
+     */
+    public void spaceShortage(final String shortage) {
+        this.spaceShortage = shortage;
+    }
+
+    /** @return why the next segment cannot be prepared for lack of space, or null. Any thread. */
+    public String spaceShortage() {
+        return spaceShortage;
+    }
+}

@@ -1,0 +1,46 @@
+package io.walden.internal.state;
+
+import io.walden.WalException;
+import java.nio.file.FileSystemException;
+
+/**
+ * Recognises a full file system (ENOSPC) in a failure, so that it is reported as {@link
+ * io.walden.WalException.ErrorCode#STORAGE_SPACE} with advice, rather than as a generic I/O error.
+ *
+ * <p><b>Threading:</b> stateless.
+ */
+public final class NoSpace {
+    /** The advice given with a full file system. */
+    public static final String ADVICE = "the file system is full: free space, then close and reopen the log"
+            + " (recovery keeps every acknowledged record)";
+
+    private NoSpace() {}
+
+    /**
+     * Whether a failure is ENOSPC anywhere in its cause chain: backends wrap the errno
+     * (FileChannel's {@code IOException}, jasyncfio's "Error code: 28") in their own exception naming
+     * the file.
+     *
+     * @param failure the failure, or null.
+     * @return true for a full file system.
+     */
+    public static boolean isNoSpace(final Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            final String text = cause instanceof FileSystemException fse ? fse.getReason() : cause.getMessage();
+            if (text != null && (text.contains("No space left") || text.contains("Error code: 28;"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The error code for an I/O failure: {@code STORAGE_SPACE} for a full file system, else {@code IO}.
+     *
+     * @param failure the failure.
+     * @return the code.
+     */
+    public static WalException.ErrorCode errorCode(final Throwable failure) {
+        return isNoSpace(failure) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO;
+    }
+}

@@ -1,0 +1,232 @@
+package io.walden.internal.state;
+
+import io.walden.WalStats;
+import io.walden.spi.FileSystemTypes;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counters behind {@link WalStats}. Most are written only by the holder of the I/O duty, per batch rather than
+ * per record, and read by any thread; back-pressure waits are counted by producers on their slow
+ * path.
+ *
+ * <p><b>Threading:</b> single writer per field as marked; readers take racy snapshots.
+ */
+public final class StatsCounters {
+    private static final VarHandle APPENDS;
+    private static final VarHandle APPEND_BYTES;
+    private static final VarHandle WRITES;
+    private static final VarHandle WRITE_BYTES;
+    private static final VarHandle APPENDS_RUN_BY_CALLER;
+
+    static {
+        try {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            APPENDS = lookup.findVarHandle(StatsCounters.class, "appends", long.class);
+            APPEND_BYTES = lookup.findVarHandle(StatsCounters.class, "appendBytes", long.class);
+            WRITES = lookup.findVarHandle(StatsCounters.class, "writes", long.class);
+            WRITE_BYTES = lookup.findVarHandle(StatsCounters.class, "writeBytes", long.class);
+            APPENDS_RUN_BY_CALLER = lookup.findVarHandle(StatsCounters.class, "appendsRunByCaller", long.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    // Written by the holder of the I/O duty, once or twice per record, with release stores (a plain
+    // volatile store is a full fence each; the duty's compare-and-set orders one holder's stores
+    // before the next holder's); read by any thread.
+    volatile long appends;
+    volatile long appendBytes;
+    volatile long writes;
+    volatile long writeBytes;
+    volatile long appendsRunByCaller;
+
+    // Written by the holder of the I/O duty only.
+    volatile long syncs;
+    volatile long syncRecordsTotal;
+    volatile long syncRecordsMax;
+    volatile long syncBytesTotal;
+    volatile long syncBytesMax;
+    volatile long syncLatencyNsTotal;
+    volatile long syncLatencyNsMax;
+    private volatile long segmentsRolled;
+    private volatile long segmentsHurried;
+    private volatile long segmentsRecycled;
+    private volatile long durabilityMarks;
+    private volatile long pipelinePaddingBytes;
+    private volatile int writesInFlightPeak;
+    private volatile long writesBeside;
+
+    // Recorded by the holder of the I/O duty, read by any thread.
+    private final LatencyRecorder syncLatency = new LatencyRecorder();
+
+    // Incremented by producers on the slow path.
+    private final AtomicLong backPressureWaits = new AtomicLong();
+
+    /** Counts an append that had to wait for space. */
+    public void recordBackPressureWait() {
+        backPressureWaits.incrementAndGet();
+    }
+
+    /**
+     * Duty holder: records frames scanned.
+     *
+     * @param appendsTotal data records scanned since the log opened.
+     * @param payloadBytes the payload bytes of the records just scanned.
+     */
+    public void recordScanned(final long appendsTotal, final long payloadBytes) {
+        APPENDS.setRelease(this, appendsTotal);
+        APPEND_BYTES.setRelease(this, (long) APPEND_BYTES.getOpaque(this) + payloadBytes);
+    }
+
+    /**
+     * Duty holder: records a completed write (or part of one).
+     *
+     * @param bytes the bytes written.
+     */
+    public void recordWrite(final long bytes) {
+        WRITES.setRelease(this, (long) WRITES.getOpaque(this) + 1);
+        WRITE_BYTES.setRelease(this, (long) WRITE_BYTES.getOpaque(this) + bytes);
+    }
+
+    /** Duty holder: records an append whose I/O its own thread ran. */
+    public void recordRunByCaller() {
+        APPENDS_RUN_BY_CALLER.setRelease(this, (long) APPENDS_RUN_BY_CALLER.getOpaque(this) + 1);
+    }
+
+    public void recordSync(final long records, final long bytes, final long latencyNs) {
+        syncs = syncs + 1;
+        syncRecordsTotal = syncRecordsTotal + records;
+        syncBytesTotal = syncBytesTotal + bytes;
+        syncLatencyNsTotal = syncLatencyNsTotal + latencyNs;
+        if (records > syncRecordsMax) {
+            syncRecordsMax = records;
+        }
+        if (bytes > syncBytesMax) {
+            syncBytesMax = bytes;
+        }
+        if (latencyNs > syncLatencyNsMax) {
+            syncLatencyNsMax = latencyNs;
+        }
+        syncLatency.record(latencyNs);
+    }
+
+    /** Records the latency of a write that was durable itself (O_DSYNC): that mode's sync. I/O thread. */
+    public void recordDurableWrite(final long latencyNs) {
+        syncLatency.record(latencyNs);
+    }
+
+    /**
+     * Takes a snapshot.
+     *
+     * @param backend backend name.
+     * @param positions the log's positions, read after the counters.
+     * @param logBuffer the log's buffer, whose tail is read last.
+     * @param fileSystemType the type of the log's file system.
+     * @param durabilityNote what the backend does differently to stay durable there, or null.
+     * @return the snapshot.
+     */
+    public WalStats snapshot(
+            final String backend,
+            final LogState positions,
+            final LogBuffer logBuffer,
+            final String fileSystemType,
+            final String durabilityNote) {
+        final long syncCount = syncs;
+        final Throwable failure = positions.failure();
+        // Durable, then written, then tail: each read no earlier than the one it must not pass.
+        final long durablePosition = positions.durablePosition();
+        final long writtenPosition = positions.writtenPosition();
+        final long tailPosition = logBuffer.tailPosition();
+        final double divisor = Math.max(1, syncCount);
+        return new WalStats(
+                backend,
+                appends,
+                appendBytes,
+                writes,
+                writeBytes,
+                syncCount,
+                syncRecordsTotal / divisor,
+                syncRecordsMax,
+                syncBytesTotal / divisor,
+                syncBytesMax,
+                syncLatencyNsTotal / divisor,
+                syncLatencyNsMax,
+                syncLatency.snapshot(),
+                backPressureWaits.get(),
+                segmentsRolled,
+                segmentsHurried,
+                segmentsRecycled,
+                durabilityMarks,
+                appendsRunByCaller,
+                writesInFlightPeak,
+                writesBeside,
+                pipelinePaddingBytes,
+                logBuffer.capacityBytes(),
+                positions.startPosition(),
+                tailPosition,
+                writtenPosition,
+                durablePosition,
+                failure != null,
+                failure == null ? null : failure.toString(),
+                fileSystemType,
+                FileSystemTypes.survivesPowerLoss(fileSystemType),
+                durabilityNote);
+    }
+
+    /** A segment was rolled. The holder of the I/O duty. */
+    public void recordSegmentRolled() {
+        segmentsRolled = segmentsRolled + 1;
+    }
+
+    /** The next segment's preparation was hurried. The I/O thread. */
+    public void recordSegmentHurried() {
+        segmentsHurried = segmentsHurried + 1;
+    }
+
+    /** The log rolled into a segment made from a freed file. The holder of the I/O duty. */
+    public void recordSegmentRecycled() {
+        segmentsRecycled = segmentsRecycled + 1;
+    }
+
+    /**
+     * A group was ended on a block boundary with a padding frame, so that the next group could be
+     * written beside it. The holder of the I/O duty.
+     *
+     * @param bytes the padding frame's length.
+     */
+    public void recordPipelinePadding(final int bytes) {
+        pipelinePaddingBytes = pipelinePaddingBytes + bytes;
+    }
+
+    /**
+     * A write was submitted; counts it if others were in flight, and keeps the most in flight at once.
+     * The holder of the I/O duty.
+     *
+     * @param count how many are in flight now.
+     */
+    public void recordWritesInFlight(final int count) {
+        if (count > writesInFlightPeak) {
+            writesInFlightPeak = count;
+        }
+        if (count > 1) {
+            writesBeside = writesBeside + 1;
+        }
+    }
+
+    /** A durability mark was written. The holder of the I/O duty. */
+    public void recordDurabilityMark() {
+        durabilityMarks = durabilityMarks + 1;
+    }
+
+    /** @return the records scanned so far. Any thread; racy. */
+    public long appendsTotal() {
+        return appends;
+    }
+
+    /** @return the payload bytes scanned so far. Any thread; racy. */
+    public long appendBytesTotal() {
+        return appendBytes;
+    }
+}

@@ -1,0 +1,160 @@
+package io.walden.internal.truncation;
+
+import io.walden.WalConfig;
+import io.walden.WalException;
+import io.walden.internal.EngineHolder;
+import io.walden.internal.LogEngine;
+import io.walden.internal.recovery.LogRecovery;
+import io.walden.internal.recovery.RecoveredLog;
+import io.walden.internal.state.LogState;
+import io.walden.internal.state.NoSpace;
+import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageBackend;
+import java.io.IOException;
+
+/**
+ * {@code truncateAfter} on an open log: stops the engine (which drains, syncs and completes every
+ * waiter first), truncates the files, and starts the next engine where the log continues, on the
+ * same state, so that waiters and readers carry on across it. A truncation refused for its position
+ * changes nothing and starts the files again as they were; one that fails otherwise closes the log,
+ * whose next open recovers it either as it was or truncated.
+ *
+ * <pre>
+ *   check position ──► stop engine (hand over) ──► truncate and start next ──► replace
+ *                                                    │ POSITION: restart as it was, rethrow
+ *                                                    └ else: close the log, throw
+ * </pre>
+ *
+ * <p><b>Threading:</b> immutable; called by any thread, one at a time under the close lock.
+ */
+public final class OnlineTruncation {
+    private final WalConfig config;
+    private final StorageBackend backend;
+    private final EngineHolder holder;
+    private final LogState state;
+    private final StatsCounters stats;
+
+    /**
+     * Creates the truncation of an open log.
+     *
+     * @param config the log's configuration.
+     * @param backend the storage backend the engines run on.
+     * @param holder the log's engine.
+     * @param stats the log's counters.
+     */
+    public OnlineTruncation(
+            final WalConfig config,
+            final StorageBackend backend,
+            final EngineHolder holder,
+            final StatsCounters stats) {
+        this.config = config;
+        this.backend = backend;
+        this.holder = holder;
+        this.state = holder.state();
+        this.stats = stats;
+    }
+
+    /**
+     * Discards every record after the one at a position; see {@code Wal.truncateAfter(long)}.
+     *
+     * @param lsn the LSN of the last record to keep, or {@link SuffixTruncation#KEEP_NONE}.
+     * @return the position where the log continues.
+     * @throws WalException {@link WalException.ErrorCode#POSITION} if no record starts at {@code
+     *     lsn} (the log goes on); {@link WalException.ErrorCode#CLOSED} if the log is closed or failed;
+     *     {@link WalException.ErrorCode#IO} or {@link WalException.ErrorCode#STORAGE_SPACE} if an I/O
+     *     operation fails, and the log is then closed.
+     */
+    public long truncateAfter(final long lsn) {
+        synchronized (holder.closeLock()) {
+            holder.checkOpen();
+            final LogEngine old = holder.engine();
+            final long tail = old.logBuffer().tailPosition();
+            if (lsn != SuffixTruncation.KEEP_NONE && (lsn < state.startPosition() || lsn >= tail)) {
+                throw new WalException(
+                        WalException.ErrorCode.POSITION,
+                        "cannot truncate the log in " + config.directory() + " after position " + lsn
+                                + ": the log holds positions " + state.startPosition() + " to " + tail
+                                + " (use -1 to keep no record); nothing was changed");
+            }
+            final boolean interrupted = old.stop(true);
+            try {
+                if (state.failure() != null) {
+                    holder.closeStopped(null);
+                    throw holder.closedException();
+                }
+                try {
+                    final LogEngine next = truncateAndStart(old.recovered(), lsn);
+                    holder.replace(next);
+                    return next.recovered().endPosition();
+                } catch (final IOException ex) {
+                    throw closeAfterFailure(new WalException(
+                            NoSpace.errorCode(ex),
+                            "truncating the log in " + config.directory() + " after position " + lsn + " failed: " + ex,
+                            ex));
+                } catch (final WalException ex) {
+                    if (ex.errorCode() != WalException.ErrorCode.POSITION) {
+                        throw closeAfterFailure(ex);
+                    }
+                    // Nothing changed: the log goes on as it was.
+                    holder.replace(restartAfterRefusal());
+                    throw ex;
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * Truncates the stopped log after a record and starts the next engine where it continues, on the
+     * state the stopped engine handed over; see {@link SuffixTruncation#truncateStopped}. Under the
+     * close lock. Throws {@link WalException.ErrorCode#POSITION} if no record starts at {@code lsn},
+     * with nothing changed.
+     */
+    private LogEngine truncateAndStart(final RecoveredLog recovered, final long lsn) throws IOException {
+        final SuffixTruncation.StoppedLog stopped = new SuffixTruncation.StoppedLog(
+                recovered.logId(),
+                recovered.segmentCapacityBytes(),
+                state.startPosition() & -(long) recovered.segmentCapacityBytes(),
+                state.durablePosition(),
+                recovered.skippedRanges());
+        return LogEngine.startOn(config, backend, state, stats, session -> {
+            final RecoveredLog next =
+                    SuffixTruncation.truncateStopped(config, session, stopped, lsn, state::addDiscardedRange);
+            return next != null ? next : LogRecovery.recover(config, session);
+        });
+    }
+
+    /** Starts the log's files again as they are, after a truncation that changed nothing. Under the close lock. */
+    private LogEngine restartAfterRefusal() {
+        try {
+            return LogEngine.start(config, backend, state, stats, session -> {});
+        } catch (final IOException ex) {
+            throw closeAfterFailure(new WalException(
+                    NoSpace.errorCode(ex),
+                    "cannot reopen the files of the log in " + config.directory() + ": " + ex,
+                    ex));
+        } catch (final WalException ex) {
+            throw closeAfterFailure(ex);
+        }
+    }
+
+    /**
+     * Closes the log after a truncation that could not finish: every waiter and appender learns why,
+     * and the lock is released for the next open, which recovers the log as it was or truncated.
+     * Under the close lock.
+     *
+     * @return the exception to throw.
+     */
+    private WalException closeAfterFailure(final WalException cause) {
+        final WalException failure = new WalException(
+                cause.errorCode(),
+                cause.getMessage() + " The log is closed; reopen it (the open recovers it either as it was"
+                        + " or truncated).",
+                cause);
+        holder.closeStopped(failure);
+        return failure;
+    }
+}
