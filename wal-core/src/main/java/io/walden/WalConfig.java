@@ -573,7 +573,11 @@ public final class WalConfig {
             ConfigRules.checkPowerOfTwoInRange(
                     "bufferCapacityBytes", buffer, BUFFER_CAPACITY_BYTES_MIN, segmentCapacityBytes);
             final int maxRecord = ConfigRules.maxRecordBytes(
-                    maxRecordSet, maxRecordBytes, MAX_RECORD_BYTES_DEFAULT, buffer, bufferCapacitySet ? -1 : segmentCapacityBytes);
+                    maxRecordSet,
+                    maxRecordBytes,
+                    MAX_RECORD_BYTES_DEFAULT,
+                    buffer,
+                    bufferCapacitySet ? -1 : segmentCapacityBytes);
             ConfigRules.check(
                     maxBatchBytes >= MAX_BATCH_BYTES_MIN,
                     "maxBatchBytes",

@@ -22,19 +22,22 @@ class ConfigRulesTest {
         assertEquals(LIMIT, ConfigRules.maxRecordBytes(false, 0, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, BUFFER));
         assertEquals(
                 WalConfig.MAX_RECORD_BYTES_DEFAULT,
-                ConfigRules.maxRecordBytes(false, 0, WalConfig.MAX_RECORD_BYTES_DEFAULT, WalConfig.BUFFER_CAPACITY_BYTES_DEFAULT, -1));
+                ConfigRules.maxRecordBytes(
+                        false, 0, WalConfig.MAX_RECORD_BYTES_DEFAULT, WalConfig.BUFFER_CAPACITY_BYTES_DEFAULT, -1));
     }
 
     @Test
     void shouldKeepALargestRecordSetWithinTheLimitAndRefuseOthersNamingTheRule() {
         assertEquals(0, ConfigRules.maxRecordBytes(true, 0, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, -1));
         assertEquals(LIMIT, ConfigRules.maxRecordBytes(true, LIMIT, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, -1));
-        final WalException negative =
-                assertThrows(WalException.class, () -> ConfigRules.maxRecordBytes(true, -5, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, -1));
+        final WalException negative = assertThrows(
+                WalException.class,
+                () -> ConfigRules.maxRecordBytes(true, -5, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, -1));
         assertTrue(
                 negative.getMessage().contains("maxRecordBytes=-5: must be from 0 to " + LIMIT), negative.getMessage());
-        final WalException tooLarge =
-                assertThrows(WalException.class, () -> ConfigRules.maxRecordBytes(true, LIMIT + 1, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, 65536));
+        final WalException tooLarge = assertThrows(
+                WalException.class,
+                () -> ConfigRules.maxRecordBytes(true, LIMIT + 1, WalConfig.MAX_RECORD_BYTES_DEFAULT, BUFFER, 65536));
         assertEquals(WalException.ErrorCode.CONFIG, tooLarge.errorCode());
         assertTrue(tooLarge.getMessage().contains("derived from segmentCapacityBytes=65536"), tooLarge.getMessage());
     }

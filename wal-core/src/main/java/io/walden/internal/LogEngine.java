@@ -203,7 +203,6 @@ public final class LogEngine {
         return durabilityNote;
     }
 
-
     private void preloadPartialBlock(final long blockStart, final long end) {
         // With O_DIRECT the next write rewrites the partial last block from the log buffer, so the
         // buffer must hold that block's existing frames.

@@ -2,8 +2,8 @@ package io.walden.internal.io;
 
 import io.walden.Durability;
 import io.walden.WalException;
-import io.walden.internal.state.WaitFailure;
 import io.walden.internal.state.LogState;
+import io.walden.internal.state.WaitFailure;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -10,8 +10,8 @@ import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
+import io.walden.internal.segment.SegmentWindow;
 import io.walden.internal.segment.SuffixTruncationRecord;
-import io.walden.internal.state.AlignedBuffer;
 import io.walden.internal.state.LogPositions;
 import java.io.File;
 import java.io.IOException;
@@ -65,8 +65,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     private final int capacityBytes;
     private final FrameDecoder decoder;
     // Owned by the refreshing thread (refresh is synchronized); grown for frames larger than it.
-    private AlignedBuffer windowMemory;
-    private ByteBuffer window;
+    private final SegmentWindow window = new SegmentWindow(WINDOW_BYTES);
     private final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + 4)
             .order(ByteOrder.LITTLE_ENDIAN);
     // The suffix-truncation record, looked for at every refresh: a stat, with no exception when the
@@ -99,8 +98,6 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         this.logId = logId;
         this.capacityBytes = capacityBytes;
         this.decoder = new FrameDecoder(logId);
-        this.windowMemory = new AlignedBuffer(WINDOW_BYTES);
-        this.window = windowMemory.buffer();
         this.activeBase = firstBase;
         this.writtenPosition = firstBase + SegmentHeaderDescriptor.HEADER_LENGTH;
         this.durablePosition = writtenPosition;
@@ -367,27 +364,20 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
      * progress until the next segment proves otherwise.
      */
     private void scan(final FileChannel channel) throws IOException {
-        long windowOffset = -1;
-        int windowLength = 0;
+        window.bind(channel, capacityBytes, Long.MAX_VALUE);
         while (scanOffset < capacityBytes) {
-            if (windowOffset < 0 || scanOffset + HEADER_LENGTH > windowOffset + windowLength) {
-                windowOffset = scanOffset;
-                windowLength = read(channel, scanOffset);
+            if (scanOffset < window.startOffset() || scanOffset + HEADER_LENGTH > window.filledEnd()) {
+                window.fill(scanOffset, capacityBytes);
             }
-            final int index = (int) (scanOffset - windowOffset);
-            FrameDecoder.Verdict verdict =
-                    decoder.decode(window, index, windowLength - index, activeBase, scanOffset, capacityBytes);
+            FrameDecoder.Verdict verdict = decode();
             if (verdict == FrameDecoder.Verdict.MORE_BYTES) {
                 // The frame runs past the window: read from its start, into a larger window if it needs one
                 // (a padding frame may be as long as a buffer lap), rarely.
-                if (decoder.bytesNeeded() > window.capacity()) {
-                    windowMemory.close();
-                    windowMemory = new AlignedBuffer(Integer.highestOneBit(decoder.bytesNeeded()) * 2);
-                    window = windowMemory.buffer();
+                if (decoder.bytesNeeded() > window.capacityBytes()) {
+                    window.grow(decoder.bytesNeeded());
                 }
-                windowOffset = scanOffset;
-                windowLength = read(channel, scanOffset);
-                verdict = decoder.decode(window, 0, windowLength, activeBase, scanOffset, capacityBytes);
+                window.fill(scanOffset, capacityBytes);
+                verdict = decode();
             }
             if (verdict != FrameDecoder.Verdict.FRAME) {
                 return;
@@ -445,19 +435,14 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         return !length.hasRemaining() && FrameDecoder.slotWritten(length, 0);
     }
 
-    private int read(final FileChannel channel, final long offset) throws IOException {
-        window.clear().limit((int) Math.min(window.capacity(), capacityBytes - offset));
-        long position = offset;
-        while (window.hasRemaining()) {
-            final int read = channel.read(window, position);
-            if (read < 0) {
-                break;
-            }
-            position += read;
-        }
-        final int filled = window.position();
-        window.clear();
-        return filled;
+    private FrameDecoder.Verdict decode() {
+        return decoder.decode(
+                window.buffer(),
+                window.index(scanOffset),
+                window.available(scanOffset),
+                activeBase,
+                scanOffset,
+                capacityBytes);
     }
 
     private static long oldestBase(final Path directory) {
@@ -479,7 +464,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            windowMemory.close();
+            window.close();
         }
     }
 }

@@ -14,11 +14,10 @@ import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
-import io.walden.internal.state.AlignedBuffer;
+import io.walden.internal.segment.SegmentWindow;
 import io.walden.internal.state.LogPositions;
 import io.walden.spi.IoErrors;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -53,8 +52,8 @@ public final class LogReader implements WalReader {
     private final FrameDecoder decoder;
     // Grown (rarely, cold) when a frame is larger than the configuration suggested: a log reopened with a
     // smaller maxRecordBytes still holds its larger records.
-    private AlignedBuffer memory;
-    private ByteBuffer byteBuffer;
+    private final SegmentWindow window;
+    // The window's memory as the handler sees it (rewrapped by the window when it grows).
     private final UnsafeBuffer buffer;
 
     private long position;
@@ -116,9 +115,8 @@ public final class LogReader implements WalReader {
         this.decoder = new FrameDecoder(logId);
         final int bufferBytes =
                 Math.max(BUFFER_BYTES_MIN, Integer.highestOneBit(FrameDescriptor.frameLength(maxRecordBytes)) * 4);
-        this.memory = new AlignedBuffer(bufferBytes);
-        this.byteBuffer = memory.buffer();
-        this.buffer = new UnsafeBuffer(byteBuffer);
+        this.window = new SegmentWindow(bufferBytes);
+        this.buffer = window.view();
         this.position = fromPosition;
         checkNotDiscarded(fromPosition);
     }
@@ -286,7 +284,7 @@ public final class LogReader implements WalReader {
             }
             final boolean plausible = frame + HEADER_LENGTH <= validEnd
                     && decoder.plausibleHeader(
-                            byteBuffer,
+                            window.buffer(),
                             (int) (frame - bufferPosition),
                             (int) (validEnd - frame),
                             frame & segmentMask,
@@ -320,7 +318,7 @@ public final class LogReader implements WalReader {
     }
 
     private void refillFromPosition(final long end, final long visible) {
-        if (end - position > byteBuffer.capacity()) {
+        if (end - position > window.capacityBytes()) {
             grow((int) Math.min(end - position, segmentCapacityBytes));
         }
         fill(visible);
@@ -343,7 +341,7 @@ public final class LogReader implements WalReader {
             if (position + needed > Math.min(visible, (position | segmentMask) + 1)) {
                 return verdict;
             }
-            if (needed > byteBuffer.capacity()) {
+            if (needed > window.capacityBytes()) {
                 grow(needed);
             }
             fill(visible);
@@ -357,7 +355,7 @@ public final class LogReader implements WalReader {
 
     private FrameDecoder.Verdict decodeBuffered() {
         return decoder.decode(
-                byteBuffer,
+                window.buffer(),
                 (int) (position - bufferPosition),
                 (int) (validEnd - position),
                 position & ~segmentMask,
@@ -369,10 +367,7 @@ public final class LogReader implements WalReader {
         if ((long) frameBytes > segmentCapacityBytes) {
             return;
         }
-        memory.close();
-        memory = new AlignedBuffer(Integer.highestOneBit(frameBytes) * 2);
-        byteBuffer = memory.buffer();
-        buffer.wrap(byteBuffer);
+        window.grow(frameBytes);
         bufferPosition = 0;
         validEnd = 0;
     }
@@ -387,20 +382,13 @@ public final class LogReader implements WalReader {
                 closeChannel();
                 channel = FileChannel.open(SegmentNames.segmentPath(directory, base), StandardOpenOption.READ);
                 channelBase = base;
+                window.bind(channel, segmentCapacityBytes, Long.MAX_VALUE);
             }
             final long readEnd =
-                    Math.min(base + segmentCapacityBytes, Math.min(visible, position + byteBuffer.capacity()));
-            byteBuffer.clear().limit((int) (readEnd - position));
-            long filePosition = position - base;
-            while (byteBuffer.hasRemaining()) {
-                final int read = channel.read(byteBuffer, filePosition);
-                if (read < 0) {
-                    break;
-                }
-                filePosition += read;
-            }
+                    Math.min(base + segmentCapacityBytes, Math.min(visible, position + window.capacityBytes()));
+            window.fill(position - base, readEnd - base);
             bufferPosition = position;
-            validEnd = position + byteBuffer.position();
+            validEnd = base + window.filledEnd();
         } catch (final NoSuchFileException ex) {
             if (position < positions.startPosition()) {
                 throw truncated(position, positions.startPosition());
@@ -544,6 +532,6 @@ public final class LogReader implements WalReader {
         } catch (final IOException ignored) {
             // A read-only channel has nothing to lose on close.
         }
-        memory.close();
+        window.close();
     }
 }

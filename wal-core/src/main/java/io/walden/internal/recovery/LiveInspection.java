@@ -80,7 +80,7 @@ public final class LiveInspection {
     public static LogInspection inspect(final Path directory) {
         return inspect(
                 directory,
-                () -> LogRecovery.inspect(directory),
+                () -> new LogInspector(directory).inspect(),
                 MAX_CORRUPT_INSPECTIONS,
                 MAX_VANISHED,
                 VANISHED_BACKOFF_NS);

@@ -1,6 +1,5 @@
 package io.walden.internal.recovery;
 
-import io.walden.LogInspection;
 import io.walden.RecoveryPolicy;
 import io.walden.RecoveryReport;
 import io.walden.WalConfig;
@@ -13,7 +12,6 @@ import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
 import io.walden.internal.events.RecoveryEvent;
 import io.walden.internal.recovery.TailJudge.Tail;
-import io.walden.internal.recovery.TailJudge.TailKind;
 import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.FileReads;
 import io.walden.internal.segment.SuffixTruncationRecord;
@@ -60,12 +58,14 @@ import java.util.TreeMap;
  * before the next one depends on it, so a crash during recovery leaves a state that the same rules
  * recover again.
  *
- * <p>This class coordinates; each step is a part of its own: {@link SegmentInventory} lists the
- * directory, reads the log's identity and checks the segments' structure; {@link LogScan} walks the
- * segments with {@link SegmentScanner}, which finds the valid frames; {@link TailJudge} judges the end with {@link RecoveryRule} and {@link
- * TailDecision}; {@link TailRepair} cuts and discards with evidence ({@link RecoveryEvidence}) through
- * {@link RecoveryWriter}; {@link SuffixTruncationCompletion} finishes a pending {@code truncateAfter};
- * {@link RecoveryTally} gathers the report.
+ * <p>This class coordinates; each step is a part of its own: {@link LogSurvey} makes the look at the
+ * directory that an inspection makes too ({@link SegmentInventory} lists the directory, reads the
+ * log's identity and checks the segments' structure; {@link LogScan} walks the segments with {@link
+ * SegmentScanner}; {@link TailJudge} judges the end with {@link RecoveryRule} and {@link TailDecision},
+ * to a {@link TailOutcome}); this class carries the outcome out, {@link TailRepair} cutting and
+ * discarding with evidence ({@link RecoveryEvidence}) through {@link RecoveryWriter}; {@link
+ * SuffixTruncationCompletion} finishes a pending {@code truncateAfter}; {@link RecoveryTally} gathers
+ * the report.
  *
  * <p><b>Threading:</b> runs on the opening thread, which owns the session until the I/O thread
  * starts.
@@ -75,10 +75,10 @@ public final class LogRecovery {
     private final Path directory;
     private final StorageSession session;
     private final BlockingIo io;
-    private final RecoveryPolicy policy;
     private final RecoveryTally tally = new RecoveryTally();
     private final RecoveryEvidence evidence;
     private final SegmentInventory inventory;
+    private final LogSurvey survey;
 
     // Known once the headers have been read.
     private long logId;
@@ -89,20 +89,14 @@ public final class LogRecovery {
     // Whether this pass removed the leftover temporary files (beginChanges).
     private boolean temporariesRemoved;
 
-    /**
-     * Creates a recovery.
-     *
-     * @param config the configuration.
-     * @param session the storage session; null only for a read-only inspection.
-     */
     public LogRecovery(final WalConfig config, final StorageSession session) {
         this.config = config;
         this.directory = config.directory();
         this.session = session;
-        this.io = session == null ? null : new BlockingIo(session);
-        this.policy = config.recoveryPolicy();
+        this.io = new BlockingIo(session);
         this.evidence = new RecoveryEvidence(directory);
         this.inventory = new SegmentInventory(config, io, tally);
+        this.survey = new LogSurvey(config, inventory, tally);
     }
 
     /** Recovers the log that a session opens, reporting it as a {@link RecoveryEvent}. */
@@ -125,74 +119,80 @@ public final class LogRecovery {
     }
 
     /**
-     * Runs recovery.
-     *
-     * @return the recovered state, with the active segment open.
-     * @throws IOException on an I/O failure.
-     * @throws WalCorruptionException on corruption the policy does not allow.
+     * Recovers the log: refuses it (nothing changed) or returns it ready to continue, its active
+     * segment open.
      */
     public RecoveredLog recover() throws IOException {
         final long startNs = System.nanoTime();
-        final TreeMap<Long, Path> segments = inventory.list();
-        // Refused before anything is changed: another format, or a configuration the log cannot take.
-        inventory.refuseOtherFormats(segments);
-        identify(
-                segments.isEmpty()
-                        ? new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes())
-                        : inventory.readIdentity(segments, LogRecovery::newLogId));
-        inventory.refuseLostSuccessor(segments);
         temporariesRemoved = false;
-        if (segments.isEmpty()) {
-            // Refused for space before anything is changed: a new log needs its first segment.
+        try (LogSurvey.Survey found = survey.survey(true, LogRecovery::newLogId, this::readTruncation)) {
+            switch (found.stage()) {
+                case NO_SEGMENTS -> {
+                    identify(new SegmentInventory.Identity(newLogId(), config.segmentCapacityBytes()));
+                    // Refused for space before anything is changed: a new log needs its first segment.
+                    RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
+                    return createLog(startNs, 0, 0, true);
+                }
+                case TRUNCATION_PENDING -> {
+                    beginChanges();
+                    truncations().complete(found.segments(), found.truncation(), -1);
+                    // The log is now exactly what the truncation makes of it; recover it as it stands.
+                    return recover();
+                }
+                case NO_VALID_SEGMENT -> {
+                    return restartAfterEverySegment(startNs, found.segments());
+                }
+                case SCANNED -> {
+                    final LogScan.Decision decision = found.decision();
+                    return decision.tailIndex() >= 0
+                            ? finish(found, decision.tailIndex(), decision.scan(), decision.tail(), startNs)
+                            : continueAfterFullSegments(found, startNs);
+                }
+                default -> throw new IllegalStateException("unknown survey stage " + found.stage());
+            }
+        }
+    }
+
+    /** Reads a pending suffix truncation, for the log with an identity (which it takes on). */
+    private SuffixTruncationRecord readTruncation(final SegmentInventory.Identity identity) throws IOException {
+        identify(identity);
+        return truncations().read();
+    }
+
+    /** No segment is valid (TRUNCATE): every one is kept as evidence and the log restarts after them. */
+    private RecoveredLog restartAfterEverySegment(final long startNs, final TreeMap<Long, Path> segments)
+            throws IOException {
+        // Positions are never reused: the log restarts after the highest segment it had.
+        final long restart = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
+        beginChanges();
+        for (final Path path : segments.values()) {
+            tally.dropped(Files.size(path));
+            evidence.moveSegment(path);
+        }
+        tally.finding("no valid segment left; every segment file was moved into " + evidence.directory()
+                + " and the log restarts at position " + restart);
+        return createLog(startNs, restart, restart, false);
+    }
+
+    /** Every segment is full of valid frames: the log continues in a new segment after them. */
+    private RecoveredLog continueAfterFullSegments(final LogSurvey.Survey found, final long startNs)
+            throws IOException {
+        final TreeMap<Long, Path> segments = found.segments();
+        final List<Long> bases = found.structure().bases();
+        final long discardFromBase = found.structure().discardFromBase();
+        final long lastBase = bases.get(bases.size() - 1);
+        final long lastEnd = lastBase + capacityBytes;
+        if (discardFromBase < 0) {
+            // Refused for space before anything is changed: the log continues in a new segment.
             RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
-            return createLog(startNs, 0, 0, true);
         }
-        final SuffixTruncationRecord pendingTruncation = truncations().read();
-        if (pendingTruncation != null) {
-            beginChanges();
-            truncations().complete(segments, pendingTruncation, -1);
-            // The log is now exactly what the truncation makes of it; recover it as it stands.
-            return recover();
+        beginChanges();
+        tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
+        if (discardFromBase >= 0) {
+            return createLog(
+                    startNs, repair().discardSegments(found.scanner(), segments, discardFromBase), bases.get(0), false);
         }
-        final SegmentInventory.Structure structure = inventory.validate(segments, identity());
-        final List<Long> bases = structure.bases();
-        if (bases.isEmpty()) {
-            // Positions are never reused: the log restarts after the highest segment it had.
-            final long restart = (segments.lastKey() / capacityBytes + 1) * capacityBytes;
-            beginChanges();
-            for (final Path path : segments.values()) {
-                tally.dropped(Files.size(path));
-                evidence.moveSegment(path);
-            }
-            tally.finding("no valid segment left; every segment file was moved into " + evidence.directory()
-                    + " and the log restarts at position " + restart);
-            return createLog(startNs, restart, restart, false);
-        }
-        try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-            final LogScan.Decision decision =
-                    new LogScan(capacityBytes, policy, tally).scan(scanner, segments, structure);
-            if (decision.tailIndex() >= 0) {
-                return finish(
-                        scanner, segments, bases, decision.tailIndex(), decision.result(), decision.tail(), startNs);
-            }
-            // Every segment is full of valid frames: the log continues in a new segment after them.
-            final long lastBase = bases.get(bases.size() - 1);
-            final long lastEnd = lastBase + capacityBytes;
-            if (structure.discardFromBase() < 0) {
-                // Refused for space before anything is changed: the log continues in a new segment.
-                RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
-            }
-            beginChanges();
-            tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
-            if (structure.discardFromBase() >= 0) {
-                return createLog(
-                        startNs,
-                        repair().discardSegments(scanner, segments, structure.discardFromBase()),
-                        bases.get(0),
-                        false);
-            }
-            return createLog(startNs, lastEnd, bases.get(0), false);
-        }
+        return createLog(startNs, lastEnd, bases.get(0), false);
     }
 
     /**
@@ -272,99 +272,21 @@ public final class LogRecovery {
                         (int) ((continueBase - firstSegmentBase) / capacityBytes) + 1));
     }
 
-    /**
-     * Inspects a log directory without changing anything: the same validation and the same rule as
-     * recovery under {@link RecoveryPolicy#FAIL}, reporting what recovery would find, and cut or
-     * refuse, without doing it. No lock is taken, so the log may be open in another process; its
-     * newest segment may then end in a write in progress, which shows as a torn tail.
-     *
-     * @param directory the log directory.
-     * @return the inspection.
-     * @throws IOException if the directory or a file cannot be read.
-     * @throws WalException if the directory holds no segment file.
-     */
-    public static LogInspection inspect(final Path directory) throws IOException {
-        return new LogRecovery(
-                        WalConfig.builder(directory)
-                                .recoveryPolicy(RecoveryPolicy.FAIL)
-                                .build(),
-                        null)
-                .inspect();
-    }
-
-    private LogInspection inspect() throws IOException {
-        final long startNs = System.nanoTime();
-        if (!Files.isDirectory(directory)) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG, directory + " is not a directory: no Walden log there");
-        }
-        final TreeMap<Long, Path> segments = inventory.list();
-        if (segments.isEmpty()) {
-            throw new WalException(
-                    WalException.ErrorCode.CONFIG,
-                    "no Walden log in " + directory + ": it holds no segment file (<20 digits>.wal)");
-        }
-        long start = segments.firstKey();
-        inventory.refuseOtherFormats(segments);
-        try {
-            identify(inventory.readIdentity(segments, LogRecovery::newLogId));
-            inventory.refuseLostSuccessor(segments);
-            // Reported as a finding: an open completes it before anything else.
-            truncations().read();
-            final SegmentInventory.Structure structure = inventory.validate(segments, identity());
-            final List<Long> bases = structure.bases();
-            start = bases.get(0);
-            try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes())) {
-                final LogScan.Decision decision =
-                        new LogScan(capacityBytes, policy, tally).scan(scanner, segments, structure);
-                if (decision.tailIndex() < 0) {
-                    final long lastBase = bases.get(bases.size() - 1);
-                    final long lastEnd = lastBase + capacityBytes;
-                    final ByteBuffer header = FileReads.readHeader(segments.get(lastBase));
-                    tally.closedCleanly = SegmentHeaderDecoder.cleanEndPosition(header) == lastEnd;
-                    return new LogInspection(
-                            LogInspection.Verdict.CLEAN, report(startNs, false, start, lastEnd, bases.size()), null);
-                }
-                final long tailBase = bases.get(decision.tailIndex());
-                final Path tailPath = segments.get(tailBase);
-                final long endOffset = decision.tail().endOffset();
-                final long dataEnd = scanner.dataEnd(tailPath, endOffset, capacityBytes);
-                if (dataEnd > endOffset) {
-                    tally.tornTailFile = tailPath;
-                    tally.tornTailOffset = endOffset;
-                    tally.tornTailBytesCut = dataEnd - endOffset;
-                    tally.tornTailRecordsCut = TailJudge.countRecordsBetween(
-                            scanner, decision.result().runs(), endOffset, capacityBytes, tailPath, tailBase);
-                    tally.finding("torn tail in " + tailPath.getFileName() + " at offset " + endOffset + ": "
-                            + tally.tornTailBytesCut + " byte(s) past everything proven durable, holding "
-                            + tally.tornTailRecordsCut
-                            + " valid record(s); an open keeps them as evidence and cuts them");
-                }
-                return new LogInspection(
-                        dataEnd > endOffset ? LogInspection.Verdict.TORN_TAIL : LogInspection.Verdict.CLEAN,
-                        report(startNs, false, start, tailBase + endOffset, decision.tailIndex() + 1),
-                        null);
-            }
-        } catch (final WalCorruptionException ex) {
-            return new LogInspection(
-                    LogInspection.Verdict.CORRUPTION, report(startNs, false, start, -1, segments.size()), ex);
-        }
-    }
-
     private RecoveredLog finish(
-            final SegmentScanner scanner,
-            final TreeMap<Long, Path> segments,
-            final List<Long> bases,
+            final LogSurvey.Survey found,
             final int tailIndex,
-            final SegmentScanner.Result result,
+            final SegmentScan result,
             final Tail tail,
             final long startNs)
             throws IOException {
+        final SegmentScanner scanner = found.scanner();
+        final TreeMap<Long, Path> segments = found.segments();
+        final List<Long> bases = found.structure().bases();
         final long tailBase = bases.get(tailIndex);
         final Path tailPath = segments.get(tailBase);
-        final boolean clean = tail.kind() == TailKind.CLEAN;
+        final boolean clean = tail.outcome() == TailOutcome.CLEAN_END;
         final long nonZeroEnd = clean ? tail.endOffset() : scanner.dataEnd(tailPath, tail.endOffset(), capacityBytes);
-        final long continueOffset = tail.kind() == TailKind.CRASH
+        final long continueOffset = tail.outcome() == TailOutcome.CUT_TORN_TAIL
                 ? WriteLimits.continueOffset(
                         tail.endOffset(),
                         nonZeroEnd,
@@ -387,7 +309,7 @@ public final class LogRecovery {
         // Everything after the tail segment goes too: discarded first, newest first, so that a crash
         // part way never leaves the tail segment cut while later records are still there (the next
         // open would return them after a gap); positions stay unique, segments contiguous.
-        final long discardedUpTo = tail.kind() == TailKind.DISCARD_LATER_TOO && segments.lastKey() > tailBase
+        final long discardedUpTo = tail.outcome() == TailOutcome.DISCARD_LATER_TOO && segments.lastKey() > tailBase
                 ? repair().discardSegments(scanner, segments, tailBase + capacityBytes)
                 : -1;
         repair().cutAndDiscard(
@@ -487,10 +409,8 @@ public final class LogRecovery {
         logId = identity.logId();
         capacityBytes = identity.capacityBytes();
         logConfig = config.forSegmentCapacity(capacityBytes);
-        if (session != null) {
-            checkRecordFits(logConfig, capacityBytes);
-        }
-        writer = session == null ? null : new RecoveryWriter(directory, session, io, logId, capacityBytes);
+        checkRecordFits(logConfig, capacityBytes);
+        writer = new RecoveryWriter(directory, session, io, logId, capacityBytes);
     }
 
     /**
@@ -511,10 +431,6 @@ public final class LogRecovery {
                             + " bytes, which limits records to " + (maxFrameBytes - FrameDescriptor.HEADER_LENGTH)
                             + " bytes; nothing was changed");
         }
-    }
-
-    private SegmentInventory.Identity identity() {
-        return new SegmentInventory.Identity(logId, capacityBytes);
     }
 
     private TailRepair repair() {
@@ -547,7 +463,7 @@ public final class LogRecovery {
                 System.nanoTime() - startNs);
     }
 
-    private static long newLogId() {
+    static long newLogId() {
         long id;
         do {
             id = new SecureRandom().nextLong();

@@ -25,13 +25,6 @@ final class LogScan {
     private final RecoveryPolicy policy;
     private final RecoveryTally tally;
 
-    /**
-     * Creates the walk of one recovery.
-     *
-     * @param capacityBytes the log's segment capacity.
-     * @param policy the recovery policy.
-     * @param tally where counts and findings go.
-     */
     LogScan(final int capacityBytes, final RecoveryPolicy policy, final RecoveryTally tally) {
         this.capacityBytes = capacityBytes;
         this.policy = policy;
@@ -42,18 +35,9 @@ final class LogScan {
      * Where the scan ended: the tail segment's index in the bases, its scan and how it ends; or a tail
      * index of -1 when valid frames fill every segment.
      */
-    record Decision(int tailIndex, SegmentScanner.Result result, Tail tail) {}
+    record Decision(int tailIndex, SegmentScan scan, Tail tail) {}
 
-    /**
-     * Scans the segments up to the tail segment and judges its end.
-     *
-     * @param scanner the frame scanner.
-     * @param segments the segment files, by base.
-     * @param structure the structurally valid segments.
-     * @return where the scan ended.
-     * @throws IOException if a segment cannot be read.
-     * @throws WalCorruptionException on corruption the policy does not allow.
-     */
+    /** Scans the segments up to the tail segment and judges its end; throws corruption the policy refuses. */
     Decision scan(
             final SegmentScanner scanner,
             final TreeMap<Long, Path> segments,
@@ -68,7 +52,9 @@ final class LogScan {
         for (int i = 0; i < bases.size(); i++) {
             final long base = bases.get(i);
             final Path path = segments.get(base);
-            final SegmentScanner.Result result = scanner.scan(path, base, capacityBytes);
+            final long ownCleanEnd = SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(path));
+            final SegmentScan result =
+                    scanner.scan(path, base, capacityBytes, ownCleanEnd >= 0 ? ownCleanEnd - base : -1);
             if (result.complete()) {
                 final long openBatch =
                         result.runs().get(result.runs().size() - 1).openBatchOffset();
@@ -86,10 +72,11 @@ final class LogScan {
             final Path laterData = structuralDamageLater
                     ? segments.get(structure.discardFromBase())
                     : laterSegmentWithData(scanner, segments, bases, i);
-            final long cleanEnd = cleanEndOffset(result, segments, bases, i);
+            final long cleanEnd =
+                    ownCleanEnd >= 0 ? ownCleanEnd - base : cleanEndAfterPrevious(result, segments, bases, i);
             final long headerDurable = SegmentHeaderDecoder.durablePosition(FileReads.readHeader(path));
             final long proven = Math.max(result.provenDurableOffset(), headerDurable > 0 ? headerDurable - base : 0);
-            final Tail tail = judge.judge(scanner, path, base, result, proven, cleanEnd, laterData);
+            final Tail tail = judge.judge(path, base, result, proven, cleanEnd, laterData);
             if (tail == null) {
                 // SKIP: the rest of this segment is skipped; a later segment holds the rest of the log.
                 discardedFrom = discardedAfterRecords(discardedFrom, base, result, capacityBytes);
@@ -114,9 +101,9 @@ final class LogScan {
      * place: the records still end where it starts).
      */
     private static long discardedAfterRecords(
-            final long discardedFrom, final long base, final SegmentScanner.Result result, final long belowOffset) {
+            final long discardedFrom, final long base, final SegmentScan result, final long belowOffset) {
         long from = discardedFrom;
-        for (final SegmentScanner.Run run : result.runs()) {
+        for (final SegmentScan.Run run : result.runs()) {
             if (run.startOffset() >= belowOffset) {
                 break;
             }
@@ -130,20 +117,15 @@ final class LogScan {
         return from;
     }
 
-    /** Where the log ended at a clean close, as an offset in the tail segment; -1 if not closed cleanly. */
-    private long cleanEndOffset(
-            final SegmentScanner.Result result,
-            final TreeMap<Long, Path> segments,
-            final List<Long> bases,
-            final int index)
+    /**
+     * Where a segment without a clean end of its own ends cleanly all the same: at its first frame
+     * offset when the session before closed at the end of the previous segment, which the log had not
+     * rolled over yet (this one is then an unused prepared segment); else -1.
+     */
+    private long cleanEndAfterPrevious(
+            final SegmentScan result, final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
             throws IOException {
         final long base = bases.get(index);
-        final long own = SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(base)));
-        if (own >= 0) {
-            return own - base;
-        }
-        // A session that closed at the end of the previous segment, which the log had not rolled over
-        // yet: this one is then an unused prepared segment.
         if (index > 0 && !result.holdsData()) {
             final long previousBase = bases.get(index - 1);
             final long previous =

@@ -45,7 +45,7 @@ final class RecoveryTally {
      *
      * @param run the run.
      */
-    void countRun(final SegmentScanner.Run run) {
+    void countRun(final SegmentScan.Run run) {
         records += run.records();
         bytesScanned += run.endOffset() - run.startOffset();
     }
@@ -55,8 +55,8 @@ final class RecoveryTally {
      *
      * @param result the segment's scan.
      */
-    void countKept(final SegmentScanner.Result result) {
-        for (final SegmentScanner.Run run : result.runs()) {
+    void countKept(final SegmentScan result) {
+        for (final SegmentScan.Run run : result.runs()) {
             countRun(run);
         }
     }

@@ -9,8 +9,10 @@ import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.recovery.SegmentScan.Gap;
+import io.walden.internal.recovery.SegmentScan.Run;
 import io.walden.internal.segment.FileReads;
-import io.walden.internal.state.AlignedBuffer;
+import io.walden.internal.segment.SegmentWindow;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,169 +23,51 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads a segment file from its first frame to its end and finds every valid frame in it, through a
- * window of direct memory filled with large positional reads. It decides nothing: it reports what is
- * there, and {@link RecoveryRule} judges it. Every frame is judged by {@link FrameDecoder}, with the
- * format's rules that readers apply too.
+ * Reads a segment file from its first frame to its end through a {@link SegmentWindow} and reports
+ * every valid frame in it as a {@link SegmentScan}. It decides nothing: {@link RecoveryRule} judges
+ * what it found. Every frame is judged by {@link FrameDecoder}, with the rules readers apply too.
  *
- * <pre>
- *   4096                                                              capacity
- *   | run (valid frames) | gap (invalid) | run | gap ............ (zeros) |
- * </pre>
- *
- * <p>The segment is read as alternating <em>runs</em> of consecutive valid frames and <em>gaps</em>:
- * where a frame does not validate (including a zero length), the scanner looks past it for the next
+ * <p>Where a frame does not validate (a zero length included), the scanner looks past it for the next
  * valid frame at every 8-byte aligned offset. A frame validates only at the position and in the log
  * it was written for, so a frame found past a gap is proof that it was written there, and its durable
- * offset proves what was synced before it. The highest durable offset of any valid frame in the
- * segment is reported with the frame that carries it.
+ * offset proves what was synced before it. A recycled segment's bytes at or past its write limit are
+ * its earlier life's and read as zeros.
  *
  * <p><b>Threading:</b> not thread-safe; owned by the recovering thread.
  */
 public final class SegmentScanner implements AutoCloseable {
-    /**
-     * Consecutive valid frames.
-     *
-     * @param startOffset offset of the first frame.
-     * @param endOffset offset after the last frame's aligned end.
-     * @param records data frames.
-     * @param payloadBytes their payload bytes.
-     * @param openBatchOffset where the batch that the run's last data frame leaves open starts (its
-     *     frames run to the run's end and its last frame is missing), or -1 if no batch is open there.
-     * @param discardOffset where the first discard frame after the run's last data frame starts (a
-     *     range an earlier recovery or truncation gave up), or -1 if none follows it.
-     */
-    public record Run(
-            long startOffset,
-            long endOffset,
-            long records,
-            long payloadBytes,
-            long openBatchOffset,
-            long discardOffset) {
-        /** @return where the run's complete batches end: the open batch's start, or the run's end. */
-        long completeEndOffset() {
-            return openBatchOffset >= 0 ? openBatchOffset : endOffset;
-        }
-    }
-
-    /**
-     * Bytes where no valid frame starts, up to the next run or the segment's end.
-     *
-     * @param startOffset where a frame was expected and none validated.
-     * @param endOffset the next run's start, or the segment's capacity.
-     * @param problem what is wrong at {@code startOffset}.
-     * @param nonZeroEndOffset offset after the last non-zero byte of the gap; {@code startOffset} if the
-     *     gap is all zeros.
-     */
-    record Gap(long startOffset, long endOffset, String problem, long nonZeroEndOffset) {
-        /** @return whether any byte of the gap is non-zero. */
-        boolean holdsData() {
-            return nonZeroEndOffset > startOffset;
-        }
-    }
-
-    /**
-     * What a scan found.
-     *
-     * @param runs the runs of valid frames, in offset order.
-     * @param gaps the gaps, in offset order; runs and gaps alternate and cover the segment from its
-     *     first frame offset to its capacity.
-     * @param provenDurableOffset the highest durable offset any valid frame carries; the first frame
-     *     offset if none proves more.
-     * @param provingFrameOffset the offset of the frame that carries it, or -1.
-     */
-    public record Result(List<Run> runs, List<Gap> gaps, long provenDurableOffset, long provingFrameOffset) {
-        /** @return whether valid frames fill the segment to its capacity. */
-        boolean complete() {
-            return gaps.isEmpty();
-        }
-
-        /** @return whether the segment holds anything after its header: a frame or a non-zero byte. */
-        boolean holdsData() {
-            return !runs.isEmpty() || gaps.stream().anyMatch(Gap::holdsData);
-        }
-
-        /** @return the offset where the first run starting at the first frame offset ends. */
-        long prefixEndOffset() {
-            return runs.isEmpty() || runs.get(0).startOffset() != SegmentHeaderDescriptor.HEADER_LENGTH
-                    ? SegmentHeaderDescriptor.HEADER_LENGTH
-                    : runs.get(0).endOffset();
-        }
-
-        /**
-         * @return where the batch left open at the end of the first run (from the first frame offset)
-         *     starts, or -1 if that run ends after a complete batch or there is no such run.
-         */
-        long prefixOpenBatchOffset() {
-            return runs.isEmpty() || runs.get(0).startOffset() != SegmentHeaderDescriptor.HEADER_LENGTH
-                    ? -1
-                    : runs.get(0).openBatchOffset();
-        }
-    }
-
     private static final int WINDOW_BYTES = 4 * 1024 * 1024;
 
     private final FrameDecoder decoder;
-    private AlignedBuffer windowMemory;
-    private ByteBuffer window;
-    private FileChannel channel;
-    private long windowFileOffset;
-    private int windowLength;
+    private final SegmentWindow window;
+    // The bound file's readable end: its size, at most the capacity.
     private long fileSize;
-    // Where the open file's stale bytes begin (a recycled segment's write limit), else Long.MAX_VALUE.
-    private long staleFromOffset = Long.MAX_VALUE;
+    // Offset after the last non-zero byte of the gap findNextValid last searched.
+    private long gapNonZeroEnd;
 
     public SegmentScanner(final long logId, final int maxFrameBytes) {
         this.decoder = new FrameDecoder(logId);
-        this.windowMemory = new AlignedBuffer(Math.max(WINDOW_BYTES, maxFrameBytes * 2));
-        this.window = windowMemory.buffer();
+        this.window = new SegmentWindow(Math.max(WINDOW_BYTES, maxFrameBytes * 2));
     }
 
-    /**
-     * Scans one segment from its first frame to its capacity.
-     *
-     * @param path the segment file.
-     * @param basePosition its base position.
-     * @param capacityBytes its capacity.
-     * @return what it holds.
-     * @throws IOException if the file cannot be read.
-     */
-    public Result scan(final Path path, final long basePosition, final long capacityBytes) throws IOException {
+    /** Scans one segment from its first frame to its capacity, counting records from {@code markOffset} (or -1). */
+    public SegmentScan scan(final Path path, final long basePosition, final long capacityBytes, final long markOffset)
+            throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, capacityBytes);
+            bind(file, capacityBytes);
+            final RunBuilder run = new RunBuilder(markOffset);
             final List<Run> runs = new ArrayList<>();
             final List<Gap> gaps = new ArrayList<>();
             long provenDurableOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
             long provingFrameOffset = -1;
             long offset = SegmentHeaderDescriptor.HEADER_LENGTH;
-            long runStart = -1;
-            long records = 0;
-            long payloadBytes = 0;
-            long openBatch = -1;
-            long discard = -1;
             while (offset < capacityBytes) {
                 String problem = validate(offset, basePosition, capacityBytes);
-                if (problem == null && runStart >= 0 && openBatch >= 0) {
+                if (problem == null && run.batchOpen()) {
                     problem = batchProblem();
                 }
                 if (problem == null) {
-                    if (runStart < 0) {
-                        runStart = offset;
-                        records = 0;
-                        payloadBytes = 0;
-                        openBatch = -1;
-                        discard = -1;
-                    }
-                    if (decoder.frameType() == TYPE_DATA) {
-                        records++;
-                        payloadBytes += decoder.frameLength() - HEADER_LENGTH;
-                        openBatch = decoder.batchContinues() ? (openBatch < 0 ? offset : openBatch) : -1;
-                        discard = -1;
-                    } else if (decoder.frameType() == TYPE_DISCARD) {
-                        // A truncation kept a batch's records up to here: the batch ends.
-                        openBatch = -1;
-                        discard = discard < 0 ? offset : discard;
-                    }
+                    run.add(offset, decoder);
                     if (decoder.durableOffset() > provenDurableOffset) {
                         provenDurableOffset = decoder.durableOffset();
                         provingFrameOffset = offset;
@@ -191,30 +75,90 @@ public final class SegmentScanner implements AutoCloseable {
                     offset += decoder.alignedLength();
                     continue;
                 }
-                if (runStart >= 0) {
-                    runs.add(new Run(runStart, offset, records, payloadBytes, openBatch, discard));
-                    runStart = -1;
-                    openBatch = -1;
-                    discard = -1;
-                }
+                run.endAt(offset, runs);
                 final long gapStart = offset;
                 offset = findNextValid(gapStart, basePosition, capacityBytes);
                 gaps.add(new Gap(gapStart, offset, problem, gapNonZeroEnd));
             }
-            if (runStart >= 0) {
-                runs.add(new Run(runStart, offset, records, payloadBytes, openBatch, discard));
-            }
-            return new Result(List.copyOf(runs), List.copyOf(gaps), provenDurableOffset, provingFrameOffset);
+            run.endAt(offset, runs);
+            return new SegmentScan(
+                    List.copyOf(runs), List.copyOf(gaps), provenDurableOffset, provingFrameOffset, markOffset);
         } finally {
-            channel = null;
+            window.unbind();
+        }
+    }
+
+    /** A run of valid frames as the scan meets them. */
+    private static final class RunBuilder {
+        private final long markOffset;
+        private long start = -1;
+        private long records;
+        private long payloadBytes;
+        private long openBatch = -1;
+        private long openBatchRecords;
+        private long discard = -1;
+        private long markRecords;
+
+        RunBuilder(final long markOffset) {
+            this.markOffset = markOffset;
+        }
+
+        boolean batchOpen() {
+            return start >= 0 && openBatch >= 0;
+        }
+
+        void add(final long offset, final FrameDecoder frame) {
+            if (start < 0) {
+                start = offset;
+                records = 0;
+                payloadBytes = 0;
+                openBatch = -1;
+                openBatchRecords = 0;
+                discard = -1;
+                markRecords = 0;
+            }
+            if (frame.frameType() == TYPE_DATA) {
+                records++;
+                payloadBytes += frame.frameLength() - HEADER_LENGTH;
+                if (markOffset >= 0 && offset >= markOffset) {
+                    markRecords++;
+                }
+                if (!frame.batchContinues()) {
+                    openBatch = -1;
+                } else if (openBatch < 0) {
+                    openBatch = offset;
+                    openBatchRecords = 1;
+                } else {
+                    openBatchRecords++;
+                }
+                discard = -1;
+            } else if (frame.frameType() == TYPE_DISCARD) {
+                // A truncation kept a batch's records up to here: the batch ends.
+                openBatch = -1;
+                discard = discard < 0 ? offset : discard;
+            }
+        }
+
+        void endAt(final long offset, final List<Run> runs) {
+            if (start >= 0) {
+                runs.add(new Run(
+                        start,
+                        offset,
+                        records,
+                        payloadBytes,
+                        openBatch,
+                        openBatch >= 0 ? openBatchRecords : 0,
+                        discard,
+                        markRecords));
+                start = -1;
+                openBatch = -1;
+            }
         }
     }
 
     /**
      * Checks the valid frame just decoded, which follows a frame whose batch goes on: only the batch's
-     * next record (a data frame) or a truncation's discard frame may come there.
-     *
-     * @return null if the frame may follow, else what is wrong.
+     * next record (a data frame) or a truncation's discard frame may come there. Null if it may.
      */
     private String batchProblem() {
         if (!decoder.hasHeader()) {
@@ -226,52 +170,29 @@ public final class SegmentScanner implements AutoCloseable {
                 : "a frame of type " + type + " where the batch of the frame before it goes on";
     }
 
-    /**
-     * Whether a segment holds anything after its header: a prepared, never used segment is zeros.
-     *
-     * @param path the segment file.
-     * @param capacityBytes its capacity.
-     * @return true if any byte after the header is non-zero.
-     * @throws IOException if the file cannot be read.
-     */
+    /** Whether a segment holds anything after its header: a prepared, never used segment is zeros. */
     boolean holdsData(final Path path, final long capacityBytes) throws IOException {
-        try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, capacityBytes);
-            return nonZeroEnd(SegmentHeaderDescriptor.HEADER_LENGTH, fileSize) > SegmentHeaderDescriptor.HEADER_LENGTH;
-        } finally {
-            channel = null;
-        }
+        return dataEnd(path, SegmentHeaderDescriptor.HEADER_LENGTH, capacityBytes)
+                > SegmentHeaderDescriptor.HEADER_LENGTH;
     }
 
-    /**
-     * Where the non-zero bytes of a range of a segment end.
-     *
-     * @param path the segment file.
-     * @param fromOffset start of the range.
-     * @param toOffset end of the range.
-     * @return offset after the last non-zero byte, or {@code fromOffset} if all are zero.
-     * @throws IOException if the file cannot be read.
-     */
+    /** Offset after the last non-zero byte of a range of a segment, or {@code fromOffset} if all are zero. */
     long dataEnd(final Path path, final long fromOffset, final long toOffset) throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, toOffset);
+            bind(file, toOffset);
             return nonZeroEnd(fromOffset, fileSize);
         } finally {
-            channel = null;
+            window.unbind();
         }
     }
 
-    private void open(final FileChannel file, final long capacityBytes) throws IOException {
-        channel = file;
+    private void bind(final FileChannel file, final long capacityBytes) throws IOException {
         fileSize = Math.min(file.size(), capacityBytes);
-        windowLength = 0;
-        windowFileOffset = 0;
-        staleFromOffset = staleFrom(file);
+        window.bind(file, fileSize, staleFrom(file));
     }
 
     /**
-     * Where a segment file's stale bytes begin: the write limit of a recycled segment, whose bytes
-     * from there on are its earlier life's and read as zeros here ({@link
+     * Where a segment file's stale bytes begin: the write limit of a recycled segment ({@link
      * SegmentHeaderDescriptor#FLAG_RECYCLED}); no offset for any other file, or a header that does
      * not check out (left to the structural checks).
      */
@@ -288,31 +209,28 @@ public final class SegmentScanner implements AutoCloseable {
         return limit >= SegmentHeaderDescriptor.HEADER_LENGTH ? limit : Long.MAX_VALUE;
     }
 
-    // Offset after the last non-zero byte of the gap findNextValid last searched.
-    private long gapNonZeroEnd;
-
     /**
      * Looks for the next valid frame after an invalid one, at every 8-byte aligned offset, and notes
      * where the gap's non-zero bytes end in {@link #gapNonZeroEnd}. Offsets are tried only where the
      * header is plausible (length, type, flags and durable offset), so a checksum is computed rarely.
-     *
-     * @return the offset of the next valid frame, or the capacity if there is none.
+     * Returns the capacity if there is none.
      */
     private long findNextValid(final long gapStart, final long basePosition, final long capacityBytes)
             throws IOException {
         long lastNonZeroEnd = gapStart;
         for (long offset = gapStart; offset < capacityBytes; offset += FrameDescriptor.FRAME_ALIGNMENT) {
-            if (!ensure(offset, FrameDescriptor.FRAME_ALIGNMENT)) {
+            if (!window.ensure(offset, FrameDescriptor.FRAME_ALIGNMENT)) {
                 lastNonZeroEnd = Math.max(lastNonZeroEnd, nonZeroEnd(offset, fileSize));
                 break;
             }
-            long word = window.getLong(index(offset));
+            long word = window.buffer().getLong(window.index(offset));
             if (word == 0) {
                 // Skip zeros within the window in a tight loop: most of a segment's tail is zeros.
-                final long windowEnd = Math.min(windowFileOffset + windowLength, capacityBytes) - Long.BYTES;
+                final long windowEnd = Math.min(window.filledEnd(), capacityBytes) - Long.BYTES;
+                final ByteBuffer held = window.buffer();
                 while (word == 0 && offset < windowEnd) {
                     offset += FrameDescriptor.FRAME_ALIGNMENT;
-                    word = window.getLong(index(offset));
+                    word = held.getLong(window.index(offset));
                 }
                 if (word == 0) {
                     continue;
@@ -332,23 +250,19 @@ public final class SegmentScanner implements AutoCloseable {
     }
 
     private boolean plausibleHeader(final long offset, final long capacityBytes) throws IOException {
-        return ensure(offset, HEADER_LENGTH)
-                && decoder.plausibleHeader(window, index(offset), available(offset), offset, capacityBytes)
+        return window.ensure(offset, HEADER_LENGTH)
+                && decoder.plausibleHeader(
+                        window.buffer(), window.index(offset), window.available(offset), offset, capacityBytes)
                 && decoder.hasHeader();
     }
 
-    /**
-     * Validates the frame at an offset with {@link FrameDecoder}, which then describes it; a discard
-     * frame's covered range is read to the frame's end and must be zero.
-     *
-     * @return null if valid, else what is wrong.
-     */
+    /** Decodes the frame at an offset; null if it is valid, else what is wrong. */
     private String validate(final long offset, final long basePosition, final long capacityBytes) throws IOException {
-        if (!ensure(offset, SHORT_PADDING_LENGTH)) {
+        if (!window.ensure(offset, SHORT_PADDING_LENGTH)) {
             return "the file ends at " + fileSize + " before its capacity of " + capacityBytes;
         }
         FrameDecoder.Verdict verdict = decode(offset, basePosition, capacityBytes);
-        while (verdict == FrameDecoder.Verdict.MORE_BYTES && ensure(offset, decoder.bytesNeeded())) {
+        while (verdict == FrameDecoder.Verdict.MORE_BYTES && window.ensure(offset, decoder.bytesNeeded())) {
             verdict = decode(offset, basePosition, capacityBytes);
         }
         if (verdict == FrameDecoder.Verdict.FRAME && decoder.frameType() == TYPE_DISCARD && decoder.hasHeader()) {
@@ -362,31 +276,27 @@ public final class SegmentScanner implements AutoCloseable {
         };
     }
 
-    /** Decodes the frame at an offset from the bytes the window holds. */
     private FrameDecoder.Verdict decode(final long offset, final long basePosition, final long capacityBytes) {
-        return decoder.decode(window, index(offset), available(offset), basePosition, offset, capacityBytes);
+        return decoder.decode(
+                window.buffer(), window.index(offset), window.available(offset), basePosition, offset, capacityBytes);
     }
 
-    /**
-     * Finds where non-zero bytes end in a range of the open file.
-     *
-     * @return offset after the last non-zero byte, or {@code fromOffset} if all are zero.
-     */
     private long nonZeroEnd(final long fromOffset, final long toOffset) throws IOException {
         long lastNonZeroEnd = fromOffset;
         final long end = Math.min(toOffset, fileSize);
         long offset = fromOffset;
         while (offset < end) {
-            final int length = (int) Math.min(window.capacity(), end - offset);
-            if (!ensure(offset, length)) {
+            final int length = (int) Math.min(window.capacityBytes(), end - offset);
+            if (!window.ensure(offset, length)) {
                 break;
             }
-            final int start = index(offset);
+            final ByteBuffer held = window.buffer();
+            final int start = window.index(offset);
             int i = length;
-            while (i >= Long.BYTES && window.getLong(start + i - Long.BYTES) == 0) {
+            while (i >= Long.BYTES && held.getLong(start + i - Long.BYTES) == 0) {
                 i -= Long.BYTES;
             }
-            while (i > 0 && window.get(start + i - 1) == 0) {
+            while (i > 0 && held.get(start + i - 1) == 0) {
                 i--;
             }
             if (i > 0) {
@@ -398,15 +308,8 @@ public final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * The end of the data frame that starts at an offset, walking the valid frames of the run that
-     * holds it from the run's start.
-     *
-     * @param path the segment file.
-     * @param run the run, from {@link #scan}.
-     * @param offset where the frame must start.
-     * @return the aligned end offset of the data frame that starts exactly at {@code offset}, or -1 if
-     *     the run holds none there (the offset falls inside a frame, or on padding).
-     * @throws IOException if the file cannot be read.
+     * The end of the data frame that starts at an offset inside a run (walking the run's frames from
+     * its start), or -1 if no data frame starts there.
      */
     public long dataFrameEnd(final Path path, final Run run, final long offset) throws IOException {
         if (offset < run.startOffset() || offset >= run.endOffset()) {
@@ -425,41 +328,23 @@ public final class SegmentScanner implements AutoCloseable {
         return end[0];
     }
 
-    /** What a walk over a run's frames does with each one. */
+    /** Told each frame {@link #forEachFrame} walks; returns whether to go on. */
     @FunctionalInterface
     interface FrameVisitor {
-        /**
-         * Visits a frame.
-         *
-         * @param offset where it starts in the segment.
-         * @param frameLength its length.
-         * @param type its type, or -1 for a short padding frame (no full header).
-         * @param durableOffset the durable offset it carries, or -1 for a short padding frame.
-         * @return false to stop the walk.
-         * @throws IOException if the visitor fails.
-         */
         boolean visit(long offset, int frameLength, int type, long durableOffset) throws IOException;
     }
 
     /**
      * Walks the frames of a run from its start, one frame header at a time, while frames start before
-     * {@code toOffset}; stops at a header that is not plausible (a zero length). Cold path: the frames
-     * were validated by {@link #scan}.
-     *
-     * @param path the segment file.
-     * @param runStartOffset the run's first frame.
-     * @param toOffset frames that start before this are visited.
-     * @param visitor what to do with each.
-     * @throws IOException if the file cannot be read or the visitor fails.
+     * {@code toOffset}. The run's frames were validated by a scan: only their headers are read again.
      */
     void forEachFrame(final Path path, final long runStartOffset, final long toOffset, final FrameVisitor visitor)
             throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, Long.MAX_VALUE);
+            fileSize = file.size();
+            window.bind(file, fileSize, staleFrom(file));
             long offset = runStartOffset;
-            while (offset < toOffset
-                    && ensureHeader(offset)
-                    && decoder.plausibleHeader(window, index(offset), available(offset), offset, fileSize)) {
+            while (offset < toOffset && ensureHeader(offset) && plausibleAt(offset)) {
                 final boolean header = decoder.hasHeader();
                 if (!visitor.visit(
                         offset,
@@ -471,109 +356,48 @@ public final class SegmentScanner implements AutoCloseable {
                 offset += decoder.alignedLength();
             }
         } finally {
-            channel = null;
+            window.unbind();
         }
     }
 
-    /**
-     * Copies a range of a segment file into a buffer, for evidence of what a cut removes.
-     *
-     * @param path the segment file.
-     * @param fromOffset start of the range.
-     * @param toOffset end of the range.
-     * @param sink receives the bytes, a window at a time; the buffer is valid only during the call.
-     * @throws IOException if the file cannot be read or the sink fails.
-     */
+    private boolean plausibleAt(final long offset) {
+        return decoder.plausibleHeader(
+                window.buffer(), window.index(offset), window.available(offset), offset, fileSize);
+    }
+
+    private boolean ensureHeader(final long offset) throws IOException {
+        return window.ensure(offset, (int) Math.min(HEADER_LENGTH, Math.max(SHORT_PADDING_LENGTH, fileSize - offset)));
+    }
+
+    /** Receives the bytes of a range in pieces, each valid only during the call. */
+    @FunctionalInterface
+    interface RangeSink {
+        void accept(ByteBuffer bytes) throws IOException;
+    }
+
+    /** Copies a range of a segment file to a sink, for evidence of what a cut removes. */
     void copyRange(final Path path, final long fromOffset, final long toOffset, final RangeSink sink)
             throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {
-            open(file, toOffset);
+            bind(file, toOffset);
             long offset = fromOffset;
             while (offset < toOffset) {
-                final int length = (int) Math.min(window.capacity(), toOffset - offset);
-                if (!ensure(offset, length)) {
+                final int length = (int) Math.min(window.capacityBytes(), toOffset - offset);
+                if (!window.ensure(offset, length)) {
                     throw new IOException(path + " ends before offset " + toOffset);
                 }
-                final ByteBuffer slice = window.duplicate();
-                slice.clear().position(index(offset)).limit(index(offset) + length);
+                final ByteBuffer slice = window.buffer().duplicate();
+                slice.clear().position(window.index(offset)).limit(window.index(offset) + length);
                 sink.accept(slice);
                 offset += length;
             }
         } finally {
-            channel = null;
+            window.unbind();
         }
-    }
-
-    /** Receives bytes copied by {@link #copyRange}. */
-    @FunctionalInterface
-    interface RangeSink {
-        /**
-         * Takes a chunk.
-         *
-         * @param bytes the chunk, from position to limit.
-         * @throws IOException if it cannot be kept.
-         */
-        void accept(ByteBuffer bytes) throws IOException;
-    }
-
-    private int index(final long offset) {
-        return (int) (offset - windowFileOffset);
-    }
-
-    /** How many bytes from an offset the window holds. */
-    private int available(final long offset) {
-        return (int) (windowFileOffset + windowLength - offset);
-    }
-
-    /** Makes the frame header at an offset readable, as much of it as the file holds; false under 8 bytes. */
-    private boolean ensureHeader(final long offset) throws IOException {
-        return ensure(offset, (int) Math.min(HEADER_LENGTH, Math.max(SHORT_PADDING_LENGTH, fileSize - offset)));
-    }
-
-    /** Makes [offset, offset + length) readable in the window; false if the file is shorter. */
-    private boolean ensure(final long offset, final int length) throws IOException {
-        if (offset + length > fileSize) {
-            return false;
-        }
-        if (offset >= windowFileOffset && offset + length <= windowFileOffset + windowLength) {
-            return true;
-        }
-        if (length > window.capacity()) {
-            windowMemory.close();
-            windowMemory = new AlignedBuffer(Integer.highestOneBit(length) * 2);
-            window = windowMemory.buffer();
-        }
-        window.clear();
-        final long readLength = Math.min(window.capacity(), fileSize - offset);
-        window.limit((int) readLength);
-        long position = offset;
-        while (window.hasRemaining()) {
-            final int read = channel.read(window, position);
-            if (read < 0) {
-                break;
-            }
-            position += read;
-        }
-        windowFileOffset = offset;
-        windowLength = window.position();
-        // A recycled segment's stale bytes read as zeros: they were never written in this life.
-        if (staleFromOffset < offset + windowLength) {
-            int i = index(Math.max(staleFromOffset, offset));
-            for (; i < windowLength && (i & (Long.BYTES - 1)) != 0; i++) {
-                window.put(i, (byte) 0);
-            }
-            for (; i + Long.BYTES <= windowLength; i += Long.BYTES) {
-                window.putLong(i, 0);
-            }
-            for (; i < windowLength; i++) {
-                window.put(i, (byte) 0);
-            }
-        }
-        return offset + length <= windowFileOffset + windowLength;
     }
 
     @Override
     public void close() {
-        windowMemory.close();
+        window.close();
     }
 }

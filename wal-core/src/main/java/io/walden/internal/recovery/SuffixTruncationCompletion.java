@@ -168,16 +168,15 @@ final class SuffixTruncationCompletion {
         final long knownEndOffset =
                 knownEndPosition > base && knownEndPosition - base <= capacityBytes ? knownEndPosition - base : -1;
         try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes)) {
-            final SegmentScanner.Result result =
-                    scanner.scan(path, base, knownEndOffset > 0 ? knownEndOffset : capacityBytes);
+            final SegmentScan result =
+                    scanner.scan(path, base, knownEndOffset > 0 ? knownEndOffset : capacityBytes, -1);
             if (result.prefixEndOffset() < cutOffset) {
                 throw new WalCorruptionException(
                         path,
                         result.prefixEndOffset(),
                         "a pending suffix truncation keeps this segment's records up to offset " + cutOffset
                                 + ", but they are damaged from offset " + result.prefixEndOffset() + ": "
-                                + TailJudge.gapAt(result, result.prefixEndOffset())
-                                        .problem());
+                                + result.gapAt(result.prefixEndOffset()).problem());
             }
             final int handle = session.openFile(path, false);
             try {

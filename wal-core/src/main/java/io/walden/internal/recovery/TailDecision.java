@@ -1,30 +1,34 @@
 package io.walden.internal.recovery;
 
 import io.walden.RecoveryPolicy;
+import io.walden.internal.recovery.RecoveryRule.Verdict;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What recovery does at the end of the valid frames of the tail segment, as a table: from {@link
- * RecoveryRule}'s verdict there and the {@link RecoveryPolicy} to an {@link Action}. A pure decision,
- * held as data and checked over every input by its test (in the manner of TigerBeetle's {@code
- * recovery_cases}).
+ * RecoveryRule}'s verdict there and the {@link RecoveryPolicy} to a {@link TailOutcome}. A pure
+ * decision, held as data and checked over every input by its test (in the manner of TigerBeetle's
+ * {@code recovery_cases}).
  *
  * <pre>
- *  corrupt clean policy   damage@end nextRun laterData | action
- *  ------- ----- -------- ---------- ------- --------- | ---------------------
- *  no      yes   *        *          *       *         | CONTINUE
- *  no      no    *        *          *       *         | CUT_TORN_TAIL
- *  yes     *     FAIL     *          *       *         | REFUSE
- *  yes     *     SKIP     yes        yes     *         | SKIP_TO_NEXT_RUN
- *  yes     *     SKIP     yes        no      yes       | SKIP_TO_LATER_SEGMENT
- *  yes     *     SKIP     yes        no      no        | SKIP_END
- *  yes     *     SKIP     no         *       *         | DISCARD
- *  yes     *     TRUNCATE *          *       *         | DISCARD_LATER_TOO
+ *  verdict    clean policy   damage@end nextRun laterData | outcome
+ *  ---------- ----- -------- ---------- ------- --------- | ---------------------
+ *  END        yes   *        *          *       *         | CLEAN_END
+ *  END        no    *        *          *       *         | CUT_TORN_TAIL
+ *  TORN_TAIL  *     *        *          *       *         | CUT_TORN_TAIL
+ *  CORRUPT_*  *     FAIL     *          *       *         | REFUSE
+ *  CORRUPT_*  *     SKIP     yes        yes     *         | SKIP_TO_NEXT_RUN
+ *  CORRUPT_*  *     SKIP     yes        no      yes       | SKIP_TO_LATER_SEGMENT
+ *  CORRUPT_*  *     SKIP     yes        no      no        | SKIP_END
+ *  CORRUPT_*  *     SKIP     no         *       *         | DISCARD
+ *  CORRUPT_*  *     TRUNCATE *          *       *         | DISCARD_LATER_TOO
  * </pre>
  *
  * <ul>
- *   <li>corrupt: the rule judged the damage at the end of the valid frames corruption, not a torn
- *       write.
+ *   <li>verdict: {@link RecoveryRule}'s judgement of the end of the valid frames (CORRUPT_*: any of
+ *       its three kinds of corruption).
  *   <li>clean: the segment header records a clean close.
  *   <li>damage@end: the damage starts where the valid frames end (it may start earlier: bytes after a
  *       recorded clean end), so there is something to skip past.
@@ -35,46 +39,27 @@ import java.util.List;
  * <p><b>Threading:</b> stateless; any thread.
  */
 final class TailDecision {
-    /** What recovery does. */
-    enum Action {
-        /** The log continues where it ended (a clean close). */
-        CONTINUE,
-        /**
-         * A crash: what follows the kept frames is a torn tail, cut; the log continues at the segment's
-         * write limit, or in the next segment.
-         */
-        CUT_TORN_TAIL,
-        /** The open is refused with the corruption (FAIL). */
-        REFUSE,
-        /** SKIP: the damage is skipped and the next run of valid frames in this segment is judged. */
-        SKIP_TO_NEXT_RUN,
-        /** SKIP: the rest of this segment is skipped; a later segment continues the log. */
-        SKIP_TO_LATER_SEGMENT,
-        /** SKIP: the corrupt end of the log is skipped; nothing valid follows it. */
-        SKIP_END,
-        /** The rest of this segment is discarded (SKIP, when the damage lies before the valid end). */
-        DISCARD,
-        /** TRUNCATE: the rest of this segment and every later segment are discarded. */
-        DISCARD_LATER_TOO
-    }
+    private static final Set<Verdict> ANY_CORRUPTION = EnumSet.of(
+            Verdict.CORRUPT_BELOW_DURABLE, Verdict.CORRUPT_AFTER_CLEAN_CLOSE, Verdict.CORRUPT_BEFORE_LATER_SEGMENT);
+    private static final Boolean ANY = null;
+    private static final RecoveryPolicy ANY_POLICY = null;
 
-    /** A row of the table; a null input matches either value. */
     private record Row(
-            boolean corrupt,
+            Set<Verdict> verdicts,
             Boolean clean,
             RecoveryPolicy policy,
             Boolean damageAtEnd,
             Boolean nextRun,
             Boolean laterData,
-            Action action) {
+            TailOutcome outcome) {
         boolean matches(
-                final boolean isCorrupt,
+                final Verdict verdict,
                 final boolean isClean,
                 final RecoveryPolicy withPolicy,
                 final boolean isDamageAtEnd,
                 final boolean hasNextRun,
                 final boolean hasLaterData) {
-            return corrupt == isCorrupt
+            return verdicts.contains(verdict)
                     && (clean == null || clean == isClean)
                     && (policy == null || policy == withPolicy)
                     && (damageAtEnd == null || damageAtEnd == isDamageAtEnd)
@@ -83,54 +68,40 @@ final class TailDecision {
         }
     }
 
-    private static final Boolean ANY = null;
-    private static final RecoveryPolicy ANY_POLICY = null;
-
-    /** The table of the class comment, row for row. */
     private static final List<Row> ROWS = List.of(
-            new Row(false, true, ANY_POLICY, ANY, ANY, ANY, Action.CONTINUE),
-            new Row(false, false, ANY_POLICY, ANY, ANY, ANY, Action.CUT_TORN_TAIL),
-            new Row(true, ANY, RecoveryPolicy.FAIL, ANY, ANY, ANY, Action.REFUSE),
-            new Row(true, ANY, RecoveryPolicy.SKIP, true, true, ANY, Action.SKIP_TO_NEXT_RUN),
-            new Row(true, ANY, RecoveryPolicy.SKIP, true, false, true, Action.SKIP_TO_LATER_SEGMENT),
-            new Row(true, ANY, RecoveryPolicy.SKIP, true, false, false, Action.SKIP_END),
-            new Row(true, ANY, RecoveryPolicy.SKIP, false, ANY, ANY, Action.DISCARD),
-            new Row(true, ANY, RecoveryPolicy.TRUNCATE, ANY, ANY, ANY, Action.DISCARD_LATER_TOO));
+            new Row(EnumSet.of(Verdict.END), true, ANY_POLICY, ANY, ANY, ANY, TailOutcome.CLEAN_END),
+            new Row(EnumSet.of(Verdict.END), false, ANY_POLICY, ANY, ANY, ANY, TailOutcome.CUT_TORN_TAIL),
+            new Row(EnumSet.of(Verdict.TORN_TAIL), ANY, ANY_POLICY, ANY, ANY, ANY, TailOutcome.CUT_TORN_TAIL),
+            new Row(ANY_CORRUPTION, ANY, RecoveryPolicy.FAIL, ANY, ANY, ANY, TailOutcome.REFUSE),
+            new Row(ANY_CORRUPTION, ANY, RecoveryPolicy.SKIP, true, true, ANY, TailOutcome.SKIP_TO_NEXT_RUN),
+            new Row(ANY_CORRUPTION, ANY, RecoveryPolicy.SKIP, true, false, true, TailOutcome.SKIP_TO_LATER_SEGMENT),
+            new Row(ANY_CORRUPTION, ANY, RecoveryPolicy.SKIP, true, false, false, TailOutcome.SKIP_END),
+            new Row(ANY_CORRUPTION, ANY, RecoveryPolicy.SKIP, false, ANY, ANY, TailOutcome.DISCARD),
+            new Row(ANY_CORRUPTION, ANY, RecoveryPolicy.TRUNCATE, ANY, ANY, ANY, TailOutcome.DISCARD_LATER_TOO));
 
     private TailDecision() {}
 
-    /**
-     * Decides.
-     *
-     * @param corrupt whether the rule judged corruption.
-     * @param clean whether the header records a clean close.
-     * @param policy the recovery policy.
-     * @param damageAtEnd whether the damage starts where the valid frames end.
-     * @param nextRun whether valid frames follow the damage in this segment.
-     * @param laterData whether a later segment holds data.
-     * @return the action of the one row that matches.
-     * @throws IllegalStateException if no row, or more than one, matches (the table's test rules it out).
-     */
-    static Action decide(
-            final boolean corrupt,
+    /** The outcome for one input; exactly one row matches each (the test checks every input). */
+    static TailOutcome decide(
+            final Verdict verdict,
             final boolean clean,
             final RecoveryPolicy policy,
             final boolean damageAtEnd,
             final boolean nextRun,
             final boolean laterData) {
-        Action action = null;
+        TailOutcome outcome = null;
         for (final Row row : ROWS) {
-            if (row.matches(corrupt, clean, policy, damageAtEnd, nextRun, laterData)) {
-                if (action != null) {
-                    throw new IllegalStateException("two rows match: " + action + " and " + row.action());
+            if (row.matches(verdict, clean, policy, damageAtEnd, nextRun, laterData)) {
+                if (outcome != null) {
+                    throw new IllegalStateException("two rows match: " + outcome + " and " + row.outcome());
                 }
-                action = row.action();
+                outcome = row.outcome();
             }
         }
-        if (action == null) {
-            throw new IllegalStateException("no row matches corrupt=" + corrupt + " clean=" + clean + " policy="
+        if (outcome == null) {
+            throw new IllegalStateException("no row matches verdict=" + verdict + " clean=" + clean + " policy="
                     + policy + " damageAtEnd=" + damageAtEnd + " nextRun=" + nextRun + " laterData=" + laterData);
         }
-        return action;
+        return outcome;
     }
 }

@@ -3,7 +3,6 @@ package io.walden.internal.recovery;
 import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentNames;
 import io.walden.internal.recovery.TailJudge.Tail;
-import io.walden.internal.recovery.TailJudge.TailKind;
 import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.FileReads;
 import io.walden.internal.segment.WriteLimits;
@@ -86,18 +85,17 @@ final class TailRepair {
             final long base,
             final int handle,
             final Tail tail,
-            final SegmentScanner.Result result,
+            final SegmentScan result,
             final long nonZeroEnd,
             final long discardEndOffset)
             throws IOException {
         final long fromOffset = tail.endOffset();
-        final TailKind kind = tail.kind();
+        final TailOutcome outcome = tail.outcome();
         if (nonZeroEnd > fromOffset) {
             evidence.keepRange(scanner, path, base, fromOffset, nonZeroEnd);
-            final long cutRecords =
-                    TailJudge.countRecordsBetween(scanner, result.runs(), fromOffset, capacityBytes, path, base);
+            final long cutRecords = result.recordsFrom(fromOffset);
             final String kept = " kept in " + evidence.last().getFileName();
-            if (kind == TailKind.CRASH) {
+            if (outcome == TailOutcome.CUT_TORN_TAIL) {
                 tally.tornTailFile = path;
                 tally.tornTailOffset = fromOffset;
                 tally.tornTailBytesCut = nonZeroEnd - fromOffset;
@@ -108,17 +106,17 @@ final class TailRepair {
                         + " crash left incomplete, holding " + cutRecords + " valid record(s) never acknowledged;"
                         + kept);
             } else {
-                if (kind == TailKind.SKIP_END) {
+                if (outcome == TailOutcome.SKIP_END) {
                     tally.skippedAtEnd(nonZeroEnd - fromOffset);
                 } else {
                     tally.dropped(nonZeroEnd - fromOffset);
                 }
-                tally.finding((kind == TailKind.SKIP_END ? "skipped " : "discarded ") + path.getFileName()
+                tally.finding((outcome == TailOutcome.SKIP_END ? "skipped " : "discarded ") + path.getFileName()
                         + " from offset " + fromOffset + ": " + (nonZeroEnd - fromOffset) + " byte(s) holding "
                         + cutRecords + " valid record(s);" + kept);
             }
             final TreeSet<Long> steps = new TreeSet<>();
-            for (final SegmentScanner.Run run : result.runs()) {
+            for (final SegmentScan.Run run : result.runs()) {
                 if (run.endOffset() > fromOffset && run.startOffset() < nonZeroEnd) {
                     // Every durable offset past the cut that a frame in the range carries.
                     scanner.forEachFrame(

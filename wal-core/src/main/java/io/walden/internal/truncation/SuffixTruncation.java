@@ -10,6 +10,7 @@ import io.walden.internal.BackendSelector;
 import io.walden.internal.DirectoryLock;
 import io.walden.internal.recovery.LogRecovery;
 import io.walden.internal.recovery.RecoveredLog;
+import io.walden.internal.recovery.SegmentScan;
 import io.walden.internal.recovery.SegmentScanner;
 import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.RecycledTail;
@@ -232,8 +233,8 @@ public final class SuffixTruncation {
         try (SegmentScanner scanner = new SegmentScanner(logId, FrameDescriptor.frameLength(config.maxRecordBytes()))) {
             // The log ends at endPosition: its segment is scanned no further (the rest was never written).
             final long scanBytes = endPosition - base <= capacityBytes ? endPosition - base : capacityBytes;
-            final SegmentScanner.Result result = scanner.scan(path, base, scanBytes);
-            for (final SegmentScanner.Run run : result.runs()) {
+            final SegmentScan result = scanner.scan(path, base, scanBytes, -1);
+            for (final SegmentScan.Run run : result.runs()) {
                 final long end = scanner.dataFrameEnd(path, run, lsn - base);
                 if (end > 0) {
                     return base + end;

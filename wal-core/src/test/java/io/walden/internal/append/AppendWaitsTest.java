@@ -1,7 +1,5 @@
 package io.walden.internal.append;
 
-import io.walden.internal.state.WaitFailure;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -14,6 +12,7 @@ import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.internal.EngineFixture;
 import io.walden.internal.state.LogBuffer;
+import io.walden.internal.state.WaitFailure;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -83,12 +83,12 @@ class FrameRulesAgreementTest {
         final long cOffset = X_OFFSET + FrameDescriptor.alignedLength(frameLength(middle.payloadBytes));
         final boolean valid = middle.recoverySays == null;
 
-        final SegmentScanner.Result scan;
+        final SegmentScan scan;
         try (SegmentScanner scanner = new SegmentScanner(LOG_ID, CAPACITY)) {
-            scan = scanner.scan(SegmentNames.segmentPath(directory, 0), 0, CAPACITY);
+            scan = scanner.scan(SegmentNames.segmentPath(directory, 0), 0, CAPACITY, -1);
         }
         assertEquals(A_OFFSET, scan.runs().get(0).startOffset());
-        final SegmentScanner.Gap firstGap = scan.gaps().get(0);
+        final SegmentScan.Gap firstGap = scan.gaps().get(0);
         if (valid) {
             assertEquals(cEnd, scan.runs().get(0).endOffset(), middle + ": recovery reads through X to C");
             assertEquals(2, scan.runs().get(0).records());

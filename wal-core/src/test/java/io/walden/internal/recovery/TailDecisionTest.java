@@ -4,74 +4,76 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.RecoveryPolicy;
-import io.walden.internal.recovery.TailDecision.Action;
+import io.walden.internal.recovery.RecoveryRule.Verdict;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
  * The tail decision over every input: exactly one row of the table matches each (decide throws
- * otherwise), every action is reachable, and each action holds the rule it stands for.
+ * otherwise), every outcome is reachable, and each outcome holds the rule it stands for.
  */
 class TailDecisionTest {
+    private static final boolean[] BOTH = {false, true};
+
     @Test
-    void everyInputHasExactlyOneActionThatKeepsTheRules() {
-        final Set<Action> reached = EnumSet.noneOf(Action.class);
+    void everyInputHasExactlyOneOutcomeThatKeepsTheRules() {
+        final Set<TailOutcome> reached = EnumSet.noneOf(TailOutcome.class);
         int cases = 0;
-        for (final boolean corrupt : new boolean[] {false, true}) {
-            for (final boolean clean : new boolean[] {false, true}) {
+        for (final Verdict verdict : Verdict.values()) {
+            for (final boolean clean : BOTH) {
                 for (final RecoveryPolicy policy : RecoveryPolicy.values()) {
-                    for (final boolean damageAtEnd : new boolean[] {false, true}) {
-                        for (final boolean nextRun : new boolean[] {false, true}) {
-                            for (final boolean laterData : new boolean[] {false, true}) {
-                                final Action action =
-                                        TailDecision.decide(corrupt, clean, policy, damageAtEnd, nextRun, laterData);
-                                reached.add(action);
+                    for (final boolean damageAtEnd : BOTH) {
+                        for (final boolean nextRun : BOTH) {
+                            for (final boolean laterData : BOTH) {
+                                final TailOutcome outcome =
+                                        TailDecision.decide(verdict, clean, policy, damageAtEnd, nextRun, laterData);
+                                reached.add(outcome);
                                 cases++;
-                                final String input = "corrupt=" + corrupt + " clean=" + clean + " policy=" + policy
-                                        + " damageAtEnd=" + damageAtEnd + " nextRun=" + nextRun + " laterData="
-                                        + laterData + " -> " + action;
-                                // A torn write or a clean end is never refused, skipped or discarded,
-                                // whatever the policy; only a clean close continues where it ended.
-                                if (!corrupt) {
-                                    assertEquals(clean ? Action.CONTINUE : Action.CUT_TORN_TAIL, action, input);
-                                    continue;
-                                }
-                                switch (policy) {
-                                    case FAIL -> assertEquals(Action.REFUSE, action, input);
-                                    case TRUNCATE -> assertEquals(Action.DISCARD_LATER_TOO, action, input);
-                                    case SKIP -> {
-                                        // SKIP skips only what it can skip past: damage at the valid end.
-                                        assertTrue(
-                                                damageAtEnd
-                                                        ? EnumSet.of(
-                                                                        Action.SKIP_TO_NEXT_RUN,
-                                                                        Action.SKIP_TO_LATER_SEGMENT,
-                                                                        Action.SKIP_END)
-                                                                .contains(action)
-                                                        : action == Action.DISCARD,
-                                                input);
-                                        // It goes on to valid frames where there are any, and ends the log
-                                        // only where nothing valid follows.
-                                        if (damageAtEnd && nextRun) {
-                                            assertEquals(Action.SKIP_TO_NEXT_RUN, action, input);
-                                        }
-                                        if (damageAtEnd && !nextRun) {
-                                            assertEquals(
-                                                    laterData ? Action.SKIP_TO_LATER_SEGMENT : Action.SKIP_END,
-                                                    action,
-                                                    input);
-                                        }
-                                    }
-                                    default -> throw new AssertionError("unknown policy " + policy);
-                                }
+                                checkRules(verdict, clean, policy, damageAtEnd, nextRun, laterData, outcome);
                             }
                         }
                     }
                 }
             }
         }
-        assertEquals(2 * 2 * RecoveryPolicy.values().length * 2 * 2 * 2, cases);
-        assertEquals(EnumSet.allOf(Action.class), reached, "every action is reachable");
+        assertEquals(Verdict.values().length * 2 * RecoveryPolicy.values().length * 2 * 2 * 2, cases);
+        assertEquals(EnumSet.allOf(TailOutcome.class), reached, "every outcome is reachable");
+    }
+
+    private static void checkRules(
+            final Verdict verdict,
+            final boolean clean,
+            final RecoveryPolicy policy,
+            final boolean damageAtEnd,
+            final boolean nextRun,
+            final boolean laterData,
+            final TailOutcome outcome) {
+        final String input = "verdict=" + verdict + " clean=" + clean + " policy=" + policy + " damageAtEnd="
+                + damageAtEnd + " nextRun=" + nextRun + " laterData=" + laterData + " -> " + outcome;
+        // A torn write or an end is never refused, skipped or discarded, whatever the policy; only a
+        // clean close continues where it ended.
+        if (!verdict.corrupt()) {
+            assertEquals(
+                    verdict == Verdict.END && clean ? TailOutcome.CLEAN_END : TailOutcome.CUT_TORN_TAIL,
+                    outcome,
+                    input);
+            return;
+        }
+        switch (policy) {
+            case FAIL -> assertEquals(TailOutcome.REFUSE, outcome, input);
+            case TRUNCATE -> assertEquals(TailOutcome.DISCARD_LATER_TOO, outcome, input);
+            case SKIP -> {
+                // SKIP skips only what it can skip past (damage at the valid end), goes on to valid
+                // frames where there are any, and ends the log only where nothing valid follows.
+                final TailOutcome expected = !damageAtEnd
+                        ? TailOutcome.DISCARD
+                        : nextRun
+                                ? TailOutcome.SKIP_TO_NEXT_RUN
+                                : laterData ? TailOutcome.SKIP_TO_LATER_SEGMENT : TailOutcome.SKIP_END;
+                assertEquals(expected, outcome, input);
+            }
+            default -> assertTrue(false, "unknown policy " + policy);
+        }
     }
 }

@@ -56,8 +56,8 @@ class TailRepairTest {
                         path,
                         0,
                         handle,
-                        new TailJudge.Tail(CUT, TailJudge.TailKind.CRASH),
-                        new SegmentScanner.Result(List.of(), List.of(), 0, -1),
+                        new TailJudge.Tail(CUT, TailOutcome.CUT_TORN_TAIL),
+                        new SegmentScan(List.of(), List.of(), 0, -1, -1),
                         DATA_END,
                         CAPACITY);
 
@@ -91,8 +91,8 @@ class TailRepairTest {
                         path,
                         0,
                         handle,
-                        new TailJudge.Tail(CUT, TailJudge.TailKind.CRASH),
-                        new SegmentScanner.Result(List.of(), List.of(), 0, -1),
+                        new TailJudge.Tail(CUT, TailOutcome.CUT_TORN_TAIL),
+                        new SegmentScan(List.of(), List.of(), 0, -1, -1),
                         DATA_END,
                         CAPACITY);
 
