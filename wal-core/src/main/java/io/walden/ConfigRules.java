@@ -16,10 +16,6 @@ final class ConfigRules {
     /**
      * Refuses a value unless it keeps a rule.
      *
-     * @param valid whether the value keeps the rule.
-     * @param name the setting.
-     * @param value its value.
-     * @param rule the rule, as the message says it.
      * @throws WalException if not valid.
      */
     static void check(final boolean valid, final String name, final Object value, final String rule) {
@@ -31,10 +27,6 @@ final class ConfigRules {
     /**
      * Refuses a value that is not a power of two in a range.
      *
-     * @param name the setting.
-     * @param value its value.
-     * @param minValue the least allowed.
-     * @param maxValue the most allowed.
      * @throws WalException if not.
      */
     static void checkPowerOfTwoInRange(final String name, final int value, final int minValue, final int maxValue) {
@@ -49,12 +41,6 @@ final class ConfigRules {
      * The largest record payload: the one set, or, unset, the default or what half the buffer holds if
      * less; refused unless a frame of it fits in half the buffer (less a segment header).
      *
-     * @param set whether a value was set.
-     * @param setBytes the value set.
-     * @param bufferBytes the log buffer's capacity.
-     * @param bufferDerivedFromSegmentBytes the segment capacity the buffer was derived from, or -1 if
-     *     the buffer was set (for the message).
-     * @return the largest record payload.
      * @throws WalException if the value set does not fit.
      */
     static int maxRecordBytes(
@@ -79,14 +65,7 @@ final class ConfigRules {
         return maxRecord;
     }
 
-    /**
-     * The refusal of a value.
-     *
-     * @param name the setting.
-     * @param value its value.
-     * @param rule the rule it breaks.
-     * @return the exception to throw.
-     */
+    /** The refusal of a value. */
     static WalException invalid(final String name, final Object value, final String rule) {
         return new WalException(
                 WalException.ErrorCode.CONFIG, "invalid WalConfig setting " + name + "=" + value + ": " + rule);

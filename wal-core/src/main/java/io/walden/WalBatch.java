@@ -170,12 +170,12 @@ public final class WalBatch {
         return lengths[index];
     }
 
-    /** @return the buffer that holds the records' payloads, for the log to copy from. */
+    /** The buffer that holds the records' payloads, for the log to copy from. */
     DirectBuffer payloads() {
         return payloads;
     }
 
-    /** @return the offset of a record's payload in {@link #payloads()}. */
+    /** The offset of a record's payload in {@link #payloads()}. */
     int offset(final int index) {
         return offsets[index];
     }

@@ -38,8 +38,6 @@ public final class WalView implements AutoCloseable {
     /**
      * Opens a view.
      *
-     * @param directory the log directory.
-     * @return the view.
      * @throws WalException if the directory holds no log, or its oldest segment is damaged.
      */
     static WalView open(final Path directory) {

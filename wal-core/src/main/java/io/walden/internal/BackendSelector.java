@@ -23,8 +23,6 @@ public final class BackendSelector {
     /**
      * Picks a backend.
      *
-     * @param options the I/O options.
-     * @return the backend.
      * @throws WalException if none is available, listing why each provider cannot run.
      */
     public static StorageBackend select(final StorageOptions options) {

@@ -30,8 +30,6 @@ public final class DirectoryLock implements AutoCloseable {
     /**
      * Takes the lock.
      *
-     * @param directory the log directory.
-     * @return the held lock.
      * @throws WalException with {@link WalException.ErrorCode#LOCKED} if another process or another
      *     open log in this JVM holds it, or {@link WalException.ErrorCode#IO} if the lock file cannot
      *     be opened.

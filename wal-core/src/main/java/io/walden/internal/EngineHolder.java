@@ -32,13 +32,7 @@ public final class EngineHolder {
     // Set once, under closeLock; read by any thread.
     private volatile boolean closed;
 
-    /**
-     * Holds a log's first engine.
-     *
-     * @param directory the log directory, for messages.
-     * @param lock the directory lock, released when the log closes.
-     * @param engine the engine the log opened with.
-     */
+    /** Holds a log's first engine. */
     public EngineHolder(final Path directory, final DirectoryLock lock, final LogEngine engine) {
         this.directory = directory;
         this.lock = lock;
@@ -46,17 +40,17 @@ public final class EngineHolder {
         this.state = engine.state();
     }
 
-    /** @return the engine the log runs on now. */
+    /** The engine the log runs on now. */
     public LogEngine engine() {
         return engine;
     }
 
-    /** @return the log's state, shared by every engine of the log. */
+    /** The log's state, shared by every engine of the log. */
     public LogState state() {
         return state;
     }
 
-    /** @return the log directory. */
+    /** The log directory. */
     public Path directory() {
         return directory;
     }
@@ -64,14 +58,12 @@ public final class EngineHolder {
     /**
      * The lock that serialises {@code truncateAfter}, {@code truncateBefore}, retention and close; an
      * appender whose engine stopped takes it to learn whether the engine was replaced.
-     *
-     * @return the lock's monitor.
      */
     public Object closeLock() {
         return closeLock;
     }
 
-    /** @return whether the log was closed (by close, or after a truncation that could not finish). */
+    /** Whether the log was closed (by close, or after a truncation that could not finish). */
     public boolean isClosed() {
         return closed;
     }
@@ -79,8 +71,6 @@ public final class EngineHolder {
     /**
      * Puts the engine that continues the log in place of the stopped one. The caller holds the close
      * lock.
-     *
-     * @param next the running engine, on the same state.
      */
     public void replace(final LogEngine next) {
         if (!Thread.holdsLock(closeLock)) {
@@ -103,8 +93,6 @@ public final class EngineHolder {
     /**
      * The exception for a call to a closed or failed log, naming the failure if there was one.
      * Allocates; for the refusal path only.
-     *
-     * @return the exception.
      */
     public WalException closedException() {
         final Throwable cause = state.failure();
@@ -124,9 +112,6 @@ public final class EngineHolder {
      * Whether an engine whose log buffer refused a claim as closed was replaced by truncateAfter
      * (which holds the close lock while it replaces it: this waits for it to finish), so that the
      * claim goes to the engine after it. Cold path.
-     *
-     * @param stopped the engine that refused the claim.
-     * @return true to claim again in the current engine; false if the log is closed or failed.
      */
     public boolean replacedAfter(final LogEngine stopped) {
         synchronized (closeLock) {
@@ -137,9 +122,6 @@ public final class EngineHolder {
     /**
      * Where the log ends for a waiter on an engine, so that a wait beyond it is refused rather than
      * never ending: the closed tail of a closed log; none while the log is open.
-     *
-     * @param e the engine the waiter's record went to.
-     * @return the final position, or {@link Long#MAX_VALUE}.
      */
     public long finalPosition(final LogEngine e) {
         // An engine replaced by truncateAfter closed its buffer's tail too, but the log goes on.
@@ -168,8 +150,6 @@ public final class EngineHolder {
      * Closes the log whose engine is stopped and could not be replaced: every waiter and appender
      * learns why, and the lock is released for the next open, which recovers the log. The caller
      * holds the close lock.
-     *
-     * @param failure what every waiter and appender fails with, or null if the log already failed.
      */
     public void closeStopped(final WalException failure) {
         if (failure != null) {

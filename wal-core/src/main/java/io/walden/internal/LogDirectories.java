@@ -27,7 +27,6 @@ public final class LogDirectories {
      * Creates the log directory if missing and fsyncs the parent of each directory created, so that
      * the directory (and with it every synced record) survives power loss.
      *
-     * @param directory the log directory.
      * @throws IOException if a directory cannot be created or synced.
      */
     public static void createDurably(final Path directory) throws IOException {
@@ -58,10 +57,6 @@ public final class LogDirectories {
      * Warns when the log's file system keeps nothing across a power loss (once per file system type
      * and JVM at WARNING: a test suite may open thousands of logs there; every log's statistics say
      * it anyway), and when the backend's session has a durability note.
-     *
-     * @param directory the log directory.
-     * @param fileSystemType its file system's type.
-     * @param session the log's storage session.
      */
     public static void warnIfNotDurable(
             final Path directory, final String fileSystemType, final StorageSession session) {

@@ -79,8 +79,6 @@ public final class LogEngine {
      * Opens a storage session, recovers the log and starts its I/O thread. The caller holds the
      * directory lock; on failure the session is closed again and the lock left to the caller.
      *
-     * @param existingState the state of the engine before this one, or null for a log's first.
-     * @param onSessionOpen told the session before recovery runs (warnings about its durability).
      * @throws WalException if recovery refuses the log or the configuration does not fit it.
      */
     public static LogEngine start(
@@ -136,10 +134,6 @@ public final class LogEngine {
     /**
      * Drains every appended record, syncs, completes every waiter and stops the I/O thread; the
      * state is then closed, or left open for the next engine.
-     *
-     * @param handOver true to leave the state open for the engine that follows.
-     * @return whether the thread was interrupted while this waited (the interrupt is kept for the
-     *     caller to restore once it is done).
      */
     public boolean stop(final boolean handOver) {
         if (handOver) {
@@ -168,37 +162,37 @@ public final class LogEngine {
         return interrupted;
     }
 
-    /** @return the recovered log this engine started from. */
+    /** The recovered log this engine started from. */
     public RecoveredLog recovered() {
         return recovered;
     }
 
-    /** @return the log buffer appenders claim space in. */
+    /** The log buffer appenders claim space in. */
     public LogBuffer logBuffer() {
         return logBuffer;
     }
 
-    /** @return the log's state, shared with the engines before and after this one. */
+    /** The log's state, shared with the engines before and after this one. */
     public LogState state() {
         return state;
     }
 
-    /** @return the I/O agent. */
+    /** The I/O agent. */
     public IoAgent agent() {
         return agent;
     }
 
-    /** @return wakes the I/O thread. */
+    /** Wakes the I/O thread. */
     public Runnable wake() {
         return wake;
     }
 
-    /** @return whether the I/O thread still runs. */
+    /** Whether the I/O thread still runs. */
     public boolean ioThreadAlive() {
         return ioThread.isAlive();
     }
 
-    /** @return what the storage session says of its durability, or null. */
+    /** What the storage session says of its durability, or null. */
     public String durabilityNote() {
         return durabilityNote;
     }

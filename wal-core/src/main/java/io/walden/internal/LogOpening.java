@@ -20,24 +20,10 @@ import java.util.function.Function;
 public final class LogOpening {
     private LogOpening() {}
 
-    /**
-     * Makes the log from its opened parts.
-     *
-     * @param <T> the log.
-     */
+    /** Makes the log from its opened parts. */
     @FunctionalInterface
     public interface Opened<T> {
-        /**
-         * Makes the log.
-         *
-         * @param config the configuration.
-         * @param lock the held directory lock.
-         * @param backend the backend the engine runs on.
-         * @param fileSystemType the directory's file system type.
-         * @param stats the log's counters.
-         * @param engine the running first engine.
-         * @return the log.
-         */
+        /** Makes the log. */
         T open(
                 WalConfig config,
                 DirectoryLock lock,
@@ -53,12 +39,6 @@ public final class LogOpening {
      * and fail the open: it runs with the flag cleared, and the flag is set again for the caller,
      * whose interrupt it stays.
      *
-     * @param config the configuration.
-     * @param fileSystemTypes reads the directory's file system type (tests stand in for the mount
-     *     table with it).
-     * @param opened makes the log from its parts.
-     * @param <T> the log.
-     * @return the open log.
      * @throws WalException as {@code Wal.open}.
      */
     public static <T> T open(

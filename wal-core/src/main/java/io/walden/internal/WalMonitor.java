@@ -28,23 +28,13 @@ public final class WalMonitor implements WalMXBean {
     private final Supplier<WalStats> stats;
     private ObjectName registeredName;
 
-    /**
-     * Creates the bean of one log.
-     *
-     * @param directory the log directory.
-     * @param stats takes a snapshot of the log's counters.
-     */
+    /** Creates the bean of one log. */
     public WalMonitor(final Path directory, final Supplier<WalStats> stats) {
         this.directory = directory;
         this.stats = stats;
     }
 
-    /**
-     * The name a log's bean is registered under.
-     *
-     * @param directory the log directory.
-     * @return {@code io.walden:type=Wal,directory="<directory>"}.
-     */
+    /** The name a log's bean is registered under. */
     public static ObjectName objectName(final Path directory) {
         try {
             return new ObjectName("io.walden:type=Wal,directory=" + ObjectName.quote(directory.toString()));
@@ -56,7 +46,6 @@ public final class WalMonitor implements WalMXBean {
     /**
      * Registers the bean with the platform MBean server; a second call returns the same name.
      *
-     * @return the name.
      * @throws WalException ({@link WalException.ErrorCode#CONFIG}) if another bean holds the name.
      */
     public ObjectName register() {

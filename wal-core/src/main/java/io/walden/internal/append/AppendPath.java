@@ -40,14 +40,7 @@ public final class AppendPath {
     private final AppendWaits waits;
     private final RecordLimits limits;
 
-    /**
-     * Creates the append path of a log.
-     *
-     * @param holder the log's engine.
-     * @param bufferClaim claims space, waiting while the buffer is full.
-     * @param waits waits for the level.
-     * @param limits what is refused before a claim.
-     */
+    /** Creates the append path of a log. */
     public AppendPath(
             final EngineHolder holder,
             final BufferClaim bufferClaim,
@@ -64,13 +57,6 @@ public final class AppendPath {
      * Appends a record and waits until it reaches a level. The caller has checked that the region
      * lies inside the payload.
      *
-     * @param payload holds the record.
-     * @param offset the record's first byte, if the kind has offsets.
-     * @param length the record's length.
-     * @param durability how far the record must get.
-     * @param publisher copies a payload of this kind.
-     * @param <P> what holds the payload.
-     * @return the record's LSN.
      * @throws WalException as {@code Wal.append}.
      */
     public <P> long append(
@@ -87,9 +73,6 @@ public final class AppendPath {
     /**
      * Refuses a batch, or a level, before anything is claimed.
      *
-     * @param batch the batch.
-     * @param durability the level.
-     * @return the space the batch's frames take together.
      * @throws WalException {@link WalException.ErrorCode#CONFIG}, see {@link RecordLimits}.
      */
     public int checkBatch(final WalBatch batch, final Durability durability) {
@@ -101,11 +84,6 @@ public final class AppendPath {
      * Appends a checked batch of more than one record as one unit, and waits until its last record
      * reaches a level. A failure after the batch entered the log names the batch's first LSN.
      *
-     * @param batch the batch.
-     * @param framedBytes what {@link #checkBatch} returned.
-     * @param durability how far the batch must get.
-     * @param frames publishes the batch's records with their batch flags.
-     * @return the LSN of the batch's first record.
      * @throws WalException as {@code Wal.append(WalBatch, Durability)}.
      */
     public long appendBatch(
@@ -135,9 +113,6 @@ public final class AppendPath {
     /**
      * Appends a record and returns a future completed with its LSN once it reaches a level.
      *
-     * @param payload the record.
-     * @param durability the level that completes the future.
-     * @return the future.
      * @throws WalException if the record cannot be appended at all.
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
@@ -152,11 +127,6 @@ public final class AppendPath {
     /**
      * Appends a record as BUFFERED if there is space now, without waiting.
      *
-     * @param payload holds the record.
-     * @param offset the record's first byte.
-     * @param length the record's length.
-     * @return the record's LSN, or {@link LogBuffer#BACK_PRESSURED} (also while truncateAfter replaces
-     *     the engine), {@link LogBuffer#CLOSED} or {@link #FAILED}.
      * @throws WalException if the record is larger than {@code maxRecordBytes}.
      * @throws IndexOutOfBoundsException if the region lies outside {@code payload}.
      */
@@ -180,9 +150,6 @@ public final class AppendPath {
     /**
      * The one claim loop: claims in the current engine until one takes the claim, publishes, then
      * waits for the level or, with a future, hands the record to it.
-     *
-     * @param future completed when the record reaches the level, or null to wait here.
-     * @return the first record's LSN.
      */
     private <P> long appendFramed(
             final P payload,
@@ -207,11 +174,7 @@ public final class AppendPath {
         return lsn;
     }
 
-    /**
-     * Claims space in an engine's log buffer, waiting while it is full.
-     *
-     * @return the first frame's position, or {@link #REPLACED} if truncateAfter replaced the engine.
-     */
+    /** Claims space in an engine's log buffer, waiting while it is full. */
     private long claim(final LogEngine e, final int framedBytes) {
         final long lsn = bufferClaim.claim(e.logBuffer(), e.wake(), framedBytes);
         if (lsn == LogBuffer.CLOSED) {

@@ -26,35 +26,19 @@ public final class AppendWaits {
     // How long an append waits for its level while the log waits for space for its next segment.
     private final long spaceWaitNs;
 
-    /**
-     * Creates the waits of a log whose appends wait for their level without a time limit.
-     *
-     * @param holder the log's engine.
-     */
+    /** Creates the waits of a log whose appends wait for their level without a time limit. */
     public AppendWaits(final EngineHolder holder) {
         this(holder, Long.MAX_VALUE);
     }
 
-    /**
-     * Creates the waits of a log.
-     *
-     * @param holder the log's engine.
-     * @param spaceWaitNs how long an append waits for its level while the log waits for space for its
-     *     next segment (a full file system) before it is refused with {@link
-     *     WalException.ErrorCode#STORAGE_SPACE}: the append timeout.
-     */
+    /** Creates the waits of a log. */
     public AppendWaits(final EngineHolder holder, final long spaceWaitNs) {
         this.holder = holder;
         this.state = holder.state();
         this.spaceWaitNs = spaceWaitNs;
     }
 
-    /**
-     * Counts an append that will wait for a sync, before its frame is published.
-     *
-     * @param durability the level it waits for.
-     * @return the ticket for {@link #awaitAppended}; 0 for levels other than SYNCED.
-     */
+    /** Counts an append that will wait for a sync, before its frame is published. */
     public long syncTicket(final Durability durability) {
         return durability == Durability.SYNCED ? state.countSyncRequest() : 0;
     }
@@ -65,12 +49,6 @@ public final class AppendWaits {
      * likely idle but for it. Under contention the check fails without touching the I/O thread's
      * state, and group commit takes its course.
      *
-     * @param e the engine the record went to.
-     * @param lsn the record's LSN.
-     * @param frameEnd where the record's frames end, or {@link #NO_FRAME_END} for a wait that does
-     *     not run the I/O.
-     * @param durability the level.
-     * @param syncTicket what {@link #syncTicket} returned for the record.
      * @throws WalException naming the record, see {@link #outcomeUnknown}.
      */
     public void awaitAppended(
@@ -127,8 +105,6 @@ public final class AppendWaits {
     /**
      * Waits, without a time limit, for a record appended earlier to reach a level.
      *
-     * @param lsn the record's LSN.
-     * @param durability the level.
      * @throws WalException if the level is null, or the log fails or closes first.
      */
     public void await(final long lsn, final Durability durability) {
@@ -144,10 +120,6 @@ public final class AppendWaits {
     /**
      * Waits for a record appended earlier to reach a level, or the time to run out.
      *
-     * @param lsn the record's LSN.
-     * @param durability the level.
-     * @param timeoutNs the most time to wait.
-     * @return true if reached, false on timeout.
      * @throws WalException if the log fails or closes first.
      */
     public boolean await(final long lsn, final Durability durability, final long timeoutNs) {
@@ -188,11 +160,6 @@ public final class AppendWaits {
     /**
      * Completes a future with a record's LSN once the record reaches a level: at once if it has, else
      * on the I/O thread.
-     *
-     * @param e the engine the record went to.
-     * @param lsn the record's LSN.
-     * @param durability the level.
-     * @param future completed with {@code lsn}.
      */
     public void completeWhenReached(
             final LogEngine e, final long lsn, final Durability durability, final CompletableFuture<Long> future) {

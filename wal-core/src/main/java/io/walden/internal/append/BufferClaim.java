@@ -21,14 +21,7 @@ public final class BufferClaim {
     private final StatsCounters stats;
     private final long appendTimeoutNs;
 
-    /**
-     * Creates the claim of a log.
-     *
-     * @param directory the log directory, for the event and the timeout message.
-     * @param state the log's state, whose monitor back-pressure waits wait on.
-     * @param stats the log's counters.
-     * @param appendTimeoutNs the longest wait for space.
-     */
+    /** Creates the claim of a log. */
     public BufferClaim(
             final Path directory, final LogState state, final StatsCounters stats, final long appendTimeoutNs) {
         this.directory = directory;
@@ -40,11 +33,6 @@ public final class BufferClaim {
     /**
      * Claims contiguous space, waiting while the buffer is full.
      *
-     * @param logBuffer the buffer to claim in.
-     * @param ioWake wakes the I/O thread that frees space.
-     * @param alignedLength the frames' space together, at most a largest record's frame.
-     * @return the first frame's position, or {@link LogBuffer#CLOSED} if the buffer takes no more
-     *     claims.
      * @throws WalException {@link WalException.ErrorCode#BACK_PRESSURE_TIMEOUT} if no space freed up
      *     within the append timeout ({@link WalException.ErrorCode#STORAGE_SPACE} if the log waits for
      *     a file system with no space for its next segment); {@link WalException.ErrorCode#INTERRUPTED} if the thread was

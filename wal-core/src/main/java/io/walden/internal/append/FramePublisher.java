@@ -10,8 +10,6 @@ import org.agrona.DirectBuffer;
  * path is written once for every kind and no call allocates a strategy.
  *
  * <p><b>Threading:</b> stateless; called by any appending thread, on the space it claimed.
- *
- * @param <P> what holds the payload.
  */
 @FunctionalInterface
 public interface FramePublisher<P> {
@@ -24,16 +22,7 @@ public interface FramePublisher<P> {
     /** A region of an Agrona {@link DirectBuffer}. */
     FramePublisher<DirectBuffer> DIRECT_BUFFER = FramePublisher::publishDirectBuffer;
 
-    /**
-     * Copies a payload into the space claimed at a position and publishes its frames.
-     *
-     * @param logBuffer the buffer the space was claimed in.
-     * @param lsn where the claimed space starts: the first record's LSN.
-     * @param payload holds the record or records.
-     * @param offset the record's first byte in {@code payload}, if the kind has offsets.
-     * @param length the record's length, if the kind has lengths.
-     * @return the LSN of the last record published: {@code lsn} for a single record.
-     */
+    /** Copies a payload into the space claimed at a position and publishes its frames. */
     long publish(LogBuffer logBuffer, long lsn, P payload, int offset, int length);
 
     private static long publishBytes(

@@ -17,11 +17,7 @@ public final class RecordLimits {
     private final int maxRecordBytes;
     private final long maxFramedBytes;
 
-    /**
-     * Creates the limits of a log.
-     *
-     * @param maxRecordBytes the largest record the log takes.
-     */
+    /** Creates the limits of a log. */
     public RecordLimits(final int maxRecordBytes) {
         this.maxRecordBytes = maxRecordBytes;
         this.maxFramedBytes = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(maxRecordBytes));
@@ -30,7 +26,6 @@ public final class RecordLimits {
     /**
      * Refuses a record's length outside 0 to {@code maxRecordBytes}.
      *
-     * @param length the record's length.
      * @throws WalException {@link WalException.ErrorCode#CONFIG} naming the limit.
      */
     public void checkLength(final int length) {
@@ -45,7 +40,6 @@ public final class RecordLimits {
     /**
      * Refuses a null level: it would be taken for one of the three.
      *
-     * @param durability the level asked for.
      * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is null.
      */
     public static void checkDurability(final Durability durability) {
@@ -58,8 +52,6 @@ public final class RecordLimits {
     /**
      * Refuses an empty batch, and one whose frames take more than a largest record's frame.
      *
-     * @param batch the batch.
-     * @return the space its frames take together.
      * @throws WalException {@link WalException.ErrorCode#CONFIG} naming the batch and the limit.
      */
     public int checkBatch(final WalBatch batch) {

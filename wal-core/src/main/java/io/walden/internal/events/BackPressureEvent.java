@@ -41,11 +41,7 @@ public final class BackPressureEvent extends Event {
     @Label("Got Space")
     public boolean gotSpace;
 
-    /**
-     * Begins an event if a recording has this event enabled.
-     *
-     * @return the begun event, or null (nothing allocated) when disabled.
-     */
+    /** Begins an event if a recording has this event enabled. */
     public static BackPressureEvent beginIfEnabled() {
         if (!PROBE.isEnabled()) {
             return null;

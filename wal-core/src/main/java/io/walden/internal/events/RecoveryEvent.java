@@ -80,11 +80,7 @@ public final class RecoveryEvent extends Event {
     @Label("Refusal")
     public String refusal;
 
-    /**
-     * Begins an event if a recording has this event enabled.
-     *
-     * @return the begun event, or null (nothing allocated) when disabled.
-     */
+    /** Begins an event if a recording has this event enabled. */
     public static RecoveryEvent beginIfEnabled() {
         final RecoveryEvent event = new RecoveryEvent();
         if (!event.isEnabled()) {

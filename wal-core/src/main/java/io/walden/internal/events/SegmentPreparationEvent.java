@@ -44,11 +44,7 @@ public final class SegmentPreparationEvent extends Event {
     @Label("Recycled")
     public boolean recycled;
 
-    /**
-     * Begins an event if a recording has this event enabled.
-     *
-     * @return the begun event, or null (nothing allocated) when disabled.
-     */
+    /** Begins an event if a recording has this event enabled. */
     public static SegmentPreparationEvent beginIfEnabled() {
         if (!PROBE.isEnabled()) {
             return null;

@@ -43,7 +43,7 @@ public final class SegmentRollEvent extends Event {
     @Timespan(Timespan.NANOSECONDS)
     public long waitedNs;
 
-    /** @return whether a recording has this event enabled. */
+    /** Whether a recording has this event enabled. */
     public static boolean enabled() {
         return PROBE.isEnabled();
     }

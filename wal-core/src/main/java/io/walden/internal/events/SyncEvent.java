@@ -53,11 +53,7 @@ public final class SyncEvent extends Event {
     @Label("Durable Position")
     public long durablePosition;
 
-    /**
-     * Begins an event if a recording has this event enabled.
-     *
-     * @return the begun event, or null (nothing allocated) when disabled.
-     */
+    /** Begins an event if a recording has this event enabled. */
     public static SyncEvent beginIfEnabled() {
         if (!PROBE.isEnabled()) {
             return null;

@@ -106,8 +106,6 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     /**
      * Starts following a log directory.
      *
-     * @param directory the log directory.
-     * @return the tracker, refreshed once.
      * @throws WalException if the directory holds no log, its oldest segment's header is not valid,
      *     or it cannot be read.
      */
@@ -119,10 +117,6 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
      * As {@link #open(Path)}, with a hook that every refresh runs right after its first scan of the
      * active segment: a test makes the writer move on at exactly that moment, which a live writer does
      * only by chance.
-     *
-     * @param directory the log directory.
-     * @param afterFirstScan runs on the refreshing thread.
-     * @return the tracker, refreshed once.
      */
     static DirectoryTracker open(final Path directory, final Runnable afterFirstScan) {
         return open(directory, afterFirstScan, () -> {});
@@ -132,11 +126,6 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
      * As {@link #open(Path, Runnable)}, with a second hook that runs right after the oldest segment's
      * file was opened, before its header is read: a test makes the writer's retention free and
      * recycle that segment at exactly that moment.
-     *
-     * @param directory the log directory.
-     * @param afterFirstScan runs on the refreshing thread.
-     * @param afterOldestOpened runs on the opening thread.
-     * @return the tracker, refreshed once.
      */
     static DirectoryTracker open(
             final Path directory, final Runnable afterFirstScan, final Runnable afterOldestOpened) {
@@ -191,12 +180,12 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         }
     }
 
-    /** @return the log's identity. */
+    /** The log's identity. */
     public long logId() {
         return logId;
     }
 
-    /** @return the log's segment capacity. */
+    /** The log's segment capacity. */
     public int capacityBytes() {
         return capacityBytes;
     }

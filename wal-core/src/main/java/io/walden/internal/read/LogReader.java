@@ -77,18 +77,7 @@ public final class LogReader implements WalReader {
     private long validEnd;
     private boolean closed;
 
-    /**
-     * Creates a reader.
-     *
-     * @param directory the log directory.
-     * @param positions where records are visible, and the wait for more.
-     * @param segmentCapacityBytes the log's segment capacity.
-     * @param logId the log's identity.
-     * @param skippedRanges pairs of [start, end) positions to skip (SKIP policy).
-     * @param maxRecordBytes the largest payload, to size the buffer.
-     * @param fromPosition the first record's position.
-     * @param visibility SYNCED to see durable records only, WRITTEN to see written ones.
-     */
+    /** Creates a reader. */
     public LogReader(
             final Path directory,
             final LogPositions positions,
@@ -263,9 +252,6 @@ public final class LogReader implements WalReader {
      * a read-only view, validated), and each frame's checksum is checked as it is delivered. Leaves the
      * buffer holding the frame at {@link #position}.
      *
-     * @param firstAlignedLength the space the frame at {@link #position} takes.
-     * @return true if the batch is complete and visible; false if it is not visible whole yet (the
-     *     reader holds it back, and a waiting poll waits for {@link #heldBatchPosition}).
      * @throws WalException if a frame header of the batch below the visible position is impossible.
      */
     private boolean checkBatch(final long visible, final int firstAlignedLength) {
@@ -327,9 +313,6 @@ public final class LogReader implements WalReader {
     /**
      * Decodes the frame at {@link #position}, reading into the buffer as much of it as the decoder
      * needs and the visible position allows.
-     *
-     * @return the decoder's verdict; {@link FrameDecoder.Verdict#MORE_BYTES} if the frame runs past the
-     *     visible position or its segment.
      */
     private FrameDecoder.Verdict decodeFrame(final long visible) {
         if (position < bufferPosition || position + HEADER_LENGTH > validEnd) {

@@ -17,12 +17,7 @@ public final class ReaderOpening {
     private final EngineHolder holder;
     private final int maxRecordBytes;
 
-    /**
-     * Creates the reader opening of a log.
-     *
-     * @param holder the log's engine.
-     * @param maxRecordBytes the largest record the log takes.
-     */
+    /** Creates the reader opening of a log. */
     public ReaderOpening(final EngineHolder holder, final int maxRecordBytes) {
         this.holder = holder;
         this.maxRecordBytes = maxRecordBytes;
@@ -31,10 +26,6 @@ public final class ReaderOpening {
     /**
      * Opens a reader.
      *
-     * @param fromLsn the first record to read.
-     * @param visibility {@link Durability#SYNCED} to see durable records, {@link Durability#WRITTEN}
-     *     to see written ones too.
-     * @return the reader.
      * @throws WalException {@link WalException.ErrorCode#POSITION} if the position lies beyond the end
      *     of the log, or was truncated away.
      */

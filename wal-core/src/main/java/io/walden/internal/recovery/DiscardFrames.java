@@ -24,18 +24,7 @@ import java.nio.ByteOrder;
 final class DiscardFrames {
     private DiscardFrames() {}
 
-    /**
-     * Writes a discard frame header into a buffer.
-     *
-     * @param buffer a direct buffer holding the frame's first {@link
-     *     io.walden.format.FrameDescriptor#HEADER_LENGTH} bytes at {@code index}; its order becomes LE.
-     * @param index where the frame starts in the buffer.
-     * @param position the frame's log position.
-     * @param offset the frame's offset in its segment; everything before it must be durable already.
-     * @param endOffset where the frame ends in its segment: the capacity, or a write limit where the log
-     *     continues.
-     * @param logId the log's identity.
-     */
+    /** Writes a discard frame header into a buffer. */
     static void write(
             final ByteBuffer buffer,
             final int index,

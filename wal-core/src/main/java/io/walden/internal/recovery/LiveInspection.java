@@ -61,7 +61,6 @@ public final class LiveInspection {
         /**
          * Inspects the directory once.
          *
-         * @return the inspection.
          * @throws IOException if a file cannot be read.
          */
         LogInspection inspect() throws IOException;
@@ -72,8 +71,6 @@ public final class LiveInspection {
     /**
      * Inspects a log directory, which may be live, by the rule above.
      *
-     * @param directory the log directory.
-     * @return the inspection to report.
      * @throws WalException ({@code CONFIG}) if the directory holds no log, or ({@code IO}) if it cannot be
      *     read.
      */
@@ -89,12 +86,6 @@ public final class LiveInspection {
     /**
      * Applies the rule above, with given limits, to the inspections an inspector makes.
      *
-     * @param directory the log directory, for messages.
-     * @param inspector inspects the directory once per call.
-     * @param maxCorruptInspections inspections finding corruption after which the last is reported.
-     * @param maxVanished inspections meeting a vanished segment after which the call gives up.
-     * @param vanishedBackoffNs pause after an inspection met a vanished segment.
-     * @return the inspection to report.
      * @throws WalException ({@code IO}) on an I/O error other than a vanished segment, or if segments
      *     vanished {@code maxVanished} times and no corruption was seen.
      */

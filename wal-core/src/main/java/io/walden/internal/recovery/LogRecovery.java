@@ -204,12 +204,6 @@ public final class LogRecovery {
      * preparation): milliseconds rather than a write of the whole capacity, at the price of syncs
      * that may also commit extent metadata until the log rolls past it.
      *
-     * @param firstSegmentBase the base of the log's oldest segment.
-     * @param endPosition where the log's last record ends: nothing after it was ever written.
-     * @param continueBase where the log continues: the record's continue position.
-     * @param openSkippedRanges the skipped ranges the log was opened with (SKIP policy); those after
-     *     the cut are dropped.
-     * @return the log, its active segment open at {@code continueBase}.
      * @throws IOException on an I/O failure.
      * @throws WalCorruptionException if the record is gone or the kept records are damaged.
      */
@@ -416,9 +410,6 @@ public final class LogRecovery {
     /**
      * Refuses a {@code maxRecordBytes} whose frame, twice over, does not fit the log buffer that the
      * log's segments allow.
-     *
-     * @param config the configuration.
-     * @param segmentCapacityBytes the log's segment capacity.
      */
     static void checkRecordFits(final WalConfig config, final int segmentCapacityBytes) {
         final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), segmentCapacityBytes);

@@ -37,15 +37,7 @@ final class LogSurvey {
         SCANNED
     }
 
-    /**
-     * What a survey found; owns the scanner, which a recovery goes on using for evidence, until closed.
-     *
-     * @param identity null when there is no segment.
-     * @param truncation the pending suffix truncation, or null.
-     * @param structure null before validation.
-     * @param scanner null before the scan.
-     * @param decision null before the scan.
-     */
+    /** What a survey found; owns the scanner, which a recovery goes on using for evidence, until closed. */
     record Survey(
             Stage stage,
             TreeMap<Long, Path> segments,
@@ -79,9 +71,6 @@ final class LogSurvey {
     /**
      * Surveys the directory. An open stops at a pending truncation ({@code stopAtTruncation}); an
      * inspection reads it and goes on. Throws the corruption or format refusal it meets.
-     *
-     * @param newLogId where an identity comes from when no header identifies the log (TRUNCATE).
-     * @param truncations reads the pending truncation of a log with the identity found.
      */
     Survey survey(final boolean stopAtTruncation, final LongSupplier newLogId, final TruncationReader truncations)
             throws IOException {

@@ -30,26 +30,22 @@ final class RecoveryEvidence {
     private final String stamp = EvidenceFiles.stamp(Instant.now());
     private final List<Path> files = new ArrayList<>();
 
-    /**
-     * Keeps evidence for a recovery of the log in a directory.
-     *
-     * @param logDirectory the log's directory.
-     */
+    /** Keeps evidence for a recovery of the log in a directory. */
     RecoveryEvidence(final Path logDirectory) {
         this.logDirectory = logDirectory;
     }
 
-    /** @return the evidence directory. */
+    /** The evidence directory. */
     Path directory() {
         return logDirectory.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME);
     }
 
-    /** @return the files kept so far, oldest first. */
+    /** The files kept so far, oldest first. */
     List<Path> files() {
         return List.copyOf(files);
     }
 
-    /** @return the file kept last. */
+    /** The file kept last. */
     Path last() {
         return files.get(files.size() - 1);
     }
@@ -57,11 +53,6 @@ final class RecoveryEvidence {
     /**
      * Copies [from, to) of a segment into a new evidence file and makes it durable.
      *
-     * @param scanner reads the segment.
-     * @param segment the segment file.
-     * @param base its base position.
-     * @param fromOffset the range's start.
-     * @param toOffset the range's end.
      * @throws IOException if the copy fails.
      */
     void keepRange(
@@ -100,7 +91,6 @@ final class RecoveryEvidence {
      * replace the segment in one rename and a crash in between never leaves its name missing. Where
      * the file system has no hard links the file is copied instead, and the copy made durable.
      *
-     * @param segment the segment file.
      * @throws IOException if neither a link nor a copy can be made.
      */
     void keepSegment(final Path segment) throws IOException {
@@ -132,7 +122,6 @@ final class RecoveryEvidence {
     /**
      * Moves a whole segment file into the evidence directory, durably in both directories.
      *
-     * @param segment the segment file.
      * @throws IOException if the move fails.
      */
     void moveSegment(final Path segment) throws IOException {

@@ -66,7 +66,7 @@ public final class RecoveryRule {
         /** Damage in a segment that a later segment with data follows. */
         CORRUPT_BEFORE_LATER_SEGMENT;
 
-        /** @return whether the verdict is corruption, for the recovery policy to handle. */
+        /** Whether the verdict is corruption, for the recovery policy to handle. */
         public boolean corrupt() {
             return this != END && this != TORN_TAIL;
         }
@@ -74,18 +74,7 @@ public final class RecoveryRule {
 
     private RecoveryRule() {}
 
-    /**
-     * Judges the end of a segment's valid frames.
-     *
-     * @param validEndOffset where the valid frames from the segment's first frame end.
-     * @param capacityBytes the segment's capacity.
-     * @param dataAfter whether any byte at or after {@code validEndOffset} is non-zero.
-     * @param provenDurableOffset the highest durable offset carried by a valid frame of the segment.
-     * @param cleanEndOffset where the log ended at a clean close, or -1 if none is recorded.
-     * @param laterSegmentHoldsData whether a later segment holds any data.
-     * @param openBatchOffset where the batch left open at the valid end starts, or -1 if none is.
-     * @return the verdict.
-     */
+    /** Judges the end of a segment's valid frames. */
     public static Verdict judge(
             final long validEndOffset,
             final long capacityBytes,
@@ -116,10 +105,6 @@ public final class RecoveryRule {
     /**
      * Where the log ends in a segment that a verdict did not call corrupt: at the start of a batch
      * left open, else at the valid end.
-     *
-     * @param validEndOffset the valid end.
-     * @param openBatchOffset where the batch left open at the valid end starts, or -1.
-     * @return the end offset.
      */
     public static long endOffset(final long validEndOffset, final long openBatchOffset) {
         return openBatchOffset >= 0 ? openBatchOffset : validEndOffset;
@@ -128,11 +113,6 @@ public final class RecoveryRule {
     /**
      * Where a corruption verdict names the damage: the valid end, or a clean end before it (frames after
      * a recorded clean close).
-     *
-     * @param verdict a corruption verdict.
-     * @param validEndOffset the valid end.
-     * @param cleanEndOffset the clean end, or -1.
-     * @return the offset to report.
      */
     public static long damageOffset(final Verdict verdict, final long validEndOffset, final long cleanEndOffset) {
         return verdict == Verdict.CORRUPT_AFTER_CLEAN_CLOSE ? Math.min(validEndOffset, cleanEndOffset) : validEndOffset;

@@ -27,10 +27,6 @@ final class RecoverySpace {
     /**
      * Checks that a recovery's new bytes fit.
      *
-     * @param directory the log's directory.
-     * @param evidenceBytes the bytes the recovery will copy into evidence files; zero for none.
-     * @param segmentBytes the bytes of the segment files it will create; zero for none.
-     * @param reclaimableBytes the bytes recovery frees before it writes (leftover temporary files).
      * @throws FileSystemException naming the directory, the bytes needed and free, if they do not
      *     fit (reported as {@code STORAGE_SPACE}: its reason is the file system's "No space left on
      *     device").

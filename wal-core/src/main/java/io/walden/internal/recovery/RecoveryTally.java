@@ -31,50 +31,30 @@ final class RecoveryTally {
     long tornTailBytesCut;
     long tornTailRecordsCut;
 
-    /**
-     * Adds a finding.
-     *
-     * @param finding one sentence naming the file and offset.
-     */
+    /** Adds a finding. */
     void finding(final String finding) {
         findings.add(finding);
     }
 
-    /**
-     * Counts the records and bytes of a run of valid frames that the log keeps.
-     *
-     * @param run the run.
-     */
+    /** Counts the records and bytes of a run of valid frames that the log keeps. */
     void countRun(final SegmentScan.Run run) {
         records += run.records();
         bytesScanned += run.endOffset() - run.startOffset();
     }
 
-    /**
-     * Counts every run of a segment that the log keeps whole.
-     *
-     * @param result the segment's scan.
-     */
+    /** Counts every run of a segment that the log keeps whole. */
     void countKept(final SegmentScan result) {
         for (final SegmentScan.Run run : result.runs()) {
             countRun(run);
         }
     }
 
-    /**
-     * Takes back records counted in a range the log gives up.
-     *
-     * @param count the records.
-     */
+    /** Takes back records counted in a range the log gives up. */
     void uncount(final long count) {
         records -= count;
     }
 
-    /**
-     * Counts bytes discarded under {@code TRUNCATE}.
-     *
-     * @param bytes the bytes.
-     */
+    /** Counts bytes discarded under {@code TRUNCATE}. */
     void dropped(final long bytes) {
         droppedBytes += bytes;
     }
@@ -82,21 +62,12 @@ final class RecoveryTally {
     /**
      * Counts bytes skipped at the end of the log under {@code SKIP}, which stay out of the ranges
      * readers skip (nothing follows them).
-     *
-     * @param bytes the bytes.
      */
     void skippedAtEnd(final long bytes) {
         skippedBytes += bytes;
     }
 
-    /**
-     * Records a range readers skip (SKIP), with its finding.
-     *
-     * @param base the segment's base position.
-     * @param fromOffset the range's start in the segment.
-     * @param toOffset its end.
-     * @param reason why it is corrupt.
-     */
+    /** Records a range readers skip (SKIP), with its finding. */
     void skipped(final long base, final long fromOffset, final long toOffset, final String reason) {
         skippedRanges.addLong(base + fromOffset);
         skippedRanges.addLong(base + toOffset);
@@ -105,24 +76,12 @@ final class RecoveryTally {
                 + reason);
     }
 
-    /** @return the skipped ranges, as position pairs [from, to). */
+    /** The skipped ranges, as position pairs [from, to). */
     long[] skippedRanges() {
         return skippedRanges.toLongArray();
     }
 
-    /**
-     * The report.
-     *
-     * @param newLog whether the log was created.
-     * @param logId the log's identity.
-     * @param capacityBytes its segment capacity.
-     * @param segmentCount its segments.
-     * @param startPosition its first position.
-     * @param endPosition where it continues.
-     * @param evidence the evidence files kept.
-     * @param durationNs how long the recovery took.
-     * @return the report.
-     */
+    /** The report. */
     RecoveryReport report(
             final boolean newLog,
             final long logId,

@@ -39,15 +39,7 @@ final class RecoveryWriter {
     private final long logId;
     private final int capacityBytes;
 
-    /**
-     * Creates the writer of one log.
-     *
-     * @param directory the log's directory.
-     * @param session the storage session.
-     * @param io blocking operations over the session.
-     * @param logId the log's identity, which frames and headers carry.
-     * @param capacityBytes the log's segment capacity.
-     */
+    /** Creates the writer of one log. */
     RecoveryWriter(
             final Path directory,
             final StorageSession session,
@@ -65,10 +57,6 @@ final class RecoveryWriter {
      * Zeroes [from, to) of an open segment in small block-aligned writes; the bytes of the first
      * block before {@code fromOffset} are rewritten as they are. Not synced.
      *
-     * @param handle the open segment.
-     * @param path its file, read for the bytes kept.
-     * @param fromOffset the first byte to zero.
-     * @param toOffset the end of the range.
      * @throws IOException if a read or write fails.
      */
     void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
@@ -101,11 +89,6 @@ final class RecoveryWriter {
      * last: at any crash, no frame left intact proves a byte already zeroed. The last step is not
      * synced.
      *
-     * @param handle the open segment.
-     * @param path its file.
-     * @param fromOffset the first byte to zero.
-     * @param toOffset the end of the range.
-     * @param steps offsets in (from, to) where steps start.
      * @throws IOException if a read, write or sync fails.
      */
     void zeroDownInSteps(
@@ -130,10 +113,6 @@ final class RecoveryWriter {
      * Writes a discard frame covering [offset, capacity) with a block-aligned read-modify-write. Not
      * synced.
      *
-     * @param handle the open segment.
-     * @param path its file.
-     * @param base its base position.
-     * @param offset where the frame starts.
      * @throws IOException if the read or write fails.
      */
     void writeDiscardFrame(final int handle, final Path path, final long base, final long offset) throws IOException {
@@ -145,11 +124,6 @@ final class RecoveryWriter {
      * end, or a write limit where the log continues in the segment. The bytes it covers must be zero
      * already. Not synced.
      *
-     * @param handle the open segment.
-     * @param path the segment, read for the block the frame's header shares.
-     * @param base the segment's base.
-     * @param offset where the frame starts.
-     * @param endOffset where it ends: the capacity, or a multiple of 4096 before it.
      * @throws IOException if the read or the write fails.
      */
     void writeDiscardFrame(final int handle, final Path path, final long base, final long offset, final long endOffset)
@@ -174,9 +148,6 @@ final class RecoveryWriter {
     /**
      * Rewrites a segment's header with a write limit, the rest as it was. Not synced.
      *
-     * @param handle the open segment.
-     * @param header its header as read.
-     * @param limitOffset the write limit to record.
      * @throws IOException if the write fails.
      */
     void writeHeaderLimit(final int handle, final ByteBuffer header, final int limitOffset) throws IOException {
@@ -192,10 +163,6 @@ final class RecoveryWriter {
      * Rewrites a segment's header with a durable position and clean-close state, the rest as it was.
      * Not synced.
      *
-     * @param handle the open segment.
-     * @param header its header as read.
-     * @param durablePosition the durable position to record.
-     * @param closedCleanly the clean-close state to record.
      * @throws IOException if the write fails.
      */
     void writeHeaderState(
@@ -213,8 +180,6 @@ final class RecoveryWriter {
      * Prepares a segment synchronously, as {@link io.walden.internal.io.SegmentPreparer} does in the background: header,
      * zero-fill, sync, rename into place, directory sync.
      *
-     * @param base the segment's base position.
-     * @return its handle, open.
      * @throws IOException if a step fails.
      */
     int prepareSegment(final long base) throws IOException {
@@ -246,8 +211,6 @@ final class RecoveryWriter {
      * backend can (else the last block written, leaving a hole that reads as zeros), header written,
      * synced, renamed into place, directory synced; not zero-filled.
      *
-     * @param base the segment's base position.
-     * @return its handle, open.
      * @throws IOException if a step fails.
      */
     int prepareSegmentHurried(final long base) throws IOException {
@@ -296,9 +259,6 @@ final class RecoveryWriter {
      * temporary file renamed over it, directory synced; the existing file is kept in the evidence
      * first (as a second name), or is simply replaced.
      *
-     * @param base the segment's base position.
-     * @param existing the segment there now, or null.
-     * @param evidence where to keep the existing file, or null to delete it.
      * @throws IOException if a step fails.
      */
     void replaceWithDiscarded(final long base, final Path existing, final RecoveryEvidence evidence)
@@ -335,8 +295,6 @@ final class RecoveryWriter {
     /**
      * Writes a segment file's last block with zeros, which gives it its full size; the range before it
      * that nothing wrote is a hole, which reads as zeros.
-     *
-     * @param scratch a buffer of at least one block, overwritten.
      */
     private void writeLastBlock(final int handle, final ByteBuffer scratch) throws IOException {
         scratch.clear();

@@ -33,20 +33,12 @@ import org.agrona.BitUtil;
 final class SegmentInventory {
     private static final System.Logger LOGGER = System.getLogger(SegmentInventory.class.getName());
 
-    /**
-     * The log's identity.
-     *
-     * @param logId the identity most valid headers carry.
-     * @param capacityBytes their segment capacity.
-     */
+    /** The log's identity. */
     record Identity(long logId, int capacityBytes) {}
 
     /**
      * The segments that passed the structural checks, oldest first, and, under TRUNCATE, the base
      * from which everything is to be discarded (-1 if none).
-     *
-     * @param bases the segments' base positions.
-     * @param discardFromBase where discarding starts, or -1.
      */
     record Structure(List<Long> bases, long discardFromBase) {}
 
@@ -56,13 +48,7 @@ final class SegmentInventory {
     private final RecoveryTally tally;
     private final List<Path> temporaries = new ArrayList<>();
 
-    /**
-     * Creates the inventory of a directory.
-     *
-     * @param config the configuration.
-     * @param io blocking operations, or null for a read-only inspection (nothing is deleted).
-     * @param tally where findings go.
-     */
+    /** Creates the inventory of a directory. */
     SegmentInventory(final WalConfig config, final BlockingIo io, final RecoveryTally tally) {
         this.config = config;
         this.directory = config.directory();
@@ -74,7 +60,6 @@ final class SegmentInventory {
      * Lists the segment files, and the leftover temporary files for {@link #removeTemporaries}; changes
      * nothing.
      *
-     * @return the segments by base position.
      * @throws IOException if the directory cannot be listed.
      */
     TreeMap<Long, Path> list() throws IOException {
@@ -107,7 +92,6 @@ final class SegmentInventory {
      * The space the leftover temporary files the last {@link #list} found hold, which {@link
      * #removeTemporaries} frees: their sizes, each rounded up to a 4 KiB block.
      *
-     * @return the bytes.
      * @throws IOException if a size cannot be read.
      */
     long temporaryBytes() throws IOException {
@@ -143,7 +127,6 @@ final class SegmentInventory {
      * recovery policy applies to a format this release cannot read (under {@code TRUNCATE} it would
      * discard the whole log as damage).
      *
-     * @param segments the segments.
      * @throws IOException if a header cannot be read.
      * @throws WalException with {@link WalException.ErrorCode#FORMAT} if a segment whose header is
      *     Walden's (magic and checksum right) carries another format version.
@@ -165,9 +148,6 @@ final class SegmentInventory {
      * Finds the log's identity: the one most valid headers carry (ties go to the oldest segment), so
      * that a single segment copied in from another log is the one reported.
      *
-     * @param segments the segments.
-     * @param newLogId makes an identity for a log none of whose headers is valid (TRUNCATE starts anew).
-     * @return the identity.
      * @throws IOException if a header cannot be read.
      * @throws WalCorruptionException if no header is valid and the policy is not TRUNCATE.
      */
@@ -211,9 +191,6 @@ final class SegmentInventory {
     /**
      * Checks every segment's header, size and place; applies the policy to the first problem.
      *
-     * @param segments the segments.
-     * @param identity the log's identity.
-     * @return the segments that passed, and where TRUNCATE discards from.
      * @throws IOException if a file cannot be read.
      * @throws WalCorruptionException on a problem the policy refuses.
      */
@@ -244,7 +221,6 @@ final class SegmentInventory {
      * give positions out again. Runs before recovery changes anything. A header that is not valid is
      * left to the structural checks.
      *
-     * @param segments the segment files, by base.
      * @throws IOException if a header cannot be read.
      * @throws WalCorruptionException if the newest segment's successor is lost.
      */

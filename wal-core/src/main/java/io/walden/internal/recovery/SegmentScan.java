@@ -12,30 +12,10 @@ import java.util.List;
  *   4096                                                              capacity
  *   | run (valid frames) | gap (invalid) | run | gap ............ (zeros) |
  * </pre>
- *
- * @param runs the runs, in offset order.
- * @param gaps the gaps, in offset order.
- * @param provenDurableOffset the highest durable offset a valid frame carries; the first frame offset
- *     if none proves more.
- * @param provingFrameOffset the offset of the frame that carries it, or -1.
- * @param markOffset the offset the scan counted records from ({@link Run#markRecords}), or -1.
  */
 public record SegmentScan(
         List<Run> runs, List<Gap> gaps, long provenDurableOffset, long provingFrameOffset, long markOffset) {
-    /**
-     * Consecutive valid frames.
-     *
-     * @param startOffset offset of the first frame.
-     * @param endOffset offset after the last frame's aligned end.
-     * @param records data frames.
-     * @param payloadBytes their payload bytes.
-     * @param openBatchOffset where the batch that the run's last data frame leaves open starts (its
-     *     frames run to the run's end and its last frame is missing), or -1.
-     * @param openBatchRecords the data frames of that open batch.
-     * @param discardOffset where the first discard frame after the run's last data frame starts (a
-     *     range an earlier recovery or truncation gave up), or -1.
-     * @param markRecords the data frames at or after the scan's mark offset.
-     */
+    /** Consecutive valid frames. */
     public record Run(
             long startOffset,
             long endOffset,
@@ -51,15 +31,7 @@ public record SegmentScan(
         }
     }
 
-    /**
-     * Bytes where no valid frame starts, up to the next run or the segment's end.
-     *
-     * @param startOffset where a frame was expected and none validated.
-     * @param endOffset the next run's start, or the capacity.
-     * @param problem what is wrong at {@code startOffset}.
-     * @param nonZeroEndOffset offset after the last non-zero byte of the gap; {@code startOffset} if it
-     *     is all zeros.
-     */
+    /** Bytes where no valid frame starts, up to the next run or the segment's end. */
     public record Gap(long startOffset, long endOffset, String problem, long nonZeroEndOffset) {
         boolean holdsData() {
             return nonZeroEndOffset > startOffset;

@@ -38,18 +38,7 @@ final class SuffixTruncationCompletion {
     private final int capacityBytes;
     private final int maxFrameBytes;
 
-    /**
-     * Creates the completion of one log's truncation.
-     *
-     * @param directory the log's directory.
-     * @param session the storage session, or null for a read-only inspection.
-     * @param io blocking operations over it, or null.
-     * @param writer the log's recovery writer, or null.
-     * @param tally where findings go.
-     * @param logId the log's identity.
-     * @param capacityBytes its segment capacity.
-     * @param maxFrameBytes its largest frame.
-     */
+    /** Creates the completion of one log's truncation. */
     SuffixTruncationCompletion(
             final Path directory,
             final StorageSession session,
@@ -73,7 +62,6 @@ final class SuffixTruncationCompletion {
      * Reads the suffix-truncation record, if the directory holds one: a truncation that began and did
      * not finish. Cold path. A read-only inspection reports it as a finding and gets null.
      *
-     * @return the record, or null if there is none.
      * @throws IOException if the file cannot be read.
      * @throws WalCorruptionException if the file is there and not a valid record of this log.
      */
@@ -117,10 +105,6 @@ final class SuffixTruncationCompletion {
     /**
      * Completes the truncation.
      *
-     * @param segments the log's segments.
-     * @param record the truncation's record.
-     * @param knownEndPosition where the log's last record ends, if the caller knows (an open log it
-     *     stopped), else -1.
      * @throws IOException on an I/O failure.
      * @throws WalCorruptionException if the segment that holds the cut is gone or its kept records are
      *     damaged.

@@ -18,14 +18,7 @@ import java.nio.file.Path;
  * <p><b>Threading:</b> the opening thread.
  */
 final class TailJudge {
-    /**
-     * How the tail segment ends.
-     *
-     * @param endOffset where its kept frames end.
-     * @param outcome what to do there: {@link TailOutcome#CLEAN_END}, {@link TailOutcome#CUT_TORN_TAIL},
-     *     {@link TailOutcome#SKIP_END}, {@link TailOutcome#DISCARD} or {@link
-     *     TailOutcome#DISCARD_LATER_TOO}.
-     */
+    /** How the tail segment ends. */
     record Tail(long endOffset, TailOutcome outcome) {}
 
     private final int capacityBytes;
@@ -41,10 +34,6 @@ final class TailJudge {
     /**
      * Judges a segment that valid frames do not fill: how it ends, or null if SKIP skips the rest of
      * it and later segments continue the log. Throws the corruption that the policy refuses.
-     *
-     * @param provenOffset the highest offset proven durable (by a frame, or the header's mark).
-     * @param cleanEnd where a clean close ended the log in this segment, or -1.
-     * @param laterSegment a later segment that holds data, or null.
      */
     Tail judge(
             final Path path,

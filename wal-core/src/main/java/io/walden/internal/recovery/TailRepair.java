@@ -33,16 +33,7 @@ final class TailRepair {
     private final RecoveryTally tally;
     private final int capacityBytes;
 
-    /**
-     * Creates the repair of one log.
-     *
-     * @param session the storage session.
-     * @param io blocking operations over it.
-     * @param writer the log's recovery writer.
-     * @param evidence where what is cut or discarded is kept.
-     * @param tally where findings and counts go.
-     * @param capacityBytes the log's segment capacity.
-     */
+    /** Creates the repair of one log. */
     TailRepair(
             final StorageSession session,
             final BlockingIo io,
@@ -71,13 +62,6 @@ final class TailRepair {
      * next: whenever a crash comes, no frame left intact proves a zeroed byte, and the next recovery
      * makes the same cut. The segment header's durability mark is such a proof too: a mark past the
      * cut is lowered to the cut, and synced, before anything is zeroed.
-     *
-     * @param tail where the kept frames end, and why: a crash (the bytes given up are a torn tail), or
-     *     the policy.
-     * @param nonZeroEnd where the segment's non-zero bytes from the tail's end on end ({@link
-     *     SegmentScanner#dataEnd}).
-     * @param discardEndOffset where the discard frame ends: the capacity, or the write limit where the
-     *     log continues in this segment ({@link WriteLimits#continueOffset}).
      */
     void cutAndDiscard(
             final SegmentScanner scanner,
@@ -152,11 +136,6 @@ final class TailRepair {
      * Records the write limit a session starts with in the segment it starts in, and syncs it, before
      * the session writes a frame there ({@link WriteLimits#initialLimit}).
      *
-     * @param handle the open active segment.
-     * @param path its file.
-     * @param startOffset where the session writes its first frame.
-     * @return the limit recorded, or zero if the segment has no room for one (the whole segment may be
-     *     written; a limit the header held is then withdrawn).
      * @throws IOException if the read, write or sync fails.
      */
     int recordWriteLimit(final int handle, final Path path, final long startOffset) throws IOException {
@@ -190,8 +169,6 @@ final class TailRepair {
      * Discards every segment from a base on (TRUNCATE): each existing file that holds data is kept in
      * the evidence directory, and every base up to the highest one the log had gets a segment that holds only a
      * discard frame, so that segments stay contiguous and no position is given out twice.
-     *
-     * @return where the log continues: the base after the highest segment it had.
      */
     long discardSegments(final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase)
             throws IOException {
@@ -242,8 +219,6 @@ final class TailRepair {
     /**
      * Clears the clean-close record of the segment that holds it, if it holds one, before the log is
      * written again: a later crash must never look like a clean close.
-     *
-     * @return whether the log was closed cleanly at {@code endPosition}.
      */
     boolean clearCleanClose(final TreeMap<Long, Path> segments, final long base, final long endPosition)
             throws IOException {

@@ -35,7 +35,7 @@ public final class BlockingIo implements CompletionHandler {
         }
     }
 
-    /** @return the bytes allocated: the length, or 0 where the backend or file system cannot. */
+    /** The bytes allocated: the length, or 0 where the backend or file system cannot. */
     public long allocate(final int fileHandle, final long fileOffset, final long lengthBytes) throws IOException {
         begin();
         session.submitAllocate(fileHandle, fileOffset, lengthBytes, 0);

@@ -20,10 +20,6 @@ public final class FileReads {
     /**
      * Fills a buffer from a position of a file.
      *
-     * @param channel the file.
-     * @param buffer filled from its start to its capacity; cleared afterwards.
-     * @param position where in the file to start.
-     * @return false if the file ends first.
      * @throws IOException if the read fails.
      */
     public static boolean readFully(final FileChannel channel, final ByteBuffer buffer, final long position)
@@ -41,8 +37,6 @@ public final class FileReads {
     /**
      * Reads a segment file's header block.
      *
-     * @param path the segment file.
-     * @return the header, little-endian, or null if the file is shorter than a header.
      * @throws IOException if the file cannot be read.
      */
     public static ByteBuffer readHeader(final Path path) throws IOException {

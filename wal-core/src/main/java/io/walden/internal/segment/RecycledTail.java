@@ -25,12 +25,6 @@ public final class RecycledTail {
      * Zeroes the rest of the block a recycled segment's clean end lies in, and syncs the zeros, before
      * the caller writes the clean-close header.
      *
-     * @param io blocking operations over the session.
-     * @param session the session, which says whether it writes with direct I/O.
-     * @param handle the segment's handle.
-     * @param endOffset where the log ends in the segment.
-     * @param capacityBytes the segment capacity.
-     * @return the write limit the clean close records: the end of the block.
      * @throws IOException if the write or the sync fails.
      */
     public static int closeAt(

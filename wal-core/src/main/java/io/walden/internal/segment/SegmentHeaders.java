@@ -35,14 +35,7 @@ import java.nio.file.Path;
 public final class SegmentHeaders {
     private SegmentHeaders() {}
 
-    /**
-     * Fills a header block for a segment with no clean close recorded.
-     *
-     * @param block a buffer of at least {@code HEADER_LENGTH} bytes; its order is changed to LE.
-     * @param segmentCapacityBytes the segment capacity.
-     * @param basePosition the segment's base position.
-     * @param logId the log identity.
-     */
+    /** Fills a header block for a segment with no clean close recorded. */
     public static void write(
             final ByteBuffer block, final int segmentCapacityBytes, final long basePosition, final long logId) {
         block.order(ByteOrder.LITTLE_ENDIAN);
@@ -63,10 +56,6 @@ public final class SegmentHeaders {
      * Records in a valid header block how far the segment is durable, and whether the log closed
      * cleanly there, and updates the checksum. Only the clean-close flag, the durable position and the
      * checksum change, all within the first sector; the other flags and the write limit are kept.
-     *
-     * @param block a valid header block, little-endian.
-     * @param durablePosition every position of the segment below it is durable; zero for none.
-     * @param closedCleanly whether the log closed cleanly at {@code durablePosition}.
      */
     public static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
         final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CLOSED_CLEANLY;
@@ -78,9 +67,6 @@ public final class SegmentHeaders {
     /**
      * The write limit of a recycled segment's header, read from its file. Cold path.
      *
-     * @param path the segment file.
-     * @return the limit if the file's header is a valid recycled one, else zero (also if there is no
-     *     such file).
      * @throws IOException if the file cannot be read.
      */
     public static int recycledLimit(final Path path) throws IOException {
@@ -97,9 +83,6 @@ public final class SegmentHeaders {
      * Marks a valid header block as that of a recycled segment ({@link
      * io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED}) with a write limit, and updates the
      * checksum.
-     *
-     * @param block a valid header block, little-endian.
-     * @param writeLimitOffset the limit: bytes at or past it are stale.
      */
     public static void writeRecycled(final ByteBuffer block, final int writeLimitOffset) {
         block.putInt(FLAGS_OFFSET, block.getInt(FLAGS_OFFSET) | FLAG_RECYCLED);
@@ -111,10 +94,6 @@ public final class SegmentHeaders {
      * Records in a valid header block the write limit and whether the log went on into the next
      * segment, and updates the checksum. Only the flags, the limit and the checksum change, all within
      * the first sector; the clean-close flag and the durable position are kept.
-     *
-     * @param block a valid header block, little-endian.
-     * @param writeLimitOffset no frame byte at or past this offset has been written; zero for none.
-     * @param continued whether the log went on into the next segment.
      */
     public static void writeLimitAndContinued(
             final ByteBuffer block, final int writeLimitOffset, final boolean continued) {

@@ -18,19 +18,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
-/**
- * Encodes and decodes the suffix-truncation record ({@link SuffixTruncationDescriptor}).
- *
- * @param logId the log's identity.
- * @param cutPosition where the kept records end; every position from it on is discarded.
- * @param continuePosition the segment base where the log continues.
- */
+/** Encodes and decodes the suffix-truncation record ({@link SuffixTruncationDescriptor}). */
 public record SuffixTruncationRecord(long logId, long cutPosition, long continuePosition) {
-    /**
-     * Writes the record into the first {@link SuffixTruncationDescriptor#LENGTH} bytes of a buffer.
-     *
-     * @param block the buffer, at least that long.
-     */
+    /** Writes the record into the first {@link SuffixTruncationDescriptor#LENGTH} bytes of a buffer. */
     public void write(final ByteBuffer block) {
         final ByteBuffer out = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < LENGTH; i += Long.BYTES) {
@@ -47,9 +37,6 @@ public record SuffixTruncationRecord(long logId, long cutPosition, long continue
     /**
      * Decodes a record.
      *
-     * @param block the file's bytes, {@link SuffixTruncationDescriptor#LENGTH} of them.
-     * @param capacityBytes the log's segment capacity.
-     * @return the record.
      * @throws IllegalArgumentException naming what is wrong, if the bytes are not a valid record.
      */
     public static SuffixTruncationRecord read(final ByteBuffer block, final long capacityBytes) {

@@ -40,23 +40,12 @@ public final class WriteLimits {
 
     private WriteLimits() {}
 
-    /**
-     * The least distance between the last write and the limit, for a segment capacity.
-     *
-     * @param capacityBytes the segment capacity.
-     * @return the window.
-     */
+    /** The least distance between the last write and the limit, for a segment capacity. */
     public static int windowBytes(final int capacityBytes) {
         return Math.max(ALIGNMENT, Math.min(WINDOW_MAX_BYTES, capacityBytes / 16));
     }
 
-    /**
-     * The limit a session starts with in the segment it starts in.
-     *
-     * @param startOffset where the session writes its first frame in the segment.
-     * @param capacityBytes the segment capacity.
-     * @return the limit, at most the capacity.
-     */
+    /** The limit a session starts with in the segment it starts in. */
     public static int initialLimit(final long startOffset, final int capacityBytes) {
         return (int) Math.min(capacityBytes, alignUp(startOffset + windowBytes(capacityBytes)));
     }
@@ -64,12 +53,6 @@ public final class WriteLimits {
     /**
      * Whether a write that ends at an offset calls for a higher limit now, so that it is durable before
      * the writes reach it.
-     *
-     * @param startOffset where the session started writing in the segment.
-     * @param writeEndOffset where the frames waiting to be written end.
-     * @param limitOffset the limit written last.
-     * @param capacityBytes the segment capacity.
-     * @return whether to raise it.
      */
     public static boolean raiseDue(
             final long startOffset, final long writeEndOffset, final int limitOffset, final int capacityBytes) {
@@ -80,30 +63,14 @@ public final class WriteLimits {
         return writeEndOffset > limitOffset - slack;
     }
 
-    /**
-     * The limit to raise to.
-     *
-     * @param startOffset where the session started writing in the segment.
-     * @param writeEndOffset where the frames waiting to be written end.
-     * @param limitOffset the limit written last.
-     * @param capacityBytes the segment capacity.
-     * @return the new limit: above the write's end, at least the old one, at most the capacity.
-     */
+    /** The limit to raise to. */
     public static int raisedLimit(
             final long startOffset, final long writeEndOffset, final int limitOffset, final int capacityBytes) {
         final long window = Math.max(windowBytes(capacityBytes), 2 * (writeEndOffset - startOffset));
         return (int) Math.max(limitOffset, Math.min(capacityBytes, alignUp(writeEndOffset + window)));
     }
 
-    /**
-     * Where a log continues after a crash whose tail segment's valid frames end at an offset.
-     *
-     * @param validEndOffset where the log's kept frames end in the tail segment.
-     * @param nonZeroEndOffset the end of the last non-zero byte in the segment (at least the valid end).
-     * @param limitOffset the write limit the segment's header records; zero if none.
-     * @param capacityBytes the segment capacity.
-     * @return the offset in the tail segment where the log continues, or {@link #NEXT_SEGMENT}.
-     */
+    /** Where a log continues after a crash whose tail segment's valid frames end at an offset. */
     public static long continueOffset(
             final long validEndOffset, final long nonZeroEndOffset, final int limitOffset, final int capacityBytes) {
         if (limitOffset == 0

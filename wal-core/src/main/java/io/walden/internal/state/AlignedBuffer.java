@@ -22,11 +22,7 @@ public final class AlignedBuffer implements AutoCloseable {
     private final ByteBuffer buffer;
     private boolean freed;
 
-    /**
-     * Allocates zeroed, page-aligned memory.
-     *
-     * @param capacityBytes the usable size.
-     */
+    /** Allocates zeroed, page-aligned memory. */
     public AlignedBuffer(final int capacityBytes) {
         allocation = ByteBuffer.allocateDirect(capacityBytes + ALIGNMENT_BYTES);
         final long address = BufferUtil.address(allocation);
@@ -35,7 +31,7 @@ public final class AlignedBuffer implements AutoCloseable {
         buffer = allocation.slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** @return the aligned buffer, little-endian. */
+    /** The aligned buffer, little-endian. */
     public ByteBuffer buffer() {
         return buffer;
     }

@@ -11,42 +11,21 @@ public final class Invariants {
 
     private Invariants() {}
 
-    /**
-     * Throws if a condition does not hold. Allocates nothing unless it throws.
-     *
-     * @param condition the invariant.
-     * @param format message format with one {@code %d}.
-     * @param value the value.
-     */
+    /** Throws if a condition does not hold. Allocates nothing unless it throws. */
     public static void check(final boolean condition, final String format, final long value) {
         if (!condition) {
             fail(format, value);
         }
     }
 
-    /**
-     * Throws if a condition does not hold. Allocates nothing unless it throws.
-     *
-     * @param condition the invariant.
-     * @param format message format with two {@code %d}.
-     * @param first the first value.
-     * @param second the second value.
-     */
+    /** Throws if a condition does not hold. Allocates nothing unless it throws. */
     public static void check(final boolean condition, final String format, final long first, final long second) {
         if (!condition) {
             fail(format, first, second);
         }
     }
 
-    /**
-     * Throws if a condition does not hold. Allocates nothing unless it throws.
-     *
-     * @param condition the invariant.
-     * @param format message format with three {@code %d}.
-     * @param first the first value.
-     * @param second the second value.
-     * @param third the third value.
-     */
+    /** Throws if a condition does not hold. Allocates nothing unless it throws. */
     public static void check(
             final boolean condition, final String format, final long first, final long second, final long third) {
         if (!condition) {
@@ -58,13 +37,7 @@ public final class Invariants {
         throw new AssertionError("invariant broken: " + String.format(format, args));
     }
 
-    /**
-     * Throws if a condition does not hold. Boxes its arguments: for cold paths only.
-     *
-     * @param condition the invariant.
-     * @param format message format, with the values involved.
-     * @param args the values.
-     */
+    /** Throws if a condition does not hold. Boxes its arguments: for cold paths only. */
     public static void check(final boolean condition, final String format, final Object... args) {
         if (!condition) {
             throw new AssertionError("invariant broken: " + String.format(format, args));

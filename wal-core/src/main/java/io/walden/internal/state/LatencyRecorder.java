@@ -16,11 +16,7 @@ public final class LatencyRecorder {
     // Written by the recording thread only.
     private volatile long maxNs;
 
-    /**
-     * Records a value. Recording thread only.
-     *
-     * @param valueNs the latency in nanoseconds.
-     */
+    /** Records a value. Recording thread only. */
     public void record(final long valueNs) {
         // The max first: a snapshot that sees the count then sees a max at least as large.
         if (valueNs > maxNs) {
@@ -30,11 +26,7 @@ public final class LatencyRecorder {
         counts.setRelease(index, counts.getPlain(index) + 1);
     }
 
-    /**
-     * Takes a snapshot. Any thread; allocates the snapshot.
-     *
-     * @return the histogram so far.
-     */
+    /** Takes a snapshot. Any thread; allocates the snapshot. */
     public LatencyHistogram snapshot() {
         final long[] copy = new long[LatencyHistogram.BUCKET_COUNT];
         for (int i = 0; i < copy.length; i++) {

@@ -80,15 +80,7 @@ public final class LogBuffer implements AutoCloseable {
     @SuppressWarnings("unused")
     private volatile long releasedPosition;
 
-    /**
-     * Allocates the buffer.
-     *
-     * @param capacityBytes ring size, a power of two.
-     * @param segmentCapacityBytes segment size, a power-of-two multiple of {@code capacityBytes}.
-     * @param tailPosition where the next frame goes; not inside a segment header.
-     * @param releasedPosition the position below which the ring is free, at or before the tail;
-     *     earlier with direct I/O, where the ring keeps the partial last block for rewriting.
-     */
+    /** Allocates the buffer. */
     public LogBuffer(
             final int capacityBytes,
             final int segmentCapacityBytes,
@@ -120,12 +112,7 @@ public final class LogBuffer implements AutoCloseable {
         RELEASED.setRelease(this, releasedPosition);
     }
 
-    /**
-     * Claims space for one frame.
-     *
-     * @param alignedLength the frame's aligned length, at most half the capacity.
-     * @return the frame's log position, or {@link #BACK_PRESSURED} or {@link #CLOSED}.
-     */
+    /** Claims space for one frame. */
     public long claim(final int alignedLength) {
         while (true) {
             final long tailValue = (long) TAIL.getVolatile(this);
@@ -157,10 +144,6 @@ public final class LogBuffer implements AutoCloseable {
      * boundary: only if the tail still stands at {@code expectedTail} (every frame before it is
      * published and seen by the caller) and the space is free. The padding never crosses a lap end,
      * which is a block boundary too. The holder of the I/O duty only.
-     *
-     * @param expectedTail where the tail must stand, inside a block and not at a segment start.
-     * @param blockSizeBytes the block size, a power of two that divides the capacity.
-     * @return the padding frame's length, or 0 if nothing was claimed.
      */
     public int padToBlockEnd(final long expectedTail, final int blockSizeBytes) {
         final long blockEnd = (expectedTail | (blockSizeBytes - 1L)) + 1;
@@ -178,43 +161,21 @@ public final class LogBuffer implements AutoCloseable {
         return length;
     }
 
-    /**
-     * Copies a payload into a claimed frame and publishes it.
-     *
-     * @param position the claimed frame position.
-     * @param source the payload.
-     * @param offset payload offset in {@code source}.
-     * @param length payload length.
-     */
+    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final DirectBuffer source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
         publishHeader(frameOffset, length);
     }
 
-    /**
-     * Copies a payload into a claimed frame and publishes it.
-     *
-     * @param position the claimed frame position.
-     * @param source the payload.
-     * @param offset payload offset in {@code source}.
-     * @param length payload length.
-     */
+    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final byte[] source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
         publishHeader(frameOffset, length);
     }
 
-    /**
-     * Copies a record of a batch into a claimed frame and publishes it with its batch flags.
-     *
-     * @param position the frame's position in the batch's claimed space.
-     * @param source the payload.
-     * @param offset payload offset in {@code source}.
-     * @param length payload length.
-     * @param batchContinues whether the batch's next record follows in the next frame.
-     */
+    /** Copies a record of a batch into a claimed frame and publishes it with its batch flags. */
     public void publishBatchRecord(
             final long position,
             final DirectBuffer source,
@@ -229,12 +190,7 @@ public final class LogBuffer implements AutoCloseable {
         publishHeader(frameOffset, length);
     }
 
-    /**
-     * Copies a payload into a claimed frame and publishes it.
-     *
-     * @param position the claimed frame position.
-     * @param source the payload, from its position to its limit; the buffer is not changed.
-     */
+    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final ByteBuffer source) {
         final int frameOffset = offset(position);
         final int length = source.remaining();
@@ -259,11 +215,7 @@ public final class LogBuffer implements AutoCloseable {
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, length);
     }
 
-    /**
-     * Stops further claims. Idempotent.
-     *
-     * @return the final tail position.
-     */
+    /** Stops further claims. Idempotent. */
     public long closeTail() {
         while (true) {
             final long tailValue = (long) TAIL.getVolatile(this);
@@ -273,29 +225,17 @@ public final class LogBuffer implements AutoCloseable {
         }
     }
 
-    /**
-     * The tail position: where the next claim starts, claimed frames being possibly unpublished.
-     *
-     * @return the position, without the closed flag.
-     */
+    /** The tail position: where the next claim starts, claimed frames being possibly unpublished. */
     public long tailPosition() {
         return (long) TAIL.getVolatile(this) & ~TAIL_CLOSED_FLAG;
     }
 
-    /**
-     * Whether claims are stopped.
-     *
-     * @return true once {@link #closeTail()} ran.
-     */
+    /** Whether claims are stopped. */
     public boolean isTailClosed() {
         return (long) TAIL.getVolatile(this) < 0;
     }
 
-    /**
-     * Zeroes the ring up to a position and makes that space claimable again. The holder of the I/O duty only.
-     *
-     * @param newReleasedPosition the new released position, at or after the current one.
-     */
+    /** Zeroes the ring up to a position and makes that space claimable again. The holder of the I/O duty only. */
     public void release(final long newReleasedPosition) {
         final long oldReleasedPosition = (long) RELEASED.getOpaque(this);
         Invariants.check(
@@ -328,49 +268,27 @@ public final class LogBuffer implements AutoCloseable {
         }
     }
 
-    /**
-     * The frame length at a position, loaded with acquire semantics; zero if not published.
-     *
-     * @param position a frame position.
-     * @return the length.
-     */
+    /** The frame length at a position, loaded with acquire semantics; zero if not published. */
     public int frameLengthAcquire(final long position) {
         return buffer.getIntVolatile(offset(position) + LENGTH_OFFSET);
     }
 
-    /**
-     * Ring offset of a log position.
-     *
-     * @param position the log position.
-     * @return the offset in the ring.
-     */
+    /** Ring offset of a log position. */
     public int offset(final long position) {
         return (int) (position & capacityMask);
     }
 
-    /**
-     * The ring as an Agrona buffer. The holder of the I/O duty only.
-     *
-     * @return the buffer.
-     */
+    /** The ring as an Agrona buffer. The holder of the I/O duty only. */
     public UnsafeBuffer buffer() {
         return buffer;
     }
 
-    /**
-     * A new view of the ring for checksums; each user owns its view.
-     *
-     * @return a duplicate of the underlying byte buffer.
-     */
+    /** A new view of the ring for checksums; each user owns its view. */
     public ByteBuffer newByteBufferView() {
         return byteBuffer.duplicate();
     }
 
-    /**
-     * Capacity of the ring.
-     *
-     * @return bytes.
-     */
+    /** Capacity of the ring. */
     public int capacityBytes() {
         return capacityBytes;
     }

@@ -11,37 +11,18 @@ import io.walden.WalException;
  * <p><b>Threading:</b> implementations are safe for concurrent readers.
  */
 public interface LogPositions {
-    /**
-     * The first position the log holds.
-     *
-     * @return the start position.
-     */
+    /** The first position the log holds. */
     long startPosition();
 
-    /**
-     * The position below which records are visible at a level.
-     *
-     * @param visibility {@link Durability#WRITTEN} or {@link Durability#SYNCED}.
-     * @return the position.
-     */
+    /** The position below which records are visible at a level. */
     long visiblePosition(Durability visibility);
 
-    /**
-     * Waits until the visible position at a level passes a position, or the time runs out.
-     *
-     * @param position the position to pass.
-     * @param visibility the level.
-     * @param timeoutNs the longest wait.
-     * @return whether it passed.
-     */
+    /** Waits until the visible position at a level passes a position, or the time runs out. */
     boolean awaitVisible(long position, Durability visibility, long timeoutNs);
 
     /**
      * Damage that stops readers at a position: a read-only view that found a frame that does not
      * validate before a later segment that holds data reports it to the readers that reach it.
-     *
-     * @param position a reader's position.
-     * @return the damage to throw there, or null.
      */
     default WalException damageAt(final long position) {
         return null;
@@ -52,8 +33,6 @@ public interface LogPositions {
      * reader that reaches a cut goes on at its continue position, and one that had delivered records
      * after a cut learns that they are gone. Empty where the files themselves show every truncation
      * (a read-only view).
-     *
-     * @return the pairs, in the order of the truncations; never modified.
      */
     default long[] discardedRanges() {
         return NO_RANGES;

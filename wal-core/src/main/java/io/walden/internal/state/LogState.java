@@ -90,13 +90,7 @@ public final class LogState implements LogPositions {
     // the log's close lock; read by readers.
     private volatile long[] discardedRanges = NO_RANGES;
 
-    /**
-     * Creates the state of a recovered log.
-     *
-     * @param startPosition the first position the log holds.
-     * @param endPosition where the recovered log ends; written and durable.
-     * @param waitYieldNs how long a waiter yields the processor before it parks; zero parks at once.
-     */
+    /** Creates the state of a recovered log. */
     public LogState(final long startPosition, final long endPosition, final long waitYieldNs) {
         this(startPosition, endPosition, waitYieldNs, PARK_SLICE_NS);
     }
@@ -116,17 +110,17 @@ public final class LogState implements LogPositions {
         this.syncRequestPosition = endPosition;
     }
 
-    /** @return position up to which frames were written to the OS. */
+    /** Position up to which frames were written to the OS. */
     public long writtenPosition() {
         return writtenPosition;
     }
 
-    /** @return position up to which frames are durable. */
+    /** Position up to which frames are durable. */
     public long durablePosition() {
         return durablePosition;
     }
 
-    /** @return the first position the log still holds. */
+    /** The first position the log still holds. */
     @Override
     public long startPosition() {
         return startPosition;
@@ -142,47 +136,39 @@ public final class LogState implements LogPositions {
         return reached(visibility) > position || await(position + 1, visibility, timeoutNs, Long.MAX_VALUE);
     }
 
-    /** @return the highest position some thread asked to be made durable. */
+    /** The highest position some thread asked to be made durable. */
     public long syncRequestPosition() {
         return (long) SYNC_REQUEST.getVolatile(this);
     }
 
-    /** @return how many sync requests were made so far. */
+    /** How many sync requests were made so far. */
     public long syncRequestCount() {
         return (long) SYNC_REQUEST_COUNT.getVolatile(this);
     }
 
-    /** @return how many threads are blocked waiting on this log right now (racy). */
+    /** How many threads are blocked waiting on this log right now (racy). */
     public int waiterCount() {
         return registry.registeredCount() + waiterCount;
     }
 
-    /** @return the failure that stopped the log, or null. */
+    /** The failure that stopped the log, or null. */
     public Throwable failure() {
         return failure;
     }
 
-    /** @return whether the log was closed. */
+    /** Whether the log was closed. */
     public boolean isClosed() {
         return closed;
     }
 
-    /**
-     * I/O thread: publishes the written position and wakes waiters.
-     *
-     * @param position the new written position.
-     */
+    /** I/O thread: publishes the written position and wakes waiters. */
     public void publishWritten(final long position) {
         writtenPosition = position;
         wakeRegistered(false);
         signalWaiters();
     }
 
-    /**
-     * I/O thread: publishes the durable position and wakes waiters.
-     *
-     * @param position the new durable position.
-     */
+    /** I/O thread: publishes the durable position and wakes waiters. */
     public void publishDurable(final long position) {
         durablePosition = position;
         wakeRegistered(false);
@@ -192,24 +178,18 @@ public final class LogState implements LogPositions {
      * I/O thread: publishes the durable position without waking blocked waiters yet; spinning and
      * yielding waiters see it at once. The I/O thread calls {@link #wakeDurable()} once it has
      * submitted the next sync, so that the sync is not delayed by the wake-ups.
-     *
-     * @param position the new durable position.
      */
     public void publishDurableQuietly(final long position) {
         durablePosition = position;
     }
 
-    /**
-     * I/O thread: records how long a sync took, from submission to completion.
-     *
-     * @param durationNs the duration.
-     */
+    /** I/O thread: records how long a sync took, from submission to completion. */
     public void recordSyncDuration(final long durationNs) {
         final long average = syncDurationNs;
         syncDurationNs = average + (durationNs - average) / SYNC_DURATION_SMOOTHING;
     }
 
-    /** @return the smoothed duration of recent syncs; zero before the first. */
+    /** The smoothed duration of recent syncs; zero before the first. */
     public long syncDurationNs() {
         return syncDurationNs;
     }
@@ -219,20 +199,12 @@ public final class LogState implements LogPositions {
         wakeRegistered(false);
     }
 
-    /**
-     * I/O thread: publishes the first position after truncation.
-     *
-     * @param position the new start position.
-     */
+    /** I/O thread: publishes the first position after truncation. */
     public void publishStart(final long position) {
         startPosition = position;
     }
 
-    /**
-     * Marks the log failed and wakes every waiter. The first failure wins.
-     *
-     * @param cause the failure.
-     */
+    /** Marks the log failed and wakes every waiter. The first failure wins. */
     public void fail(final Throwable cause) {
         if (failure == null) {
             failure = cause;
@@ -249,9 +221,6 @@ public final class LogState implements LogPositions {
     /**
      * Records positions that {@code truncateAfter} discarded from the open log, before any file
      * changes: readers stop at the cut from now on. Called by the truncating thread, one at a time.
-     *
-     * @param cutPosition where the discarded positions begin: the end of the last record kept.
-     * @param continuePosition where the log continues.
      */
     public void addDiscardedRange(final long cutPosition, final long continuePosition) {
         Invariants.check(
@@ -267,8 +236,6 @@ public final class LogState implements LogPositions {
      * Moves the written, durable and requested positions up to where a log continues after {@code
      * truncateAfter} reopened its files, and wakes every waiter and reader to look again. Called
      * between two I/O agents, when none runs.
-     *
-     * @param position where the log continues: what the new agent starts from.
      */
     public void continueAt(final long position) {
         Invariants.check(
@@ -292,11 +259,7 @@ public final class LogState implements LogPositions {
         signalWaiters();
     }
 
-    /**
-     * Asks the I/O thread to make everything before a position durable.
-     *
-     * @param position the position to cover.
-     */
+    /** Asks the I/O thread to make everything before a position durable. */
     public void requestSync(final long position) {
         long current;
         do {
@@ -310,8 +273,6 @@ public final class LogState implements LogPositions {
     /**
      * Counts a thread that is about to wait for a sync. An append counts itself before it publishes
      * its frame, so that a sync submitted after the frame was seen also sees the count.
-     *
-     * @return the count including this request, for {@link #wakeNeeded}.
      */
     public long countSyncRequest() {
         return (long) SYNC_REQUEST_COUNT.getAndAdd(this, 1L) + 1;
@@ -321,19 +282,12 @@ public final class LogState implements LogPositions {
      * Whether the request with this count must wake the I/O thread. While it holds a sync for a group
      * of waiters, only the request that completes the group does; it wakes by itself at the end of the
      * hold anyway, so a request that skips the wake can delay nothing beyond that.
-     *
-     * @param requestCount what {@link #countSyncRequest} returned.
-     * @return true to wake.
      */
     public boolean wakeNeeded(final long requestCount) {
         return requestCount >= cohortWakeCount;
     }
 
-    /**
-     * I/O thread: sets the request count that completes the group it waits for (0: none).
-     *
-     * @param count the count.
-     */
+    /** I/O thread: sets the request count that completes the group it waits for (0: none). */
     public void cohortWakeCount(final long count) {
         if (cohortWakeCount != count) {
             cohortWakeCount = count;
@@ -349,12 +303,7 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /**
-     * Position reached for a durability level.
-     *
-     * @param durability the level.
-     * @return the position.
-     */
+    /** Position reached for a durability level. */
     public long reached(final Durability durability) {
         return durability == Durability.SYNCED ? durablePosition : writtenPosition;
     }
@@ -362,11 +311,6 @@ public final class LogState implements LogPositions {
     /**
      * Waits until a position is reached for a level, the log fails or the time runs out.
      *
-     * @param position the position that must be reached.
-     * @param durability WRITTEN or SYNCED.
-     * @param timeoutNs most time to wait; {@link Long#MAX_VALUE} for no limit.
-     * @param finalPosition where the log ends if it is closed, for refusing waits that never end.
-     * @return true if reached, false on timeout.
      * @throws WalException if the log failed or closed before the position was reached.
      */
     public boolean await(
@@ -448,16 +392,7 @@ public final class LogState implements LogPositions {
         return reached(durability) >= position;
     }
 
-    /**
-     * Claims buffer space, waiting while the buffer is full until the deadline.
-     *
-     * @param logBuffer the buffer.
-     * @param alignedLength the frame's aligned length.
-     * @param deadlineNs {@link System#nanoTime()} after which to give up.
-     * @param ioWake wakes the I/O thread so that it frees space.
-     * @return the frame position, {@link LogBuffer#CLOSED}, or {@link LogBuffer#BACK_PRESSURED} at the
-     *     deadline.
-     */
+    /** Claims buffer space, waiting while the buffer is full until the deadline. */
     public long awaitClaim(
             final LogBuffer logBuffer, final int alignedLength, final long deadlineNs, final Runnable ioWake) {
         for (int i = 0; i < SPIN_COUNT; i++) {
@@ -494,14 +429,7 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /**
-     * The exception for a wait for a position that the log's failure left unacknowledged.
-     *
-     * @param cause the log's failure.
-     * @param position the position waited for.
-     * @return the exception ({@link WalException.ErrorCode#STORAGE_SPACE} or {@link
-     *     WalException.ErrorCode#IO}), with the failure as its cause.
-     */
+    /** The exception for a wait for a position that the log's failure left unacknowledged. */
     public static WalException failureException(final Throwable cause, final long position) {
         final boolean noSpace = NoSpace.isNoSpace(cause);
         return new WalException(
@@ -524,16 +452,12 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /**
-     * Publishes why the next segment cannot be prepared for lack of space. The I/O thread.
-     *
-     * @param shortage the reason, or null once a preparation succeeded.
-     */
+    /** Publishes why the next segment cannot be prepared for lack of space. The I/O thread. */
     public void spaceShortage(final String shortage) {
         this.spaceShortage = shortage;
     }
 
-    /** @return why the next segment cannot be prepared for lack of space, or null. Any thread. */
+    /** Why the next segment cannot be prepared for lack of space, or null. Any thread. */
     public String spaceShortage() {
         return spaceShortage;
     }

@@ -20,9 +20,6 @@ public final class NoSpace {
      * Whether a failure is ENOSPC anywhere in its cause chain: backends wrap the errno
      * (FileChannel's {@code IOException}, jasyncfio's "Error code: 28") in their own exception naming
      * the file.
-     *
-     * @param failure the failure, or null.
-     * @return true for a full file system.
      */
     public static boolean isNoSpace(final Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
@@ -34,12 +31,7 @@ public final class NoSpace {
         return false;
     }
 
-    /**
-     * The error code for an I/O failure: {@code STORAGE_SPACE} for a full file system, else {@code IO}.
-     *
-     * @param failure the failure.
-     * @return the code.
-     */
+    /** The error code for an I/O failure: {@code STORAGE_SPACE} for a full file system, else {@code IO}. */
     public static WalException.ErrorCode errorCode(final Throwable failure) {
         return isNoSpace(failure) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO;
     }

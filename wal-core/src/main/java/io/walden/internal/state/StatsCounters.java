@@ -69,22 +69,13 @@ public final class StatsCounters {
         backPressureWaits.incrementAndGet();
     }
 
-    /**
-     * Duty holder: records frames scanned.
-     *
-     * @param appendsTotal data records scanned since the log opened.
-     * @param payloadBytes the payload bytes of the records just scanned.
-     */
+    /** Duty holder: records frames scanned. */
     public void recordScanned(final long appendsTotal, final long payloadBytes) {
         APPENDS.setRelease(this, appendsTotal);
         APPEND_BYTES.setRelease(this, (long) APPEND_BYTES.getOpaque(this) + payloadBytes);
     }
 
-    /**
-     * Duty holder: records a completed write (or part of one).
-     *
-     * @param bytes the bytes written.
-     */
+    /** Duty holder: records a completed write (or part of one). */
     public void recordWrite(final long bytes) {
         WRITES.setRelease(this, (long) WRITES.getOpaque(this) + 1);
         WRITE_BYTES.setRelease(this, (long) WRITE_BYTES.getOpaque(this) + bytes);
@@ -117,16 +108,7 @@ public final class StatsCounters {
         syncLatency.record(latencyNs);
     }
 
-    /**
-     * Takes a snapshot.
-     *
-     * @param backend backend name.
-     * @param positions the log's positions, read after the counters.
-     * @param logBuffer the log's buffer, whose tail is read last.
-     * @param fileSystemType the type of the log's file system.
-     * @param durabilityNote what the backend does differently to stay durable there, or null.
-     * @return the snapshot.
-     */
+    /** Takes a snapshot. */
     public WalStats snapshot(
             final String backend,
             final LogState positions,
@@ -193,8 +175,6 @@ public final class StatsCounters {
     /**
      * A group was ended on a block boundary with a padding frame, so that the next group could be
      * written beside it. The holder of the I/O duty.
-     *
-     * @param bytes the padding frame's length.
      */
     public void recordPipelinePadding(final int bytes) {
         pipelinePaddingBytes = pipelinePaddingBytes + bytes;
@@ -203,8 +183,6 @@ public final class StatsCounters {
     /**
      * A write was submitted; counts it if others were in flight, and keeps the most in flight at once.
      * The holder of the I/O duty.
-     *
-     * @param count how many are in flight now.
      */
     public void recordWritesInFlight(final int count) {
         if (count > writesInFlightPeak) {
@@ -220,12 +198,12 @@ public final class StatsCounters {
         durabilityMarks = durabilityMarks + 1;
     }
 
-    /** @return the records scanned so far. Any thread; racy. */
+    /** The records scanned so far. Any thread; racy. */
     public long appendsTotal() {
         return appends;
     }
 
-    /** @return the payload bytes scanned so far. Any thread; racy. */
+    /** The payload bytes scanned so far. Any thread; racy. */
     public long appendBytesTotal() {
         return appendBytes;
     }

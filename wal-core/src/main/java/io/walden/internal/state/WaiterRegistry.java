@@ -76,21 +76,12 @@ final class WaiterRegistry {
     @SuppressWarnings("unused")
     private volatile int registered;
 
-    /**
-     * Creates an empty registry.
-     *
-     * @param slotCount the number of slots, the most threads that can be parked at once.
-     */
+    /** Creates an empty registry. */
     WaiterRegistry(final int slotCount) {
         this(slotCount, LockSupport::unpark);
     }
 
-    /**
-     * Creates an empty registry that wakes threads with the given function; tests record the wakes.
-     *
-     * @param slotCount the number of slots.
-     * @param unparker unparks a thread; never called with null.
-     */
+    /** Creates an empty registry that wakes threads with the given function; tests record the wakes. */
     WaiterRegistry(final int slotCount, final Consumer<Thread> unparker) {
         Invariants.check(slotCount > 0, "slot count %d not positive", slotCount);
         this.unparker = unparker;
@@ -100,18 +91,12 @@ final class WaiterRegistry {
         synced = new boolean[slotCount];
     }
 
-    /** @return how many threads hold a slot right now (racy). */
+    /** How many threads hold a slot right now (racy). */
     int registeredCount() {
         return (int) REGISTERED.getVolatile(this);
     }
 
-    /**
-     * Takes a slot for the calling thread.
-     *
-     * @param position the position the thread waits for.
-     * @param forSync whether it waits for the durable position (else the written one).
-     * @return the slot, or {@link #NO_SLOT} when every slot is taken.
-     */
+    /** Takes a slot for the calling thread. */
     int register(final long position, final boolean forSync) {
         final int slotCount = stamps.length;
         for (int slot = 0; slot < slotCount; slot++) {
@@ -136,11 +121,7 @@ final class WaiterRegistry {
         return NO_SLOT;
     }
 
-    /**
-     * Gives a slot back. Only the thread that took it calls this.
-     *
-     * @param slot what {@link #register} returned.
-     */
+    /** Gives a slot back. Only the thread that took it calls this. */
     void deregister(final int slot) {
         Invariants.check(THREADS.getVolatile(threads, slot) == Thread.currentThread(), "slot %d not held", slot);
         THREADS.setRelease(threads, slot, null);
@@ -156,9 +137,6 @@ final class WaiterRegistry {
     /**
      * Unparks every held slot's thread whose position is reached and that was not woken yet, each
      * once.
-     *
-     * @param writtenPosition the written position now.
-     * @param durablePosition the durable position now.
      */
     void wakeReached(final long writtenPosition, final long durablePosition) {
         if (registeredCount() == 0) {

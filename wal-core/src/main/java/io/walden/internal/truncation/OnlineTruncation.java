@@ -34,14 +34,7 @@ public final class OnlineTruncation {
     private final LogState state;
     private final StatsCounters stats;
 
-    /**
-     * Creates the truncation of an open log.
-     *
-     * @param config the log's configuration.
-     * @param backend the storage backend the engines run on.
-     * @param holder the log's engine.
-     * @param stats the log's counters.
-     */
+    /** Creates the truncation of an open log. */
     public OnlineTruncation(
             final WalConfig config,
             final StorageBackend backend,
@@ -57,8 +50,6 @@ public final class OnlineTruncation {
     /**
      * Discards every record after the one at a position; see {@code Wal.truncateAfter(long)}.
      *
-     * @param lsn the LSN of the last record to keep, or {@link SuffixTruncation#KEEP_NONE}.
-     * @return the position where the log continues.
      * @throws WalException {@link WalException.ErrorCode#POSITION} if no record starts at {@code
      *     lsn} (the log goes on); {@link WalException.ErrorCode#CLOSED} if the log is closed or failed;
      *     {@link WalException.ErrorCode#IO} or {@link WalException.ErrorCode#STORAGE_SPACE} if an I/O
@@ -145,8 +136,6 @@ public final class OnlineTruncation {
      * Closes the log after a truncation that could not finish: every waiter and appender learns why,
      * and the lock is released for the next open, which recovers the log as it was or truncated.
      * Under the close lock.
-     *
-     * @return the exception to throw.
      */
     private WalException closeAfterFailure(final WalException cause) {
         final WalException failure = new WalException(

@@ -29,11 +29,7 @@ public final class Retention {
     private final EngineHolder holder;
     private final LogState state;
 
-    /**
-     * Creates the retention of an open log.
-     *
-     * @param holder the log's engine.
-     */
+    /** Creates the retention of an open log. */
     public Retention(final EngineHolder holder) {
         this.directory = holder.directory();
         this.holder = holder;
@@ -44,8 +40,6 @@ public final class Retention {
      * Deletes, durably, every segment that lies entirely below a position; never the segment being
      * written.
      *
-     * @param lsn records below this position may be deleted.
-     * @return how many segments were deleted.
      * @throws WalException if the log is closed or failed, or a delete fails.
      */
     public long truncateBefore(final long lsn) {
@@ -85,9 +79,6 @@ public final class Retention {
      * Deletes the oldest whole segments until the segments take at most a total size; see {@code
      * Wal.truncateToSize}.
      *
-     * @param maxTotalBytes the size the log's segments may take together.
-     * @param protectedLsn records at or after this position are kept.
-     * @return how many segments were deleted.
      * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), the
      *     log is closed or failed, or a delete fails.
      */
@@ -107,9 +98,6 @@ public final class Retention {
      * Deletes every whole segment last written longer ago than a duration; see {@code
      * Wal.truncateOlderThan}.
      *
-     * @param maxAge how long after its last write a segment may be kept.
-     * @param protectedLsn records at or after this position are kept.
-     * @return how many segments were deleted.
      * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), a
      *     segment's modification time cannot be read, the log is closed or failed, or a delete fails.
      */
@@ -135,9 +123,6 @@ public final class Retention {
     /**
      * When a segment was last written, for the age rule.
      *
-     * @param segment the segment's file.
-     * @return its modification time in milliseconds since the epoch, or -1 if it is gone (retention
-     *     elsewhere deleted it).
      * @throws WalException {@link WalException.ErrorCode#IO} if it cannot be read.
      */
     static long lastModifiedMs(final Path segment) {
@@ -157,7 +142,6 @@ public final class Retention {
     /**
      * Refuses a null or negative age.
      *
-     * @param maxAge the age asked for.
      * @throws NullPointerException if it is null.
      * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is negative.
      */
@@ -173,8 +157,6 @@ public final class Retention {
     /**
      * Refuses a negative size or position.
      *
-     * @param name the argument's name, for the message.
-     * @param value its value.
      * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is negative.
      */
     static void checkArgument(final String name, final long value) {

@@ -22,17 +22,7 @@ import org.agrona.BitUtil;
 public final class RetentionRule {
     private RetentionRule() {}
 
-    /**
-     * The cut that leaves the log's segments at most a total size.
-     *
-     * @param startBase base position of the oldest segment.
-     * @param activeBase base position of the segment being written.
-     * @param segmentCapacityBytes size of every segment.
-     * @param maxTotalBytes the size the segments may take together; at least the active segment is
-     *     kept, whatever it is.
-     * @param protectedPosition the position to keep, with everything after it.
-     * @return the position before which whole segments may be deleted.
-     */
+    /** The cut that leaves the log's segments at most a total size. */
     public static long bySize(
             final long startBase,
             final long activeBase,
@@ -55,15 +45,6 @@ public final class RetentionRule {
     /**
      * The cut that deletes every segment last written before a time. Segments are written in
      * order, so the cut stops at the first segment written at or after it.
-     *
-     * @param startBase base position of the oldest segment.
-     * @param activeBase base position of the segment being written.
-     * @param segmentCapacityBytes size of every segment.
-     * @param lastModifiedMs when each segment from {@code startBase} to {@code activeBase} was last
-     *     written, in that order; -1 for a segment that is gone (retention elsewhere deleted it).
-     * @param cutoffMs segments last written before this time may go.
-     * @param protectedPosition the position to keep, with everything after it.
-     * @return the position before which whole segments may be deleted.
      */
     public static long byAge(
             final long startBase,

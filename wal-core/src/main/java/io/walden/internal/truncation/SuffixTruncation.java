@@ -61,10 +61,6 @@ public final class SuffixTruncation {
     /**
      * Runs a truncation.
      *
-     * @param config the log's configuration (directory, backend, policy for the recovery that runs
-     *     first).
-     * @param lsn the LSN of the last record to keep, or {@link #KEEP_NONE}.
-     * @return the position the log continues at: the LSN the next record appended will get.
      * @throws WalException ({@link WalException.ErrorCode#LOCKED}) if the log is open; ({@link
      *     WalException.ErrorCode#POSITION}) if no record starts at {@code lsn}, with nothing changed;
      *     ({@link WalException.ErrorCode#IO}) if an I/O operation fails, after which the next open
@@ -117,13 +113,6 @@ public final class SuffixTruncation {
      * continues at the first frame of the segment after the one it ended in, which the log prepared
      * and never wrote (or which is prepared now).
      *
-     * @param config the log's configuration.
-     * @param session a session of the log's backend, which the next agent takes over.
-     * @param stopped the log as the stopped agent left it.
-     * @param lsn the LSN of the last record to keep, or {@link #KEEP_NONE}.
-     * @param listener told the cut and the continue position before any file changes.
-     * @return the log to start the next agent on, or null if nothing was to be discarded (the caller
-     *     then recovers the log as at an open).
      * @throws IOException on an I/O failure: the next open recovers the old log or the truncated one.
      * @throws WalException ({@link WalException.ErrorCode#POSITION}) if no record starts at {@code lsn},
      *     with nothing changed.
@@ -148,27 +137,14 @@ public final class SuffixTruncation {
                 .completeTruncationAndContinue(stopped.firstSegmentBase(), end, continueAt, stopped.skippedRanges());
     }
 
-    /**
-     * An open log as its stopped I/O agent left it: every record written and durable up to the end.
-     *
-     * @param logId the log's identity.
-     * @param segmentCapacityBytes its segment capacity.
-     * @param firstSegmentBase the base of its oldest segment.
-     * @param endPosition where its last record ends.
-     * @param skippedRanges the ranges recovery skipped when it was opened (SKIP policy).
-     */
+    /** An open log as its stopped I/O agent left it: every record written and durable up to the end. */
     public record StoppedLog(
             long logId, long segmentCapacityBytes, long firstSegmentBase, long endPosition, long[] skippedRanges) {}
 
     /** Told where a truncation cuts, before anything changes. */
     @FunctionalInterface
     public interface CutListener {
-        /**
-         * The cut is known and nothing has changed yet.
-         *
-         * @param cutPosition where the discarded positions begin.
-         * @param continuePosition where the log continues.
-         */
+        /** The cut is known and nothing has changed yet. */
         void beforeCut(long cutPosition, long continuePosition);
     }
 
