@@ -67,15 +67,11 @@ public final class AppendWaits {
         if (durability == Durability.SYNCED) {
             state.requestSync(lsn + 1);
         }
-        final boolean synced = durability == Durability.SYNCED;
-        final int drive =
-                frameEnd == e.logBuffer().tailPosition() && (!synced || state.syncRequestCount() == syncTicket)
-                        ? e.agent().driveFor(lsn + 1, synced)
-                        : IoAgent.DRIVE_NOT_RUN;
-        if (drive == IoAgent.DRIVE_REACHED) {
+        final IoAgent.Drive drive = e.agent().driveFor(lsn + 1, durability == Durability.SYNCED, frameEnd, syncTicket);
+        if (drive == IoAgent.Drive.REACHED) {
             return;
         }
-        if (drive == IoAgent.DRIVE_NOT_RUN && (durability != Durability.SYNCED || state.wakeNeeded(syncTicket))) {
+        if (drive == IoAgent.Drive.NOT_RUN && (durability != Durability.SYNCED || state.wakeNeeded(syncTicket))) {
             e.wake().run();
         }
         String shortage = null;

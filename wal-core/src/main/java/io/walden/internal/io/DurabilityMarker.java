@@ -87,26 +87,24 @@ final class DurabilityMarker {
     private boolean activeRecycled;
 
     /**
-     * Creates the header keeper of one log.
+     * Where the active segment stands when the engine starts.
      *
-     * @param session the storage session.
-     * @param stats the counters.
-     * @param directory the log's directory, for messages.
-     * @param segmentCapacityBytes the segment capacity.
-     * @param logId the log's identity.
-     * @param startOffset where the log writes its first frame in the active segment.
-     * @param limitOffset the write limit that the active segment's durable header records; zero for none.
-     * @param recycled whether the active segment is recycled.
+     * @param startOffset where the log writes its first frame in it.
+     * @param limitOffset the write limit its durable header records; zero for none.
+     * @param recycled whether it is recycled (then it always has a limit).
      */
+    record ActiveSegment(long startOffset, int limitOffset, boolean recycled) {}
+
     DurabilityMarker(
             final StorageSession session,
             final StatsCounters stats,
             final Path directory,
             final int segmentCapacityBytes,
             final long logId,
-            final long startOffset,
-            final int limitOffset,
-            final boolean recycled) {
+            final ActiveSegment active) {
+        final long startOffset = active.startOffset();
+        final int limitOffset = active.limitOffset();
+        final boolean recycled = active.recycled();
         this.session = session;
         this.stats = stats;
         this.directory = directory;

@@ -29,32 +29,14 @@ final class FailStop {
     private final Path directory;
     private boolean failed;
 
-    /**
-     * Creates the fail-stop of one log.
-     *
-     * @param session the storage session.
-     * @param logBuffer the log buffer, whose tail a failure closes.
-     * @param state the shared state, which a failure fails.
-     * @param asyncCompletions the futures, failed with the cause.
-     * @param truncation the delete requests, failed with the cause.
-     * @param positions where the I/O path stood, for the event.
-     * @param directory the log's directory, for messages.
-     */
-    FailStop(
-            final StorageSession session,
-            final LogBuffer logBuffer,
-            final LogState state,
-            final AsyncCompletions asyncCompletions,
-            final SegmentTruncation truncation,
-            final IoPositions positions,
-            final Path directory) {
-        this.session = session;
-        this.logBuffer = logBuffer;
-        this.state = state;
+    FailStop(final IoShared shared, final AsyncCompletions asyncCompletions, final SegmentTruncation truncation) {
+        this.session = shared.session();
+        this.logBuffer = shared.logBuffer();
+        this.state = shared.state();
         this.asyncCompletions = asyncCompletions;
         this.truncation = truncation;
-        this.positions = positions;
-        this.directory = directory;
+        this.positions = shared.positions();
+        this.directory = shared.directory();
     }
 
     /** @return whether the log failed. */
@@ -80,8 +62,8 @@ final class FailStop {
         if (event.isEnabled()) {
             event.directory = directory.toString();
             event.cause = String.valueOf(cause);
-            event.writtenPosition = positions.writtenPosition;
-            event.durablePosition = positions.durablePosition;
+            event.writtenPosition = positions.written();
+            event.durablePosition = positions.durable();
             event.commit();
         }
         logBuffer.closeTail();
@@ -110,7 +92,7 @@ final class FailStop {
      * waiter on them may have returned), and fails the rest with their records' LSNs.
      */
     private void settleFutures() {
-        asyncCompletions.complete(positions.writtenPosition, positions.durablePosition);
+        asyncCompletions.complete(positions.written(), positions.durable());
         asyncCompletions.failAll(state.failure());
     }
 }

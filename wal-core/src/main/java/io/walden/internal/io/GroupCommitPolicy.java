@@ -36,12 +36,15 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Threading:</b> owned by the holder of the I/O duty (see {@code IoDuty}).
  */
 final class GroupCommitPolicy {
-    /** Do not sync now. */
-    static final int NONE = 0;
-    /** Do not sync now: a group is coming back; wake the I/O thread when it is, or at the deadline. */
-    static final int HOLD = 1;
-    /** Sync now. */
-    static final int SYNC = 2;
+    /** What {@link #decide} says. */
+    enum Decision {
+        /** Do not sync now. */
+        NONE,
+        /** Do not sync now: a group is coming back; wake the I/O thread when it is, or at the deadline. */
+        HOLD,
+        /** Sync now. */
+        SYNC
+    }
 
     /** Longest a sync waits for a returning group of waiters, whatever the last sync took. */
     static final long COHORT_HOLD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
@@ -111,7 +114,7 @@ final class GroupCommitPolicy {
      * @param markPending whether a durability mark was written and no sync covers it yet.
      * @return {@link #NONE}, {@link #HOLD} or {@link #SYNC}.
      */
-    int decide(
+    Decision decide(
             final long nowNs,
             final long writtenPosition,
             final long durablePosition,
@@ -124,12 +127,12 @@ final class GroupCommitPolicy {
         // A durability mark waits for the periodic sync when nothing else needs one; a header that a
         // fence waits for (the roll, or writes the write limit holds back) is synced at once.
         if (writtenPosition <= durablePosition && !(markPending && (intervalDue || fence))) {
-            return NONE;
+            return Decision.NONE;
         }
         final boolean requested = syncRequestPosition > durablePosition;
         final boolean periodic = intervalDue || writtenPosition - durablePosition >= unsyncedBytesMax;
         if (!requested && !fence && !closing && !periodic) {
-            return NONE;
+            return Decision.NONE;
         }
         if (requested
                 && !fence
@@ -143,7 +146,7 @@ final class GroupCommitPolicy {
                     && writtenPosition - durablePosition < maxBatchBytes
                     && (!groupBack || syncRequestPosition > writtenPosition)) {
                 held = true;
-                return HOLD;
+                return Decision.HOLD;
             }
             if (held) {
                 holdCredit = groupBack ? Math.min(HOLD_CREDIT_MAX, holdCredit + 1) : holdCredit - HOLD_MISS_COST;
@@ -160,11 +163,11 @@ final class GroupCommitPolicy {
                 syncWantedSinceNs = nowNs;
             }
             if (nowNs - syncWantedSinceNs < groupWindowNs && writtenPosition - durablePosition < maxBatchBytes) {
-                return NONE;
+                return Decision.NONE;
             }
         }
         syncWantedSinceNs = -1;
-        return SYNC;
+        return Decision.SYNC;
     }
 
     /**

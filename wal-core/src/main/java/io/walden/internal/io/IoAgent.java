@@ -8,6 +8,7 @@ import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -27,30 +28,36 @@ import org.agrona.concurrent.AgentTerminationException;
  *   completions:  onCompletionSignal -> tryTakeForCompletion -> IoRound.run(COMPLETION) -> release -> ...
  * </pre>
  *
- * <p>How the I/O path works (group commit, the roll fence, fail-stop) is told by its parts, built by
- * {@link IoParts}: {@link IoRound}, {@link SyncStage}, {@link SegmentRoller}, {@link FailStop}.
+ * <p>How the I/O path works (group commit, the roll fence, fail-stop) is told by its stages, built and
+ * run by {@link IoRound}: {@link SyncStage}, {@link SegmentRoller}, {@link FailStop}.
  *
- * <p><b>Threading:</b> the public methods say which thread calls them; the parts belong to the holder
+ * <p><b>Threading:</b> the public methods say which thread calls them; the round belongs to the holder
  * of the duty, and taking and letting go of it are a volatile compare-and-set and write, so each
  * holder sees everything its predecessor did.
  */
 public final class IoAgent implements Agent {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
-    /** {@link #driveFor}: the appender did not run its I/O, or left it unfinished; the caller wakes the I/O thread. */
-    public static final int DRIVE_NOT_RUN = 0;
-    /** {@link #driveFor}: the record reached its level. */
-    public static final int DRIVE_REACHED = 1;
-    /**
-     * {@link #driveFor}: the record's write or sync is in flight and its completion carries the record
-     * on (the backend's completion thread runs the I/O); the caller waits without waking anyone.
-     */
-    public static final int DRIVE_CARRIED_ON = 2;
+    /** What an appender's drive of its own record came to ({@link #driveFor}). */
+    public enum Drive {
+        /** The appender did not run its I/O, or left it unfinished; the caller wakes the I/O thread. */
+        NOT_RUN,
+        /** The record reached its level. */
+        REACHED,
+        /**
+         * The record's write or sync is in flight and its completion carries the record on (the backend's
+         * completion thread runs the I/O); the caller waits without waking anyone.
+         */
+        CARRIED_ON
+    }
     /** Most rounds an appender drives for its record: a write, its completion, a sync, its completion. */
     private static final int DRIVE_ROUNDS_MAX = 8;
     /** Most blocked waiters for which the idle thread keeps yielding while a completion is due. */
     private static final int YIELD_WAITERS_MAX = 2;
 
-    private final IoParts parts;
+    private final LogBuffer logBuffer;
+    private final LogState state;
+    private final StatsCounters stats;
+    private final Path directory;
     private final IoDuty duty;
     private final IoRound round;
     private final IoIdleStrategy idleStrategy;
@@ -63,17 +70,7 @@ public final class IoAgent implements Agent {
     // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
     private volatile boolean buffersFreeable;
 
-    /**
-     * Creates the agent for a recovered log.
-     *
-     * @param config the configuration.
-     * @param session the storage session, handed over from recovery.
-     * @param logBuffer the log buffer.
-     * @param state the shared state.
-     * @param stats the counters.
-     * @param recovered what recovery found.
-     * @throws IOException if the log directory or a segment header cannot be read.
-     */
+    /** The agent of a recovered log, on the storage session recovery hands over. */
     public IoAgent(
             final WalConfig config,
             final StorageSession session,
@@ -82,9 +79,12 @@ public final class IoAgent implements Agent {
             final StatsCounters stats,
             final RecoveredLog recovered)
             throws IOException {
-        this.parts = new IoParts(config, session, logBuffer, state, stats, recovered, new IoDuty());
-        this.duty = parts.duty;
-        this.round = new IoRound(parts);
+        this.logBuffer = logBuffer;
+        this.state = state;
+        this.stats = stats;
+        this.directory = config.directory();
+        this.duty = new IoDuty();
+        this.round = new IoRound(config, session, logBuffer, state, stats, recovered);
         this.callerMayRunIo = session.callerMayRunIo();
         this.completionsRunIo = session.completionThreadMayRunIo();
         this.idleStrategy = new IoIdleStrategy(new IdleHost(), !completionsRunIo);
@@ -130,7 +130,7 @@ public final class IoAgent implements Agent {
             final boolean ioThreadNeeded;
             try {
                 round.completionRound(true);
-                round.run(System.nanoTime(), IoRound.COMPLETION);
+                round.run(System.nanoTime(), IoRound.Kind.COMPLETION);
             } catch (final Throwable ex) {
                 round.fail(ex);
             } finally {
@@ -150,7 +150,7 @@ public final class IoAgent implements Agent {
      * @param future the future to complete with the position.
      */
     public void completeWhenReached(final long lsn, final Durability durability, final CompletableFuture<Long> future) {
-        parts.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
+        round.completeWhenReached(new AsyncCompletions.Pending(lsn, durability, future));
         duty.wake();
     }
 
@@ -176,34 +176,27 @@ public final class IoAgent implements Agent {
      * @param request the request.
      */
     public void submitTruncate(final TruncateRequest request) {
-        parts.truncation.request(request);
+        round.submitTruncate(request);
         duty.wake();
     }
 
     /**
-     * Appender: runs the I/O for its own record on the calling thread, if the session allows it, no
-     * other thread waits on the log and the I/O duty is free (the I/O thread rests). It runs the I/O
-     * thread's own rounds (scan every published frame, its own and any others; write them; for SYNCED,
-     * sync: RocksDB's write leader for a group of one), so every rule holds unchanged. It stops when
-     * the position is reached, when a round makes no progress (an operation that completes on another
-     * thread, a sync that group commit holds, a roll that waits for the next segment), or when the
-     * caller is interrupted, and leaves the rest to the I/O thread, which it wakes. Allocates nothing.
+     * Appender: runs the I/O for its own record on the calling thread when {@link #mayDrive} allows it.
+     * It runs the I/O thread's own rounds (scan every published frame, its own and any others; write
+     * them; for SYNCED, sync: RocksDB's write leader for a group of one), so every rule holds unchanged.
+     * It stops when the position is reached, when a round makes no progress (an operation that completes
+     * on another thread, a sync that group commit holds, a roll that waits for the next segment), or when
+     * the caller is interrupted, and leaves the rest to the I/O thread, which it wakes. Allocates nothing.
+     * {@link Drive#NOT_RUN} leaves the wait, and waking the I/O thread, to the caller.
      *
      * @param position the position that must be reached: the record's LSN + 1.
      * @param synced whether the record waits to be durable (SYNCED), else to be written.
-     * @return {@link #DRIVE_REACHED}; {@link #DRIVE_CARRIED_ON}, when the backend's completion thread
-     *     carries the record on from its write or sync in flight; else {@link #DRIVE_NOT_RUN}, which
-     *     leaves the wait, and waking the I/O thread, to the caller.
+     * @param frameEnd where the appender's last frame ends ({@code NO_FRAME_END} for a wait on a given record).
+     * @param syncTicket the sync request count the appender's request made (SYNCED), else 0.
      */
-    public int driveFor(final long position, final boolean synced) {
-        if (!callerMayRunIo
-                || !parts.syncs.loneWriter()
-                || duty.isHeld()
-                || round.closeRequested()
-                || parts.state.waiterCount() != 0
-                || Thread.currentThread().isInterrupted()
-                || !duty.tryTake()) {
-            return DRIVE_NOT_RUN;
+    public Drive driveFor(final long position, final boolean synced, final long frameEnd, final long syncTicket) {
+        if (!mayDrive(synced, frameEnd, syncTicket) || !duty.tryTake()) {
+            return Drive.NOT_RUN;
         }
         boolean reached = false;
         boolean carriedOn = false;
@@ -222,14 +215,32 @@ public final class IoAgent implements Agent {
         if (completionsRunIo) {
             runPendingCompletions();
         }
-        return reached ? DRIVE_REACHED : carriedOn && !workLeft ? DRIVE_CARRIED_ON : DRIVE_NOT_RUN;
+        return reached ? Drive.REACHED : carriedOn && !workLeft ? Drive.CARRIED_ON : Drive.NOT_RUN;
+    }
+
+    /**
+     * Whether an appender may run its own record's I/O: the whole rule, in one place. Only a lone writer
+     * whose record is the last one published (nothing after it to wait for), when the session lets a
+     * caller run I/O, the I/O thread rests (the duty is free), the log is not closing, nobody else is
+     * blocked on it and the caller is not interrupted; for SYNCED, only if no other sync request came
+     * after the appender's own (else group commit gathers them).
+     */
+    private boolean mayDrive(final boolean synced, final long frameEnd, final long syncTicket) {
+        return callerMayRunIo
+                && frameEnd == logBuffer.tailPosition()
+                && (!synced || state.syncRequestCount() == syncTicket)
+                && round.loneWriter()
+                && !duty.isHeld()
+                && !round.closeRequested()
+                && state.waiterCount() == 0
+                && !Thread.currentThread().isInterrupted();
     }
 
     private boolean drive(final long position, final boolean synced) {
         for (int i = 0; i < DRIVE_ROUNDS_MAX && !round.failed() && !round.closing(); i++) {
-            final int workCount = round.run(System.nanoTime(), IoRound.CALLER);
+            final int workCount = round.run(System.nanoTime(), IoRound.Kind.CALLER);
             if (round.reached(position, synced)) {
-                parts.stats.recordRunByCaller();
+                stats.recordRunByCaller();
                 return true;
             }
             if (workCount == 0 || Thread.currentThread().isInterrupted()) {
@@ -254,21 +265,21 @@ public final class IoAgent implements Agent {
         if (!(throwable instanceof AgentTerminationException)) {
             LOGGER.log(
                     System.Logger.Level.ERROR,
-                    "the I/O thread of the Walden log in " + parts.directory + " failed while closing",
+                    "the I/O thread of the Walden log in " + directory + " failed while closing",
                     throwable);
         }
     }
 
     @Override
     public String roleName() {
-        return "walden-io-" + parts.directory.getFileName();
+        return "walden-io-" + directory.getFileName();
     }
 
     @Override
     public void onStart() {
         duty.bindIoThread(Thread.currentThread());
         try {
-            parts.preparer.start(parts.positions.activeBase + parts.segmentCapacityBytes);
+            round.start();
         } catch (final Throwable ex) {
             round.fail(ex);
         }
@@ -286,7 +297,7 @@ public final class IoAgent implements Agent {
         int workCount = 0;
         try {
             duty.clearSignals(completionsRunIo);
-            workCount = round.failed() ? round.drain() : round.run(System.nanoTime(), IoRound.IO_THREAD);
+            workCount = round.failed() ? round.drain() : round.run(System.nanoTime(), IoRound.Kind.IO_THREAD);
         } catch (final Throwable ex) {
             round.fail(ex);
         }
@@ -298,7 +309,7 @@ public final class IoAgent implements Agent {
 
     @Override
     public void onClose() {
-        buffersFreeable = parts.shutdown().shutdown(round.failed(), handOver);
+        buffersFreeable = round.shutdown(round.failed(), handOver);
     }
 
     /**
@@ -320,13 +331,11 @@ public final class IoAgent implements Agent {
     private final class IdleHost implements IoIdleStrategy.Host {
         @Override
         public boolean mayRestWithoutDuty() {
-            final SyncStage syncs = parts.syncs;
             return callerMayRunIo
-                    && (completionsRunIo
-                            || (!syncs.inFlight() && !parts.writes.inFlight() && !parts.marker.writeInFlight()))
-                    && !syncs.cohortHolding()
-                    && syncs.loneWriter()
-                    && parts.state.waiterCount() == 0;
+                    && (completionsRunIo || round.quiet())
+                    && !round.cohortHolding()
+                    && round.loneWriter()
+                    && state.waiterCount() == 0;
         }
 
         @Override
@@ -335,7 +344,7 @@ public final class IoAgent implements Agent {
             // append the next group. Waiters that yield are not counted: they let this thread run
             // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
             // Completions that run the I/O themselves need nothing from this thread.
-            return !completionsRunIo && round.operationInFlight() && parts.state.waiterCount() <= YIELD_WAITERS_MAX;
+            return !completionsRunIo && round.operationInFlight() && state.waiterCount() <= YIELD_WAITERS_MAX;
         }
 
         @Override
@@ -357,9 +366,8 @@ public final class IoAgent implements Agent {
         @Override
         public void park(final long parkNs) {
             // Group commit's hold deadline shortens the park.
-            final SyncStage syncs = parts.syncs;
-            final long holdNs = syncs.cohortHolding()
-                    ? Math.max(1, Math.min(parkNs, syncs.holdUntilNs() - System.nanoTime()))
+            final long holdNs = round.cohortHolding()
+                    ? Math.max(1, Math.min(parkNs, round.holdUntilNs() - System.nanoTime()))
                     : parkNs;
             duty.releaseAndPark(holdNs, round);
         }

@@ -41,17 +41,20 @@ import org.agrona.concurrent.IdleStrategy;
  * <p><b>Threading:</b> the I/O thread only.
  */
 final class IoIdleStrategy implements IdleStrategy {
-    /** Spin once ({@link Thread#onSpinWait()}). */
-    static final int SPIN = 0;
-    /** Yield the processor once. */
-    static final int YIELD = 1;
-    /**
-     * Spin, then yield, without the duty for the rest of the spin and yield steps, until woken; if no
-     * wake came, park without taking the duty back first.
-     */
-    static final int REST = 2;
-    /** Park for up to {@link #PARK_NS_MAX}. */
-    static final int PARK = 3;
+    /** What one idle step does ({@link #action}). */
+    enum Action {
+        /** Spin once ({@link Thread#onSpinWait()}). */
+        SPIN,
+        /** Yield the processor once. */
+        YIELD,
+        /**
+         * Spin, then yield, without the duty for the rest of the spin and yield steps, until woken; if no
+         * wake came, park without taking the duty back first.
+         */
+        REST,
+        /** Park for up to {@link #PARK_NS_MAX}. */
+        PARK
+    }
 
     static final int SPIN_COUNT = 50;
     static final int YIELD_COUNT = 10;
@@ -121,20 +124,20 @@ final class IoIdleStrategy implements IdleStrategy {
      * @param idleCount rounds without work, from 1.
      * @param mayRest whether the thread may rest without the duty.
      * @param completionExpected whether a completion that acknowledgements wait for is in flight.
-     * @return {@link #SPIN}, {@link #YIELD}, {@link #REST} or {@link #PARK}.
+     * @return what to do.
      */
-    static int action(final int idleCount, final boolean mayRest, final boolean completionExpected) {
+    static Action action(final int idleCount, final boolean mayRest, final boolean completionExpected) {
         if (idleCount < SPIN_COUNT + YIELD_COUNT && mayRest) {
-            return REST;
+            return Action.REST;
         }
         if (idleCount < SPIN_COUNT) {
-            return SPIN;
+            return Action.SPIN;
         }
         if (idleCount < SPIN_COUNT + YIELD_COUNT
                 || (completionExpected && idleCount < SPIN_COUNT + YIELD_COUNT + YIELD_IN_FLIGHT_COUNT)) {
-            return YIELD;
+            return Action.YIELD;
         }
-        return PARK;
+        return Action.PARK;
     }
 
     /** @return rounds in a row without work (racy outside the I/O thread). */

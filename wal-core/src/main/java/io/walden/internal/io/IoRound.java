@@ -1,9 +1,12 @@
 package io.walden.internal.io;
 
+import io.walden.WalConfig;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -26,39 +29,44 @@ import java.io.IOException;
  * </pre>
  *
  * <p>What a round may do depends on who runs it ({@link IoAgent} says who): the I/O thread's does
- * everything; an appender's ({@link #CALLER}) no background work (preparation, deletes, durability
- * marks, closing); the completion thread's ({@link #COMPLETION}) nothing that blocks or runs user
+ * everything; an appender's ({@link Kind#CALLER}) no background work (preparation, deletes, durability
+ * marks, closing); the completion thread's ({@link Kind#COMPLETION}) nothing that blocks or runs user
  * code either: no roll, which closes a file, and no futures, whose callbacks are user code.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty ({@link IoDuty}), but for {@link
  * #hasWorkHint}, a hint read by any thread, and {@link #requestClose}.
  */
 final class IoRound implements CompletionHandler, IoDuty.Work {
-    /** A round of the I/O thread: everything. */
-    static final int IO_THREAD = 0;
-    /** A round of an appender driving its record: no background work. */
-    static final int CALLER = 1;
-    /** A round of the backend's completion thread: no background work, nothing that blocks or runs user code. */
-    static final int COMPLETION = 2;
+    /** Who runs a round, which decides what it may do. */
+    enum Kind {
+        /** A round of the I/O thread: everything. */
+        IO_THREAD,
+        /** A round of an appender driving its record: no background work. */
+        CALLER,
+        /** A round of the backend's completion thread: no background work, nothing that blocks or runs user code. */
+        COMPLETION
+    }
 
     private static final int POLL_LIMIT = 64;
 
+    private final IoShared shared;
     private final StorageSession session;
     private final LogBuffer logBuffer;
     private final LogState state;
     private final IoPositions positions;
-    private final FrameScanner scanner;
-    private final WriteStage writes;
-    private final SyncStage syncs;
-    private final DurabilityMarker marker;
-    private final SegmentRoller roller;
-    private final SegmentPreparer preparer;
-    private final SegmentTruncation truncation;
-    private final AsyncCompletions asyncCompletions;
-    private final FailStop failStop;
     private final long segmentCapacityBytes;
     private final boolean writesDurable;
-    private final GroupSeal seal;
+    // The stages, built here and used by no one else; package-private for the stage tests (IoPath).
+    final AsyncCompletions asyncCompletions;
+    final SegmentPreparer preparer;
+    final SegmentTruncation truncation;
+    final FrameScanner scanner;
+    final WriteStage writes;
+    final DurabilityMarker marker;
+    final SyncStage syncs;
+    final SegmentRoller roller;
+    final FailStop failStop;
+    final GroupSeal seal;
 
     // Whether the round in progress runs on the completion thread, where user code must not run.
     private boolean completionRound;
@@ -67,29 +75,85 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     // Shared: set by any thread, read by the duty holder.
     private volatile boolean closeRequested;
 
-    /**
-     * Creates the rounds of one log's I/O path.
-     *
-     * @param parts the path's parts.
-     */
-    IoRound(final IoParts parts) {
-        this.session = parts.session;
-        this.logBuffer = parts.logBuffer;
-        this.state = parts.state;
-        this.positions = parts.positions;
-        this.scanner = parts.scanner;
-        this.writes = parts.writes;
-        this.syncs = parts.syncs;
-        this.marker = parts.marker;
-        this.roller = parts.roller;
-        this.preparer = parts.preparer;
-        this.truncation = parts.truncation;
-        this.asyncCompletions = parts.asyncCompletions;
-        this.failStop = parts.failStop;
-        this.segmentCapacityBytes = parts.segmentCapacityBytes;
-        this.writesDurable = parts.session.writesDurable();
-        this.seal = new GroupSeal(
-                parts.logBuffer, parts.stats, parts.session.directIo() ? parts.session.blockSizeBytes() : 0);
+    /** Builds the I/O path of one log ({@link IoAssembly}) on what recovery handed over. */
+    IoRound(
+            final WalConfig config,
+            final StorageSession session,
+            final LogBuffer logBuffer,
+            final LogState state,
+            final StatsCounters stats,
+            final RecoveredLog recovered)
+            throws IOException {
+        this.shared = IoAssembly.shared(config, session, logBuffer, state, stats, recovered);
+        this.session = session;
+        this.logBuffer = logBuffer;
+        this.state = state;
+        this.positions = shared.positions();
+        this.segmentCapacityBytes = shared.segmentCapacityBytes();
+        this.writesDurable = session.writesDurable();
+        this.asyncCompletions = new AsyncCompletions();
+        final FreeSegments free =
+                FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
+        this.preparer = IoAssembly.preparer(shared, recovered, free);
+        this.truncation = new SegmentTruncation(
+                session, state, shared.directory(), segmentCapacityBytes, recovered.firstSegmentBase(), free);
+        this.scanner = IoAssembly.scanner(config, shared, recovered);
+        this.writes = IoAssembly.writes(config, shared);
+        this.marker = IoAssembly.marker(shared, recovered);
+        this.syncs = new SyncStage(shared, marker, IoAssembly.commitPolicy(config, shared), this::nothingElseToWrite);
+        this.roller = new SegmentRoller(shared, preparer, scanner, marker, syncs);
+        this.failStop = new FailStop(shared, asyncCompletions, truncation);
+        this.seal = new GroupSeal(logBuffer, stats, session.directIo() ? session.blockSizeBytes() : 0);
+    }
+
+    /** The positions, for the stage tests. */
+    IoPositions positions() {
+        return positions;
+    }
+
+    /** The I/O thread starts: it prepares the segment after the active one. */
+    void start() throws IOException {
+        preparer.start(positions.activeEnd());
+    }
+
+    /** Shuts the path down as the I/O thread stops; whether the buffers may be freed (see {@link IoShutdown}). */
+    boolean shutdown(final boolean failed, final boolean handOver) {
+        return new IoShutdown(shared, scanner, preparer, marker, writes, asyncCompletions).shutdown(failed, handOver);
+    }
+
+    /** A future to complete when its record reaches its level. Any thread. */
+    void completeWhenReached(final AsyncCompletions.Pending pending) {
+        asyncCompletions.add(pending);
+    }
+
+    /** A request to delete segments (retention). Any thread. */
+    void submitTruncate(final TruncateRequest request) {
+        truncation.request(request);
+    }
+
+    /** Whether the last sync was asked for by one waiter at most. Any thread. */
+    boolean loneWriter() {
+        return syncs.loneWriter();
+    }
+
+    /** Whether a sync is held for a group of waiters to come back, and until when. */
+    boolean cohortHolding() {
+        return syncs.cohortHolding();
+    }
+
+    long holdUntilNs() {
+        return syncs.holdUntilNs();
+    }
+
+    /** Whether nothing the I/O thread would have to poll for is in flight (a header write, a write, a sync). */
+    boolean quiet() {
+        return !syncs.inFlight() && !writes.inFlight() && !marker.writeInFlight();
+    }
+
+    private boolean nothingElseToWrite() {
+        return !writes.inFlight()
+                && scanner.position() == positions.written()
+                && logBuffer.tailPosition() == positions.written();
     }
 
     /** Asks the rounds to close the log buffer's tail and drain; the I/O thread's next round begins it. Any thread. */
@@ -130,7 +194,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
      * @return whether it was.
      */
     boolean reached(final long position, final boolean synced) {
-        return (synced ? positions.durablePosition : positions.writtenPosition) >= position;
+        return (synced ? positions.durable() : positions.written()) >= position;
     }
 
     /** @return whether a write or sync is in flight, whose completion carries the log on. */
@@ -145,7 +209,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
 
     /** Whether a published frame waits that the next round would scan. */
     private boolean hasFrameToScan() {
-        return scanner.hasFrameToScan(positions.submittedPosition, positions.releasedPosition);
+        return scanner.hasFrameToScan(positions.submitted(), positions.released());
     }
 
     /**
@@ -154,14 +218,14 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
      * @return whether the I/O thread must be woken.
      */
     boolean ioThreadNeeded() {
-        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
+        final long segmentEnd = positions.activeEnd();
         return failStop.failed()
                 || syncs.cohortHolding()
                 || hasWorkHint()
                 || preparer.hasStepToSubmit()
                 || truncation.isActive()
                 || asyncCompletions.hasWaiting()
-                || (scanner.position() == segmentEnd && positions.durablePosition == segmentEnd);
+                || (scanner.position() == segmentEnd && positions.durable() == segmentEnd);
     }
 
     /**
@@ -169,11 +233,11 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
      * log on an I/O error. Duty holder.
      *
      * @param nowNs now.
-     * @param kind {@link #IO_THREAD}, {@link #CALLER} or {@link #COMPLETION}.
+     * @param kind {@link Kind#IO_THREAD}, {@link Kind#CALLER} or {@link Kind#COMPLETION}.
      * @return the work done.
      */
-    int run(final long nowNs, final int kind) {
-        final boolean background = kind == IO_THREAD;
+    int run(final long nowNs, final Kind kind) {
+        final boolean background = kind == Kind.IO_THREAD;
         int workCount = session.poll(this, POLL_LIMIT);
         if (failStop.failed()) {
             return workCount;
@@ -183,29 +247,28 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         }
         try {
             workCount += scanner.scan(
-                    positions.submittedPosition,
-                    positions.releasedPosition,
-                    positions.durablePosition,
-                    positions.activeBase);
+                    positions.submitted(), positions.released(), positions.durable(), positions.activeBase());
             workCount += raiseWriteLimit();
-            workCount += submitWrites(kind == CALLER);
+            workCount += submitWrites(kind == Kind.CALLER);
             workCount += roller.seal();
             workCount += syncs.maybeSync(
-                    nowNs, finalTailPosition >= 0, marker.limitWaitsForSync(scanner.position(), positions.activeBase));
+                    nowNs,
+                    finalTailPosition >= 0,
+                    marker.limitWaitsForSync(scanner.position(), positions.activeBase()));
             if (!syncs.cohortHolding()) {
                 // Appenders wake this thread again as soon as it no longer holds a sync for a group.
                 state.cohortWakeCount(0);
             }
-            if (kind != COMPLETION) {
+            if (kind != Kind.COMPLETION) {
                 workCount += roller.maybeRoll();
             }
             if (background) {
-                if (finalTailPosition < 0 || finalTailPosition > positions.activeBase + segmentCapacityBytes) {
+                if (finalTailPosition < 0 || finalTailPosition > positions.activeEnd()) {
                     // Closing stops background preparation unless the final records need the segment.
                     workCount += roller.prepare(
-                            writes.inFlight() || scanner.position() != positions.submittedPosition || hasFrameToScan());
+                            writes.inFlight() || scanner.position() != positions.submitted() || hasFrameToScan());
                 }
-                workCount += truncation.step(positions.activeBase);
+                workCount += truncation.step(positions.activeBase());
                 workCount += markDurable(nowNs);
             }
         } catch (final IOException ex) {
@@ -214,8 +277,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         if (syncs.takeWakePending()) {
             state.wakeDurable();
         }
-        if (kind != COMPLETION) {
-            workCount += asyncCompletions.complete(positions.writtenPosition, positions.durablePosition);
+        if (kind != Kind.COMPLETION) {
+            workCount += asyncCompletions.complete(positions.written(), positions.durable());
         }
         return workCount;
     }
@@ -230,30 +293,25 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         final long scannedPosition = scanner.position();
         // A header write in flight (a mark, a raised limit, the continued flag) touches only the
         // header's block: data writes go on beside it.
-        if (scannedPosition == positions.submittedPosition || !writes.maySubmit(positions.submittedPosition)) {
+        if (scannedPosition == positions.submitted() || !writes.maySubmit(positions.submitted())) {
             return 0;
         }
         if (writes.besideAllowed() && seal.maybeSeal(scannedPosition, writes.inFlight(), state.syncRequestCount())) {
             // The padding joins this group if the batch limit lets it; else it starts the next.
-            scanner.scan(
-                    positions.submittedPosition,
-                    positions.releasedPosition,
-                    positions.durablePosition,
-                    positions.activeBase);
+            scanner.scan(positions.submitted(), positions.released(), positions.durable(), positions.activeBase());
         }
-        final long start = positions.submittedPosition;
+        final long start = positions.submitted();
         final long end = scanner.batchEnd(start);
-        if (!marker.allowsWrite(end, positions.activeBase)) {
+        if (!marker.allowsWrite(end, positions.activeBase())) {
             // The write limit's raise is on its way (raiseWriteLimit) or waits for a sync.
             return 0;
         }
         Invariants.check(
-                start >= positions.activeBase + SegmentHeaderDescriptor.HEADER_LENGTH
-                        && end <= positions.activeBase + segmentCapacityBytes,
+                start >= positions.activeBase() + SegmentHeaderDescriptor.HEADER_LENGTH && end <= positions.activeEnd(),
                 "write [%d, %d) outside active segment %d",
                 start,
                 end,
-                positions.activeBase);
+                positions.activeBase());
         if (writesDurable) {
             syncs.beginWriteEvent();
         }
@@ -262,12 +320,12 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 end,
                 scanner.batchEndRecords(),
                 scanner.position(),
-                positions.activeBase,
-                positions.activeHandle,
+                positions.activeBase(),
+                positions.activeHandle(),
                 writesDurable ? System.nanoTime() : 0,
                 // An appender running its own record's I/O would only wait for its durable write.
                 appenderAlone && writesDurable && !writes.inFlight());
-        positions.submittedPosition = end;
+        positions.submitted(end);
         seal.onSubmitted(state.syncRequestCount());
         return 1;
     }
@@ -275,22 +333,22 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /** Raises the write limit ahead of the frames waiting to be written (see {@link DurabilityMarker}). */
     private int raiseWriteLimit() {
         final long waitingEnd = scanner.position();
-        if (waitingEnd == positions.submittedPosition) {
+        if (waitingEnd == positions.submitted()) {
             return 0;
         }
-        return marker.maybeRaiseLimit(waitingEnd, positions.activeBase, positions.activeHandle);
+        return marker.maybeRaiseLimit(waitingEnd, positions.activeBase(), positions.activeHandle());
     }
 
     /** Writes the durability mark when the log has gone idle (see {@link DurabilityMarker}). */
     private int markDurable(final long nowNs) {
-        if (!marker.due(nowNs, positions.durablePosition, positions.durableSinceNs, scanner.provenPosition())
+        if (!marker.due(nowNs, positions.durable(), positions.durableSinceNs(), scanner.provenPosition())
                 || finalTailPosition >= 0
                 || writes.inFlight()
-                || scanner.position() != positions.submittedPosition
+                || scanner.position() != positions.submitted()
                 || hasFrameToScan()) {
             return 0;
         }
-        return marker.write(positions.durablePosition, positions.activeBase, positions.activeHandle);
+        return marker.write(positions.durable(), positions.activeBase(), positions.activeHandle());
     }
 
     @Override
@@ -311,10 +369,10 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             return;
         }
         if (kind == CompletionToken.WRITE) {
-            final int outcome = writes.onComplete(token, result);
-            if (outcome == WriteStage.SHORT) {
-                fail(writes.shortWriteFailure(token, result, positions.activeBase));
-            } else if (outcome == WriteStage.COMPLETE) {
+            final WriteStage.Outcome outcome = writes.onComplete(token, result);
+            if (outcome == WriteStage.Outcome.SHORT) {
+                fail(writes.shortWriteFailure(token, result, positions.activeBase()));
+            } else if (outcome == WriteStage.Outcome.COMPLETE) {
                 // Only the prefix of completed writes: a write that completed ahead of an earlier one
                 // waits for it.
                 while (writes.retireOldest()) {
@@ -334,7 +392,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         } else if (kind == CompletionToken.TRUNCATE) {
             truncation.onCompletion();
         } else if (kind == CompletionToken.MARK) {
-            final IOException shortWrite = marker.onWritten(result, positions.activeBase);
+            final IOException shortWrite = marker.onWritten(result, positions.activeBase());
             if (shortWrite != null) {
                 fail(shortWrite);
             }
@@ -357,8 +415,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 ? scanner.position()
                 : finalTailPosition;
         return scanner.position() == end
-                && positions.writtenPosition == end
-                && (writesDurable || positions.durablePosition == end)
+                && positions.written() == end
+                && (writesDurable || positions.durable() == end)
                 && !syncs.inFlight()
                 && !marker.writeInFlight()
                 && !truncation.isActive()
@@ -368,8 +426,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /** Whether work is waiting that the I/O thread's next round could make progress on. Any thread: a hint. */
     @Override
     public boolean hasWorkHint() {
-        final boolean canSubmit =
-                scanner.position() > positions.submittedPosition && writes.maySubmit(positions.submittedPosition);
+        final boolean canSubmit = scanner.position() > positions.submitted() && writes.maySubmit(positions.submitted());
         return closeRequested
                 || truncation.hasPending()
                 || asyncCompletions.hasInbox()
@@ -377,8 +434,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 || hasFrameToScan()
                 || (!syncs.inFlight()
                         && !syncs.cohortHolding()
-                        && state.syncRequestPosition() > positions.durablePosition
-                        && positions.writtenPosition > positions.durablePosition);
+                        && state.syncRequestPosition() > positions.durable()
+                        && positions.written() > positions.durable());
     }
 
     /**

@@ -39,44 +39,24 @@ final class IoShutdown {
     private final long segmentMask;
     private final boolean writesDurable;
 
-    /**
-     * Creates the shutdown of one log.
-     *
-     * @param session the storage session.
-     * @param logBuffer the log buffer.
-     * @param scanner the frame scanner.
-     * @param preparer the segment preparer.
-     * @param marker the durability marker.
-     * @param writes the write stage.
-     * @param asyncCompletions the futures left.
-     * @param state the shared state.
-     * @param positions where the I/O path stands.
-     * @param directory the log's directory, for messages.
-     * @param segmentCapacityBytes the segment capacity.
-     */
     IoShutdown(
-            final StorageSession session,
-            final LogBuffer logBuffer,
+            final IoShared shared,
             final FrameScanner scanner,
             final SegmentPreparer preparer,
             final DurabilityMarker marker,
             final WriteStage writes,
-            final AsyncCompletions asyncCompletions,
-            final LogState state,
-            final IoPositions positions,
-            final Path directory,
-            final long segmentCapacityBytes) {
-        this.session = session;
-        this.logBuffer = logBuffer;
+            final AsyncCompletions asyncCompletions) {
+        this.session = shared.session();
+        this.logBuffer = shared.logBuffer();
         this.scanner = scanner;
         this.preparer = preparer;
         this.marker = marker;
         this.writes = writes;
         this.asyncCompletions = asyncCompletions;
-        this.state = state;
-        this.positions = positions;
-        this.directory = directory;
-        this.segmentMask = segmentCapacityBytes - 1;
+        this.state = shared.state();
+        this.positions = shared.positions();
+        this.directory = shared.directory();
+        this.segmentMask = shared.segmentCapacityBytes() - 1;
         this.writesDurable = session.writesDurable();
     }
 
@@ -130,8 +110,8 @@ final class IoShutdown {
         }
         final boolean buffersFreeable = producersDone && inFlight == 0;
         asyncCompletions.stop(
-                failed ? -1 : positions.writtenPosition,
-                failed ? -1 : positions.durablePosition,
+                failed ? -1 : positions.written(),
+                failed ? -1 : positions.durable(),
                 failed
                         ? state.failure()
                         : new WalException(
@@ -150,17 +130,17 @@ final class IoShutdown {
      */
     private void markClosedCleanly() {
         Invariants.check(
-                writesDurable || positions.durablePosition == positions.writtenPosition,
+                writesDurable || positions.durable() == positions.written(),
                 "closing with written %d durable %d",
-                positions.writtenPosition,
-                positions.durablePosition);
+                positions.written(),
+                positions.durable());
         try {
             marker.recordCleanClose(
-                    new BlockingIo(session), positions.activeBase, positions.activeHandle, positions.durablePosition);
+                    new BlockingIo(session), positions.activeBase(), positions.activeHandle(), positions.durable());
         } catch (final IOException | RuntimeException ex) {
             LOGGER.log(
                     System.Logger.Level.WARNING,
-                    "could not record the clean close in " + SegmentNames.segmentPath(directory, positions.activeBase)
+                    "could not record the clean close in " + SegmentNames.segmentPath(directory, positions.activeBase())
                             + "; every record is durable, and the next open recovers the log as after a crash",
                     ex);
         }

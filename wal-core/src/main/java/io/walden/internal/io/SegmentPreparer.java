@@ -144,7 +144,6 @@ final class SegmentPreparer implements AutoCloseable {
             final int segmentCapacityBytes,
             final int writeBytes,
             final long logId,
-            final long token,
             final FreeSegments free,
             final SpaceProbe usableSpace) {
         Invariants.check(
@@ -156,7 +155,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.segmentCapacityBytes = segmentCapacityBytes;
         this.writeBytes = writeBytes;
         this.logId = logId;
-        this.token = token;
+        this.token = CompletionToken.of(CompletionToken.PREPARE);
         this.free = free;
         this.usableSpace = usableSpace;
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);

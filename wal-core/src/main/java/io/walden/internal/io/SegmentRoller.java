@@ -46,44 +46,23 @@ final class SegmentRoller {
     private long rollWantedSinceNs = -1;
     private String publishedShortage;
 
-    /**
-     * Creates the roller of one log.
-     *
-     * @param session the storage session.
-     * @param preparer prepares the next segment.
-     * @param scanner the frame scanner, which moves to the next segment with the log.
-     * @param positions where the I/O path stands.
-     * @param marker the durability marker.
-     * @param syncs the sync stage.
-     * @param logBuffer the log buffer.
-     * @param state the shared state, where the new positions are published.
-     * @param stats the counters.
-     * @param directory the log's directory, for events.
-     * @param segmentCapacityBytes the segment capacity.
-     */
     SegmentRoller(
-            final StorageSession session,
+            final IoShared shared,
             final SegmentPreparer preparer,
             final FrameScanner scanner,
-            final IoPositions positions,
             final DurabilityMarker marker,
-            final SyncStage syncs,
-            final LogBuffer logBuffer,
-            final LogState state,
-            final StatsCounters stats,
-            final Path directory,
-            final long segmentCapacityBytes) {
-        this.session = session;
+            final SyncStage syncs) {
+        this.session = shared.session();
         this.preparer = preparer;
         this.scanner = scanner;
-        this.positions = positions;
+        this.positions = shared.positions();
         this.marker = marker;
         this.syncs = syncs;
-        this.logBuffer = logBuffer;
-        this.state = state;
-        this.stats = stats;
-        this.directory = directory;
-        this.segmentCapacityBytes = segmentCapacityBytes;
+        this.logBuffer = shared.logBuffer();
+        this.state = shared.state();
+        this.stats = shared.stats();
+        this.directory = shared.directory();
+        this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
     }
 
@@ -99,15 +78,14 @@ final class SegmentRoller {
         if (preparer.isIdle() && preparer.spaceShortage() != null) {
             // Its temporary file could not be created for space: tried again once its retry time has
             // come (a no-op before).
-            preparer.start(positions.activeBase + segmentCapacityBytes);
+            preparer.start(positions.activeEnd());
         }
         final String shortage = preparer.spaceShortage();
         if (shortage != publishedShortage) {
             publishedShortage = shortage;
             state.spaceShortage(shortage);
         }
-        if (positions.activeBase + segmentCapacityBytes - scanner.position() <= hurryDistanceBytes
-                && preparer.hurry()) {
+        if (positions.activeEnd() - scanner.position() <= hurryDistanceBytes && preparer.hurry()) {
             stats.recordSegmentHurried();
         }
         if (framesWaiting && !preparer.isHurried()) {
@@ -125,15 +103,15 @@ final class SegmentRoller {
      * @return 1 if the header write was submitted, else 0.
      */
     int seal() {
-        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
-        if (positions.writtenPosition != segmentEnd
+        final long segmentEnd = positions.activeEnd();
+        if (positions.written() != segmentEnd
                 || scanner.position() != segmentEnd
                 || marker.writeInFlight()
                 || marker.continuedWritten()
                 || !preparer.isReady(segmentEnd)) {
             return 0;
         }
-        return marker.writeContinued(positions.activeBase, positions.activeHandle);
+        return marker.writeContinued(positions.activeBase(), positions.activeHandle());
     }
 
     /**
@@ -144,9 +122,9 @@ final class SegmentRoller {
      * @throws IOException if the old segment cannot be closed.
      */
     int maybeRoll() throws IOException {
-        final long segmentEnd = positions.activeBase + segmentCapacityBytes;
+        final long segmentEnd = positions.activeEnd();
         if (scanner.position() != segmentEnd
-                || positions.durablePosition != segmentEnd
+                || positions.durable() != segmentEnd
                 || marker.writeInFlight()
                 || syncs.inFlight()) {
             return 0;
@@ -165,31 +143,26 @@ final class SegmentRoller {
         if (SegmentRollEvent.enabled()) {
             final SegmentRollEvent event = new SegmentRollEvent();
             event.directory = directory.toString();
-            event.fromBasePosition = positions.activeBase;
+            event.fromBasePosition = positions.activeBase();
             event.toBasePosition = segmentEnd;
             event.waitedNs = rollWantedSinceNs < 0 ? 0 : System.nanoTime() - rollWantedSinceNs;
             event.commit();
         }
         rollWantedSinceNs = -1;
-        session.closeFile(positions.activeHandle);
+        session.closeFile(positions.activeHandle());
         final int recycledLimitOffset = preparer.readyLimitOffset();
-        positions.activeHandle = preparer.take();
-        positions.activeBase = segmentEnd;
+        positions.rolled(segmentEnd, preparer.take());
         final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
         scanner.rollTo(firstFramePosition);
-        positions.submittedPosition = firstFramePosition;
-        positions.writtenPosition = firstFramePosition;
-        positions.durablePosition = firstFramePosition;
         marker.onRoll(recycledLimitOffset);
-        positions.releasedPosition = firstFramePosition;
-        logBuffer.release(positions.releasedPosition);
+        logBuffer.release(positions.released());
         state.publishWritten(firstFramePosition);
         state.publishDurable(firstFramePosition);
         stats.recordSegmentRolled();
         if (recycledLimitOffset != 0) {
             stats.recordSegmentRecycled();
         }
-        preparer.start(positions.activeBase + segmentCapacityBytes);
+        preparer.start(positions.activeEnd());
         return 1;
     }
 }

@@ -57,7 +57,6 @@ final class SegmentTruncation {
      * @param directory the log directory.
      * @param segmentCapacityBytes the segment size, a power of two.
      * @param firstSegmentBase the base position of the oldest segment on disk.
-     * @param token the completion token of every operation this submits.
      * @param free where freed segment files wait for reuse.
      */
     SegmentTruncation(
@@ -66,7 +65,6 @@ final class SegmentTruncation {
             final Path directory,
             final long segmentCapacityBytes,
             final long firstSegmentBase,
-            final long token,
             final FreeSegments free) {
         Invariants.check(
                 BitUtil.isPowerOfTwo(segmentCapacityBytes),
@@ -78,7 +76,7 @@ final class SegmentTruncation {
         this.segmentCapacityBytes = segmentCapacityBytes;
         this.segmentMask = segmentCapacityBytes - 1;
         this.firstSegmentBase = firstSegmentBase;
-        this.token = token;
+        this.token = CompletionToken.of(CompletionToken.TRUNCATE);
         this.free = free;
     }
 

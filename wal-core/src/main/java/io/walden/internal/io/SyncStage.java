@@ -53,38 +53,19 @@ final class SyncStage {
     // happens: group commit runs as it would without them.
     private volatile boolean loneWriter = true;
 
-    /**
-     * Creates the sync stage of one log.
-     *
-     * @param session the storage session.
-     * @param state the shared state: sync requests, published positions, waiters.
-     * @param stats the counters.
-     * @param positions where the I/O path stands.
-     * @param marker the durability marker, whose mark a sync may make durable.
-     * @param commitPolicy when to sync.
-     * @param directory the log's directory, for events.
-     * @param segmentCapacityBytes the segment capacity.
-     * @param nothingElseToWrite whether no write is in flight and nothing more is to be written,
-     *     asked only when a sync is submitted.
-     */
     SyncStage(
-            final StorageSession session,
-            final LogState state,
-            final StatsCounters stats,
-            final IoPositions positions,
+            final IoShared shared,
             final DurabilityMarker marker,
             final GroupCommitPolicy commitPolicy,
-            final Path directory,
-            final long segmentCapacityBytes,
             final BooleanSupplier nothingElseToWrite) {
-        this.session = session;
-        this.state = state;
-        this.stats = stats;
-        this.positions = positions;
+        this.session = shared.session();
+        this.state = shared.state();
+        this.stats = shared.stats();
+        this.positions = shared.positions();
         this.marker = marker;
         this.commitPolicy = commitPolicy;
-        this.directory = directory;
-        this.segmentCapacityBytes = segmentCapacityBytes;
+        this.directory = shared.directory();
+        this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.writesDurable = session.writesDurable();
         this.nothingElseToWrite = nothingElseToWrite;
     }
@@ -123,39 +104,39 @@ final class SyncStage {
         if (inFlight || writesDurable) {
             return 0;
         }
-        if (positions.writtenPosition == positions.activeBase + segmentCapacityBytes && marker.writeInFlight()) {
+        if (positions.written() == positions.activeEnd() && marker.writeInFlight()) {
             // The fence's sync waits for the header write (the continued flag), so that it covers it.
             return 0;
         }
         final long requestPosition = state.syncRequestPosition();
-        final int decision = commitPolicy.decide(
+        final GroupCommitPolicy.Decision decision = commitPolicy.decide(
                 nowNs,
-                positions.writtenPosition,
-                positions.durablePosition,
+                positions.written(),
+                positions.durable(),
                 requestPosition,
                 state.syncRequestCount(),
-                headerFence || positions.writtenPosition == positions.activeBase + segmentCapacityBytes,
+                headerFence || positions.written() == positions.activeEnd(),
                 closing,
                 marker.awaitsSync());
-        if (decision == GroupCommitPolicy.HOLD) {
+        if (decision == GroupCommitPolicy.Decision.HOLD) {
             // The writers the last sync woke are coming back: they wake the I/O thread when all are.
             cohortHolding = true;
             state.cohortWakeCount(commitPolicy.groupBackAtRequestCount());
             return 0;
         }
-        if (decision != GroupCommitPolicy.SYNC) {
+        if (decision != GroupCommitPolicy.Decision.SYNC) {
             return 0;
         }
         inFlight = true;
         marker.onSyncSubmitted();
-        targetPosition = positions.writtenPosition;
-        targetRecords = positions.writtenRecords;
+        targetPosition = positions.written();
+        targetRecords = positions.writtenRecords();
         startNs = nowNs;
         final long requestCount = state.syncRequestCount();
         eventWaiters = commitPolicy.requestsSinceLastSubmit(requestCount);
         event = SyncEvent.beginIfEnabled();
         final boolean alone = eventWaiters == 1
-                && requestPosition > positions.durablePosition
+                && requestPosition > positions.durable()
                 && !marker.writeInFlight()
                 && nothingElseToWrite.getAsBoolean();
         commitPolicy.onSyncSubmitted(requestCount);
@@ -168,9 +149,9 @@ final class SyncStage {
             // the backend may run it here rather than hand it to a thread of its own and back. Not
             // for syncs nobody waits for (periodic, fences), which may cover much more data: writes
             // go on beside those.
-            session.submitSyncOnCaller(positions.activeHandle, CompletionToken.of(CompletionToken.SYNC));
+            session.submitSyncOnCaller(positions.activeHandle(), CompletionToken.of(CompletionToken.SYNC));
         } else {
-            session.submitSync(positions.activeHandle, CompletionToken.of(CompletionToken.SYNC));
+            session.submitSync(positions.activeHandle(), CompletionToken.of(CompletionToken.SYNC));
         }
         return 1;
     }
@@ -178,28 +159,24 @@ final class SyncStage {
     /** The sync in flight completed: everything below its target is durable. */
     void onComplete() {
         Invariants.check(
-                targetPosition >= positions.durablePosition && targetPosition >= positions.activeBase,
+                targetPosition >= positions.durable() && targetPosition >= positions.activeBase(),
                 "sync to %d completed with the durable position at %d, active segment %d",
                 targetPosition,
-                positions.durablePosition,
-                positions.activeBase);
+                positions.durable(),
+                positions.activeBase());
         inFlight = false;
         final long nowNs = System.nanoTime();
-        final long newlyDurableBytes = targetPosition - positions.durablePosition;
-        final long newlyDurableRecords = targetRecords - positions.durableRecords;
+        final long newlyDurableBytes = targetPosition - positions.durable();
+        final long newlyDurableRecords = targetRecords - positions.durableRecords();
         stats.recordSync(newlyDurableRecords, newlyDurableBytes, nowNs - startNs);
         state.recordSyncDuration(nowNs - startNs);
         commitPolicy.onSyncCompleted(nowNs, startNs, state.syncRequestCount());
-        if (targetPosition != positions.durablePosition) {
-            positions.durableSinceNs = nowNs;
-        }
-        positions.durablePosition = targetPosition;
-        positions.durableRecords = targetRecords;
+        positions.durable(targetPosition, targetRecords, nowNs);
         // After the durable position moved: the event reports the position the sync made durable.
         commitEvent("fdatasync", newlyDurableBytes, newlyDurableRecords, eventWaiters);
         marker.onSynced();
         // Blocked waiters are woken after the next sync is submitted (end of the round).
-        state.publishDurableQuietly(positions.durablePosition);
+        state.publishDurableQuietly(positions.durable());
         wakePending = true;
     }
 
@@ -210,17 +187,15 @@ final class SyncStage {
      * @param writeSubmitNs when the write was submitted, for its latency.
      */
     void onDurableWrite(final long writeSubmitNs) {
-        final long newlyDurableBytes = positions.writtenPosition - positions.durablePosition;
-        final long newlyDurableRecords = positions.writtenRecords - positions.durableRecords;
-        positions.durablePosition = positions.writtenPosition;
-        positions.durableRecords = positions.writtenRecords;
-        positions.durableSinceNs = System.nanoTime();
+        final long newlyDurableBytes = positions.written() - positions.durable();
+        final long newlyDurableRecords = positions.writtenRecords() - positions.durableRecords();
+        positions.durableAtWritten(System.nanoTime());
         // Its duration tells SYNCED waiters whether to yield, as a sync's does.
-        final long latencyNs = positions.durableSinceNs - writeSubmitNs;
+        final long latencyNs = positions.durableSinceNs() - writeSubmitNs;
         state.recordSyncDuration(latencyNs);
         stats.recordDurableWrite(latencyNs);
         commitEvent("O_DSYNC write", newlyDurableBytes, newlyDurableRecords, 0);
-        state.publishDurable(positions.durablePosition);
+        state.publishDurable(positions.durable());
     }
 
     /**
@@ -268,7 +243,7 @@ final class SyncStage {
             current.bytes = bytes;
             current.records = records;
             current.waiters = waiters;
-            current.durablePosition = positions.durablePosition;
+            current.durablePosition = positions.durable();
             current.commit();
         }
     }

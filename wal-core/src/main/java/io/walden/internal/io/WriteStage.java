@@ -58,12 +58,15 @@ import org.agrona.concurrent.UnsafeBuffer;
  * stops.
  */
 final class WriteStage {
-    /** {@link #onComplete}: a part of the write completed, another is still in flight. */
-    static final int PART_PENDING = 0;
-    /** {@link #onComplete}: the whole write completed (earlier writes may still be in flight). */
-    static final int COMPLETE = 1;
-    /** {@link #onComplete}: the backend reported a short write, which fails the log. */
-    static final int SHORT = 2;
+    /** What a completion did to its write ({@link #onComplete}). */
+    enum Outcome {
+        /** A part of the write completed, another is still in flight. */
+        PART_PENDING,
+        /** The whole write completed (earlier writes may still be in flight). */
+        COMPLETE,
+        /** The backend reported a short write, which fails the log. */
+        SHORT
+    }
     /** The most writes in flight any configuration allows: the slots the token can name. */
     static final int IN_FLIGHT_MAX = CompletionToken.WRITE_SLOTS;
 
@@ -122,25 +125,19 @@ final class WriteStage {
      * @param depthMeasured whether writes go side by side only while {@link WriteDepthPolicy} measures
      *     that it pays.
      */
-    WriteStage(
-            final StorageSession session,
-            final LogBuffer logBuffer,
-            final LogState state,
-            final StatsCounters stats,
-            final IoPositions positions,
-            final Path directory,
-            final int inFlightMax,
-            final boolean depthMeasured) {
+    WriteStage(final IoShared shared, final int inFlightMax, final boolean depthMeasured) {
+        final StorageSession session = shared.session();
+        final LogBuffer logBuffer = shared.logBuffer();
         Invariants.check(
                 inFlightMax >= 1 && inFlightMax <= IN_FLIGHT_MAX && (inFlightMax == 1 || session.writesDurable()),
                 "writes in flight %d",
                 inFlightMax);
         this.session = session;
         this.logBuffer = logBuffer;
-        this.state = state;
-        this.stats = stats;
-        this.positions = positions;
-        this.directory = directory;
+        this.state = shared.state();
+        this.stats = shared.stats();
+        this.positions = shared.positions();
+        this.directory = shared.directory();
         this.directIo = session.directIo();
         // Buffered writes of one page may be in flight together: each O_DSYNC write makes its own
         // bytes durable, whatever the other does to the page. Direct writes of one block may not.
@@ -334,7 +331,7 @@ final class WriteStage {
      * @return {@link #PART_PENDING}, {@link #COMPLETE} (then {@link #retireOldest} retires what the
      *     completed prefix allows), or {@link #SHORT} (see {@link #shortWriteFailure}).
      */
-    int onComplete(final long token, final long result) {
+    Outcome onComplete(final long token, final long result) {
         final int slot = CompletionToken.writeSlot(token);
         final boolean tail = CompletionToken.isWriteTail(token);
         Invariants.check(
@@ -346,20 +343,20 @@ final class WriteStage {
                 result,
                 slot);
         if (result != (tail ? tailBytes : slotFrameBytes[slot])) {
-            return SHORT;
+            return Outcome.SHORT;
         }
         if (tail) {
             scratchSlot = -1;
         }
         stats.recordWrite(result);
         if (--slotPartsPending[slot] > 0) {
-            return PART_PENDING;
+            return Outcome.PART_PENDING;
         }
         slotComplete[slot] = true;
         if (inFlightMax > 1) {
             depthPolicy.onCompleted(System.nanoTime() - slotSubmitNs[slot], slotBeside[slot]);
         }
-        return COMPLETE;
+        return Outcome.COMPLETE;
     }
 
     /**
@@ -377,11 +374,11 @@ final class WriteStage {
             return false;
         }
         Invariants.check(
-                slotStart[slot] == positions.writtenPosition,
+                slotStart[slot] == positions.written(),
                 "write [%d, %d) retired with the written position at %d",
                 slotStart[slot],
                 slotEnd[slot],
-                positions.writtenPosition);
+                positions.written());
         retiredEnd = slotEnd[slot];
         retiredEndRecords = slotEndRecords[slot];
         retiredSubmitNs = slotSubmitNs[slot];
@@ -398,13 +395,12 @@ final class WriteStage {
      * @return whether the written position moved.
      */
     boolean publishWritten() {
-        positions.writtenRecords = retiredEndRecords;
-        if (retiredEnd == positions.writtenPosition) {
+        if (retiredEnd == positions.written()) {
+            positions.written(retiredEnd, retiredEndRecords, positions.released());
             return false;
         }
-        positions.writtenPosition = retiredEnd;
-        positions.releasedPosition = directIo ? retiredEnd & ~blockMask : retiredEnd;
-        logBuffer.release(positions.releasedPosition);
+        positions.written(retiredEnd, retiredEndRecords, directIo ? retiredEnd & ~blockMask : retiredEnd);
+        logBuffer.release(positions.released());
         state.publishWritten(retiredEnd);
         return true;
     }

@@ -47,7 +47,13 @@ class DurabilityMarkerTest {
         session = new HeldCompletionSession().autoDeliver(0);
         handle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         session.operations().clear();
-        marker = new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0, false);
+        marker = new DurabilityMarker(
+                session,
+                new StatsCounters(),
+                directory,
+                SEGMENT,
+                LOG_ID,
+                new DurabilityMarker.ActiveSegment(4096, 0, false));
     }
 
     @AfterEach
@@ -120,8 +126,13 @@ class DurabilityMarkerTest {
 
     @Test
     void shouldHoldWritesPastTheDurableLimitUntilASyncCoversTheRaisedOne() throws IOException {
-        final DurabilityMarker limited =
-                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192, false);
+        final DurabilityMarker limited = new DurabilityMarker(
+                session,
+                new StatsCounters(),
+                directory,
+                SEGMENT,
+                LOG_ID,
+                new DurabilityMarker.ActiveSegment(4096, 8192, false));
         try {
             assertTrue(limited.allowsWrite(8192, 0));
             assertFalse(limited.allowsWrite(8200, 0), "past the limit");
@@ -146,8 +157,13 @@ class DurabilityMarkerTest {
 
     @Test
     void shouldRecordTheContinuedFlagAndKeepTheLimitInEveryLaterHeader() throws IOException {
-        final DurabilityMarker limited =
-                new DurabilityMarker(session, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 8192, false);
+        final DurabilityMarker limited = new DurabilityMarker(
+                session,
+                new StatsCounters(),
+                directory,
+                SEGMENT,
+                LOG_ID,
+                new DurabilityMarker.ActiveSegment(4096, 8192, false));
         try {
             limited.writeContinued(0, handle);
             assertTrue(limited.continuedWritten());
@@ -178,8 +194,13 @@ class DurabilityMarkerTest {
     void shouldNeedNoSyncWithDurableWrites() throws IOException {
         final HeldCompletionSession durable = new HeldCompletionSession().writesDurable(true);
         final int durableHandle = durable.openFile(SegmentNames.segmentPath(directory, SEGMENT), true);
-        final DurabilityMarker durableMarker =
-                new DurabilityMarker(durable, new StatsCounters(), directory, SEGMENT, LOG_ID, 4096, 0, false);
+        final DurabilityMarker durableMarker = new DurabilityMarker(
+                durable,
+                new StatsCounters(),
+                directory,
+                SEGMENT,
+                LOG_ID,
+                new DurabilityMarker.ActiveSegment(4096, 0, false));
         try {
             durableMarker.write(SEGMENT + 8192, SEGMENT, durableHandle);
             assertNull(durableMarker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT));

@@ -41,7 +41,7 @@ class FailStopTest {
             session.deliver(WRITE);
             path.run();
             assertEquals(endA, path.state.writtenPosition());
-            assertTrue(path.parts.writes.inFlight() && path.parts.syncs.inFlight());
+            assertTrue(path.round.writes.inFlight() && path.round.syncs.inFlight());
 
             // In one poll: the sync fails, then B's write completes.
             final IOException cause = new IOException("sync failed");
@@ -51,7 +51,7 @@ class FailStopTest {
             assertTrue(path.round.failed());
             assertSame(cause, path.state.failure());
             assertEquals(endA, path.state.writtenPosition(), "a write acknowledged after the failure");
-            assertEquals(endA, path.positions.writtenPosition);
+            assertEquals(endA, path.positions.written());
             assertEquals(HEADER, path.state.durablePosition());
             assertEquals(LogBuffer.CLOSED, path.logBuffer.claim(64), "an append accepted after the failure");
         }
@@ -71,8 +71,8 @@ class FailStopTest {
             path.requestSync(endB);
             session.deliverFailure(SYNC, new IOException("sync failed"));
             path.run();
-            path.run(IoRound.IO_THREAD, 3);
-            path.run(IoRound.CALLER, 3);
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            path.run(IoRound.Kind.CALLER, 3);
             assertEquals(0, path.round.drain());
             assertEquals(
                     2, session.operations().size(), "submitted or retried after the failure: " + session.operations());
@@ -85,7 +85,7 @@ class FailStopTest {
     void shouldFailOnceWithTheFirstCause() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final FailStop failStop = path.parts.failStop;
+            final FailStop failStop = path.round.failStop;
             final IOException first = new IOException("first");
             failStop.fail(first, true);
             failStop.fail(new IOException("second"), true);
@@ -112,7 +112,7 @@ class FailStopTest {
             final long endB = path.appendPage();
             session.deliver(WRITE);
             path.run();
-            assertTrue(path.parts.writes.inFlight() && path.parts.syncs.inFlight());
+            assertTrue(path.round.writes.inFlight() && path.round.syncs.inFlight());
             final CompletableFuture<Long> syncedA = future(path, HEADER, Durability.SYNCED);
             final CompletableFuture<Long> writtenB = future(path, startB, Durability.WRITTEN);
             final long startC = endB;
@@ -135,7 +135,7 @@ class FailStopTest {
 
     private static CompletableFuture<Long> future(final IoPath path, final long lsn, final Durability durability) {
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        path.parts.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
+        path.round.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
         return future;
     }
 
@@ -144,11 +144,11 @@ class FailStopTest {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
             final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.SYNCED, future));
+            path.round.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.SYNCED, future));
             final TruncateRequest request = new TruncateRequest(2L * SEGMENT);
-            path.parts.truncation.request(request);
+            path.round.truncation.request(request);
             final IOException cause = new IOException("disk gone");
-            path.parts.failStop.fail(cause, true);
+            path.round.failStop.fail(cause, true);
             assertTrue(future.isCompletedExceptionally());
             assertFailedWith(cause, future, HEADER);
             assertTrue(request.isDone());
@@ -161,15 +161,15 @@ class FailStopTest {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
             final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.WRITTEN, future));
+            path.round.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.WRITTEN, future));
             final IOException cause = new IOException("disk gone");
-            path.parts.failStop.fail(cause, false);
+            path.round.failStop.fail(cause, false);
             assertFalse(future.isDone(), "user code ran on the completion thread");
 
             // Asked after the failure: failed by the next drain too.
             final TruncateRequest late = new TruncateRequest(2L * SEGMENT);
-            path.parts.truncation.request(late);
-            assertEquals(0, path.parts.failStop.drain());
+            path.round.truncation.request(late);
+            assertEquals(0, path.round.failStop.drain());
             assertFailedWith(cause, future, HEADER);
             assertSame(cause, late.failure());
         }
@@ -181,7 +181,7 @@ class FailStopTest {
         try (IoPath path = new IoPath(directory, session)) {
             path.appendPage();
             path.run();
-            path.parts.failStop.fail(new IOException("failed elsewhere"), true);
+            path.round.failStop.fail(new IOException("failed elsewhere"), true);
             session.deliver(WRITE);
             assertEquals(0, path.round.drain());
             assertEquals(0, session.inFlight(), "the completion was drained");

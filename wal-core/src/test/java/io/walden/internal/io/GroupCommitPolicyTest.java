@@ -1,8 +1,8 @@
 package io.walden.internal.io;
 
-import static io.walden.internal.io.GroupCommitPolicy.HOLD;
-import static io.walden.internal.io.GroupCommitPolicy.NONE;
-import static io.walden.internal.io.GroupCommitPolicy.SYNC;
+import static io.walden.internal.io.GroupCommitPolicy.Decision.HOLD;
+import static io.walden.internal.io.GroupCommitPolicy.Decision.NONE;
+import static io.walden.internal.io.GroupCommitPolicy.Decision.SYNC;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,7 +27,7 @@ final class GroupCommitPolicyTest {
     }
 
     /** Decides for a plain state: written 1000, durable 0, not a fence, not closing, no mark. */
-    private static int decide(
+    private static GroupCommitPolicy.Decision decide(
             final GroupCommitPolicy policy, final long nowNs, final long requestPosition, final long requestCount) {
         return policy.decide(nowNs, 1000, 0, requestPosition, requestCount, false, false, false);
     }
@@ -137,7 +137,7 @@ final class GroupCommitPolicyTest {
             sync(policy, nowNs, 100 * US, requests);
             nowNs += 100 * US;
             requests += 2;
-            int decision = decide(policy, nowNs + 10 * US, 500, requests);
+            GroupCommitPolicy.Decision decision = decide(policy, nowNs + 10 * US, 500, requests);
             if (decision == HOLD) {
                 decision = decide(policy, policy.holdUntilNs(), 500, requests);
                 nowNs = policy.holdUntilNs();
@@ -183,7 +183,7 @@ final class GroupCommitPolicyTest {
                 final boolean fence = random.nextInt(30) == 0;
                 final boolean closing = random.nextInt(100) == 0;
                 final boolean mark = random.nextInt(10) == 0;
-                final int decision =
+                final GroupCommitPolicy.Decision decision =
                         policy.decide(nowNs, written, durable, requestPosition, requests, fence, closing, mark);
                 final String where = "history " + history + " step " + step;
                 if (written > durable && (fence || closing)) {

@@ -1,11 +1,11 @@
 package io.walden.internal.io;
 
-import static io.walden.internal.io.IoIdleStrategy.PARK;
+import static io.walden.internal.io.IoIdleStrategy.Action.PARK;
+import static io.walden.internal.io.IoIdleStrategy.Action.REST;
+import static io.walden.internal.io.IoIdleStrategy.Action.SPIN;
+import static io.walden.internal.io.IoIdleStrategy.Action.YIELD;
 import static io.walden.internal.io.IoIdleStrategy.PARK_NS_MAX;
-import static io.walden.internal.io.IoIdleStrategy.REST;
-import static io.walden.internal.io.IoIdleStrategy.SPIN;
 import static io.walden.internal.io.IoIdleStrategy.SPIN_COUNT;
-import static io.walden.internal.io.IoIdleStrategy.YIELD;
 import static io.walden.internal.io.IoIdleStrategy.YIELD_COUNT;
 import static io.walden.internal.io.IoIdleStrategy.YIELD_IN_FLIGHT_COUNT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,7 +28,7 @@ class IoIdleStrategyTest {
     @Test
     void shouldSpinThenYieldThenParkWhenItMayNotRest() {
         for (int count = 1; count <= LAST_IN_FLIGHT_YIELD + 10; count++) {
-            final int expected = count < SPIN_COUNT ? SPIN : count <= LAST_YIELD ? YIELD : PARK;
+            final IoIdleStrategy.Action expected = count < SPIN_COUNT ? SPIN : count <= LAST_YIELD ? YIELD : PARK;
             assertEquals(expected, IoIdleStrategy.action(count, false, false), "idle count " + count);
         }
     }
@@ -36,7 +36,8 @@ class IoIdleStrategyTest {
     @Test
     void shouldKeepYieldingWhileACompletionIsExpectedUpToItsBound() {
         for (int count = 1; count <= LAST_IN_FLIGHT_YIELD + 10; count++) {
-            final int expected = count < SPIN_COUNT ? SPIN : count <= LAST_IN_FLIGHT_YIELD ? YIELD : PARK;
+            final IoIdleStrategy.Action expected =
+                    count < SPIN_COUNT ? SPIN : count <= LAST_IN_FLIGHT_YIELD ? YIELD : PARK;
             assertEquals(expected, IoIdleStrategy.action(count, false, true), "idle count " + count);
         }
     }

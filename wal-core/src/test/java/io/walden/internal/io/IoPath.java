@@ -37,7 +37,6 @@ final class IoPath implements AutoCloseable {
     final LogBuffer logBuffer;
     final LogState state;
     final StatsCounters stats = new StatsCounters();
-    final IoParts parts;
     final IoRound round;
     final IoPositions positions;
     /** The time every round is run at; a test moves it. */
@@ -117,9 +116,8 @@ final class IoPath implements AutoCloseable {
         this.state = new LogState(0, endPosition, 0);
         final RecoveredLog recovered =
                 new RecoveredLog(LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null);
-        this.parts = new IoParts(config, session, logBuffer, state, stats, recovered, new IoDuty());
-        this.round = new IoRound(parts);
-        this.positions = parts.positions;
+        this.round = new IoRound(config, session, logBuffer, state, stats, recovered);
+        this.positions = round.positions();
         this.nowNs = System.nanoTime();
         session.operations().clear();
     }
@@ -157,17 +155,17 @@ final class IoPath implements AutoCloseable {
     }
 
     /** Runs one round of a kind ({@link IoRound#IO_THREAD}, {@link IoRound#CALLER}, {@link IoRound#COMPLETION}). */
-    int run(final int kind) {
+    int run(final IoRound.Kind kind) {
         return round.run(nowNs, kind);
     }
 
     /** Runs one round of the I/O thread. */
     int run() {
-        return run(IoRound.IO_THREAD);
+        return run(IoRound.Kind.IO_THREAD);
     }
 
     /** Runs rounds of a kind. */
-    void run(final int kind, final int rounds) {
+    void run(final IoRound.Kind kind, final int rounds) {
         for (int i = 0; i < rounds; i++) {
             run(kind);
         }
@@ -211,9 +209,9 @@ final class IoPath implements AutoCloseable {
     public void close() {
         session.close();
         if (!buffersClosed) {
-            parts.preparer.close();
-            parts.marker.close();
-            parts.writes.close();
+            round.preparer.close();
+            round.marker.close();
+            round.writes.close();
         }
         logBuffer.close();
     }

@@ -60,20 +60,20 @@ class IoRoundTest {
                 new HeldCompletionSession().writesDurable(true).autoDeliver(WRITE);
         try (IoPath path = new IoPath(Files.createDirectories(directory.resolve("durable")), durable)) {
             final long first = path.appendPage();
-            path.run(IoRound.CALLER, 2);
+            path.run(IoRound.Kind.CALLER, 2);
             assertEquals(first, path.state.durablePosition());
             assertEquals(1, durable.writesOnCaller(), "an appender's own durable write");
             final long second = path.appendPage();
-            path.run(IoRound.IO_THREAD, 2);
+            path.run(IoRound.Kind.IO_THREAD, 2);
             path.appendPage();
-            path.run(IoRound.COMPLETION, 1);
+            path.run(IoRound.Kind.COMPLETION, 1);
             assertTrue(path.state.durablePosition() >= second);
             assertEquals(1, durable.writesOnCaller(), "the I/O thread's and a completion round's writes");
         }
         final HeldCompletionSession buffered = new HeldCompletionSession().autoDeliver(WRITE, SYNC);
         try (IoPath path = new IoPath(Files.createDirectories(directory.resolve("buffered")), buffered)) {
             path.requestSync(path.appendPage());
-            path.run(IoRound.CALLER, 3);
+            path.run(IoRound.Kind.CALLER, 3);
             assertEquals(0, buffered.writesOnCaller(), "a write the appender syncs after");
         }
     }
@@ -84,16 +84,16 @@ class IoRoundTest {
         try (IoPath path = new IoPath(directory, session)) {
             final long end = path.appendPage();
             path.requestSync(end);
-            path.run(IoRound.CALLER, 3);
+            path.run(IoRound.Kind.CALLER, 3);
             assertEquals(end, path.state.durablePosition());
-            path.parts.preparer.start(SEGMENT);
+            path.round.preparer.start(SEGMENT);
             final TruncateRequest request = new TruncateRequest(SEGMENT);
-            path.parts.truncation.request(request);
+            path.round.truncation.request(request);
             path.nowNs = System.nanoTime() + DurabilityMarker.MARK_IDLE_NS;
             session.operations().clear();
 
-            path.run(IoRound.CALLER, 3);
-            path.run(IoRound.COMPLETION, 3);
+            path.run(IoRound.Kind.CALLER, 3);
+            path.run(IoRound.Kind.COMPLETION, 3);
             assertEquals(List.of(), session.operations(), "background work in an appender's or completion round");
             assertFalse(request.isDone());
             assertTrue(path.round.ioThreadNeeded());
@@ -115,7 +115,7 @@ class IoRoundTest {
         try (IoPath path = new IoPath(directory, session)) {
             final long end = path.appendPage();
             path.round.requestClose();
-            path.run(IoRound.CALLER, 2);
+            path.run(IoRound.Kind.CALLER, 2);
             assertFalse(path.round.closing());
             assertEquals(end, path.append(48), "claims go on until the I/O thread closes the tail");
             path.run();
@@ -140,13 +140,13 @@ class IoRoundTest {
             session.deliver(CompletionToken.MARK);
             path.run();
             session.deliver(SYNC);
-            path.run(IoRound.COMPLETION);
-            assertEquals(SEGMENT, path.positions.durablePosition);
-            assertEquals(0, path.positions.activeBase, "a roll closes a file");
+            path.run(IoRound.Kind.COMPLETION);
+            assertEquals(SEGMENT, path.positions.durable());
+            assertEquals(0, path.positions.activeBase(), "a roll closes a file");
             assertFalse(session.operations().contains("close " + segmentName(0)));
             assertTrue(path.round.ioThreadNeeded(), "the roll is left to the I/O thread");
-            path.run(IoRound.CALLER);
-            assertEquals(SEGMENT, path.positions.activeBase, "an appender's round rolls");
+            path.run(IoRound.Kind.CALLER);
+            assertEquals(SEGMENT, path.positions.activeBase(), "an appender's round rolls");
         }
     }
 
@@ -156,14 +156,14 @@ class IoRoundTest {
         try (IoPath path = new IoPath(directory, session)) {
             final long position = path.append(100);
             final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
-            path.run(IoRound.CALLER);
+            path.round.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
+            path.run(IoRound.Kind.CALLER);
             session.deliver(WRITE);
-            path.run(IoRound.COMPLETION);
+            path.run(IoRound.Kind.COMPLETION);
             assertTrue(path.round.reached(position + 1, false));
             assertFalse(future.isDone(), "user code ran on the completion thread");
             assertTrue(path.round.ioThreadNeeded());
-            path.run(IoRound.CALLER);
+            path.run(IoRound.Kind.CALLER);
             assertEquals(position, future.getNow(-1L));
         }
     }
@@ -174,11 +174,11 @@ class IoRoundTest {
         try (IoPath path = new IoPath(directory, session)) {
             final long position = path.append(100);
             final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.parts.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
+            path.round.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
             path.run();
             session.deliverFailure(WRITE, new IOException("write failed"));
             path.round.completionRound(true);
-            path.run(IoRound.COMPLETION);
+            path.run(IoRound.Kind.COMPLETION);
             path.round.completionRound(false);
             assertTrue(path.round.failed());
             assertFalse(future.isDone());

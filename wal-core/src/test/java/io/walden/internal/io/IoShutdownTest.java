@@ -46,14 +46,14 @@ class IoShutdownTest {
         try (IoPath path = new IoPath(directory, session)) {
             final long end = path.appendPage();
             path.requestSync(end);
-            path.run(IoRound.CALLER, 3);
+            path.run(IoRound.Kind.CALLER, 3);
             assertEquals(end, path.state.durablePosition());
-            path.parts.preparer.start(SEGMENT);
+            path.round.preparer.start(SEGMENT);
             final CompletableFuture<Long> reached = future(path, HEADER, Durability.SYNCED);
             final CompletableFuture<Long> beyond = future(path, end, Durability.WRITTEN);
             session.operations().clear();
 
-            assertTrue(path.parts.shutdown().shutdown(false, false), "the buffers are freeable");
+            assertTrue(path.round.shutdown(false, false), "the buffers are freeable");
             path.buffersClosed();
             assertEquals(
                     List.of(
@@ -78,7 +78,7 @@ class IoShutdownTest {
     void shouldLeaveTheStateOpenWhenHandedOver() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(0);
         try (IoPath path = new IoPath(directory, session)) {
-            assertTrue(path.parts.shutdown().shutdown(false, true));
+            assertTrue(path.round.shutdown(false, true));
             path.buffersClosed();
             assertFalse(path.state.isClosed());
         }
@@ -88,13 +88,13 @@ class IoShutdownTest {
     void shouldWriteNothingAfterAFailureButRemoveThePreparationAndFailTheFutures() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(0);
         try (IoPath path = new IoPath(directory, session)) {
-            path.parts.preparer.start(SEGMENT);
+            path.round.preparer.start(SEGMENT);
             final CompletableFuture<Long> future = future(path, HEADER, Durability.SYNCED);
             final IOException cause = new IOException("disk gone");
             path.round.fail(cause);
             session.operations().clear();
 
-            assertTrue(path.parts.shutdown().shutdown(true, false));
+            assertTrue(path.round.shutdown(true, false));
             path.buffersClosed();
             // No clean close, no write or sync of a segment; only the unfinished preparation's
             // temporary is removed, which on a full file system holds the space the log lacks.
@@ -113,7 +113,7 @@ class IoShutdownTest {
             path.run();
             path.round.fail(new IOException("sync failed"));
             assertEquals(1, session.inFlight());
-            assertFalse(path.parts.shutdown().shutdown(true, false), "the write in flight reads the buffer");
+            assertFalse(path.round.shutdown(true, false), "the write in flight reads the buffer");
             assertTrue(path.state.isClosed());
             // Nothing was freed: the test frees the buffers itself.
         }
@@ -121,7 +121,7 @@ class IoShutdownTest {
 
     private static CompletableFuture<Long> future(final IoPath path, final long lsn, final Durability durability) {
         final CompletableFuture<Long> future = new CompletableFuture<>();
-        path.parts.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
+        path.round.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
         return future;
     }
 }

@@ -56,24 +56,24 @@ class PipelinedWriteTest {
                     List.of(write(HEADER, FRAME), write(first, FRAME), write(second, FRAME)),
                     session.operations(),
                     "three groups in flight at once");
-            assertEquals(3, path.parts.writes.inFlightCount());
+            assertEquals(3, path.round.writes.inFlightCount());
 
             // The newest completes first, then the second: both wait for the first.
             session.deliverNewest(WRITE);
             path.run();
             session.deliverNewest(WRITE);
             path.run();
-            assertEquals(HEADER, path.positions.durablePosition);
+            assertEquals(HEADER, path.positions.durable());
             assertEquals(HEADER, path.state.durablePosition());
             assertEquals(HEADER, path.state.writtenPosition());
-            assertEquals(HEADER, path.positions.releasedPosition, "nothing released behind a write in flight");
+            assertEquals(HEADER, path.positions.released(), "nothing released behind a write in flight");
 
             session.deliver(WRITE);
             path.run();
-            assertEquals(third, path.positions.durablePosition);
+            assertEquals(third, path.positions.durable());
             assertEquals(third, path.state.durablePosition());
-            assertEquals(3, path.positions.durableRecords);
-            assertFalse(path.parts.writes.inFlight());
+            assertEquals(3, path.positions.durableRecords());
+            assertFalse(path.round.writes.inFlight());
             assertEquals(
                     3,
                     path.stats
@@ -98,7 +98,7 @@ class PipelinedWriteTest {
             assertTrue(path.round.failed());
             session.deliver(WRITE);
             path.round.drain();
-            assertEquals(first, path.positions.durablePosition);
+            assertEquals(first, path.positions.durable());
             assertEquals(first, path.state.durablePosition());
             assertEquals(first, path.state.writtenPosition());
         }
@@ -120,7 +120,7 @@ class PipelinedWriteTest {
                     List.of(write(HEADER, FRAME), write(first, FRAME), write(second, 2 * FRAME)),
                     session.operations(),
                     "the third write waited for a place and took both frames that came meanwhile");
-            assertEquals(2, path.parts.writes.inFlightCount());
+            assertEquals(2, path.round.writes.inFlightCount());
         }
     }
 
@@ -131,7 +131,7 @@ class PipelinedWriteTest {
             appendSyncedAndRun(path);
             appendSyncedAndRun(path);
             assertEquals(1, session.operations("write").size());
-            assertEquals(1, path.parts.writes.inFlightCount());
+            assertEquals(1, path.round.writes.inFlightCount());
         }
     }
 
@@ -165,7 +165,7 @@ class PipelinedWriteTest {
             session.deliver(WRITE);
             path.run();
             assertEquals(HEADER + 2 * BLOCK, path.state.durablePosition());
-            assertEquals(2, path.positions.durableRecords);
+            assertEquals(2, path.positions.durableRecords());
         }
     }
 

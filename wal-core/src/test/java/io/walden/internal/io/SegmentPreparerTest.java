@@ -345,15 +345,7 @@ class SegmentPreparerTest {
 
     /** A preparer over the test's session and directory, with the given freed files and free space. */
     private SegmentPreparer newPreparer(final FreeSegments free, final SegmentPreparer.SpaceProbe usableSpace) {
-        return new SegmentPreparer(
-                session,
-                directory,
-                SEGMENT,
-                WRITE_BYTES,
-                LOG_ID,
-                CompletionToken.of(CompletionToken.PREPARE),
-                free,
-                usableSpace);
+        return new SegmentPreparer(session, directory, SEGMENT, WRITE_BYTES, LOG_ID, free, usableSpace);
     }
 
     private void runToReady() throws IOException {

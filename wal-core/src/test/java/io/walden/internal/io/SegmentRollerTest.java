@@ -39,17 +39,17 @@ class SegmentRollerTest {
             assertEquals(List.of(writeFirst), session.operations());
 
             // Scanned to the end, the next segment ready, the write in flight: no roll.
-            path.run(IoRound.IO_THREAD, 3);
-            path.run(IoRound.CALLER, 3);
-            assertEquals(0, path.positions.activeBase);
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            path.run(IoRound.Kind.CALLER, 3);
+            assertEquals(0, path.positions.activeBase());
             assertEquals(List.of(writeFirst), session.operations());
 
             session.deliver(WRITE);
             path.run();
             final String seal = "write " + segmentName(0) + " 0+" + HEADER;
             assertEquals(List.of(writeFirst, seal), session.operations(), "the continued flag, before the sync");
-            assertTrue(path.parts.marker.continuedWritten());
-            path.run(IoRound.IO_THREAD, 3);
+            assertTrue(path.round.marker.continuedWritten());
+            path.run(IoRound.Kind.IO_THREAD, 3);
             assertEquals(List.of(writeFirst, seal), session.operations(), "the fence's sync waits for the flag");
             session.deliver(MARK);
             path.run();
@@ -57,14 +57,14 @@ class SegmentRollerTest {
             assertEquals(SEGMENT + HEADER, path.append(100), "the next frame is in the next segment");
 
             // Written, but the sync is in flight: still no roll, nothing written to segment 1.
-            path.run(IoRound.IO_THREAD, 3);
-            path.run(IoRound.CALLER, 3);
-            assertEquals(0, path.positions.activeBase);
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            path.run(IoRound.Kind.CALLER, 3);
+            assertEquals(0, path.positions.activeBase());
             assertEquals(List.of(writeFirst, seal, "sync " + segmentName(0)), session.operations());
 
             session.deliver(SYNC);
             path.run();
-            assertEquals(SEGMENT, path.positions.activeBase, "rolled once written and synced");
+            assertEquals(SEGMENT, path.positions.activeBase(), "rolled once written and synced");
             assertEquals(SEGMENT + HEADER, path.state.durablePosition());
             path.run();
             assertEquals(
@@ -89,26 +89,26 @@ class SegmentRollerTest {
             // Idle with records durable that no frame proves: the mark is written into segment 0's header.
             path.nowNs = System.nanoTime() + DurabilityMarker.MARK_IDLE_NS;
             path.run();
-            assertTrue(path.parts.marker.writeInFlight(), session.operations().toString());
+            assertTrue(path.round.marker.writeInFlight(), session.operations().toString());
             assertTrue(session.operations().contains("write " + segmentName(0) + " 0+4096"));
 
             prepareNextSegment(path);
-            path.run(IoRound.IO_THREAD, 3);
-            path.run(IoRound.CALLER, 3);
-            assertEquals(0, path.positions.activeBase, "rolled with the mark's write in flight");
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            path.run(IoRound.Kind.CALLER, 3);
+            assertEquals(0, path.positions.activeBase(), "rolled with the mark's write in flight");
             assertFalse(session.operations().contains("close " + segmentName(0)));
 
             session.deliver(MARK);
             path.run();
-            assertEquals(0, path.positions.activeBase, "the continued flag is not written yet");
+            assertEquals(0, path.positions.activeBase(), "the continued flag is not written yet");
             assertTrue(
-                    path.parts.marker.continuedWritten(), session.operations().toString());
+                    path.round.marker.continuedWritten(), session.operations().toString());
             session.deliver(MARK);
             path.run();
-            assertEquals(0, path.positions.activeBase, "the continued flag is not durable yet");
+            assertEquals(0, path.positions.activeBase(), "the continued flag is not durable yet");
             session.deliver(SYNC);
             path.run();
-            assertEquals(SEGMENT, path.positions.activeBase);
+            assertEquals(SEGMENT, path.positions.activeBase());
         }
     }
 
@@ -121,28 +121,28 @@ class SegmentRollerTest {
             path.run();
             session.deliver(MARK);
             path.run();
-            assertTrue(path.parts.marker.awaitsSync());
+            assertTrue(path.round.marker.awaitsSync());
             // The background interval is due: a sync of segment 0, for its mark, durable at the end.
             path.nowNs += 2 * 1_000_000_000L;
             path.run();
-            assertTrue(path.parts.syncs.inFlight(), session.operations().toString());
-            assertEquals(SEGMENT, path.positions.durablePosition);
+            assertTrue(path.round.syncs.inFlight(), session.operations().toString());
+            assertEquals(SEGMENT, path.positions.durable());
 
             prepareNextSegment(path);
-            path.run(IoRound.IO_THREAD, 3);
-            path.run(IoRound.CALLER, 3);
-            assertEquals(0, path.positions.activeBase, "rolled with a sync of the old segment in flight");
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            path.run(IoRound.Kind.CALLER, 3);
+            assertEquals(0, path.positions.activeBase(), "rolled with a sync of the old segment in flight");
             assertFalse(session.operations().contains("close " + segmentName(0)));
 
             session.deliver(SYNC);
             path.run();
-            assertEquals(0, path.positions.activeBase, "the continued flag is written after that sync");
+            assertEquals(0, path.positions.activeBase(), "the continued flag is written after that sync");
             session.deliver(MARK);
             path.run();
             session.deliver(SYNC);
             path.run();
-            assertEquals(SEGMENT, path.positions.activeBase);
-            assertEquals(SEGMENT + HEADER, path.positions.durablePosition);
+            assertEquals(SEGMENT, path.positions.activeBase());
+            assertEquals(SEGMENT + HEADER, path.positions.durable());
         }
     }
 
@@ -150,8 +150,8 @@ class SegmentRollerTest {
     void shouldPrepareOnlyWhenNoFrameWaitsUntilTheAppendersComeNearTheSegmentsEnd() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final SegmentRoller roller = path.parts.roller;
-            final SegmentPreparer preparer = path.parts.preparer;
+            final SegmentRoller roller = path.round.roller;
+            final SegmentPreparer preparer = path.round.preparer;
             preparer.start(SEGMENT);
             session.operations().clear();
             assertEquals(0, roller.prepare(true), "frames wait");
@@ -159,20 +159,20 @@ class SegmentRollerTest {
             assertEquals(1, roller.prepare(false));
             assertEquals(List.of("allocate " + temporaryName(SEGMENT) + " 0+" + SEGMENT), session.operations());
             session.deliver(PREPARE);
-            path.run(IoRound.CALLER);
+            path.run(IoRound.Kind.CALLER);
 
             // 12 KiB from the end: more than an eighth of the segment.
             while (path.logBuffer.tailPosition() < SEGMENT - 12 * 1024) {
                 path.appendPage();
             }
-            path.run(IoRound.CALLER);
+            path.run(IoRound.Kind.CALLER);
             assertEquals(0, roller.prepare(true));
             assertFalse(preparer.isHurried());
 
             // 8 KiB from the end: hurried, and it no longer yields to the frames.
             path.appendPage();
-            path.run(IoRound.CALLER);
-            assertEquals(SEGMENT - SEGMENT / 8, path.parts.scanner.position());
+            path.run(IoRound.Kind.CALLER);
+            assertEquals(SEGMENT - SEGMENT / 8, path.round.scanner.position());
             assertEquals(1, roller.prepare(true));
             assertTrue(preparer.isHurried());
         }
@@ -184,18 +184,18 @@ class SegmentRollerTest {
         try (IoPath path = new IoPath(directory, session)) {
             // Appenders' rounds: the I/O thread's would start the preparation of an idle preparer.
             path.fillFirstSegment();
-            path.run(IoRound.CALLER);
+            path.run(IoRound.Kind.CALLER);
             session.deliver(WRITE);
-            path.run(IoRound.CALLER);
-            assertEquals(0, path.parts.roller.maybeRoll(), "the sync is in flight");
-            assertFalse(path.parts.preparer.hasStepToSubmit());
+            path.run(IoRound.Kind.CALLER);
+            assertEquals(0, path.round.roller.maybeRoll(), "the sync is in flight");
+            assertFalse(path.round.preparer.hasStepToSubmit());
             assertFalse(session.operations().contains("open " + temporaryName(SEGMENT)));
             session.deliver(SYNC);
-            path.run(IoRound.CALLER);
-            assertTrue(path.parts.preparer.hasStepToSubmit(), "the roll waits for the next segment");
+            path.run(IoRound.Kind.CALLER);
+            assertTrue(path.round.preparer.hasStepToSubmit(), "the roll waits for the next segment");
             assertTrue(session.operations().contains("open " + temporaryName(SEGMENT)));
-            assertEquals(0, path.parts.roller.maybeRoll());
-            assertEquals(0, path.positions.activeBase);
+            assertEquals(0, path.round.roller.maybeRoll());
+            assertEquals(0, path.positions.activeBase());
         }
     }
 
@@ -207,19 +207,19 @@ class SegmentRollerTest {
         path.run();
         path.session.deliver(SYNC);
         path.run();
-        assertEquals(SEGMENT, path.positions.durablePosition);
-        assertEquals(0, path.positions.activeBase, "segment 1 is not prepared");
+        assertEquals(SEGMENT, path.positions.durable());
+        assertEquals(0, path.positions.activeBase(), "segment 1 is not prepared");
     }
 
     /** Runs the I/O thread's rounds, delivering the preparation's completions, until segment 1 is ready. */
     private static void prepareNextSegment(final IoPath path) {
-        for (int i = 0; i < 100 && !path.parts.preparer.isReady(SEGMENT); i++) {
+        for (int i = 0; i < 100 && !path.round.preparer.isReady(SEGMENT); i++) {
             if (path.session.heldCount(PREPARE) > 0) {
                 path.session.deliver(PREPARE);
             }
             path.run();
         }
         assertTrue(
-                path.parts.preparer.isReady(SEGMENT), path.session.operations().toString());
+                path.round.preparer.isReady(SEGMENT), path.session.operations().toString());
     }
 }

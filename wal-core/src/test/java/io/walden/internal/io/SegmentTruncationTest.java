@@ -24,13 +24,13 @@ import org.junit.jupiter.api.Test;
  */
 class SegmentTruncationTest {
     private static final long SEGMENT = 1 << 20;
-    private static final long TOKEN = 42;
+    private static final long TOKEN = CompletionToken.of(CompletionToken.TRUNCATE);
     private static final Path DIRECTORY = Path.of("/logs/a");
 
     private final RecordingSession session = new RecordingSession();
     private final LogState state = new LogState(SEGMENT, 10 * SEGMENT, 0);
     private final SegmentTruncation truncation =
-            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, TOKEN, new FreeSegments(DIRECTORY, 0));
+            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, new FreeSegments(DIRECTORY, 0));
 
     @Test
     void shouldDeleteOldestFirstAndSyncTheDirectoryAfterEachDelete() {

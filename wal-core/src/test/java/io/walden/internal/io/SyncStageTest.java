@@ -42,14 +42,14 @@ class SyncStageTest {
 
             session.deliver(WRITE);
             path.run();
-            assertEquals(endB, path.positions.writtenPosition);
+            assertEquals(endB, path.positions.written());
             assertEquals(endB, path.state.writtenPosition());
 
             session.deliver(SYNC);
             path.run();
-            assertEquals(endA, path.positions.durablePosition, "B completed after the sync was submitted");
+            assertEquals(endA, path.positions.durable(), "B completed after the sync was submitted");
             assertEquals(endA, path.state.durablePosition());
-            assertEquals(endA - HEADER, path.positions.durableRecords * 4096);
+            assertEquals(endA - HEADER, path.positions.durableRecords() * 4096);
 
             path.requestSync(endB);
             path.run();
@@ -70,8 +70,8 @@ class SyncStageTest {
             assertEquals(1, session.operations("sync").size());
             for (int i = 0; i < 3; i++) {
                 path.requestSync(path.appendPage());
-                path.run(IoRound.IO_THREAD, 2);
-                path.run(IoRound.CALLER);
+                path.run(IoRound.Kind.IO_THREAD, 2);
+                path.run(IoRound.Kind.CALLER);
             }
             assertEquals(1, session.operations("sync").size(), "a second sync while one is in flight");
             assertTrue(path.round.reached(endA + 3 * 4096, false));
@@ -79,11 +79,11 @@ class SyncStageTest {
 
             session.deliver(SYNC);
             path.run();
-            assertEquals(endA, path.positions.durablePosition);
+            assertEquals(endA, path.positions.durable());
             assertEquals(2, session.operations("sync").size(), "the next sync, in the round the last completed");
             session.deliver(SYNC);
             path.run();
-            assertEquals(endA + 3 * 4096, path.positions.durablePosition);
+            assertEquals(endA + 3 * 4096, path.positions.durable());
             assertEquals(endA + 3 * 4096, path.state.durablePosition());
         }
     }
@@ -93,8 +93,8 @@ class SyncStageTest {
         final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(WRITE);
         try (IoPath path = new IoPath(directory, session)) {
             final long end = path.appendPage();
-            path.run(IoRound.IO_THREAD, 3);
-            assertEquals(end, path.positions.writtenPosition);
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            assertEquals(end, path.positions.written());
             assertEquals(List.of(), session.operations("sync"), "nobody asked, nothing due");
             path.requestSync(end);
             path.run();
@@ -110,15 +110,15 @@ class SyncStageTest {
             final long end = path.appendPage();
             path.requestSync(end);
             path.run();
-            assertEquals(0, path.parts.syncs.maybeSync(path.nowNs, true, false), "no sync with durable writes");
+            assertEquals(0, path.round.syncs.maybeSync(path.nowNs, true, false), "no sync with durable writes");
             assertEquals(HEADER, path.state.durablePosition());
             session.deliver(WRITE);
             path.run();
-            assertEquals(end, path.positions.durablePosition);
+            assertEquals(end, path.positions.durable());
             assertEquals(end, path.state.durablePosition());
-            assertEquals(1, path.positions.durableRecords);
+            assertEquals(1, path.positions.durableRecords());
             assertEquals(List.of(write(HEADER, 4096)), session.operations());
-            assertFalse(path.parts.syncs.takeWakePending(), "durable writes wake as they publish");
+            assertFalse(path.round.syncs.takeWakePending(), "durable writes wake as they publish");
         }
     }
 
@@ -136,14 +136,14 @@ class SyncStageTest {
             session.deliver(WRITE);
             session.deliver(SYNC);
             path.run();
-            assertEquals(endA, path.positions.durablePosition);
-            assertEquals(endB, path.positions.writtenPosition);
+            assertEquals(endA, path.positions.durable());
+            assertEquals(endB, path.positions.written());
 
             // A sync of B, submitted before any mark was written.
             path.requestSync(endB);
             path.run();
-            assertTrue(path.parts.syncs.inFlight());
-            assertFalse(path.parts.marker.awaitsSync());
+            assertTrue(path.round.syncs.inFlight());
+            assertFalse(path.round.marker.awaitsSync());
 
             // Idle with A durable and no frame proving it: the mark is written while the sync runs.
             path.nowNs = System.nanoTime() + DurabilityMarker.MARK_IDLE_NS;
@@ -151,13 +151,13 @@ class SyncStageTest {
             assertEquals(1, session.heldCount(MARK), session.operations().toString());
             session.deliver(MARK);
             path.run();
-            assertTrue(path.parts.marker.awaitsSync());
+            assertTrue(path.round.marker.awaitsSync());
 
             session.deliver(SYNC);
             path.run();
-            assertEquals(endB, path.positions.durablePosition);
+            assertEquals(endB, path.positions.durable());
             assertTrue(
-                    path.parts.marker.awaitsSync(),
+                    path.round.marker.awaitsSync(),
                     "a sync submitted before the mark was written does not make it durable");
             assertTrue(path.nowNs - start < 1_000_000_000L, "no background sync was due meanwhile");
         }

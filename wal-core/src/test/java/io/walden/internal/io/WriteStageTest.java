@@ -42,19 +42,19 @@ class WriteStageTest {
             final long end = path.append(PAYLOAD) + FRAME;
             path.run();
             assertEquals(List.of(write(HEADER, 2 * FRAME)), session.operations());
-            assertTrue(path.parts.writes.inFlight());
-            assertEquals(HEADER, path.positions.writtenPosition);
+            assertTrue(path.round.writes.inFlight());
+            assertEquals(HEADER, path.positions.written());
             assertEquals(HEADER, path.state.writtenPosition());
-            assertEquals(HEADER, path.positions.releasedPosition);
+            assertEquals(HEADER, path.positions.released());
             final byte[] frames = path.bufferBytes(HEADER, 2 * FRAME);
 
             session.deliver(WRITE);
             path.run();
-            assertFalse(path.parts.writes.inFlight());
-            assertEquals(end, path.positions.writtenPosition);
+            assertFalse(path.round.writes.inFlight());
+            assertEquals(end, path.positions.written());
             assertEquals(end, path.state.writtenPosition());
-            assertEquals(end, path.positions.releasedPosition);
-            assertEquals(2, path.positions.writtenRecords);
+            assertEquals(end, path.positions.released());
+            assertEquals(2, path.positions.writtenRecords());
             assertArrayEquals(frames, path.firstSegmentBytes(HEADER, 2 * FRAME));
         }
     }
@@ -67,13 +67,13 @@ class WriteStageTest {
             path.run();
             path.append(PAYLOAD);
             path.append(PAYLOAD);
-            path.run(IoRound.IO_THREAD, 2);
-            path.run(IoRound.CALLER);
+            path.run(IoRound.Kind.IO_THREAD, 2);
+            path.run(IoRound.Kind.CALLER);
             assertEquals(List.of(write(HEADER, FRAME)), session.operations(), "a second write while one is in flight");
             session.deliver(WRITE);
             path.run();
             assertEquals(List.of(write(HEADER, FRAME), write(first, 2 * FRAME)), session.operations());
-            assertEquals(first, path.positions.writtenPosition);
+            assertEquals(first, path.positions.written());
         }
     }
 
@@ -86,7 +86,7 @@ class WriteStageTest {
             session.deliverWithResult(WRITE, FRAME - 8);
             path.run();
             assertTrue(path.round.failed());
-            assertEquals(HEADER, path.positions.writtenPosition);
+            assertEquals(HEADER, path.positions.written());
             assertEquals(HEADER, path.state.writtenPosition());
             assertNotNull(path.state.failure());
             final String message = path.state.failure().getMessage();
@@ -99,17 +99,17 @@ class WriteStageTest {
     void shouldPublishNothingWhenTheWriteEndedWhereTheWrittenPositionStands() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final WriteStage writes = path.parts.writes;
+            final WriteStage writes = path.round.writes;
             final long end = path.append(PAYLOAD) + FRAME;
             path.run();
-            assertEquals(WriteStage.COMPLETE, writes.onComplete(CompletionToken.of(WRITE), FRAME));
+            assertEquals(WriteStage.Outcome.COMPLETE, writes.onComplete(CompletionToken.of(WRITE), FRAME));
             assertTrue(writes.retireOldest());
             assertTrue(writes.publishWritten());
             assertEquals(end, path.state.writtenPosition());
             assertFalse(writes.retireOldest(), "nothing more in flight");
             assertFalse(writes.publishWritten(), "the same end again");
-            assertEquals(end, path.positions.writtenPosition);
-            assertEquals(1, path.positions.writtenRecords);
+            assertEquals(end, path.positions.written());
+            assertEquals(1, path.positions.writtenRecords());
         }
     }
 
@@ -128,23 +128,25 @@ class WriteStageTest {
 
             // The tail part first: the write is not complete until both are.
             session.deliverAll();
-            final WriteStage writes = path.parts.writes;
+            final WriteStage writes = path.round.writes;
             session.poll(
                     (t, result, failure) -> assertEquals(
-                            CompletionToken.isWriteTail(t) ? WriteStage.COMPLETE : WriteStage.PART_PENDING,
+                            CompletionToken.isWriteTail(t)
+                                    ? WriteStage.Outcome.COMPLETE
+                                    : WriteStage.Outcome.PART_PENDING,
                             writes.onComplete(t, result)),
                     1);
-            assertEquals(HEADER, path.positions.writtenPosition);
+            assertEquals(HEADER, path.positions.written());
             assertTrue(writes.inFlight());
             session.poll(
                     (t, result, failure) -> {
-                        assertEquals(WriteStage.COMPLETE, writes.onComplete(t, result));
+                        assertEquals(WriteStage.Outcome.COMPLETE, writes.onComplete(t, result));
                         assertTrue(writes.retireOldest());
                         assertTrue(writes.publishWritten());
                     },
                     1);
-            assertEquals(end, path.positions.writtenPosition);
-            assertEquals(2 * BLOCK, path.positions.releasedPosition, "the partial block stays for the next write");
+            assertEquals(end, path.positions.written());
+            assertEquals(2 * BLOCK, path.positions.released(), "the partial block stays for the next write");
             assertArrayEquals(frames, path.firstSegmentBytes(BLOCK, BLOCK + FRAME));
             assertArrayEquals(new byte[BLOCK - FRAME], path.firstSegmentBytes(2 * BLOCK + FRAME, BLOCK - FRAME));
 
@@ -157,7 +159,7 @@ class WriteStageTest {
             assertArrayEquals(path.firstSegmentBytes(2 * BLOCK, FRAME), Arrays.copyOf(rewritten, FRAME));
             session.deliver(WRITE);
             path.run();
-            assertEquals(end + FRAME, path.positions.writtenPosition);
+            assertEquals(end + FRAME, path.positions.written());
             assertArrayEquals(rewritten, path.firstSegmentBytes(2 * BLOCK, 2 * FRAME));
         }
     }
@@ -191,15 +193,15 @@ class WriteStageTest {
             path.run();
             final long cut = HEADER + 4L * FRAME;
             assertEquals(cut, path.state.writtenPosition());
-            assertEquals(4, path.positions.writtenRecords);
-            assertEquals(BLOCK, path.positions.releasedPosition);
+            assertEquals(4, path.positions.writtenRecords());
+            assertEquals(BLOCK, path.positions.released());
             // The frame past the cut: its block rewritten from the buffer, and the padded tail.
             assertEquals(
                     List.of(write(BLOCK, BLOCK), write(BLOCK, BLOCK), write(2 * BLOCK, BLOCK)), session.operations());
             session.deliverAll();
             path.run();
             assertEquals(HEADER + 5L * FRAME, path.state.writtenPosition());
-            assertEquals(5, path.positions.writtenRecords);
+            assertEquals(5, path.positions.writtenRecords());
         }
     }
 
