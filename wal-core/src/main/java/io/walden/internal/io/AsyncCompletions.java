@@ -43,13 +43,7 @@ final class AsyncCompletions {
         }
     }
 
-    /**
-     * I/O thread, once, at the end: no more futures are served; settles everything.
-     *
-     * @param writtenPosition the final written position.
-     * @param durablePosition the final durable position.
-     * @param cause why later futures fail.
-     */
+    /** I/O thread, once, at the end: no more futures are served; settles everything. */
     void stop(final long writtenPosition, final long durablePosition, final Throwable cause) {
         finalWrittenPosition = writtenPosition;
         finalDurablePosition = durablePosition;
@@ -75,18 +69,12 @@ final class AsyncCompletions {
         return !inbox.isEmpty();
     }
 
-    /** @return whether any future waits, added or queued; the I/O thread (or the duty holder) only. */
+    /** Whether any future waits, added or queued; the I/O thread (or the duty holder) only. */
     boolean hasWaiting() {
         return !inbox.isEmpty() || !written.isEmpty() || !synced.isEmpty();
     }
 
-    /**
-     * Completes every future whose position was reached.
-     *
-     * @param writtenPosition the written position.
-     * @param durablePosition the durable position.
-     * @return how many were completed.
-     */
+    /** Completes every future whose position was reached. */
     int complete(final long writtenPosition, final long durablePosition) {
         Pending pending;
         while ((pending = inbox.poll()) != null) {
@@ -106,11 +94,7 @@ final class AsyncCompletions {
         return count;
     }
 
-    /**
-     * Fails every waiting future.
-     *
-     * @param cause the failure.
-     */
+    /** Fails every waiting future. */
     void failAll(final Throwable cause) {
         Pending pending;
         while ((pending = inbox.poll()) != null) {

@@ -55,50 +55,27 @@ final class CompletionToken {
     /**
      * The token of a write in a slot (its part from the log buffer; the tail part adds {@link
      * #WRITE_TAIL}).
-     *
-     * @param slot the write's slot, below {@link #WRITE_SLOTS}.
-     * @return the token.
      */
     static long ofWrite(final int slot) {
         return of(WRITE) | ((long) slot << WRITE_SLOT_SHIFT);
     }
 
-    /**
-     * The slot of a write's token.
-     *
-     * @param token a write's token.
-     * @return its slot.
-     */
+    /** The slot of a write's token. */
     static int writeSlot(final long token) {
         return (int) ((token >>> WRITE_SLOT_SHIFT) & WRITE_SLOT_MASK);
     }
 
-    /**
-     * The token of an operation of a kind.
-     *
-     * @param kind the kind.
-     * @return the token, with every other bit zero.
-     */
+    /** The token of an operation of a kind. */
     static long of(final long kind) {
         return kind << KIND_SHIFT;
     }
 
-    /**
-     * The kind of a token.
-     *
-     * @param token the token.
-     * @return its kind.
-     */
+    /** The kind of a token. */
     static long kind(final long token) {
         return token >>> KIND_SHIFT;
     }
 
-    /**
-     * Whether a write's token is that of its tail part.
-     *
-     * @param token a write's token.
-     * @return true for the part that rewrites the partial last block.
-     */
+    /** Whether a write's token is that of its tail part. */
     static boolean isWriteTail(final long token) {
         return (token & WRITE_TAIL) != 0;
     }

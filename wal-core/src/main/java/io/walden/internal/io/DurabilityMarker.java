@@ -86,13 +86,7 @@ final class DurabilityMarker {
     // Whether the active segment is recycled: its header keeps the flag, and always a limit.
     private boolean activeRecycled;
 
-    /**
-     * Where the active segment stands when the engine starts.
-     *
-     * @param startOffset where the log writes its first frame in it.
-     * @param limitOffset the write limit its durable header records; zero for none.
-     * @param recycled whether it is recycled (then it always has a limit).
-     */
+    /** Where the active segment stands when the engine starts. */
     record ActiveSegment(long startOffset, int limitOffset, boolean recycled) {}
 
     DurabilityMarker(
@@ -120,12 +114,12 @@ final class DurabilityMarker {
         Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
     }
 
-    /** @return whether a header write is in flight. */
+    /** Whether a header write is in flight. */
     boolean writeInFlight() {
         return writeInFlight;
     }
 
-    /** @return whether a written header waits for a sync to cover it (and no header write is in flight). */
+    /** Whether a written header waits for a sync to cover it (and no header write is in flight). */
     boolean awaitsSync() {
         return unsynced && !writeInFlight;
     }
@@ -160,8 +154,6 @@ final class DurabilityMarker {
     /**
      * The log rolled: the new active segment's header records nothing yet, and no limit unless the
      * segment is recycled (its prepared header's limit, durable).
-     *
-     * @param recycledLimitOffset the recycled segment's limit, or zero for a zero-filled segment.
      */
     void onRoll(final int recycledLimitOffset) {
         headerDurablePosition = 0;
@@ -179,12 +171,6 @@ final class DurabilityMarker {
      * Whether a mark is due: records are durable that neither a frame nor the header proves, the
      * durable position has not moved for {@link #MARK_IDLE_NS}, and no header write is in flight. The
      * caller also checks that the log is idle before it {@link #write writes} one.
-     *
-     * @param nowNs now.
-     * @param durablePosition the durable position.
-     * @param durableSinceNs when it last moved.
-     * @param provenPosition the highest position a written frame proves durable.
-     * @return whether a mark is due.
      */
     boolean due(final long nowNs, final long durablePosition, final long durableSinceNs, final long provenPosition) {
         return durablePosition > provenPosition
@@ -193,13 +179,7 @@ final class DurabilityMarker {
                 && !writeInFlight;
     }
 
-    /**
-     * Whether the write limit lets a write that ends at a position go ahead: its header is durable.
-     *
-     * @param writeEndPosition where the write ends.
-     * @param activeBase the active segment's base.
-     * @return whether it may be written.
-     */
+    /** Whether the write limit lets a write that ends at a position go ahead: its header is durable. */
     boolean allowsWrite(final long writeEndPosition, final long activeBase) {
         return writeEndPosition - activeBase <= durableLimitOffset;
     }
@@ -207,10 +187,6 @@ final class DurabilityMarker {
     /**
      * Whether frames wait that the durable limit holds back, with a raised limit written that only a
      * sync can make durable: the log must sync even if nothing else asks it to.
-     *
-     * @param waitingEndPosition where the frames waiting to be written end.
-     * @param activeBase the active segment's base.
-     * @return whether a sync is needed for the limit.
      */
     boolean limitWaitsForSync(final long waitingEndPosition, final long activeBase) {
         return !allowsWrite(waitingEndPosition, activeBase) && awaitsSync();
@@ -219,11 +195,6 @@ final class DurabilityMarker {
     /**
      * Raises the write limit ahead of the writes when it is due ({@link WriteLimits#raiseDue}),
      * submitting the header write.
-     *
-     * @param waitingEndPosition where the frames waiting to be written end.
-     * @param activeBase the active segment's base.
-     * @param activeHandle its handle.
-     * @return 1 if a header write was submitted, else 0.
      */
     int maybeRaiseLimit(final long waitingEndPosition, final long activeBase, final int activeHandle) {
         final long endOffset = waitingEndPosition - activeBase;
@@ -237,12 +208,12 @@ final class DurabilityMarker {
         return submit(headerDurablePosition, raised, headerContinued, activeBase, activeHandle);
     }
 
-    /** @return whether the header durably records that the log goes on into the next segment. */
+    /** Whether the header durably records that the log goes on into the next segment. */
     boolean continuedDurable() {
         return durableContinued;
     }
 
-    /** @return whether a header that records it was written (durable or not). */
+    /** Whether a header that records it was written (durable or not). */
     boolean continuedWritten() {
         return headerContinued || (writeInFlight && writingContinued);
     }
@@ -250,23 +221,12 @@ final class DurabilityMarker {
     /**
      * Submits the header write that records that the log goes on into the next segment; the roll
      * waits until it is durable.
-     *
-     * @param activeBase the active segment's base.
-     * @param activeHandle its handle.
-     * @return 1, the work done.
      */
     int writeContinued(final long activeBase, final int activeHandle) {
         return submit(headerDurablePosition, headerLimitOffset, true, activeBase, activeHandle);
     }
 
-    /**
-     * Submits the mark's write: the active segment's header recording the durable position.
-     *
-     * @param durablePosition the durable position.
-     * @param activeBase the active segment's base.
-     * @param activeHandle its handle.
-     * @return 1, the work done.
-     */
+    /** Submits the mark's write: the active segment's header recording the durable position. */
     int write(final long durablePosition, final long activeBase, final int activeHandle) {
         return submit(durablePosition, headerLimitOffset, headerContinued, activeBase, activeHandle);
     }
@@ -307,13 +267,7 @@ final class DurabilityMarker {
         }
     }
 
-    /**
-     * The header write completed.
-     *
-     * @param result the bytes written.
-     * @param activeBase the active segment's base, for the message.
-     * @return null, or the failure of a short write, which fails the log.
-     */
+    /** The header write completed. */
     IOException onWritten(final long result, final long activeBase) {
         writeInFlight = false;
         if (result != SegmentHeaderDescriptor.HEADER_LENGTH) {
@@ -341,10 +295,6 @@ final class DurabilityMarker {
     /**
      * Records the clean close in the active segment's header, rewritten in place and synced.
      *
-     * @param io blocking operations over the session.
-     * @param activeBase the active segment's base.
-     * @param activeHandle its handle.
-     * @param durablePosition where the log ends: every frame is durable.
      * @throws IOException if the write or sync fails.
      */
     void recordCleanClose(

@@ -39,18 +39,12 @@ final class FailStop {
         this.directory = shared.directory();
     }
 
-    /** @return whether the log failed. */
+    /** Whether the log failed. */
     boolean failed() {
         return failed;
     }
 
-    /**
-     * Fails the log, once; later calls do nothing.
-     *
-     * @param cause the failure.
-     * @param userCodeMayRun false on the backend's completion thread, where the futures' callbacks
-     *     (user code) must not run: the I/O thread, which that round wakes, fails them.
-     */
+    /** Fails the log, once; later calls do nothing. */
     void fail(final Throwable cause, final boolean userCodeMayRun) {
         if (failed) {
             return;
@@ -77,8 +71,6 @@ final class FailStop {
     /**
      * A round of a failed log: discards the completions due and fails what was asked since. The I/O
      * thread.
-     *
-     * @return the work done: none, so that the thread idles until it is closed.
      */
     int drain() {
         session.poll(DISCARD, POLL_LIMIT);

@@ -57,17 +57,7 @@ final class FrameScanner {
     // The records before the end of the batch batchEnd last chose.
     private long batchEndRecords;
 
-    /**
-     * Creates a scanner positioned at the end of the recovered log.
-     *
-     * @param logBuffer the log buffer the appenders publish into.
-     * @param checksum the log's frame checksum.
-     * @param stats the counters of appended records and bytes.
-     * @param segmentCapacityBytes the segment size, a power of two.
-     * @param maxBatchBytes the most bytes one write covers.
-     * @param blockSizeBytes the direct I/O block size, or 0 for buffered I/O.
-     * @param endPosition where the recovered log ends: a frame boundary, written and durable.
-     */
+    /** Creates a scanner positioned at the end of the recovered log. */
     FrameScanner(
             final LogBuffer logBuffer,
             final FrameChecksum checksum,
@@ -90,30 +80,22 @@ final class FrameScanner {
         this.provenPosition = endPosition;
     }
 
-    /** @return the end of the frames scanned so far. */
+    /** The end of the frames scanned so far. */
     long position() {
         return scannedPosition;
     }
 
-    /** @return the data records scanned so far (since the log was opened). */
+    /** The data records scanned so far (since the log was opened). */
     long records() {
         return scannedRecords;
     }
 
-    /** @return the highest durable position a scanned frame records as its durable offset. */
+    /** The highest durable position a scanned frame records as its durable offset. */
     long provenPosition() {
         return provenPosition;
     }
 
-    /**
-     * Scans the published frames that may be scanned now.
-     *
-     * @param submittedPosition where the next write starts.
-     * @param releasedPosition below which the buffer was handed back to the appenders.
-     * @param durablePosition the durable position, recorded in each frame.
-     * @param activeBase the base position of the active segment.
-     * @return the frames scanned.
-     */
+    /** Scans the published frames that may be scanned now. */
     int scan(
             final long submittedPosition,
             final long releasedPosition,
@@ -157,13 +139,7 @@ final class FrameScanner {
         return frameCount;
     }
 
-    /**
-     * Whether a published frame waits at the scanned position and may be scanned now.
-     *
-     * @param submittedPosition where the next write starts.
-     * @param releasedPosition below which the buffer was handed back to the appenders.
-     * @return true if {@link #scan} would scan a frame.
-     */
+    /** Whether a published frame waits at the scanned position and may be scanned now. */
     boolean hasFrameToScan(final long submittedPosition, final long releasedPosition) {
         return canScan(submittedPosition, releasedPosition) && logBuffer.frameLengthAcquire(scannedPosition) != 0;
     }
@@ -172,9 +148,6 @@ final class FrameScanner {
      * Chooses where the write that starts at {@code start} ends: the scanned position, or, with direct
      * I/O and a batch of at least half the limit, the block cut; {@link #batchEndRecords()} then
      * gives the records before that end.
-     *
-     * @param start where the write starts (the submitted position).
-     * @return where the write ends.
      */
     long batchEnd(final long start) {
         final boolean blockCut = directIo
@@ -186,7 +159,7 @@ final class FrameScanner {
         return blockCut ? blockCutPosition : scannedPosition;
     }
 
-    /** @return the records before the end {@link #batchEnd} chose last. */
+    /** The records before the end {@link #batchEnd} chose last. */
     long batchEndRecords() {
         return batchEndRecords;
     }
@@ -194,8 +167,6 @@ final class FrameScanner {
     /**
      * The log rolled into a new segment: scanning goes on at its first frame position, which nothing
      * before proves durable but is (the segment was prepared durably).
-     *
-     * @param firstFramePosition the new segment's first frame position.
      */
     void rollTo(final long firstFramePosition) {
         scannedPosition = firstFramePosition;

@@ -31,12 +31,7 @@ final class FreeSegments {
     // Renames retention submitted whose directory sync has not completed yet.
     private int pending;
 
-    /**
-     * Keeps no file yet.
-     *
-     * @param directory the log's directory.
-     * @param max how many files are kept at most; zero deletes every freed file.
-     */
+    /** Keeps no file yet. */
     FreeSegments(final Path directory, final int max) {
         this.directory = directory;
         this.max = max;
@@ -45,10 +40,6 @@ final class FreeSegments {
     /**
      * Finds the free files a log directory holds.
      *
-     * @param directory the log's directory.
-     * @param segmentCapacityBytes the log's segment capacity.
-     * @param max how many files are kept at most; zero deletes every freed file.
-     * @return the files found.
      * @throws IOException if the directory cannot be listed.
      */
     static FreeSegments find(final Path directory, final long segmentCapacityBytes, final int max) throws IOException {
@@ -78,45 +69,34 @@ final class FreeSegments {
         }
     }
 
-    /** @return whether retention should keep the next segment it frees rather than delete it. */
+    /** Whether retention should keep the next segment it frees rather than delete it. */
     boolean wantsMore() {
         return files.size() + pending < max;
     }
 
-    /**
-     * Retention submitted the rename of a segment to its free name.
-     *
-     * @param base the segment's base.
-     * @return the free name's path.
-     */
+    /** Retention submitted the rename of a segment to its free name. */
     Path renaming(final long base) {
         pending++;
         return directory.resolve(SegmentNames.freeName(base));
     }
 
-    /**
-     * The rename is durable: the file may be reused.
-     *
-     * @param path the free file.
-     */
+    /** The rename is durable: the file may be reused. */
     void add(final Path path) {
         pending--;
         files.add(path);
     }
 
-    /**
-     * The rename failed, or the log closed before it was durable: the file is not offered.
-     */
+    /** The rename failed, or the log closed before it was durable: the file is not offered. */
     void dropPending() {
         pending = 0;
     }
 
-    /** @return a free file to reuse, oldest first, or null if there is none. */
+    /** A free file to reuse, oldest first, or null if there is none. */
     Path take() {
         return files.poll();
     }
 
-    /** @return how many free files wait for reuse. */
+    /** How many free files wait for reuse. */
     int size() {
         return files.size();
     }

@@ -75,16 +75,7 @@ final class GroupCommitPolicy {
     private int holdRetryCountdown;
     private long syncWantedSinceNs = -1;
 
-    /**
-     * Creates the policy.
-     *
-     * @param syncIntervalNs the periodic sync interval, 0 for none.
-     * @param unsyncedBytesMax written but unsynced bytes that make a sync due.
-     * @param groupWindowNs how long a requested sync waits for more requests, 0 for no window.
-     * @param maxBatchBytes unsynced bytes that end any wait.
-     * @param groupReturnWait whether to hold a sync for a returning group.
-     * @param nowNs the time now: the periodic interval counts from it.
-     */
+    /** Creates the policy. */
     GroupCommitPolicy(
             final long syncIntervalNs,
             final long unsyncedBytesMax,
@@ -100,20 +91,7 @@ final class GroupCommitPolicy {
         this.lastSyncNs = nowNs;
     }
 
-    /**
-     * Decides whether to sync now. Called only while no sync is in flight.
-     *
-     * @param nowNs the time now.
-     * @param writtenPosition the end of the completed writes.
-     * @param durablePosition the end of what is durable.
-     * @param syncRequestPosition the highest position an appender asked to be durable.
-     * @param syncRequestCount how many sync requests appenders have made, ever.
-     * @param fence whether the active segment is full and all written, or a header write waits for a
-     *     sync before writes may go on: the roll, or the writes, wait for a sync.
-     * @param closing whether the log is closing.
-     * @param markPending whether a durability mark was written and no sync covers it yet.
-     * @return {@link #NONE}, {@link #HOLD} or {@link #SYNC}.
-     */
+    /** Decides whether to sync now. Called only while no sync is in flight. */
     Decision decide(
             final long nowNs,
             final long writtenPosition,
@@ -170,11 +148,7 @@ final class GroupCommitPolicy {
         return Decision.SYNC;
     }
 
-    /**
-     * Records that a sync was submitted.
-     *
-     * @param syncRequestCount the sync requests made so far.
-     */
+    /** Records that a sync was submitted. */
     void onSyncSubmitted(final long syncRequestCount) {
         requestsAtPreviousSubmit = requestsAtLastSubmit;
         requestsAtLastSubmit = syncRequestCount;
@@ -183,10 +157,6 @@ final class GroupCommitPolicy {
     /**
      * Records that the sync in flight completed: the requests made while the one before it was
      * submitted and this one ran are the group its completion wakes.
-     *
-     * @param nowNs the time now.
-     * @param syncStartNs when the sync was submitted.
-     * @param syncRequestCount the sync requests made so far.
      */
     void onSyncCompleted(final long nowNs, final long syncStartNs, final long syncRequestCount) {
         cohortRequests = syncRequestCount - requestsAtPreviousSubmit;
@@ -194,25 +164,21 @@ final class GroupCommitPolicy {
         lastSyncNs = nowNs;
     }
 
-    /**
-     * @param syncRequestCount the sync requests made so far.
-     * @return the requests made since the last sync was submitted.
-     */
     long requestsSinceLastSubmit(final long syncRequestCount) {
         return syncRequestCount - requestsAtLastSubmit;
     }
 
-    /** @return the request count at which the group a {@link #HOLD} waits for is all back. */
+    /** The request count at which the group a {@link #HOLD} waits for is all back. */
     long groupBackAtRequestCount() {
         return requestsAtLastSubmit + cohortRequests;
     }
 
-    /** @return until when a {@link #HOLD} may last. */
+    /** Until when a {@link #HOLD} may last. */
     long holdUntilNs() {
         return holdUntilNs;
     }
 
-    /** @return the hold credit (for tests). */
+    /** The hold credit (for tests). */
     int holdCredit() {
         return holdCredit;
     }

@@ -30,28 +30,14 @@ final class GroupSeal {
     // The sync requests counted when the last write was submitted.
     private long requestsAtLastWrite;
 
-    /**
-     * Creates the seal of one log's groups.
-     *
-     * @param logBuffer the log buffer, where the padding is claimed.
-     * @param stats the counters of padding bytes.
-     * @param blockSizeBytes the direct I/O block size, or 0 for buffered I/O (nothing to seal).
-     */
+    /** Creates the seal of one log's groups. */
     GroupSeal(final LogBuffer logBuffer, final StatsCounters stats, final int blockSizeBytes) {
         this.logBuffer = logBuffer;
         this.stats = stats;
         this.blockSizeBytes = blockSizeBytes;
     }
 
-    /**
-     * Whether a group that ends at a position is to be sealed.
-     *
-     * @param blockSizeBytes the direct I/O block size, or 0 for buffered I/O.
-     * @param groupEnd where the group's frames end.
-     * @param writeInFlight whether a write is in flight, beside which this group would be written.
-     * @param requestsSinceLastWrite sync requests since the last write was submitted.
-     * @return whether to end the group on its block's boundary.
-     */
+    /** Whether a group that ends at a position is to be sealed. */
     static boolean shouldSeal(
             final int blockSizeBytes,
             final long groupEnd,
@@ -65,11 +51,6 @@ final class GroupSeal {
     /**
      * Seals the group that ends at the scanned position if {@link #shouldSeal} says so and no claim
      * lies after it.
-     *
-     * @param scannedPosition where the scanned frames end.
-     * @param writeInFlight whether a write is in flight.
-     * @param syncRequestCount the sync requests made so far.
-     * @return whether a padding frame now ends the group (the scanner has it to scan).
      */
     boolean maybeSeal(final long scannedPosition, final boolean writeInFlight, final long syncRequestCount) {
         if (!shouldSeal(blockSizeBytes, scannedPosition, writeInFlight, syncRequestCount - requestsAtLastWrite)
@@ -84,11 +65,7 @@ final class GroupSeal {
         return true;
     }
 
-    /**
-     * A write was submitted.
-     *
-     * @param syncRequestCount the sync requests made so far.
-     */
+    /** A write was submitted. */
     void onSubmitted(final long syncRequestCount) {
         requestsAtLastWrite = syncRequestCount;
     }

@@ -142,13 +142,7 @@ public final class IoAgent implements Agent {
         }
     }
 
-    /**
-     * Registers a future completed when a position reaches a level. Any thread.
-     *
-     * @param lsn the record's position.
-     * @param durability WRITTEN or SYNCED.
-     * @param future the future to complete with the position.
-     */
+    /** Registers a future completed when a position reaches a level. Any thread. */
     public void completeWhenReached(final long lsn, final Durability durability, final CompletableFuture<Long> future) {
         round.completeWhenReached(new AsyncCompletions.Pending(lsn, durability, future));
         duty.wake();
@@ -170,11 +164,7 @@ public final class IoAgent implements Agent {
         requestClose();
     }
 
-    /**
-     * Asks the thread to delete segments below a position. Called by one thread at a time.
-     *
-     * @param request the request.
-     */
+    /** Asks the thread to delete segments below a position. Called by one thread at a time. */
     public void submitTruncate(final TruncateRequest request) {
         round.submitTruncate(request);
         duty.wake();
@@ -188,11 +178,6 @@ public final class IoAgent implements Agent {
      * on another thread, a sync that group commit holds, a roll that waits for the next segment), or when
      * the caller is interrupted, and leaves the rest to the I/O thread, which it wakes. Allocates nothing.
      * {@link Drive#NOT_RUN} leaves the wait, and waking the I/O thread, to the caller.
-     *
-     * @param position the position that must be reached: the record's LSN + 1.
-     * @param synced whether the record waits to be durable (SYNCED), else to be written.
-     * @param frameEnd where the appender's last frame ends ({@code NO_FRAME_END} for a wait on a given record).
-     * @param syncTicket the sync request count the appender's request made (SYNCED), else 0.
      */
     public Drive driveFor(final long position, final boolean synced, final long frameEnd, final long syncTicket) {
         if (!mayDrive(synced, frameEnd, syncTicket) || !duty.tryTake()) {
@@ -253,8 +238,6 @@ public final class IoAgent implements Agent {
     /**
      * Creates the runner of this agent, to be started on the log's I/O thread. It ends once {@link
      * #requestClose()} was called and everything is written, synced and closed, or after a failure.
-     *
-     * @return the runner.
      */
     public AgentRunner newRunner() {
         return new AgentRunner(idleStrategy, this::onRunnerError, null, this);
@@ -289,7 +272,6 @@ public final class IoAgent implements Agent {
      * One round of the I/O thread. Every failure fails the log (fail-stop) here rather than reach the
      * runner, which would go on running rounds; a failed log only drains until it is closed.
      *
-     * @return the work done.
      * @throws AgentTerminationException once the log is closable after a close request.
      */
     @Override
@@ -315,8 +297,6 @@ public final class IoAgent implements Agent {
     /**
      * Whether the log buffer may be freed: every claimed frame was published and no operation that
      * reads it is in flight. Valid once the thread has stopped.
-     *
-     * @return true if no thread or device can touch the buffer again.
      */
     public boolean buffersFreeable() {
         return buffersFreeable;

@@ -75,7 +75,7 @@ final class IoDuty {
 
     /** Work the I/O thread could make progress on; asked for without holding the duty, so a hint. */
     interface Work {
-        /** @return whether work is waiting. */
+        /** Whether work is waiting. */
         boolean hasWorkHint();
     }
 
@@ -84,11 +84,7 @@ final class IoDuty {
         /** The production hook: nothing. */
         Hook NONE = point -> {};
 
-        /**
-         * A thread reached a point.
-         *
-         * @param point one of the {@code POINT_*} constants.
-         */
+        /** A thread reached a point. */
         void at(int point);
     }
 
@@ -107,19 +103,10 @@ final class IoDuty {
             }
         };
 
-        /**
-         * Parks the calling thread for at most this long, unless a permit is available.
-         *
-         * @param blocker the object parked on.
-         * @param parkNs the longest park.
-         */
+        /** Parks the calling thread for at most this long, unless a permit is available. */
         void park(Object blocker, long parkNs);
 
-        /**
-         * Gives a thread a permit, unparking it if it is parked.
-         *
-         * @param thread the thread; null does nothing.
-         */
+        /** Gives a thread a permit, unparking it if it is parked. */
         void unpark(Thread thread);
     }
 
@@ -144,36 +131,23 @@ final class IoDuty {
         this(Hook.NONE, Parking.LOCK_SUPPORT);
     }
 
-    /**
-     * Creates the duty with a test's hook and parking. The I/O thread holds it.
-     *
-     * @param hook called at the named points.
-     * @param parking parks and unparks.
-     */
+    /** Creates the duty with a test's hook and parking. The I/O thread holds it. */
     IoDuty(final Hook hook, final Parking parking) {
         this.hook = hook;
         this.parking = parking;
     }
 
-    /**
-     * Names the I/O thread, which the duty's holder and wakers unpark. The I/O thread, as it starts.
-     *
-     * @param thread the I/O thread.
-     */
+    /** Names the I/O thread, which the duty's holder and wakers unpark. The I/O thread, as it starts. */
     void bindIoThread(final Thread thread) {
         this.ioThread = thread;
     }
 
-    /** @return whether a thread holds the duty now (racy). Any thread. */
+    /** Whether a thread holds the duty now (racy). Any thread. */
     boolean isHeld() {
         return state == HELD;
     }
 
-    /**
-     * Takes the duty if it is free, without waiting. A thread other than the I/O thread.
-     *
-     * @return whether the caller holds the duty now.
-     */
+    /** Takes the duty if it is free, without waiting. A thread other than the I/O thread. */
     boolean tryTake() {
         if (state != FREE) {
             return false;
@@ -186,8 +160,6 @@ final class IoDuty {
      * Takes the duty for a completion round if a completion is pending and the duty is free, and
      * clears the pending flag. A thread other than the I/O thread (the backend's completion thread,
      * or whoever just let go of the duty).
-     *
-     * @return whether the caller holds the duty now and should run a completion round.
      */
     boolean tryTakeForCompletion() {
         if (completionPending && tryTake()) {
@@ -212,9 +184,6 @@ final class IoDuty {
      * a thread it saw parked). The duty was let go (a volatile write) before {@code parked} is read
      * here, and the I/O thread raises {@code parked} before it reads the duty, so one sees the other.
      * The thread that let go.
-     *
-     * @param ioThreadNeeded whether work is left that only the I/O thread does.
-     * @param work what the I/O thread could do.
      */
     void wakeIfWorkLeft(final boolean ioThreadNeeded, final Work work) {
         hook.at(POINT_BEFORE_WAKE_CHECK);
@@ -232,9 +201,6 @@ final class IoDuty {
     /**
      * The I/O thread lets go of the duty, parks for at most this long unless work is waiting, and
      * takes the duty back.
-     *
-     * @param parkNs the longest park.
-     * @param work what the I/O thread could do; asked for only while the duty is free.
      */
     void releaseAndPark(final long parkNs, final Work work) {
         state = FREE;
@@ -245,9 +211,6 @@ final class IoDuty {
      * The I/O thread, not holding the duty: parks for at most this long unless work is waiting, and
      * takes the duty back. Work counts only while the duty is free: a thread that holds it drives the
      * frames, and looks at {@code parked} when it lets go.
-     *
-     * @param parkNs the longest park.
-     * @param work what the I/O thread could do.
      */
     void parkWithoutDuty(final long parkNs, final Work work) {
         hook.at(POINT_PARKING);
@@ -304,12 +267,12 @@ final class IoDuty {
         }
     }
 
-    /** @return whether the I/O thread is parked (racy). Any thread. */
+    /** Whether the I/O thread is parked (racy). Any thread. */
     boolean isParked() {
         return parked;
     }
 
-    /** @return whether the I/O thread was woken, or a completion waits, since its last round. Any thread. */
+    /** Whether the I/O thread was woken, or a completion waits, since its last round. Any thread. */
     boolean isSignalled() {
         return signalled || completionPending;
     }
@@ -317,8 +280,6 @@ final class IoDuty {
     /**
      * The I/O thread, before a round: clears the wake, and the pending completion, which the round
      * delivers.
-     *
-     * @param clearCompletion whether completions signalled so far are delivered by the round.
      */
     void clearSignals(final boolean clearCompletion) {
         signalled = false;

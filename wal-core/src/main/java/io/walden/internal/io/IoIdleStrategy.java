@@ -70,13 +70,13 @@ final class IoIdleStrategy implements IdleStrategy {
 
     /** What the strategy needs from the I/O thread. */
     interface Host {
-        /** @return whether the thread may rest without the I/O duty now. */
+        /** Whether the thread may rest without the I/O duty now. */
         boolean mayRestWithoutDuty();
 
-        /** @return whether a completion that acknowledgements wait for is expected soon. */
+        /** Whether a completion that acknowledgements wait for is expected soon. */
         boolean expectsCompletion();
 
-        /** @return whether the thread was woken since its last round. */
+        /** Whether the thread was woken since its last round. */
         boolean isSignalled();
 
         /** Lets go of the I/O duty. */
@@ -88,16 +88,12 @@ final class IoIdleStrategy implements IdleStrategy {
         /**
          * Lets go of the duty, parks for at most this long unless work is waiting, and takes the duty
          * back. Called holding the duty.
-         *
-         * @param parkNs the longest park.
          */
         void park(long parkNs);
 
         /**
          * Parks for at most this long unless work is waiting, and takes the duty back. Called not
          * holding the duty (at the end of a rest).
-         *
-         * @param parkNs the longest park.
          */
         void parkWithoutDuty(long parkNs);
     }
@@ -106,26 +102,13 @@ final class IoIdleStrategy implements IdleStrategy {
     private final boolean parkAfterRest;
     private int idleCount;
 
-    /**
-     * Creates the strategy.
-     *
-     * @param host the I/O thread.
-     * @param parkAfterRest whether a rest that no wake ends goes on into the park without the duty;
-     *     else it takes the duty back, and the park comes after one more round.
-     */
+    /** Creates the strategy. */
     IoIdleStrategy(final Host host, final boolean parkAfterRest) {
         this.host = host;
         this.parkAfterRest = parkAfterRest;
     }
 
-    /**
-     * The step to take after {@code idleCount} rounds in a row without work.
-     *
-     * @param idleCount rounds without work, from 1.
-     * @param mayRest whether the thread may rest without the duty.
-     * @param completionExpected whether a completion that acknowledgements wait for is in flight.
-     * @return what to do.
-     */
+    /** The step to take after {@code idleCount} rounds in a row without work. */
     static Action action(final int idleCount, final boolean mayRest, final boolean completionExpected) {
         if (idleCount < SPIN_COUNT + YIELD_COUNT && mayRest) {
             return Action.REST;
@@ -140,7 +123,7 @@ final class IoIdleStrategy implements IdleStrategy {
         return Action.PARK;
     }
 
-    /** @return rounds in a row without work (racy outside the I/O thread). */
+    /** Rounds in a row without work (racy outside the I/O thread). */
     int idleCount() {
         return idleCount;
     }

@@ -161,17 +161,17 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         closeRequested = true;
     }
 
-    /** @return whether closing was asked for. Any thread. */
+    /** Whether closing was asked for. Any thread. */
     boolean closeRequested() {
         return closeRequested;
     }
 
-    /** @return whether the log failed. */
+    /** Whether the log failed. */
     boolean failed() {
         return failStop.failed();
     }
 
-    /** @return whether the log buffer's tail is closed for closing, so appenders' drives stop. */
+    /** Whether the log buffer's tail is closed for closing, so appenders' drives stop. */
     boolean closing() {
         return finalTailPosition >= 0;
     }
@@ -179,30 +179,22 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /**
      * A round of the backend's completion thread begins or ends: failures found meanwhile leave the
      * futures to the I/O thread.
-     *
-     * @param inCompletionRound whether a completion round runs now.
      */
     void completionRound(final boolean inCompletionRound) {
         this.completionRound = inCompletionRound;
     }
 
-    /**
-     * Whether a position was reached.
-     *
-     * @param position the position.
-     * @param synced durable, else written.
-     * @return whether it was.
-     */
+    /** Whether a position was reached. */
     boolean reached(final long position, final boolean synced) {
         return (synced ? positions.durable() : positions.written()) >= position;
     }
 
-    /** @return whether a write or sync is in flight, whose completion carries the log on. */
+    /** Whether a write or sync is in flight, whose completion carries the log on. */
     boolean operationInFlight() {
         return writes.inFlight() || syncs.inFlight();
     }
 
-    /** @return a round of a failed log: see {@link FailStop#drain}. */
+    /** A round of a failed log: see {@link FailStop#drain}. */
     int drain() {
         return failStop.drain();
     }
@@ -212,11 +204,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return scanner.hasFrameToScan(positions.submitted(), positions.released());
     }
 
-    /**
-     * Whether, after a round on another thread, work is left that only the I/O thread does. Duty holder.
-     *
-     * @return whether the I/O thread must be woken.
-     */
+    /** Whether, after a round on another thread, work is left that only the I/O thread does. Duty holder. */
     boolean ioThreadNeeded() {
         final long segmentEnd = positions.activeEnd();
         return failStop.failed()
@@ -231,10 +219,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /**
      * Runs one round, in the fixed order; what it may do depends on its kind (class comment). Fails the
      * log on an I/O error. Duty holder.
-     *
-     * @param nowNs now.
-     * @param kind {@link Kind#IO_THREAD}, {@link Kind#CALLER} or {@link Kind#COMPLETION}.
-     * @return the work done.
      */
     int run(final long nowNs, final Kind kind) {
         final boolean background = kind == Kind.IO_THREAD;
@@ -283,12 +267,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return workCount;
     }
 
-    /**
-     * Submits the next group write, if one may go.
-     *
-     * @param appenderAlone whether this round runs on an appender driving its own record's I/O.
-     * @return the work done.
-     */
+    /** Submits the next group write, if one may go. */
     private int submitWrites(final boolean appenderAlone) {
         final long scannedPosition = scanner.position();
         // A header write in flight (a mark, a raised limit, the continued flag) touches only the
@@ -438,11 +417,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                         && positions.written() > positions.durable());
     }
 
-    /**
-     * Fails the log (fail-stop), once.
-     *
-     * @param cause the failure.
-     */
+    /** Fails the log (fail-stop), once. */
     void fail(final Throwable cause) {
         failStop.fail(cause, !completionRound);
     }

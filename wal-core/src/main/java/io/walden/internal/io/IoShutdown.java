@@ -60,14 +60,7 @@ final class IoShutdown {
         this.writesDurable = session.writesDurable();
     }
 
-    /**
-     * Shuts the I/O path down after the I/O thread's last round.
-     *
-     * @param failed whether the log failed.
-     * @param handOver whether another agent takes the log state over (the state is left open).
-     * @return whether the log buffer may be freed: every claimed frame was published and no operation
-     *     that reads it is in flight.
-     */
+    /** Shuts the I/O path down after the I/O thread's last round. */
     boolean shutdown(final boolean failed, final boolean handOver) {
         boolean producersDone = true;
         if (failed) {
@@ -151,8 +144,6 @@ final class IoShutdown {
      * published its frame (they copy and publish without blocking), walking the claimed frames to the
      * final tail. A producer that does not publish within the wait (a descheduled or dying thread)
      * keeps the buffer from being freed.
-     *
-     * @return whether every claimed frame was published, so that no producer touches the buffer again.
      */
     private boolean awaitProducersAfterFailure() {
         final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;

@@ -167,7 +167,6 @@ final class SegmentPreparer implements AutoCloseable {
     /**
      * Starts preparing a segment. No-op if it is already being prepared or ready.
      *
-     * @param newBasePosition base position of the segment.
      * @throws IOException if the temporary file cannot be created.
      */
     void start(final long newBasePosition) throws IOException {
@@ -197,11 +196,7 @@ final class SegmentPreparer implements AutoCloseable {
         begin(newBasePosition, null, segmentCapacityBytes, State.ALLOCATING);
     }
 
-    /**
-     * Starts making a freed file the segment: header and the first window only, no allocation.
-     *
-     * @return false if the file cannot be opened (removed by someone else): a new file is made instead.
-     */
+    /** Starts making a freed file the segment: header and the first window only, no allocation. */
     private boolean startRecycled(final long newBasePosition, final Path reuse) {
         try {
             fileHandle = session.openFile(reuse, false);
@@ -231,11 +226,7 @@ final class SegmentPreparer implements AutoCloseable {
         state = first;
     }
 
-    /**
-     * Submits the next step if none is in flight.
-     *
-     * @return 1 if an operation was submitted, else 0.
-     */
+    /** Submits the next step if none is in flight. */
     int doWork() {
         if (operationInFlight || state == State.IDLE || state == State.READY || waitingForSpace()) {
             return 0;
@@ -293,7 +284,6 @@ final class SegmentPreparer implements AutoCloseable {
     /**
      * The submitted step completed successfully.
      *
-     * @param result the operation's result.
      * @throws IOException if a write reports fewer bytes than it was given (a short write the backend
      *     neither finished nor failed, against the SPI): the segment would not be fully prepared.
      */
@@ -357,17 +347,11 @@ final class SegmentPreparer implements AutoCloseable {
     @FunctionalInterface
     interface SpaceProbe {
         /**
-         * @return bytes an unprivileged writer may still allocate.
          * @throws IOException if the file system cannot be asked.
          */
         long usableBytes() throws IOException;
 
-        /**
-         * The probe of a directory's file store.
-         *
-         * @param directory the log's directory.
-         * @return the probe.
-         */
+        /** The probe of a directory's file store. */
         static SpaceProbe of(final Path directory) {
             return () -> Files.getFileStore(directory).getUsableSpace();
         }
@@ -396,8 +380,6 @@ final class SegmentPreparer implements AutoCloseable {
     /**
      * Skips the rest of the zero-fill of the segment being prepared, so that it is ready after a few
      * operations: the appenders need it. No-op when idle, already hurried, or past zero-filling.
-     *
-     * @return true if this call hurried the preparation.
      */
     boolean hurry() {
         if (!hurried
@@ -416,10 +398,6 @@ final class SegmentPreparer implements AutoCloseable {
      * with it). The temporary file holds no record, so nothing the log acknowledged can be lost by
      * that; it keeps the space it already has, which the next segment needs anyway, and is deleted
      * if the log closes first.
-     *
-     * @param failure the step's failure.
-     * @return true if the preparation gives up for space and goes on; false if the failure fails the
-     *     log.
      */
     boolean onFailure(final IOException failure) {
         if (!NoSpace.isNoSpace(failure)
@@ -450,36 +428,27 @@ final class SegmentPreparer implements AutoCloseable {
                 + " free space (Wal.truncateBefore, or other files)";
     }
 
-    /**
-     * Why the next segment cannot be prepared for lack of space, until a preparation succeeds.
-     *
-     * @return the reason, naming the directory, the bytes needed and free, or null.
-     */
+    /** Why the next segment cannot be prepared for lack of space, until a preparation succeeds. */
     String spaceShortage() {
         return spaceShortage;
     }
 
-    /** @return whether the segment being prepared is to be made ready without the rest of its zero-fill. */
+    /** Whether the segment being prepared is to be made ready without the rest of its zero-fill. */
     boolean isHurried() {
         return hurried;
     }
 
-    /**
-     * Whether a segment is prepared and durable.
-     *
-     * @param position the segment's base position.
-     * @return true if ready.
-     */
+    /** Whether a segment is prepared and durable. */
     boolean isReady(final long position) {
         return state == State.READY && basePosition == position;
     }
 
-    /** @return whether no segment is being prepared or ready (none started, or one given up for space). */
+    /** Whether no segment is being prepared or ready (none started, or one given up for space). */
     boolean isIdle() {
         return state == State.IDLE;
     }
 
-    /** @return whether a preparation is under way with no operation in flight: a step can be submitted. */
+    /** Whether a preparation is under way with no operation in flight: a step can be submitted. */
     boolean hasStepToSubmit() {
         return !operationInFlight && state != State.IDLE && state != State.READY && !waitingForSpace();
     }
@@ -489,7 +458,7 @@ final class SegmentPreparer implements AutoCloseable {
         return spaceShortage != null && System.nanoTime() - retryAtNs < 0;
     }
 
-    /** @return whether an operation is in flight. */
+    /** Whether an operation is in flight. */
     boolean isOperationInFlight() {
         return operationInFlight;
     }
@@ -499,9 +468,6 @@ final class SegmentPreparer implements AutoCloseable {
      * segment already renamed into place is complete and stays. The session must have no operation
      * in flight (the caller checks).
      *
-     * @param io synchronous access to the session.
-     * @param afterFailure whether the log failed: its I/O round then drops completions (fail-stop), so
-     *     a step may still be recorded as in flight here although the session completed it.
      * @throws IOException if the file cannot be closed or deleted.
      */
     void abandon(final BlockingIo io, final boolean afterFailure) throws IOException {
@@ -520,11 +486,7 @@ final class SegmentPreparer implements AutoCloseable {
         }
     }
 
-    /**
-     * Hands over the prepared segment's file handle; the preparer becomes idle.
-     *
-     * @return the handle.
-     */
+    /** Hands over the prepared segment's file handle; the preparer becomes idle. */
     int take() {
         Invariants.check(state == State.READY, "take in state %s", state);
         recycledFrom = null;
@@ -538,8 +500,6 @@ final class SegmentPreparer implements AutoCloseable {
     /**
      * Adopts an existing prepared segment found by recovery.
      *
-     * @param position its base position.
-     * @param handle its open file handle.
      * @throws IOException if its header cannot be read.
      */
     void adoptReady(final long position, final int handle) throws IOException {
@@ -553,8 +513,6 @@ final class SegmentPreparer implements AutoCloseable {
     /**
      * The write limit the ready segment's header records if it is a recycled one: the roll starts the
      * writer there. Call before {@link #take}.
-     *
-     * @return the limit, or zero for a zero-filled segment (no limit).
      */
     int readyLimitOffset() {
         Invariants.check(state == State.READY, "limit asked in state %s", state);

@@ -70,8 +70,6 @@ final class SegmentRoller {
      * Runs a step of the next segment's preparation, unless frames wait to be written and it is not
      * hurried; hurries it when the appenders come near the active segment's end.
      *
-     * @param framesWaiting whether frames wait to be scanned or written, or a write is in flight.
-     * @return the work done.
      * @throws IOException if a step of the preparation cannot be submitted.
      */
     int prepare(final boolean framesWaiting) throws IOException {
@@ -99,8 +97,6 @@ final class SegmentRoller {
      * frame of it is written and the next segment's file is in place (so a close before the roll
      * leaves the successor the flag promises). The roll fence's sync makes it durable; the roll waits
      * for that.
-     *
-     * @return 1 if the header write was submitted, else 0.
      */
     int seal() {
         final long segmentEnd = positions.activeEnd();
@@ -118,7 +114,6 @@ final class SegmentRoller {
      * Rolls to the next segment once the fence holds, the segment is prepared and the full segment's
      * header durably records that the log goes on.
      *
-     * @return 1 if the log rolled, else 0.
      * @throws IOException if the old segment cannot be closed.
      */
     int maybeRoll() throws IOException {

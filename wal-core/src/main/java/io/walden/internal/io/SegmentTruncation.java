@@ -49,16 +49,7 @@ final class SegmentTruncation {
     // The free file the unsynced change renamed a segment to, offered for reuse once it is durable.
     private Path renamedUnsynced;
 
-    /**
-     * Creates the state machine.
-     *
-     * @param session the storage session that deletes and syncs the directory.
-     * @param state the log's state, for publishing the new start position.
-     * @param directory the log directory.
-     * @param segmentCapacityBytes the segment size, a power of two.
-     * @param firstSegmentBase the base position of the oldest segment on disk.
-     * @param free where freed segment files wait for reuse.
-     */
+    /** Creates the state machine. */
     SegmentTruncation(
             final StorageSession session,
             final LogState state,
@@ -80,31 +71,22 @@ final class SegmentTruncation {
         this.free = free;
     }
 
-    /**
-     * Any thread: hands a request to the I/O thread (which it then wakes).
-     *
-     * @param request the request.
-     */
+    /** Any thread: hands a request to the I/O thread (which it then wakes). */
     void request(final TruncateRequest request) {
         pending = request;
     }
 
-    /** @return whether a request waits to be taken. */
+    /** Whether a request waits to be taken. */
     boolean hasPending() {
         return pending != null;
     }
 
-    /** @return whether a request is being carried out. */
+    /** Whether a request is being carried out. */
     boolean isActive() {
         return active != null;
     }
 
-    /**
-     * Takes a waiting request, or submits the next operation of the active one, or completes it.
-     *
-     * @param activeBase the base position of the segment being written, which is never deleted.
-     * @return 1 if it did something, else 0.
-     */
+    /** Takes a waiting request, or submits the next operation of the active one, or completes it. */
     int step(final long activeBase) {
         if (active == null) {
             final TruncateRequest request = pending;
@@ -158,11 +140,7 @@ final class SegmentTruncation {
         operationInFlight = false;
     }
 
-    /**
-     * The log failed: completes the active and the waiting request with the failure.
-     *
-     * @param cause the failure.
-     */
+    /** The log failed: completes the active and the waiting request with the failure. */
     void fail(final Throwable cause) {
         renamedUnsynced = null;
         free.dropPending();
@@ -176,8 +154,6 @@ final class SegmentTruncation {
     /**
      * Completes a waiting request with the failure (after the log failed, requests keep coming until
      * it closes).
-     *
-     * @param cause the failure.
      */
     void failPending(final Throwable cause) {
         final TruncateRequest request = pending;

@@ -70,35 +70,27 @@ final class SyncStage {
         this.nothingElseToWrite = nothingElseToWrite;
     }
 
-    /** @return whether a sync is in flight. */
+    /** Whether a sync is in flight. */
     boolean inFlight() {
         return inFlight;
     }
 
-    /** @return whether the last decision was to hold a sync for a returning group. */
+    /** Whether the last decision was to hold a sync for a returning group. */
     boolean cohortHolding() {
         return cohortHolding;
     }
 
-    /** @return until when a held sync waits for its group. */
+    /** Until when a held sync waits for its group. */
     long holdUntilNs() {
         return commitPolicy.holdUntilNs();
     }
 
-    /** @return whether the last sync was asked for by one waiter at most. Any thread. */
+    /** Whether the last sync was asked for by one waiter at most. Any thread. */
     boolean loneWriter() {
         return loneWriter;
     }
 
-    /**
-     * Syncs if the policy says so.
-     *
-     * @param nowNs now.
-     * @param closing whether the log is closing (everything left is to be synced).
-     * @param headerFence whether a header write waits for a sync that nothing else may ask for: frames
-     *     held back by the write limit, or the roll waiting for the continued flag.
-     * @return 1 if a sync was submitted, else 0.
-     */
+    /** Syncs if the policy says so. */
     int maybeSync(final long nowNs, final boolean closing, final boolean headerFence) {
         cohortHolding = false;
         if (inFlight || writesDurable) {
@@ -183,8 +175,6 @@ final class SyncStage {
     /**
      * With durable writes (O_DSYNC), a completed write is this mode's sync: everything below the
      * written position is durable, and is published at once.
-     *
-     * @param writeSubmitNs when the write was submitted, for its latency.
      */
     void onDurableWrite(final long writeSubmitNs) {
         final long newlyDurableBytes = positions.written() - positions.durable();
@@ -198,11 +188,7 @@ final class SyncStage {
         state.publishDurable(positions.durable());
     }
 
-    /**
-     * Whether blocked waiters are to be woken; clears it.
-     *
-     * @return whether a sync completed since the last call.
-     */
+    /** Whether blocked waiters are to be woken; clears it. */
     boolean takeWakePending() {
         if (!wakePending) {
             return false;
@@ -222,14 +208,7 @@ final class SyncStage {
         }
     }
 
-    /**
-     * Commits the event in progress, if any, once the durable position it reports has moved.
-     *
-     * @param method how the data was made durable.
-     * @param bytes bytes made durable.
-     * @param records records made durable.
-     * @param waiters sync requests since the previous sync.
-     */
+    /** Commits the event in progress, if any, once the durable position it reports has moved. */
     void commitEvent(final String method, final long bytes, final long records, final long waiters) {
         final SyncEvent current = event;
         if (current == null) {

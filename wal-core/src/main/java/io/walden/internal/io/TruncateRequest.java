@@ -11,11 +11,7 @@ public final class TruncateRequest {
     private volatile long deletedCount;
     private volatile Throwable failure;
 
-    /**
-     * Creates a request.
-     *
-     * @param position delete segments that lie entirely below this position.
-     */
+    /** Creates a request. */
     public TruncateRequest(final long position) {
         this.position = position;
     }
@@ -30,17 +26,17 @@ public final class TruncateRequest {
         done = true;
     }
 
-    /** @return whether the I/O thread finished the request. */
+    /** Whether the I/O thread finished the request. */
     public boolean isDone() {
         return done;
     }
 
-    /** @return how many segments were deleted. */
+    /** How many segments were deleted. */
     public long deletedCount() {
         return deletedCount;
     }
 
-    /** @return why the request failed, or null. */
+    /** Why the request failed, or null. */
     public Throwable failure() {
         return failure;
     }

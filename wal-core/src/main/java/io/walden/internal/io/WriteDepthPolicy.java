@@ -65,26 +65,17 @@ final class WriteDepthPolicy {
     private int writesUntilProbe = FIRST_PROBE_AFTER_WRITES;
     private int probeIntervalWrites = PROBE_INTERVAL_WRITES_MIN;
 
-    /**
-     * Creates the rule.
-     *
-     * @param measured whether depth is used only while measured to pay; false allows it always.
-     */
+    /** Creates the rule. */
     WriteDepthPolicy(final boolean measured) {
         this.measured = measured;
     }
 
-    /** @return whether a write may be submitted beside writes in flight now. */
+    /** Whether a write may be submitted beside writes in flight now. */
     boolean allowsBeside() {
         return on || probing || !measured;
     }
 
-    /**
-     * A write completed.
-     *
-     * @param latencyNs from its submission to its completion.
-     * @param beside whether it was submitted while other writes were in flight.
-     */
+    /** A write completed. */
     void onCompleted(final long latencyNs, final boolean beside) {
         if (!beside) {
             aloneNs = aloneNs < 0 ? latencyNs : aloneNs + ((latencyNs - aloneNs) >> AVERAGE_SHIFT);
@@ -117,12 +108,12 @@ final class WriteDepthPolicy {
         writesUntilProbe = probeIntervalWrites;
     }
 
-    /** @return the moving average of writes alone, -1 before one completed (for tests). */
+    /** The moving average of writes alone, -1 before one completed (for tests). */
     long aloneNs() {
         return aloneNs;
     }
 
-    /** @return whether depth is on outside probes (for tests). */
+    /** Whether depth is on outside probes (for tests). */
     boolean on() {
         return on;
     }

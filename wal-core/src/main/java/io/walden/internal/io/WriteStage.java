@@ -111,20 +111,7 @@ final class WriteStage {
     // Whether the last part of the write being submitted goes to the backend's submitWriteOnCaller.
     private boolean lastPartOnCaller;
 
-    /**
-     * Creates the write stage of one log.
-     *
-     * @param session the storage session.
-     * @param logBuffer the log buffer the frames are written from.
-     * @param state the shared state, where the written position is published.
-     * @param stats the counters.
-     * @param positions where the I/O path stands.
-     * @param directory the log's directory, for messages.
-     * @param inFlightMax the most writes in flight: 1 unless the session's writes are durable by
-     *     themselves, at most {@link #IN_FLIGHT_MAX}.
-     * @param depthMeasured whether writes go side by side only while {@link WriteDepthPolicy} measures
-     *     that it pays.
-     */
+    /** Creates the write stage of one log. */
     WriteStage(final IoShared shared, final int inFlightMax, final boolean depthMeasured) {
         final StorageSession session = shared.session();
         final LogBuffer logBuffer = shared.logBuffer();
@@ -161,20 +148,16 @@ final class WriteStage {
         this.slotBeside = new boolean[slots];
     }
 
-    /** @return whether a write is in flight. */
+    /** Whether a write is in flight. */
     boolean inFlight() {
         return nextSequence != headSequence;
     }
 
-    /** @return how many writes are in flight. */
+    /** How many writes are in flight. */
     int inFlightCount() {
         return (int) (nextSequence - headSequence);
     }
 
-    /**
-     * @return whether a write may go beside writes in flight now: allowed by the configuration and
-     *     by {@link WriteDepthPolicy}, which measures whether depth pays on this storage.
-     */
     boolean besideAllowed() {
         return inFlightMax > 1 && depthPolicy.allowsBeside();
     }
@@ -182,9 +165,6 @@ final class WriteStage {
     /**
      * Whether a write starting at a frame position may be submitted now: none is in flight, or fewer
      * than the most allowed are and it touches no block a write in flight touches.
-     *
-     * @param start the write's first frame position.
-     * @return whether it may.
      */
     boolean maySubmit(final long start) {
         final int count = inFlightCount();
@@ -192,26 +172,12 @@ final class WriteStage {
                 || (count < inFlightMax && (start & ~blockMask) >= newestByteEnd && depthPolicy.allowsBeside());
     }
 
-    /** @return when the write retired last was submitted. */
+    /** When the write retired last was submitted. */
     long submitNs() {
         return retiredSubmitNs;
     }
 
-    /**
-     * Submits a write of the frames at log positions [start, end) of the active segment.
-     *
-     * @param start the first frame's position.
-     * @param end where the frames end.
-     * @param endRecords the records up to {@code end}.
-     * @param scannedPosition how far frames are checksummed: past {@code end} when a long batch was cut
-     *     short, which with direct I/O writes whole blocks only.
-     * @param activeBase the active segment's base.
-     * @param activeHandle its handle.
-     * @param nowNs now.
-     * @param onCaller whether the caller would only wait for this write (an appender running its own
-     *     record's I/O, writes durable by themselves, nothing else in flight): its last part then goes
-     *     to {@link StorageSession#submitWriteOnCaller}.
-     */
+    /** Submits a write of the frames at log positions [start, end) of the active segment. */
     void submit(
             final long start,
             final long end,
@@ -323,14 +289,7 @@ final class WriteStage {
         }
     }
 
-    /**
-     * Settles a part of a write in flight.
-     *
-     * @param token the part's token.
-     * @param result the bytes written.
-     * @return {@link #PART_PENDING}, {@link #COMPLETE} (then {@link #retireOldest} retires what the
-     *     completed prefix allows), or {@link #SHORT} (see {@link #shortWriteFailure}).
-     */
+    /** Settles a part of a write in flight. */
     Outcome onComplete(final long token, final long result) {
         final int slot = CompletionToken.writeSlot(token);
         final boolean tail = CompletionToken.isWriteTail(token);
@@ -362,8 +321,6 @@ final class WriteStage {
     /**
      * Retires the oldest write in flight if it completed: only a contiguous prefix of completed writes
      * is ever retired, whatever order they completed in. {@link #publishWritten} then publishes it.
-     *
-     * @return whether a write was retired.
      */
     boolean retireOldest() {
         if (!inFlight()) {
@@ -391,8 +348,6 @@ final class WriteStage {
      * the buffer's space below it (with direct I/O, below the partial last block, which the next write
      * rewrites). Written is published before anyone can publish durable past it, so that no observer
      * ever sees durable ahead of written.
-     *
-     * @return whether the written position moved.
      */
     boolean publishWritten() {
         if (retiredEnd == positions.written()) {
@@ -409,11 +364,6 @@ final class WriteStage {
      * The failure of a short write. The SPI makes a backend finish a short write or fail it; a short
      * result taken for a whole write would acknowledge records that never reached the file. Failing at
      * once also acknowledges nothing that completes after it.
-     *
-     * @param token the token of the write's part.
-     * @param result the bytes the backend reported.
-     * @param activeBase the active segment's base.
-     * @return the failure.
      */
     IOException shortWriteFailure(final long token, final long result, final long activeBase) {
         final int slot = CompletionToken.writeSlot(token);
