@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p><b>Threading:</b> any thread; the set of warned file system types is concurrent.
  */
-public final class LogDirectories {
+final class LogDirectories {
     private static final System.Logger LOGGER = System.getLogger(LogDirectories.class.getName());
     private static final Set<String> WARNED_FILE_SYSTEM_TYPES = ConcurrentHashMap.newKeySet();
 

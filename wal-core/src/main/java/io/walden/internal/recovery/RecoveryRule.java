@@ -52,7 +52,7 @@ import io.walden.internal.state.Invariants;
  *
  * <p><b>Threading:</b> stateless.
  */
-public final class RecoveryRule {
+final class RecoveryRule {
     /** What a segment's end is. */
     public enum Verdict {
         /** Nothing was written from the valid end on: the log ends there. */

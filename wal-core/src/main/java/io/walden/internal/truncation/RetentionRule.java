@@ -19,7 +19,7 @@ import org.agrona.BitUtil;
  *
  * <p><b>Threading:</b> stateless.
  */
-public final class RetentionRule {
+final class RetentionRule {
     private RetentionRule() {}
 
     /** The cut that leaves the log's segments at most a total size. */
