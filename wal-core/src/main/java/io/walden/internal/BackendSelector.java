@@ -20,11 +20,6 @@ public final class BackendSelector {
 
     private BackendSelector() {}
 
-    /**
-     * Picks a backend.
-     *
-     * @throws WalException if none is available, listing why each provider cannot run.
-     */
     public static StorageBackend select(final StorageOptions options) {
         final List<StorageBackendProvider> providers = new ArrayList<>();
         ServiceLoader.load(StorageBackendProvider.class).forEach(providers::add);

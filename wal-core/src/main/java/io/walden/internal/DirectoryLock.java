@@ -27,13 +27,6 @@ public final class DirectoryLock implements AutoCloseable {
         this.lock = lock;
     }
 
-    /**
-     * Takes the lock.
-     *
-     * @throws WalException with {@link WalException.ErrorCode#LOCKED} if another process or another
-     *     open log in this JVM holds it, or {@link WalException.ErrorCode#IO} if the lock file cannot
-     *     be opened.
-     */
     public static DirectoryLock acquire(final Path directory) {
         final Path lockFile = directory.resolve(SegmentNames.LOCK_FILE_NAME);
         final FileChannel channel;

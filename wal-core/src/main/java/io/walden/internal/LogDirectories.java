@@ -26,8 +26,6 @@ final class LogDirectories {
     /**
      * Creates the log directory if missing and fsyncs the parent of each directory created, so that
      * the directory (and with it every synced record) survives power loss.
-     *
-     * @throws IOException if a directory cannot be created or synced.
      */
     public static void createDurably(final Path directory) throws IOException {
         final Path absolute = directory.toAbsolutePath();
@@ -54,9 +52,9 @@ final class LogDirectories {
     }
 
     /**
-     * Warns when the log's file system keeps nothing across a power loss (once per file system type
-     * and JVM at WARNING: a test suite may open thousands of logs there; every log's statistics say
-     * it anyway), and when the backend's session has a durability note.
+     * Warns when the log's file system keeps nothing across a power loss (at WARNING once per file
+     * system type and JVM: a test suite may open thousands of logs there, and every log's
+     * statistics say it anyway), and when the backend's session has a durability note.
      */
     public static void warnIfNotDurable(
             final Path directory, final String fileSystemType, final StorageSession session) {

@@ -20,8 +20,7 @@ import java.util.function.Consumer;
 /**
  * One run of an open log's files: the storage session, the recovered log, the log buffer, the I/O
  * agent and its thread. A {@code Wal} has one at a time, held by its {@link EngineHolder};
- * {@code truncateAfter} on an open log stops one (handing its {@link LogState} over), truncates the
- * files, and starts the next on the same state, so that waiters and readers carry on across it.
+ * {@code truncateAfter} on an open log replaces it ({@code OnlineTruncation}).
  *
  * <pre>
  *   Wal ── EngineHolder ── engine ──► LogEngine ── session, LogBuffer, IoAgent, I/O thread, RecoveredLog
@@ -29,8 +28,8 @@ import java.util.function.Consumer;
  *    └── state ◄──────────────────────────┘   LogState and StatsCounters outlive every engine of the Wal
  * </pre>
  *
- * <p><b>Threading:</b> started and stopped by the thread that holds the {@link EngineHolder}'s close lock;
- * its accessors are read by any thread.
+ * <p><b>Threading:</b> started and stopped by the thread that holds the {@link EngineHolder}'s
+ * close lock; its accessors are read by any thread.
  */
 public final class LogEngine {
     private static final System.Logger LOGGER = System.getLogger(LogEngine.class.getName());
@@ -75,12 +74,7 @@ public final class LogEngine {
         ioThread.setDaemon(true);
     }
 
-    /**
-     * Opens a storage session, recovers the log and starts its I/O thread. The caller holds the
-     * directory lock; on failure the session is closed again and the lock left to the caller.
-     *
-     * @throws WalException if recovery refuses the log or the configuration does not fit it.
-     */
+    /** Recovers the log; the caller holds the directory lock, and keeps it on failure. */
     public static LogEngine start(
             final WalConfig config,
             final StorageBackend backend,
@@ -94,10 +88,7 @@ public final class LogEngine {
         });
     }
 
-    /**
-     * Opens a storage session, makes the log it runs on with {@code source} and starts its I/O thread.
-     * The caller holds the directory lock; on failure the session is closed again.
-     */
+    /** As {@link #start}, on the log that {@code source} makes: recovery, or a truncation. */
     public static LogEngine startOn(
             final WalConfig config,
             final StorageBackend backend,
@@ -125,7 +116,6 @@ public final class LogEngine {
         }
     }
 
-    /** Makes the log an engine runs on, from the engine's new storage session: recovery, or a truncation. */
     @FunctionalInterface
     public interface LogSource {
         RecoveredLog open(StorageSession session) throws IOException;
@@ -162,37 +152,30 @@ public final class LogEngine {
         return interrupted;
     }
 
-    /** The recovered log this engine started from. */
     public RecoveredLog recovered() {
         return recovered;
     }
 
-    /** The log buffer appenders claim space in. */
     public LogBuffer logBuffer() {
         return logBuffer;
     }
 
-    /** The log's state, shared with the engines before and after this one. */
     public LogState state() {
         return state;
     }
 
-    /** The I/O agent. */
     public IoAgent agent() {
         return agent;
     }
 
-    /** Wakes the I/O thread. */
     public Runnable wake() {
         return wake;
     }
 
-    /** Whether the I/O thread still runs. */
     public boolean ioThreadAlive() {
         return ioThread.isAlive();
     }
 
-    /** What the storage session says of its durability, or null. */
     public String durabilityNote() {
         return durabilityNote;
     }

@@ -23,7 +23,6 @@ public final class LogOpening {
     /** Makes the log from its opened parts. */
     @FunctionalInterface
     public interface Opened<T> {
-        /** Makes the log. */
         T open(
                 WalConfig config,
                 DirectoryLock lock,
@@ -35,11 +34,9 @@ public final class LogOpening {
 
     /**
      * Opens a log, creating it if the directory holds none, and runs recovery. A pending interrupt
-     * would close the FileChannels that opening reads and writes through (ClosedByInterruptException)
-     * and fail the open: it runs with the flag cleared, and the flag is set again for the caller,
-     * whose interrupt it stays.
-     *
-     * @throws WalException as {@code Wal.open}.
+     * would close the FileChannels that opening reads and writes through
+     * (ClosedByInterruptException) and fail the open: it runs with the flag cleared, and the flag
+     * is set again for the caller.
      */
     public static <T> T open(
             final WalConfig config, final Function<Path, String> fileSystemTypes, final Opened<T> opened) {

@@ -28,13 +28,11 @@ public final class WalMonitor implements WalMXBean {
     private final Supplier<WalStats> stats;
     private ObjectName registeredName;
 
-    /** Creates the bean of one log. */
     public WalMonitor(final Path directory, final Supplier<WalStats> stats) {
         this.directory = directory;
         this.stats = stats;
     }
 
-    /** The name a log's bean is registered under. */
     public static ObjectName objectName(final Path directory) {
         try {
             return new ObjectName("io.walden:type=Wal,directory=" + ObjectName.quote(directory.toString()));
@@ -43,11 +41,6 @@ public final class WalMonitor implements WalMXBean {
         }
     }
 
-    /**
-     * Registers the bean with the platform MBean server; a second call returns the same name.
-     *
-     * @throws WalException ({@link WalException.ErrorCode#CONFIG}) if another bean holds the name.
-     */
     public ObjectName register() {
         if (registeredName != null) {
             return registeredName;
