@@ -13,12 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import org.agrona.DirectBuffer;
 
 /**
- * Appends records: claims space in the current engine's log buffer (claiming again in the next
- * engine when {@code truncateAfter} replaced it meanwhile), counts the append's sync request,
- * publishes the payload with the {@link FramePublisher} of its kind, and waits for the level or
- * hands the record to a future. Every kind of payload, batches and asynchronous appends go through
- * the one claim loop of {@link #appendFramed}. Allocates nothing but the future of {@link
- * #appendAsync}, and on failure.
+ * Appends records. Every kind of payload, batches and asynchronous appends go through the one claim
+ * loop of {@link #appendFramed}; a claim that finds its engine replaced by {@code truncateAfter}
+ * claims again in the next one. Allocates nothing but the future of {@link #appendAsync}, and on
+ * failure.
  *
  * <pre>
  *   check ──► claim (BufferClaim; CLOSED: replaced? claim again : refuse) ──► sync ticket
@@ -40,7 +38,6 @@ public final class AppendPath {
     private final AppendWaits waits;
     private final RecordLimits limits;
 
-    /** Creates the append path of a log. */
     public AppendPath(
             final EngineHolder holder,
             final BufferClaim bufferClaim,
@@ -53,12 +50,7 @@ public final class AppendPath {
         this.limits = limits;
     }
 
-    /**
-     * Appends a record and waits until it reaches a level. The caller has checked that the region
-     * lies inside the payload.
-     *
-     * @throws WalException as {@code Wal.append}.
-     */
+    /** The caller has checked that the region lies inside the payload. */
     public <P> long append(
             final P payload,
             final int offset,
@@ -70,11 +62,7 @@ public final class AppendPath {
         return appendFramed(payload, offset, length, framedBytes(length), publisher, durability, null);
     }
 
-    /**
-     * Refuses a batch, or a level, before anything is claimed.
-     *
-     * @throws WalException {@link WalException.ErrorCode#CONFIG}, see {@link RecordLimits}.
-     */
+    /** Refuses a batch, or a level, before anything is claimed. */
     public int checkBatch(final WalBatch batch, final Durability durability) {
         RecordLimits.checkDurability(durability);
         return limits.checkBatch(batch);
@@ -83,8 +71,6 @@ public final class AppendPath {
     /**
      * Appends a checked batch of more than one record as one unit, and waits until its last record
      * reaches a level. A failure after the batch entered the log names the batch's first LSN.
-     *
-     * @throws WalException as {@code Wal.append(WalBatch, Durability)}.
      */
     public long appendBatch(
             final WalBatch batch,
@@ -110,11 +96,7 @@ public final class AppendPath {
         }
     }
 
-    /**
-     * Appends a record and returns a future completed with its LSN once it reaches a level.
-     *
-     * @throws WalException if the record cannot be appended at all.
-     */
+    /** Refusals throw; the future completes once the record reaches the level. */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
         final int length = payload.length;
         limits.checkLength(length);
@@ -124,12 +106,7 @@ public final class AppendPath {
         return future;
     }
 
-    /**
-     * Appends a record as BUFFERED if there is space now, without waiting.
-     *
-     * @throws WalException if the record is larger than {@code maxRecordBytes}.
-     * @throws IndexOutOfBoundsException if the region lies outside {@code payload}.
-     */
+    /** Appends a record as BUFFERED if there is space now, without waiting. */
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
         limits.checkLength(length);
         Objects.checkFromIndexSize(offset, length, payload.capacity());
@@ -147,10 +124,6 @@ public final class AppendPath {
         return lsn;
     }
 
-    /**
-     * The one claim loop: claims in the current engine until one takes the claim, publishes, then
-     * waits for the level or, with a future, hands the record to it.
-     */
     private <P> long appendFramed(
             final P payload,
             final int offset,
@@ -174,7 +147,7 @@ public final class AppendPath {
         return lsn;
     }
 
-    /** Claims space in an engine's log buffer, waiting while it is full. */
+    /** {@link #REPLACED} if truncateAfter replaced the engine meanwhile. */
     private long claim(final LogEngine e, final int framedBytes) {
         final long lsn = bufferClaim.claim(e.logBuffer(), e.wake(), framedBytes);
         if (lsn == LogBuffer.CLOSED) {

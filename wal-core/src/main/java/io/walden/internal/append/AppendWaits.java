@@ -26,12 +26,10 @@ public final class AppendWaits {
     // How long an append waits for its level while the log waits for space for its next segment.
     private final long spaceWaitNs;
 
-    /** Creates the waits of a log whose appends wait for their level without a time limit. */
     public AppendWaits(final EngineHolder holder) {
         this(holder, Long.MAX_VALUE);
     }
 
-    /** Creates the waits of a log. */
     public AppendWaits(final EngineHolder holder, final long spaceWaitNs) {
         this.holder = holder;
         this.state = holder.state();
@@ -45,11 +43,9 @@ public final class AppendWaits {
 
     /**
      * Waits for a record to reach a level. An appender whose frame is the last claimed (and, for
-     * SYNCED, whose sync request is the last made) first tries to run the I/O itself: the log is then
-     * likely idle but for it. Under contention the check fails without touching the I/O thread's
-     * state, and group commit takes its course.
-     *
-     * @throws WalException naming the record, see {@link #outcomeUnknown}.
+     * SYNCED, whose sync request is the last made) first tries to run the I/O itself: the log is
+     * then likely idle but for it. Under contention the check fails without touching the I/O
+     * thread's state, and group commit takes its course.
      */
     public void awaitAppended(
             final LogEngine e,
@@ -98,11 +94,6 @@ public final class AppendWaits {
         }
     }
 
-    /**
-     * Waits, without a time limit, for a record appended earlier to reach a level.
-     *
-     * @throws WalException if the level is null, or the log fails or closes first.
-     */
     public void await(final long lsn, final Durability durability) {
         RecordLimits.checkDurability(durability);
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
@@ -113,11 +104,6 @@ public final class AppendWaits {
         awaitAppended(holder.engine(), lsn, NO_FRAME_END, durability, syncTicket(durability));
     }
 
-    /**
-     * Waits for a record appended earlier to reach a level, or the time to run out.
-     *
-     * @throws WalException if the log fails or closes first.
-     */
     public boolean await(final long lsn, final Durability durability, final long timeoutNs) {
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
             return true;
@@ -135,11 +121,7 @@ public final class AppendWaits {
         }
     }
 
-    /**
-     * Makes every record appended before this call durable, and waits for it.
-     *
-     * @throws WalException if the log is closed or failed, or fails or closes first.
-     */
+    /** Makes every record appended before this call durable, and waits for it. */
     public void sync() {
         holder.checkOpen();
         final LogEngine e = holder.engine();
@@ -153,10 +135,7 @@ public final class AppendWaits {
         state.await(target, Durability.SYNCED, Long.MAX_VALUE, holder.finalPosition(e));
     }
 
-    /**
-     * Completes a future with a record's LSN once the record reaches a level: at once if it has, else
-     * on the I/O thread.
-     */
+    /** Completes the future at once if the record reached the level, else on the I/O thread. */
     public void completeWhenReached(
             final LogEngine e, final long lsn, final Durability durability, final CompletableFuture<Long> future) {
         if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {

@@ -21,7 +21,6 @@ public final class BufferClaim {
     private final StatsCounters stats;
     private final long appendTimeoutNs;
 
-    /** Creates the claim of a log. */
     public BufferClaim(
             final Path directory, final LogState state, final StatsCounters stats, final long appendTimeoutNs) {
         this.directory = directory;
@@ -31,12 +30,9 @@ public final class BufferClaim {
     }
 
     /**
-     * Claims contiguous space, waiting while the buffer is full.
-     *
-     * @throws WalException {@link WalException.ErrorCode#BACK_PRESSURE_TIMEOUT} if no space freed up
-     *     within the append timeout ({@link WalException.ErrorCode#STORAGE_SPACE} if the log waits for
-     *     a file system with no space for its next segment); {@link WalException.ErrorCode#INTERRUPTED} if the thread was
-     *     interrupted while it waited. Nothing was claimed.
+     * Claims contiguous space, waiting while the buffer is full up to the append timeout. Every
+     * refusal (the timeout, a file system with no space for the next segment, an interrupt) claims
+     * nothing.
      */
     public long claim(final LogBuffer logBuffer, final Runnable ioWake, final int alignedLength) {
         long lsn = logBuffer.claim(alignedLength);

@@ -13,13 +13,11 @@ import org.agrona.DirectBuffer;
  */
 @FunctionalInterface
 public interface FramePublisher<P> {
-    /** A region of a {@code byte[]}. */
     FramePublisher<byte[]> BYTES = FramePublisher::publishBytes;
 
     /** A {@link ByteBuffer} from its position to its limit; offset and length are ignored. */
     FramePublisher<ByteBuffer> BYTE_BUFFER = FramePublisher::publishByteBuffer;
 
-    /** A region of an Agrona {@link DirectBuffer}. */
     FramePublisher<DirectBuffer> DIRECT_BUFFER = FramePublisher::publishDirectBuffer;
 
     /** Copies a payload into the space claimed at a position and publishes its frames. */

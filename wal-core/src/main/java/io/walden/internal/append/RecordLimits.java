@@ -17,17 +17,11 @@ public final class RecordLimits {
     private final int maxRecordBytes;
     private final long maxFramedBytes;
 
-    /** Creates the limits of a log. */
     public RecordLimits(final int maxRecordBytes) {
         this.maxRecordBytes = maxRecordBytes;
         this.maxFramedBytes = FrameDescriptor.alignedLength(FrameDescriptor.frameLength(maxRecordBytes));
     }
 
-    /**
-     * Refuses a record's length outside 0 to {@code maxRecordBytes}.
-     *
-     * @throws WalException {@link WalException.ErrorCode#CONFIG} naming the limit.
-     */
     public void checkLength(final int length) {
         if (length < 0 || length > maxRecordBytes) {
             throw new WalException(
@@ -37,11 +31,7 @@ public final class RecordLimits {
         }
     }
 
-    /**
-     * Refuses a null level: it would be taken for one of the three.
-     *
-     * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is null.
-     */
+    /** Refuses a null level: it would be taken for one of the three. */
     public static void checkDurability(final Durability durability) {
         if (durability == null) {
             throw new WalException(
@@ -49,11 +39,6 @@ public final class RecordLimits {
         }
     }
 
-    /**
-     * Refuses an empty batch, and one whose frames take more than a largest record's frame.
-     *
-     * @throws WalException {@link WalException.ErrorCode#CONFIG} naming the batch and the limit.
-     */
     public int checkBatch(final WalBatch batch) {
         if (batch.isEmpty()) {
             throw new WalException(WalException.ErrorCode.CONFIG, "the batch holds no record; add records first");
