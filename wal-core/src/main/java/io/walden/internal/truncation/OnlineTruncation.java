@@ -34,7 +34,6 @@ public final class OnlineTruncation {
     private final LogState state;
     private final StatsCounters stats;
 
-    /** Creates the truncation of an open log. */
     public OnlineTruncation(
             final WalConfig config,
             final StorageBackend backend,
@@ -47,14 +46,7 @@ public final class OnlineTruncation {
         this.stats = stats;
     }
 
-    /**
-     * Discards every record after the one at a position; see {@code Wal.truncateAfter(long)}.
-     *
-     * @throws WalException {@link WalException.ErrorCode#POSITION} if no record starts at {@code
-     *     lsn} (the log goes on); {@link WalException.ErrorCode#CLOSED} if the log is closed or failed;
-     *     {@link WalException.ErrorCode#IO} or {@link WalException.ErrorCode#STORAGE_SPACE} if an I/O
-     *     operation fails, and the log is then closed.
-     */
+    /** See {@code Wal.truncateAfter(long)}. */
     public long truncateAfter(final long lsn) {
         synchronized (holder.closeLock()) {
             holder.checkOpen();
@@ -98,12 +90,7 @@ public final class OnlineTruncation {
         }
     }
 
-    /**
-     * Truncates the stopped log after a record and starts the next engine where it continues, on the
-     * state the stopped engine handed over; see {@link SuffixTruncation#truncateStopped}. Under the
-     * close lock. Throws {@link WalException.ErrorCode#POSITION} if no record starts at {@code lsn},
-     * with nothing changed.
-     */
+    /** See {@link SuffixTruncation#truncateStopped}. Under the close lock. */
     private LogEngine truncateAndStart(final RecoveredLog recovered, final long lsn) throws IOException {
         final SuffixTruncation.StoppedLog stopped = new SuffixTruncation.StoppedLog(
                 recovered.logId(),
@@ -118,7 +105,7 @@ public final class OnlineTruncation {
         });
     }
 
-    /** Starts the log's files again as they are, after a truncation that changed nothing. Under the close lock. */
+    /** After a truncation that changed nothing. Under the close lock. */
     private LogEngine restartAfterRefusal() {
         try {
             return LogEngine.start(config, backend, state, stats, session -> {});
@@ -132,11 +119,7 @@ public final class OnlineTruncation {
         }
     }
 
-    /**
-     * Closes the log after a truncation that could not finish: every waiter and appender learns why,
-     * and the lock is released for the next open, which recovers the log as it was or truncated.
-     * Under the close lock.
-     */
+    /** See {@link EngineHolder#closeStopped}. Under the close lock. */
     private WalException closeAfterFailure(final WalException cause) {
         final WalException failure = new WalException(
                 cause.errorCode(),

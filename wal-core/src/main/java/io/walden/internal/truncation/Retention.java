@@ -29,19 +29,13 @@ public final class Retention {
     private final EngineHolder holder;
     private final LogState state;
 
-    /** Creates the retention of an open log. */
     public Retention(final EngineHolder holder) {
         this.directory = holder.directory();
         this.holder = holder;
         this.state = holder.state();
     }
 
-    /**
-     * Deletes, durably, every segment that lies entirely below a position; never the segment being
-     * written.
-     *
-     * @throws WalException if the log is closed or failed, or a delete fails.
-     */
+    /** Deletes, durably, every segment entirely below a position; never the one being written. */
     public long truncateBefore(final long lsn) {
         synchronized (holder.closeLock()) {
             holder.checkOpen();
@@ -75,13 +69,7 @@ public final class Retention {
         }
     }
 
-    /**
-     * Deletes the oldest whole segments until the segments take at most a total size; see {@code
-     * Wal.truncateToSize}.
-     *
-     * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), the
-     *     log is closed or failed, or a delete fails.
-     */
+    /** See {@code Wal.truncateToSize}. */
     public long truncateToSize(final long maxTotalBytes, final long protectedLsn) {
         checkArgument("maxTotalBytes", maxTotalBytes);
         checkArgument("protectedLsn", protectedLsn);
@@ -94,13 +82,7 @@ public final class Retention {
         }
     }
 
-    /**
-     * Deletes every whole segment last written longer ago than a duration; see {@code
-     * Wal.truncateOlderThan}.
-     *
-     * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), a
-     *     segment's modification time cannot be read, the log is closed or failed, or a delete fails.
-     */
+    /** See {@code Wal.truncateOlderThan}. */
     public long truncateOlderThan(final Duration maxAge, final long protectedLsn) {
         checkMaxAge(maxAge);
         checkArgument("protectedLsn", protectedLsn);
@@ -120,11 +102,7 @@ public final class Retention {
         }
     }
 
-    /**
-     * When a segment was last written, for the age rule.
-     *
-     * @throws WalException {@link WalException.ErrorCode#IO} if it cannot be read.
-     */
+    /** -1 for a segment deleted meanwhile. */
     static long lastModifiedMs(final Path segment) {
         try {
             return Files.getLastModifiedTime(segment).toMillis();
@@ -139,12 +117,6 @@ public final class Retention {
         }
     }
 
-    /**
-     * Refuses a null or negative age.
-     *
-     * @throws NullPointerException if it is null.
-     * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is negative.
-     */
     static void checkMaxAge(final Duration maxAge) {
         Objects.requireNonNull(maxAge, "maxAge");
         if (maxAge.isNegative()) {
@@ -154,11 +126,6 @@ public final class Retention {
         }
     }
 
-    /**
-     * Refuses a negative size or position.
-     *
-     * @throws WalException {@link WalException.ErrorCode#CONFIG} if it is negative.
-     */
     static void checkArgument(final String name, final long value) {
         if (value < 0) {
             throw new WalException(

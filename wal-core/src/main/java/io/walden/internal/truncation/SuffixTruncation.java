@@ -40,10 +40,8 @@ import java.util.stream.Stream;
  *   <li>the suffix-truncation record ({@link SuffixTruncationDescriptor}: the cut, and the base of the
  *       segment after the one the log ends in, where the log will continue) is written under a
  *       temporary name, synced, renamed into place and the directory synced;
- *   <li>recovery runs again, and completes the truncation the record describes before anything else
- *       (see {@code LogRecovery}): later segments become segments that hold one discard frame, the
- *       cut segment is zeroed from the cut and closed with a discard frame, the record is deleted;
- *       and the log is closed cleanly where it now continues.
+ *   <li>recovery runs again, completes the truncation the record describes before anything else
+ *       ({@code SuffixTruncationCompletion}), and the log is closed cleanly where it now continues.
  * </ol>
  *
  * <p>A crash before the record is durable leaves the old log; a crash after it, the new one, which
@@ -59,12 +57,8 @@ public final class SuffixTruncation {
     private SuffixTruncation() {}
 
     /**
-     * Runs a truncation.
-     *
-     * @throws WalException ({@link WalException.ErrorCode#LOCKED}) if the log is open; ({@link
-     *     WalException.ErrorCode#POSITION}) if no record starts at {@code lsn}, with nothing changed;
-     *     ({@link WalException.ErrorCode#IO}) if an I/O operation fails, after which the next open
-     *     recovers either the old log or the truncated one.
+     * Refuses with {@code LOCKED} if the log is open, and with {@code POSITION}, nothing changed,
+     * if no record starts at {@code lsn}.
      */
     public static long truncateAfter(final WalConfig config, final long lsn) {
         final Path directory = config.directory();
@@ -107,15 +101,9 @@ public final class SuffixTruncation {
     }
 
     /**
-     * Runs a truncation in an open log whose I/O agent just stopped, drained and synced ({@code
-     * Wal.truncateAfter(long)}): what recovery would establish is known already, so nothing is scanned
-     * but the segment that holds the kept record; the truncation is then completed at once, and the log
-     * continues at the first frame of the segment after the one it ended in, which the log prepared
-     * and never wrote (or which is prepared now).
-     *
-     * @throws IOException on an I/O failure: the next open recovers the old log or the truncated one.
-     * @throws WalException ({@link WalException.ErrorCode#POSITION}) if no record starts at {@code lsn},
-     *     with nothing changed.
+     * Completes the truncation at once, through {@link LogRecovery#completeTruncationAndContinue}.
+     * Refuses with {@code POSITION}, nothing changed, if no record starts at {@code lsn}; null if
+     * it is the last record.
      */
     public static RecoveredLog truncateStopped(
             final WalConfig config,
@@ -144,7 +132,6 @@ public final class SuffixTruncation {
     /** Told where a truncation cuts, before anything changes. */
     @FunctionalInterface
     public interface CutListener {
-        /** The cut is known and nothing has changed yet. */
         void beforeCut(long cutPosition, long continuePosition);
     }
 
