@@ -29,9 +29,9 @@ import org.agrona.concurrent.IdleStrategy;
 
 /**
  * Follows, read-only, the files of a log that another process may be writing, and tells its readers
- * how far records are visible: the end of the valid frames written so far ({@code WRITTEN}), and the
- * highest position those frames or the segment header prove durable ({@code SYNCED}). It takes no
- * lock and changes nothing.
+ * how far records are visible: the end of the valid frames written so far ({@code WRITTEN}), and
+ * the highest position those frames or the segment header prove durable ({@code SYNCED}). It takes
+ * no lock and changes nothing.
  *
  * <pre>
  *   oldest ... sealed segments ... | active segment: valid frames | (in progress) zeros  | prepared next
@@ -39,20 +39,17 @@ import org.agrona.concurrent.IdleStrategy;
  * </pre>
  *
  * <p>The active segment is the first one that valid frames do not fill. Each refresh validates the
- * frames written since the last one, from where it stopped; a frame that does not validate there is a
- * write in progress (it is tried again next time), unless the next segment already holds a valid
- * frame: by the roll fence that is damage, reported to readers that reach it. That is judged by a
- * second scan made after the next segment's frame was seen, since the writer may have completed the
- * segment, synced and rolled while the first scan ran. The writer rolls to the next segment only once
- * the active one is complete and synced, so a valid frame in the next segment also proves the whole
- * active segment durable. Segments deleted by the writer's retention are skipped (also the oldest one,
- * if it goes while a tracker opens); a reader that needs one learns it was truncated away.
+ * frames written since the last one; a frame that does not validate is a write in progress, tried
+ * again next time. By the roll fence (no byte is written to a segment before the one before it is
+ * complete and synced), a frame in the next segment proves the active one complete and durable:
+ * an invalid frame in the active one is then damage, reported to readers that reach it. Segments
+ * deleted by the writer's retention are skipped (also the oldest one, if it goes while a tracker
+ * opens); a reader that needs one learns it was truncated away.
  *
- * <p>A suffix truncation that began and did not finish ({@code Wal.truncateAfter}, interrupted by a
- * crash) leaves its record in the directory; the next open discards everything from its cut
- * position. While the record is there, nothing at or after the cut becomes visible: readers do not see
- * records that the log no longer holds. Once an open has completed the truncation, the discard frames
- * it wrote lead readers past the cut as after any other discard.
+ * <p>While the record of an unfinished suffix truncation ({@code Wal.truncateAfter} cut short by a
+ * crash) is in the directory, nothing at or after its cut becomes visible: readers never see
+ * records that the next open discards. Once an open has completed it, its discard frames lead
+ * readers past the cut.
  *
  * <p><b>Threading:</b> thread-safe; refreshes are serialized.
  */
@@ -103,29 +100,19 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         this.durablePosition = writtenPosition;
     }
 
-    /**
-     * Starts following a log directory.
-     *
-     * @throws WalException if the directory holds no log, its oldest segment's header is not valid,
-     *     or it cannot be read.
-     */
     public static DirectoryTracker open(final Path directory) {
         return open(directory, () -> {});
     }
 
-    /**
-     * As {@link #open(Path)}, with a hook that every refresh runs right after its first scan of the
-     * active segment: a test makes the writer move on at exactly that moment, which a live writer does
-     * only by chance.
-     */
     static DirectoryTracker open(final Path directory, final Runnable afterFirstScan) {
         return open(directory, afterFirstScan, () -> {});
     }
 
     /**
-     * As {@link #open(Path, Runnable)}, with a second hook that runs right after the oldest segment's
-     * file was opened, before its header is read: a test makes the writer's retention free and
-     * recycle that segment at exactly that moment.
+     * With hooks a test uses to make the writer move on at a moment a live writer meets only by
+     * chance: right after each refresh's first scan of the active segment, and right after the
+     * oldest segment's file was opened, before its header is read (retention frees and recycles it
+     * then).
      */
     static DirectoryTracker open(
             final Path directory, final Runnable afterFirstScan, final Runnable afterOldestOpened) {
@@ -180,12 +167,10 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         }
     }
 
-    /** The log's identity. */
     public long logId() {
         return logId;
     }
 
-    /** The log's segment capacity. */
     public int capacityBytes() {
         return capacityBytes;
     }
@@ -224,11 +209,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         return damage != null && position >= writtenPosition ? damage : null;
     }
 
-    /**
-     * Validates what was written since the last refresh and moves the visible positions.
-     *
-     * @throws WalException if a file cannot be read.
-     */
+    /** Validates what was written since the last refresh and moves the visible positions. */
     public synchronized void refresh() {
         if (closed || damage != null) {
             return;
@@ -347,11 +328,7 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         durablePosition = Math.max(durablePosition, base + SegmentHeaderDescriptor.HEADER_LENGTH);
     }
 
-    /**
-     * Validates frames from the scan offset on, as far as they validate by {@link FrameDecoder}'s
-     * rules, which recovery and readers apply too: a frame that does not validate is a write in
-     * progress until the next segment proves otherwise.
-     */
+    /** Validates frames from the scan offset on, by {@link FrameDecoder}'s rules. */
     private void scan(final FileChannel channel) throws IOException {
         window.bind(channel, capacityBytes, Long.MAX_VALUE);
         while (scanOffset < capacityBytes) {
@@ -398,7 +375,6 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
         }
     }
 
-    /** Whether the segment after the active one exists and its first frame slot holds a frame. */
     private boolean nextHoldsAFrame() throws IOException {
         final Path next = SegmentNames.segmentPath(directory, activeBase + capacityBytes);
         if (!Files.exists(next)) {

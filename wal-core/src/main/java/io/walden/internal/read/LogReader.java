@@ -77,7 +77,6 @@ public final class LogReader implements WalReader {
     private long validEnd;
     private boolean closed;
 
-    /** Creates a reader. */
     public LogReader(
             final Path directory,
             final LogPositions positions,
@@ -251,8 +250,6 @@ public final class LogReader implements WalReader {
      * FrameDecoder#plausibleHeader}): every frame below the visible position was written whole (or, in
      * a read-only view, validated), and each frame's checksum is checked as it is delivered. Leaves the
      * buffer holding the frame at {@link #position}.
-     *
-     * @throws WalException if a frame header of the batch below the visible position is impossible.
      */
     private boolean checkBatch(final long visible, final int firstAlignedLength) {
         final long segmentEnd = (position | segmentMask) + 1;
@@ -389,13 +386,11 @@ public final class LogReader implements WalReader {
         }
     }
 
-    /** Reads the discarded ranges again and finds the next cut from the reader's position. Cold. */
     private void refreshDiscarded() {
         discarded = positions.discardedRanges();
         findNextCut();
     }
 
-    /** The lowest cut of a discarded range that ends after the reader's position. */
     private void findNextCut() {
         long next = Long.MAX_VALUE;
         for (int i = 0; i < discarded.length; i += 2) {
@@ -435,7 +430,6 @@ public final class LogReader implements WalReader {
         findNextCut();
     }
 
-    /** Where the first record after a position can go: past the segment header at a segment's base. */
     private long firstFramePosition(final long position) {
         return (position & segmentMask) == 0 ? position + SegmentHeaderDescriptor.HEADER_LENGTH : position;
     }

@@ -17,18 +17,11 @@ public final class ReaderOpening {
     private final EngineHolder holder;
     private final int maxRecordBytes;
 
-    /** Creates the reader opening of a log. */
     public ReaderOpening(final EngineHolder holder, final int maxRecordBytes) {
         this.holder = holder;
         this.maxRecordBytes = maxRecordBytes;
     }
 
-    /**
-     * Opens a reader.
-     *
-     * @throws WalException {@link WalException.ErrorCode#POSITION} if the position lies beyond the end
-     *     of the log, or was truncated away.
-     */
     public WalReader open(final long fromLsn, final Durability visibility) {
         final LogEngine e = holder.engine();
         final long tail = e.logBuffer().tailPosition();
