@@ -24,7 +24,6 @@ import java.nio.ByteOrder;
 final class DiscardFrames {
     private DiscardFrames() {}
 
-    /** Writes a discard frame header into a buffer. */
     static void write(
             final ByteBuffer buffer,
             final int index,

@@ -14,20 +14,14 @@ import java.util.concurrent.locks.LockSupport;
  * Inspects a log that another process may be writing, where one inspection can meet the writer
  * half-way, and decides which inspection to report.
  *
- * <p>Two things a live writer does look like trouble to a single inspection, which reads the files
- * one after the other over some milliseconds:
- *
- * <ul>
- *   <li><b>A segment is deleted by retention</b> after the directory was listed: reading it fails with
- *       {@link NoSuchFileException}. The directory has moved on; inspect again.
- *   <li><b>The roll fence seen out of order</b>: the newest segment was scanned up to a write in
- *       progress, then the writer completed it, synced, rolled and wrote the first frame of the next
- *       segment, which the inspection then finds. A segment that ends early followed by data is
- *       corruption, so the inspection reports corruption that is not there.
- * </ul>
- *
- * <p>Real damage does not move: every inspection finds it at the same file and offset. A race does
- * not repeat in one place, since the writer only moves forward. So the rule is:
+ * <p>One inspection reads the files one after the other over some milliseconds, and a live writer
+ * can make it see trouble that is not there: <b>a segment deleted by retention</b> after the
+ * directory was listed ({@link NoSuchFileException}), or <b>the roll fence seen out of order</b>
+ * (the newest segment scanned up to a write in progress, then the first frame of the next one
+ * found, written after the writer completed, synced and rolled: an early end followed by data,
+ * which reads as corruption). Real damage does not move: every inspection finds it at the same
+ * file and offset, while a race does not repeat in one place, since the writer only moves forward.
+ * So the rule is:
  *
  * <pre>
  *   outcome of an inspection         | then
@@ -48,9 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threading:</b> stateless; runs on the caller's thread.
  */
 public final class LiveInspection {
-    /** Inspections that find corruption, at most, per call. */
     public static final int MAX_CORRUPT_INSPECTIONS = 3;
-    /** Inspections that meet a vanished segment, at most, per call. */
     public static final int MAX_VANISHED = 100;
     /** Pause after an inspection met a vanished segment: lets a burst of deletions finish. */
     public static final long VANISHED_BACKOFF_NS = TimeUnit.MILLISECONDS.toNanos(2);
@@ -58,22 +50,12 @@ public final class LiveInspection {
     /** One inspection of the directory. */
     @FunctionalInterface
     public interface Inspector {
-        /**
-         * Inspects the directory once.
-         *
-         * @throws IOException if a file cannot be read.
-         */
         LogInspection inspect() throws IOException;
     }
 
     private LiveInspection() {}
 
-    /**
-     * Inspects a log directory, which may be live, by the rule above.
-     *
-     * @throws WalException ({@code CONFIG}) if the directory holds no log, or ({@code IO}) if it cannot be
-     *     read.
-     */
+    /** Inspects a log directory, which may be live, by the rule above. */
     public static LogInspection inspect(final Path directory) {
         return inspect(
                 directory,
@@ -83,12 +65,7 @@ public final class LiveInspection {
                 VANISHED_BACKOFF_NS);
     }
 
-    /**
-     * Applies the rule above, with given limits, to the inspections an inspector makes.
-     *
-     * @throws WalException ({@code IO}) on an I/O error other than a vanished segment, or if segments
-     *     vanished {@code maxVanished} times and no corruption was seen.
-     */
+    /** Applies the rule above, with given limits, to the inspections an inspector makes. */
     public static LogInspection inspect(
             final Path directory,
             final Inspector inspector,

@@ -38,9 +38,8 @@ import java.util.TreeMap;
  *   <li>A segment with a bad header, the wrong size, another log's identity, or a gap before it:
  *       structural corruption.
  *   <li>Segments are scanned in order, each to its end, looking past invalid frames for valid ones.
- *       The first one that valid frames do not fill is the tail segment, and {@link RecoveryRule}
- *       judges its end from ground truth: the clean close its header records, the durable offsets
- *       its valid frames carry, and whether a later segment holds data.
+ *       The first one that valid frames do not fill is the tail segment, whose end {@link
+ *       RecoveryRule} judges.
  *   <li>After a clean close the log continues where it ended; the clean-close record is cleared
  *       (and synced) first, so that a later crash is never mistaken for a clean close.
  *   <li>Otherwise (a crash) what lies after the tail segment's valid frames is copied into the
@@ -58,14 +57,14 @@ import java.util.TreeMap;
  * before the next one depends on it, so a crash during recovery leaves a state that the same rules
  * recover again.
  *
- * <p>This class coordinates; each step is a part of its own: {@link LogSurvey} makes the look at the
- * directory that an inspection makes too ({@link SegmentInventory} lists the directory, reads the
- * log's identity and checks the segments' structure; {@link LogScan} walks the segments with {@link
- * SegmentScanner}; {@link TailJudge} judges the end with {@link RecoveryRule} and {@link TailDecision},
- * to a {@link TailOutcome}); this class carries the outcome out, {@link TailRepair} cutting and
- * discarding with evidence ({@link RecoveryEvidence}) through {@link RecoveryWriter}; {@link
- * SuffixTruncationCompletion} finishes a pending {@code truncateAfter}; {@link RecoveryTally} gathers
- * the report.
+ * <pre>
+ *   LogRecovery ─► LogSurvey (shared with LogInspector) ─► SegmentInventory: list, identity, structure
+ *        │                                              └► LogScan ─► SegmentScanner, TailJudge
+ *        │                                                   (RecoveryRule, TailDecision ─► TailOutcome)
+ *        ├─► TailRepair ─► RecoveryEvidence, RecoveryWriter: carries the TailOutcome out
+ *        ├─► SuffixTruncationCompletion: finishes a pending truncateAfter
+ *        └─► RecoveryTally: the report
+ * </pre>
  *
  * <p><b>Threading:</b> runs on the opening thread, which owns the session until the I/O thread
  * starts.
@@ -118,10 +117,7 @@ public final class LogRecovery {
         }
     }
 
-    /**
-     * Recovers the log: refuses it (nothing changed) or returns it ready to continue, its active
-     * segment open.
-     */
+    /** Refuses the log, nothing changed, or returns it ready to go on, its active segment open. */
     public RecoveredLog recover() throws IOException {
         final long startNs = System.nanoTime();
         temporariesRemoved = false;
@@ -153,13 +149,11 @@ public final class LogRecovery {
         }
     }
 
-    /** Reads a pending suffix truncation, for the log with an identity (which it takes on). */
     private SuffixTruncationRecord readTruncation(final SegmentInventory.Identity identity) throws IOException {
         identify(identity);
         return truncations().read();
     }
 
-    /** No segment is valid (TRUNCATE): every one is kept as evidence and the log restarts after them. */
     private RecoveredLog restartAfterEverySegment(final long startNs, final TreeMap<Long, Path> segments)
             throws IOException {
         // Positions are never reused: the log restarts after the highest segment it had.
@@ -174,7 +168,6 @@ public final class LogRecovery {
         return createLog(startNs, restart, restart, false);
     }
 
-    /** Every segment is full of valid frames: the log continues in a new segment after them. */
     private RecoveredLog continueAfterFullSegments(final LogSurvey.Survey found, final long startNs)
             throws IOException {
         final TreeMap<Long, Path> segments = found.segments();
@@ -202,10 +195,8 @@ public final class LogRecovery {
      * below that base, every record is durable, and the segment at the base, if any, is one the log
      * prepared and never wrote. A missing one is prepared now, without its zero-fill (as a hurried
      * preparation): milliseconds rather than a write of the whole capacity, at the price of syncs
-     * that may also commit extent metadata until the log rolls past it.
-     *
-     * @throws IOException on an I/O failure.
-     * @throws WalCorruptionException if the record is gone or the kept records are damaged.
+     * that may also commit extent metadata until the log rolls past it. Refuses the log if the
+     * record is gone or the kept records are damaged.
      */
     public RecoveredLog completeTruncationAndContinue(
             final long firstSegmentBase,
@@ -396,8 +387,8 @@ public final class LogRecovery {
     }
 
     /**
-     * Takes the log's identity. Opening a log to write it refuses, before anything is changed, a
-     * configuration whose records do not fit the log's segments; a read-only inspection does not.
+     * Takes the log's identity, and refuses before anything is changed a configuration whose
+     * records do not fit the log's segments (a read-only inspection does not refuse it).
      */
     private void identify(final SegmentInventory.Identity identity) {
         logId = identity.logId();
@@ -407,10 +398,6 @@ public final class LogRecovery {
         writer = new RecoveryWriter(directory, session, io, logId, capacityBytes);
     }
 
-    /**
-     * Refuses a {@code maxRecordBytes} whose frame, twice over, does not fit the log buffer that the
-     * log's segments allow.
-     */
     static void checkRecordFits(final WalConfig config, final int segmentCapacityBytes) {
         final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), segmentCapacityBytes);
         final int maxFrameBytes = (bufferCapacityBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2;

@@ -12,11 +12,10 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Recovery's walk over the segments: scans each in order to its end, counts what the complete ones
- * keep, finds the tail segment (the first that valid frames do not fill) and has {@link TailJudge}
- * judge its end from ground truth (the clean close its header records, the durable offsets its frames
- * carry, its header's durability mark, whether a later segment holds data). It also follows where the
- * records end before any range an earlier recovery gave up, for {@code recoveredEndPosition}.
+ * Recovery's walk over the segments: scans each in order, counts what the complete ones keep, and
+ * has {@link TailJudge} judge the end of the tail segment (the first that valid frames do not
+ * fill). It also follows where the records end before any range an earlier recovery gave up, for
+ * {@code recoveredEndPosition}.
  *
  * <p><b>Threading:</b> the opening thread.
  */
@@ -32,12 +31,11 @@ final class LogScan {
     }
 
     /**
-     * Where the scan ended: the tail segment's index in the bases, its scan and how it ends; or a tail
-     * index of -1 when valid frames fill every segment.
+     * The tail segment's index in the bases (-1 when valid frames fill every segment), its scan and
+     * how it ends.
      */
     record Decision(int tailIndex, SegmentScan scan, Tail tail) {}
 
-    /** Scans the segments up to the tail segment and judges its end; throws corruption the policy refuses. */
     Decision scan(
             final SegmentScanner scanner,
             final TreeMap<Long, Path> segments,
@@ -137,7 +135,6 @@ final class LogScan {
         return -1;
     }
 
-    /** The first segment after the one at an index that holds any data, or null. */
     private Path laterSegmentWithData(
             final SegmentScanner scanner, final TreeMap<Long, Path> segments, final List<Long> bases, final int index)
             throws IOException {

@@ -10,24 +10,20 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * The look at a log directory that opening and inspecting share, changing nothing: list the segment
- * files, refuse another format, identify the log, refuse a lost successor, read a pending suffix
- * truncation, validate the segments' structure, and scan them to the tail ({@link LogScan}). Each step
- * may end the survey early; its {@link Stage} says where.
+ * The look at a log directory that opening and inspecting share, changing nothing. Each step may
+ * end the survey early; its {@link Stage} says where.
  *
  * <pre>
  *   list ─► other format? ─► identify ─► lost successor? ─► NO_SEGMENTS
  *                                                         └► pending truncation ─► TRUNCATION_PENDING (opening)
  *                                                            └► validate ─► NO_VALID_SEGMENT
- *                                                                         └► scan ─► SCANNED
+ *                                                                         └► scan (LogScan) ─► SCANNED
  * </pre>
  *
  * <p><b>Threading:</b> the opening (or inspecting) thread.
  */
 final class LogSurvey {
-    /** Where a survey ended. */
     enum Stage {
-        /** The directory holds no segment. */
         NO_SEGMENTS,
         /** A suffix truncation's record says it began; an open completes it before anything else. */
         TRUNCATION_PENDING,
@@ -68,10 +64,7 @@ final class LogSurvey {
         this.tally = tally;
     }
 
-    /**
-     * Surveys the directory. An open stops at a pending truncation ({@code stopAtTruncation}); an
-     * inspection reads it and goes on. Throws the corruption or format refusal it meets.
-     */
+    /** An open stops at a pending truncation; an inspection reads it and goes on. */
     Survey survey(final boolean stopAtTruncation, final LongSupplier newLogId, final TruncationReader truncations)
             throws IOException {
         final TreeMap<Long, Path> segments = inventory.list();

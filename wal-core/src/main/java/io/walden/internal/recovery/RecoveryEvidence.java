@@ -19,9 +19,8 @@ import java.util.List;
  * directory entry that names it, is durable before the method returns, so the log may be changed
  * afterwards.
  *
- * <p>Files are named by the recovery's start time, so that evidence of successive recoveries stays
- * apart: {@code <stamp>-<segment>-<from position>-<to position>.cut} for a range, {@code
- * <stamp>-<segment file name>} for a segment.
+ * <p>Files are named by {@link EvidenceFiles}, stamped with the recovery's start time, so that
+ * evidence of successive recoveries stays apart.
  *
  * <p><b>Threading:</b> the opening thread.
  */
@@ -30,31 +29,22 @@ final class RecoveryEvidence {
     private final String stamp = EvidenceFiles.stamp(Instant.now());
     private final List<Path> files = new ArrayList<>();
 
-    /** Keeps evidence for a recovery of the log in a directory. */
     RecoveryEvidence(final Path logDirectory) {
         this.logDirectory = logDirectory;
     }
 
-    /** The evidence directory. */
     Path directory() {
         return logDirectory.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME);
     }
 
-    /** The files kept so far, oldest first. */
     List<Path> files() {
         return List.copyOf(files);
     }
 
-    /** The file kept last. */
     Path last() {
         return files.get(files.size() - 1);
     }
 
-    /**
-     * Copies [from, to) of a segment into a new evidence file and makes it durable.
-     *
-     * @throws IOException if the copy fails.
-     */
     void keepRange(
             final SegmentScanner scanner,
             final Path segment,
@@ -86,12 +76,9 @@ final class RecoveryEvidence {
     }
 
     /**
-     * Keeps a whole segment file in the evidence directory while it stays in place: a second name
-     * (a hard link) for the same file, durable in the evidence directory, so that the caller can then
-     * replace the segment in one rename and a crash in between never leaves its name missing. Where
-     * the file system has no hard links the file is copied instead, and the copy made durable.
-     *
-     * @throws IOException if neither a link nor a copy can be made.
+     * Keeps a whole segment file as evidence while it stays in place: a second name (a hard link),
+     * so that the caller can then replace the segment in one rename and a crash in between never
+     * leaves its name missing. Where the file system has no hard links the file is copied instead.
      */
     void keepSegment(final Path segment) throws IOException {
         final Path target =
@@ -119,11 +106,6 @@ final class RecoveryEvidence {
         files.add(target);
     }
 
-    /**
-     * Moves a whole segment file into the evidence directory, durably in both directories.
-     *
-     * @throws IOException if the move fails.
-     */
     void moveSegment(final Path segment) throws IOException {
         final Path target =
                 EvidenceFiles.newFile(logDirectory, stamp, segment.getFileName().toString());

@@ -66,7 +66,6 @@ final class RecoveryRule {
         /** Damage in a segment that a later segment with data follows. */
         CORRUPT_BEFORE_LATER_SEGMENT;
 
-        /** Whether the verdict is corruption, for the recovery policy to handle. */
         public boolean corrupt() {
             return this != END && this != TORN_TAIL;
         }
@@ -74,7 +73,6 @@ final class RecoveryRule {
 
     private RecoveryRule() {}
 
-    /** Judges the end of a segment's valid frames. */
     public static Verdict judge(
             final long validEndOffset,
             final long capacityBytes,
@@ -102,10 +100,6 @@ final class RecoveryRule {
         return dataAfter || batchOpen ? Verdict.TORN_TAIL : Verdict.END;
     }
 
-    /**
-     * Where the log ends in a segment that a verdict did not call corrupt: at the start of a batch
-     * left open, else at the valid end.
-     */
     public static long endOffset(final long validEndOffset, final long openBatchOffset) {
         return openBatchOffset >= 0 ? openBatchOffset : validEndOffset;
     }

@@ -25,12 +25,8 @@ final class RecoverySpace {
     private RecoverySpace() {}
 
     /**
-     * Checks that a recovery's new bytes fit.
-     *
-     * @throws FileSystemException naming the directory, the bytes needed and free, if they do not
-     *     fit (reported as {@code STORAGE_SPACE}: its reason is the file system's "No space left on
-     *     device").
-     * @throws IOException if the free space cannot be read.
+     * Refuses with a {@link FileSystemException} whose reason is the file system's "No space left
+     * on device", so that it is reported as {@code STORAGE_SPACE} like the write it forestalls.
      */
     static void require(
             final Path directory, final long evidenceBytes, final long segmentBytes, final long reclaimableBytes)

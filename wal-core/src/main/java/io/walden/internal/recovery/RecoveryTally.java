@@ -31,25 +31,21 @@ final class RecoveryTally {
     long tornTailBytesCut;
     long tornTailRecordsCut;
 
-    /** Adds a finding. */
     void finding(final String finding) {
         findings.add(finding);
     }
 
-    /** Counts the records and bytes of a run of valid frames that the log keeps. */
     void countRun(final SegmentScan.Run run) {
         records += run.records();
         bytesScanned += run.endOffset() - run.startOffset();
     }
 
-    /** Counts every run of a segment that the log keeps whole. */
     void countKept(final SegmentScan result) {
         for (final SegmentScan.Run run : result.runs()) {
             countRun(run);
         }
     }
 
-    /** Takes back records counted in a range the log gives up. */
     void uncount(final long count) {
         records -= count;
     }
@@ -59,10 +55,7 @@ final class RecoveryTally {
         droppedBytes += bytes;
     }
 
-    /**
-     * Counts bytes skipped at the end of the log under {@code SKIP}, which stay out of the ranges
-     * readers skip (nothing follows them).
-     */
+    /** Skipped at the end of the log: no range for readers to skip, since nothing follows. */
     void skippedAtEnd(final long bytes) {
         skippedBytes += bytes;
     }
@@ -81,7 +74,6 @@ final class RecoveryTally {
         return skippedRanges.toLongArray();
     }
 
-    /** The report. */
     RecoveryReport report(
             final boolean newLog,
             final long logId,

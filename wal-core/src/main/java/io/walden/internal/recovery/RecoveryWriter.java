@@ -20,12 +20,11 @@ import java.util.NavigableSet;
 
 /**
  * Every write a recovery makes to a log's segment files, through the storage session: zeroing a
- * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding one
- * discard frame). Each method leaves syncing to its caller unless it says otherwise, so that the
- * caller orders the syncs its crash-safety argument needs.
- *
- * <p>Design note: kept apart from {@link LogRecovery}, which decides what to write, so that the
- * layout rules of a write (block-aligned read-modify-write, a frame that never runs past its
+ * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding
+ * one discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller
+ * orders the syncs its crash-safety argument needs; a new segment is synced and in place, directory
+ * synced, when its method returns. Kept apart from the classes that decide what to write, so that
+ * the layout rules of a write (block-aligned read-modify-write, a frame that never runs past its
  * segment, small zeroing chunks) live in one small class.
  *
  * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
@@ -39,7 +38,6 @@ final class RecoveryWriter {
     private final long logId;
     private final int capacityBytes;
 
-    /** Creates the writer of one log. */
     RecoveryWriter(
             final Path directory,
             final StorageSession session,
@@ -55,9 +53,7 @@ final class RecoveryWriter {
 
     /**
      * Zeroes [from, to) of an open segment in small block-aligned writes; the bytes of the first
-     * block before {@code fromOffset} are rewritten as they are. Not synced.
-     *
-     * @throws IOException if a read or write fails.
+     * block before {@code fromOffset} are rewritten as they are.
      */
     void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
         final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
@@ -84,12 +80,8 @@ final class RecoveryWriter {
     }
 
     /**
-     * Zeroes [from, to) of an open segment from its end down, in steps that start at the given
-     * offsets (the durable offsets the range's valid frames carry), syncing after each step but the
-     * last: at any crash, no frame left intact proves a byte already zeroed. The last step is not
-     * synced.
-     *
-     * @throws IOException if a read, write or sync fails.
+     * Zeroes [from, to) from its end down, in steps that start at the given offsets, syncing after
+     * each step but the last (why: {@link TailRepair#cutAndDiscard}).
      */
     void zeroDownInSteps(
             final int handle,
@@ -109,22 +101,14 @@ final class RecoveryWriter {
         zeroRange(handle, path, fromOffset, top);
     }
 
-    /**
-     * Writes a discard frame covering [offset, capacity) with a block-aligned read-modify-write. Not
-     * synced.
-     *
-     * @throws IOException if the read or write fails.
-     */
     void writeDiscardFrame(final int handle, final Path path, final long base, final long offset) throws IOException {
         writeDiscardFrame(handle, path, base, offset, capacityBytes);
     }
 
     /**
-     * Writes a discard frame at an offset that covers the positions up to an end offset: the segment's
-     * end, or a write limit where the log continues in the segment. The bytes it covers must be zero
-     * already. Not synced.
-     *
-     * @throws IOException if the read or the write fails.
+     * Writes a discard frame at an offset that covers the positions up to an end offset (the
+     * segment's end by default, or a write limit where the log continues). The bytes it covers must
+     * be zero already.
      */
     void writeDiscardFrame(final int handle, final Path path, final long base, final long offset, final long endOffset)
             throws IOException {
@@ -145,11 +129,6 @@ final class RecoveryWriter {
         }
     }
 
-    /**
-     * Rewrites a segment's header with a write limit, the rest as it was. Not synced.
-     *
-     * @throws IOException if the write fails.
-     */
     void writeHeaderLimit(final int handle, final ByteBuffer header, final int limitOffset) throws IOException {
         try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {
             final ByteBuffer block = memory.buffer();
@@ -159,12 +138,6 @@ final class RecoveryWriter {
         }
     }
 
-    /**
-     * Rewrites a segment's header with a durable position and clean-close state, the rest as it was.
-     * Not synced.
-     *
-     * @throws IOException if the write fails.
-     */
     void writeHeaderState(
             final int handle, final ByteBuffer header, final long durablePosition, final boolean closedCleanly)
             throws IOException {
@@ -176,12 +149,7 @@ final class RecoveryWriter {
         }
     }
 
-    /**
-     * Prepares a segment synchronously, as {@link io.walden.internal.io.SegmentPreparer} does in the background: header,
-     * zero-fill, sync, rename into place, directory sync.
-     *
-     * @throws IOException if a step fails.
-     */
+    /** As {@link io.walden.internal.io.SegmentPreparer} prepares a segment, synchronously. */
     int prepareSegment(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         final int handle = session.openFile(temporary, true);
@@ -207,11 +175,8 @@ final class RecoveryWriter {
     }
 
     /**
-     * Prepares a segment synchronously as a hurried {@link io.walden.internal.io.SegmentPreparer} does: allocated where the
-     * backend can (else the last block written, leaving a hole that reads as zeros), header written,
-     * synced, renamed into place, directory synced; not zero-filled.
-     *
-     * @throws IOException if a step fails.
+     * As {@link #prepareSegment}, hurried: allocated where the backend can (else the last block
+     * written, leaving a hole that reads as zeros) and not zero-filled.
      */
     int prepareSegmentHurried(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
@@ -256,10 +221,8 @@ final class RecoveryWriter {
 
     /**
      * Replaces the segment at a base (if any) with one that holds a single discard frame, through a
-     * temporary file renamed over it, directory synced; the existing file is kept in the evidence
-     * first (as a second name), or is simply replaced.
-     *
-     * @throws IOException if a step fails.
+     * temporary file renamed over it, directory synced; the existing file is kept as evidence first
+     * if {@code evidence} is given.
      */
     void replaceWithDiscarded(final long base, final Path existing, final RecoveryEvidence evidence)
             throws IOException {
@@ -292,10 +255,7 @@ final class RecoveryWriter {
         io.syncDirectory();
     }
 
-    /**
-     * Writes a segment file's last block with zeros, which gives it its full size; the range before it
-     * that nothing wrote is a hole, which reads as zeros.
-     */
+    /** Gives the file its full size; the range nothing wrote before it is a hole (zeros). */
     private void writeLastBlock(final int handle, final ByteBuffer scratch) throws IOException {
         scratch.clear();
         for (int i = 0; i < BLOCK_BYTES; i += Long.BYTES) {

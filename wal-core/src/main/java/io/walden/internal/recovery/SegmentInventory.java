@@ -33,7 +33,6 @@ import org.agrona.BitUtil;
 final class SegmentInventory {
     private static final System.Logger LOGGER = System.getLogger(SegmentInventory.class.getName());
 
-    /** The log's identity. */
     record Identity(long logId, int capacityBytes) {}
 
     /**
@@ -48,7 +47,6 @@ final class SegmentInventory {
     private final RecoveryTally tally;
     private final List<Path> temporaries = new ArrayList<>();
 
-    /** Creates the inventory of a directory. */
     SegmentInventory(final WalConfig config, final BlockingIo io, final RecoveryTally tally) {
         this.config = config;
         this.directory = config.directory();
@@ -56,12 +54,7 @@ final class SegmentInventory {
         this.tally = tally;
     }
 
-    /**
-     * Lists the segment files, and the leftover temporary files for {@link #removeTemporaries}; changes
-     * nothing.
-     *
-     * @throws IOException if the directory cannot be listed.
-     */
+    /** Lists the segment files; notes the temporary ones for {@link #removeTemporaries}. */
     TreeMap<Long, Path> list() throws IOException {
         final TreeMap<Long, Path> segments = new TreeMap<>();
         temporaries.clear();
@@ -88,12 +81,7 @@ final class SegmentInventory {
         return segments;
     }
 
-    /**
-     * The space the leftover temporary files the last {@link #list} found hold, which {@link
-     * #removeTemporaries} frees: their sizes, each rounded up to a 4 KiB block.
-     *
-     * @throws IOException if a size cannot be read.
-     */
+    /** What {@link #removeTemporaries} frees: each temporary file rounded up to a 4 KiB block. */
     long temporaryBytes() throws IOException {
         long bytes = 0;
         for (final Path temporary : temporaries) {
@@ -102,12 +90,7 @@ final class SegmentInventory {
         return bytes;
     }
 
-    /**
-     * Deletes the leftover temporary files the last {@link #list} found (unfinished preparations and
-     * writes) and syncs the directory.
-     *
-     * @throws IOException if a delete or the sync fails.
-     */
+    /** Deletes the temporary files the last {@link #list} found; syncs the directory. */
     void removeTemporaries() throws IOException {
         for (final Path temporary : temporaries) {
             io.delete(temporary);
@@ -123,13 +106,9 @@ final class SegmentInventory {
     }
 
     /**
-     * Refuses a log in another format version, under every policy and before anything is changed: no
-     * recovery policy applies to a format this release cannot read (under {@code TRUNCATE} it would
-     * discard the whole log as damage).
-     *
-     * @throws IOException if a header cannot be read.
-     * @throws WalException with {@link WalException.ErrorCode#FORMAT} if a segment whose header is
-     *     Walden's (magic and checksum right) carries another format version.
+     * Refuses ({@code FORMAT}) a log in another format version, under every policy and before
+     * anything is changed: no recovery policy applies to a format this release cannot read (under
+     * {@code TRUNCATE} it would discard the whole log as damage).
      */
     void refuseOtherFormats(final TreeMap<Long, Path> segments) throws IOException {
         for (final Path path : segments.values()) {
@@ -145,11 +124,8 @@ final class SegmentInventory {
     }
 
     /**
-     * Finds the log's identity: the one most valid headers carry (ties go to the oldest segment), so
-     * that a single segment copied in from another log is the one reported.
-     *
-     * @throws IOException if a header cannot be read.
-     * @throws WalCorruptionException if no header is valid and the policy is not TRUNCATE.
+     * Finds the log's identity: the one most valid headers carry (ties go to the oldest segment),
+     * so that a single segment copied in from another log is the one reported.
      */
     Identity readIdentity(final TreeMap<Long, Path> segments, final LongSupplier newLogId) throws IOException {
         final Map<Long, Integer> votes = new HashMap<>();
@@ -188,12 +164,7 @@ final class SegmentInventory {
         return new Identity(newLogId.getAsLong(), config.segmentCapacityBytes());
     }
 
-    /**
-     * Checks every segment's header, size and place; applies the policy to the first problem.
-     *
-     * @throws IOException if a file cannot be read.
-     * @throws WalCorruptionException on a problem the policy refuses.
-     */
+    /** Checks every segment's header, size and place; applies the policy to the first problem. */
     Structure validate(final TreeMap<Long, Path> segments, final Identity identity) throws IOException {
         final List<Long> bases = new ArrayList<>();
         long expectedBase = -1;
@@ -217,12 +188,9 @@ final class SegmentInventory {
     /**
      * Refuses a log whose newest segment records that the log went on into the next one, which is
      * missing: the newest segment file(s) were deleted or lost, and with them records that may have
-     * been acknowledged. No policy applies: the log cannot know how far it went, so continuing would
-     * give positions out again. Runs before recovery changes anything. A header that is not valid is
-     * left to the structural checks.
-     *
-     * @throws IOException if a header cannot be read.
-     * @throws WalCorruptionException if the newest segment's successor is lost.
+     * been acknowledged. No policy applies: the log cannot know how far it went, so continuing
+     * would give positions out again. Runs before recovery changes anything; a header that is not
+     * valid is left to the structural checks.
      */
     void refuseLostSuccessor(final TreeMap<Long, Path> segments) throws IOException {
         if (segments.isEmpty()) {

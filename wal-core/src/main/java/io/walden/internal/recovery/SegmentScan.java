@@ -15,7 +15,6 @@ import java.util.List;
  */
 public record SegmentScan(
         List<Run> runs, List<Gap> gaps, long provenDurableOffset, long provingFrameOffset, long markOffset) {
-    /** Consecutive valid frames. */
     public record Run(
             long startOffset,
             long endOffset,
@@ -31,7 +30,6 @@ public record SegmentScan(
         }
     }
 
-    /** Bytes where no valid frame starts, up to the next run or the segment's end. */
     public record Gap(long startOffset, long endOffset, String problem, long nonZeroEndOffset) {
         boolean holdsData() {
             return nonZeroEndOffset > startOffset;
@@ -61,7 +59,6 @@ public record SegmentScan(
         return prefix == null ? SegmentHeaderDescriptor.HEADER_LENGTH : prefix.endOffset();
     }
 
-    /** The gap that starts at an offset. */
     Gap gapAt(final long offset) {
         for (final Gap gap : gaps) {
             if (gap.startOffset() == offset) {

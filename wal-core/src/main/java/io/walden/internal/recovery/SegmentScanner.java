@@ -88,7 +88,6 @@ public final class SegmentScanner implements AutoCloseable {
         }
     }
 
-    /** A run of valid frames as the scan meets them. */
     private static final class RunBuilder {
         private final long markOffset;
         private long start = -1;
@@ -210,10 +209,9 @@ public final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Looks for the next valid frame after an invalid one, at every 8-byte aligned offset, and notes
-     * where the gap's non-zero bytes end in {@link #gapNonZeroEnd}. Offsets are tried only where the
-     * header is plausible (length, type, flags and durable offset), so a checksum is computed rarely.
-     * Returns the capacity if there is none.
+     * Looks for the next valid frame after an invalid one at every 8-byte aligned offset, trying
+     * only those with a plausible header (so a checksum is computed rarely); the capacity if there
+     * is none. Notes where the gap's non-zero bytes end in {@link #gapNonZeroEnd}.
      */
     private long findNextValid(final long gapStart, final long basePosition, final long capacityBytes)
             throws IOException {
@@ -375,7 +373,6 @@ public final class SegmentScanner implements AutoCloseable {
         void accept(ByteBuffer bytes) throws IOException;
     }
 
-    /** Copies a range of a segment file to a sink, for evidence of what a cut removes. */
     void copyRange(final Path path, final long fromOffset, final long toOffset, final RangeSink sink)
             throws IOException {
         try (FileChannel file = FileChannel.open(path, StandardOpenOption.READ)) {

@@ -38,7 +38,6 @@ final class SuffixTruncationCompletion {
     private final int capacityBytes;
     private final int maxFrameBytes;
 
-    /** Creates the completion of one log's truncation. */
     SuffixTruncationCompletion(
             final Path directory,
             final StorageSession session,
@@ -59,11 +58,8 @@ final class SuffixTruncationCompletion {
     }
 
     /**
-     * Reads the suffix-truncation record, if the directory holds one: a truncation that began and did
-     * not finish. Cold path. A read-only inspection reports it as a finding and gets null.
-     *
-     * @throws IOException if the file cannot be read.
-     * @throws WalCorruptionException if the file is there and not a valid record of this log.
+     * Reads the record, if the directory holds one, and refuses one that is not a valid record of
+     * this log. A read-only inspection reports it as a finding and gets null. Cold path.
      */
     SuffixTruncationRecord read() throws IOException {
         final Path path = directory.resolve(SuffixTruncationDescriptor.FILE_NAME);
@@ -102,13 +98,7 @@ final class SuffixTruncationCompletion {
         return session == null ? null : record;
     }
 
-    /**
-     * Completes the truncation.
-     *
-     * @throws IOException on an I/O failure.
-     * @throws WalCorruptionException if the segment that holds the cut is gone or its kept records are
-     *     damaged.
-     */
+    /** Refuses if the segment that holds the cut is gone or its kept records are damaged. */
     void complete(final TreeMap<Long, Path> segments, final SuffixTruncationRecord record, final long knownEndPosition)
             throws IOException {
         final long cut = record.cutPosition();
@@ -144,7 +134,6 @@ final class SuffixTruncationCompletion {
                 + record.continuePosition() + " discarded; the log continues at " + record.continuePosition());
     }
 
-    /** Zeroes a segment from an offset on and closes it there with a discard frame. */
     private void cutSegment(final Path path, final long base, final long cutOffset, final long knownEndPosition)
             throws IOException {
         // Where the segment's frames end, if the caller knows (an open log it stopped): nothing after

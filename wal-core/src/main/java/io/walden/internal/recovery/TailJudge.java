@@ -8,17 +8,13 @@ import io.walden.internal.recovery.SegmentScan.Run;
 import java.nio.file.Path;
 
 /**
- * Judges the end of the tail segment, the first one that valid frames do not fill: {@link
- * RecoveryRule} says whether the end of its valid frames is a torn write or corruption, from ground
- * truth (the clean close its header records, the durable offsets its frames carry, whether a later
- * segment holds data); {@link TailDecision} gives the {@link TailOutcome} the policy makes of that.
- * Walks on past skipped damage under {@link RecoveryPolicy#SKIP}. Reads nothing: the scan counted
- * the records wherever a cut may fall.
+ * Judges the end of the tail segment, the first one that valid frames do not fill, with {@link
+ * RecoveryRule} and {@link TailDecision}, walking on past damage that {@link RecoveryPolicy#SKIP}
+ * skips. Reads nothing: the scan counted the records wherever a cut may fall.
  *
  * <p><b>Threading:</b> the opening thread.
  */
 final class TailJudge {
-    /** How the tail segment ends. */
     record Tail(long endOffset, TailOutcome outcome) {}
 
     private final int capacityBytes;

@@ -1,9 +1,8 @@
 package io.walden.internal.recovery;
 
 /**
- * What recovery does at the end of the valid frames of the tail segment: the one outcome that {@link
- * TailDecision}'s table gives, that {@link TailJudge} reports in its {@link TailJudge.Tail} and that
- * {@link LogRecovery} and {@link TailRepair} carry out.
+ * What recovery does at the end of the valid frames of the tail segment: the outcome of {@link
+ * TailDecision}'s table, which {@link TailRepair} carries out.
  */
 enum TailOutcome {
     /** The log was closed cleanly there: it continues where it ended. */

@@ -19,9 +19,8 @@ import java.util.TreeSet;
  * Carries out what recovery decided about the end of the log, with evidence: cuts the tail segment
  * (the bytes given up kept in the evidence directory, zeroed crash-safely, covered by a discard
  * frame), discards whole segments under {@code TRUNCATE}, withdraws a clean-close record before the
- * log is written again, and keeps or deletes the segments after the end. Every change is synced
- * before the next one depends on it, so a crash at any point leaves a state that the same rules
- * recover again.
+ * log is written again, and keeps or deletes the segments after the end. Each method syncs every
+ * change before the next one depends on it (the crash-safety argument of {@link LogRecovery}).
  *
  * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
  */
@@ -33,7 +32,6 @@ final class TailRepair {
     private final RecoveryTally tally;
     private final int capacityBytes;
 
-    /** Creates the repair of one log. */
     TailRepair(
             final StorageSession session,
             final BlockingIo io,
@@ -133,10 +131,8 @@ final class TailRepair {
     }
 
     /**
-     * Records the write limit a session starts with in the segment it starts in, and syncs it, before
-     * the session writes a frame there ({@link WriteLimits#initialLimit}).
-     *
-     * @throws IOException if the read, write or sync fails.
+     * Records the write limit a session starts with in the segment it starts in, and syncs it,
+     * before the session writes a frame there ({@link WriteLimits#initialLimit}).
      */
     int recordWriteLimit(final int handle, final Path path, final long startOffset) throws IOException {
         final int window = WriteLimits.initialLimit(startOffset, capacityBytes);
@@ -152,11 +148,6 @@ final class TailRepair {
         return limit;
     }
 
-    /**
-     * Lowers the durability mark of a segment's header to a position, if it records more, and syncs
-     * it: the bytes past the position are about to be zeroed, and a mark that still proved them
-     * durable would make a crash in the middle of the zeroing read as damage to synced data.
-     */
     private void lowerDurabilityMark(final int handle, final Path path, final long position) throws IOException {
         final ByteBuffer header = FileReads.readHeader(path);
         if (header != null && SegmentHeaderDecoder.durablePosition(header) > position) {
@@ -166,9 +157,9 @@ final class TailRepair {
     }
 
     /**
-     * Discards every segment from a base on (TRUNCATE): each existing file that holds data is kept in
-     * the evidence directory, and every base up to the highest one the log had gets a segment that holds only a
-     * discard frame, so that segments stay contiguous and no position is given out twice.
+     * Discards every segment from a base on ({@code TRUNCATE}): each file that holds data is kept
+     * as evidence, and every base up to the highest one the log had gets a segment that holds only
+     * a discard frame, so that segments stay contiguous and no position is given out twice.
      */
     long discardSegments(final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase)
             throws IOException {
