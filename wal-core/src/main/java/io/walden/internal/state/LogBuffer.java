@@ -80,7 +80,6 @@ public final class LogBuffer implements AutoCloseable {
     @SuppressWarnings("unused")
     private volatile long releasedPosition;
 
-    /** Allocates the buffer. */
     public LogBuffer(
             final int capacityBytes,
             final int segmentCapacityBytes,
@@ -112,7 +111,7 @@ public final class LogBuffer implements AutoCloseable {
         RELEASED.setRelease(this, releasedPosition);
     }
 
-    /** Claims space for one frame. */
+    /** The claimed frame's position, or {@link #BACK_PRESSURED} or {@link #CLOSED}. */
     public long claim(final int alignedLength) {
         while (true) {
             final long tailValue = (long) TAIL.getVolatile(this);
@@ -161,21 +160,20 @@ public final class LogBuffer implements AutoCloseable {
         return length;
     }
 
-    /** Copies a payload into a claimed frame and publishes it. */
+    /** Copies a payload into a claimed frame and publishes it; so do the overloads below. */
     public void publish(final long position, final DirectBuffer source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
         publishHeader(frameOffset, length);
     }
 
-    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final byte[] source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
         publishHeader(frameOffset, length);
     }
 
-    /** Copies a record of a batch into a claimed frame and publishes it with its batch flags. */
+    /** As {@code publish}, with the frame's batch flag. */
     public void publishBatchRecord(
             final long position,
             final DirectBuffer source,
@@ -190,7 +188,6 @@ public final class LogBuffer implements AutoCloseable {
         publishHeader(frameOffset, length);
     }
 
-    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final ByteBuffer source) {
         final int frameOffset = offset(position);
         final int length = source.remaining();
@@ -215,7 +212,7 @@ public final class LogBuffer implements AutoCloseable {
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, length);
     }
 
-    /** Stops further claims. Idempotent. */
+    /** Stops further claims; idempotent. Returns the tail it stopped at. */
     public long closeTail() {
         while (true) {
             final long tailValue = (long) TAIL.getVolatile(this);
@@ -230,7 +227,6 @@ public final class LogBuffer implements AutoCloseable {
         return (long) TAIL.getVolatile(this) & ~TAIL_CLOSED_FLAG;
     }
 
-    /** Whether claims are stopped. */
     public boolean isTailClosed() {
         return (long) TAIL.getVolatile(this) < 0;
     }
@@ -273,7 +269,6 @@ public final class LogBuffer implements AutoCloseable {
         return buffer.getIntVolatile(offset(position) + LENGTH_OFFSET);
     }
 
-    /** Ring offset of a log position. */
     public int offset(final long position) {
         return (int) (position & capacityMask);
     }
@@ -288,7 +283,6 @@ public final class LogBuffer implements AutoCloseable {
         return byteBuffer.duplicate();
     }
 
-    /** Capacity of the ring. */
     public int capacityBytes() {
         return capacityBytes;
     }
