@@ -34,11 +34,7 @@ public final class FrameChecksum {
     private final ByteBuffer binding = ByteBuffer.allocateDirect(BINDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private final long logId;
 
-    /**
-     * Creates a checksum for one log.
-     *
-     * @param logId the log's identity.
-     */
+    /** @param logId the identity of the log whose frames this checksums. */
     public FrameChecksum(final long logId) {
         this.logId = logId;
     }

@@ -34,7 +34,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * producer ever overshoots the free space, so a timed-out append leaves nothing behind.
  *
  * <p>Publishing: the producer copies the payload and header fields, then stores the frame length
- * with release semantics. The I/O thread loads it with acquire semantics. After the I/O thread has
+ * with release semantics. The I/O thread loads it with acquire semantics, and only then fills in the
+ * durable offset and the checksum. After the I/O thread has
  * written a range it zeroes it and only then moves {@code released}, so unclaimed space always reads
  * as zero length.
  *
@@ -195,10 +196,7 @@ public final class LogBuffer implements AutoCloseable {
         publishHeader(frameOffset, length);
     }
 
-    /**
-     * Writes the producer's part of a frame header: the type, then the length with release. Flags stay
-     * zero (released space is zeroed); the I/O thread fills in the durable offset and the checksum.
-     */
+    /** The type, then the length with release; flags stay zero (released space is zeroed). */
     private void publishHeader(final int frameOffset, final int payloadLength) {
         buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_DATA);
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, HEADER_LENGTH + payloadLength);
