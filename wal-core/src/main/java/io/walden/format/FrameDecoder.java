@@ -92,7 +92,7 @@ public final class FrameDecoder {
 
     /** Offset in a segment of its first frame: a durable offset never lies below it. */
     private static final int FIRST_FRAME_OFFSET = SegmentHeaderDescriptor.HEADER_LENGTH;
-    /** A discard frame that does not run to its segment's end ends at a multiple of this (the write limit's alignment). */
+    /** A discard frame that does not run to its segment's end ends at a multiple of this. */
     private static final int DISCARD_END_ALIGNMENT = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
 
     // The header is read as two little-endian int64 words, at LENGTH_OFFSET (length, checksum) and at
