@@ -13,22 +13,12 @@ import org.agrona.BitUtil;
 final class ConfigRules {
     private ConfigRules() {}
 
-    /**
-     * Refuses a value unless it keeps a rule.
-     *
-     * @throws WalException if not valid.
-     */
     static void check(final boolean valid, final String name, final Object value, final String rule) {
         if (!valid) {
             throw invalid(name, value, rule);
         }
     }
 
-    /**
-     * Refuses a value that is not a power of two in a range.
-     *
-     * @throws WalException if not.
-     */
     static void checkPowerOfTwoInRange(final String name, final int value, final int minValue, final int maxValue) {
         check(
                 value >= minValue && value <= maxValue && BitUtil.isPowerOfTwo(value),
@@ -40,8 +30,6 @@ final class ConfigRules {
     /**
      * The largest record payload: the one set, or, unset, the default or what half the buffer holds if
      * less; refused unless a frame of it fits in half the buffer (less a segment header).
-     *
-     * @throws WalException if the value set does not fit.
      */
     static int maxRecordBytes(
             final boolean set,
@@ -65,7 +53,6 @@ final class ConfigRules {
         return maxRecord;
     }
 
-    /** The refusal of a value. */
     static WalException invalid(final String name, final Object value, final String rule) {
         return new WalException(
                 WalException.ErrorCode.CONFIG, "invalid WalConfig setting " + name + "=" + value + ": " + rule);

@@ -22,8 +22,6 @@ public interface ControlledRecordHandler {
     }
 
     /**
-     * One record.
-     *
      * @param buffer holds the payload.
      * @param offset index of the payload's first byte in {@code buffer}.
      * @param length payload length.

@@ -14,9 +14,8 @@ import java.util.Arrays;
  *   2^m .. 2^(m+1)-1, m>=3  (m - 2) * 8 + ((v >> (m - 3)) &amp; 7)
  * </pre>
  *
- * <p>No dependency (HdrHistogram would give finer precision at the price of a runtime dependency
- * and a larger footprint; a sync latency needs neither), a fixed {@value #BUCKET_COUNT}-slot array,
- * nothing allocated when a value is recorded.
+ * <p>No dependency (HdrHistogram's finer precision is more than a sync latency needs), a fixed
+ * {@value #BUCKET_COUNT}-slot array, nothing allocated when a value is recorded.
  *
  * <p><b>Threading:</b> immutable.
  */
@@ -45,11 +44,9 @@ public final class LatencyHistogram {
     }
 
     /**
-     * A histogram of given bucket counts.
-     *
      * @param counts one count per bucket, {@link #BUCKET_COUNT} of them; copied.
      * @param maxNs the largest value recorded, or 0.
-     * @return the histogram.
+     * @return the histogram of those counts.
      */
     public static LatencyHistogram of(final long[] counts, final long maxNs) {
         if (counts.length != BUCKET_COUNT) {
@@ -72,10 +69,8 @@ public final class LatencyHistogram {
     }
 
     /**
-     * The bucket a value counts in.
-     *
      * @param valueNs the value; negative values count as zero.
-     * @return the bucket's index, from 0 to {@link #BUCKET_COUNT} - 1.
+     * @return the index of the bucket it counts in, from 0 to {@link #BUCKET_COUNT} - 1.
      */
     public static int bucketIndex(final long valueNs) {
         if (valueNs < SUB_BUCKETS) {
@@ -90,10 +85,8 @@ public final class LatencyHistogram {
     }
 
     /**
-     * The smallest value a bucket counts.
-     *
      * @param index the bucket.
-     * @return its lower bound in nanoseconds.
+     * @return the smallest value it counts, in nanoseconds.
      */
     public static long bucketLowerBoundNs(final int index) {
         checkIndex(index);
@@ -106,10 +99,8 @@ public final class LatencyHistogram {
     }
 
     /**
-     * The largest value a bucket counts (the last bucket also counts everything longer).
-     *
      * @param index the bucket.
-     * @return its upper bound in nanoseconds, inclusive.
+     * @return the largest value it counts, in nanoseconds (the last bucket counts everything longer).
      */
     public static long bucketUpperBoundNs(final int index) {
         checkIndex(index);
@@ -128,10 +119,8 @@ public final class LatencyHistogram {
     }
 
     /**
-     * Values recorded in one bucket.
-     *
      * @param index the bucket.
-     * @return its count.
+     * @return the values recorded in it.
      */
     public long count(final int index) {
         checkIndex(index);

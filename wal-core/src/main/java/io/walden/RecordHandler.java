@@ -11,8 +11,6 @@ import org.agrona.DirectBuffer;
 @FunctionalInterface
 public interface RecordHandler {
     /**
-     * One record.
-     *
      * @param buffer holds the payload.
      * @param offset index of the payload's first byte in {@code buffer}.
      * @param length payload length.

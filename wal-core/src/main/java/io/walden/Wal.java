@@ -52,8 +52,8 @@ import org.agrona.DirectBuffer;
  *
  * <p><b>Threading:</b> thread-safe. {@code append}, {@code tryAppend}, {@code await}, {@code
  * sync}, the position getters and {@code stats} may be called from any number of threads at once;
- * {@code truncateBefore}, {@code truncateAfter} and {@code close} are serialised internally. Each {@link WalReader} is for
- * one thread.
+ * {@code truncateBefore}, {@code truncateAfter} and {@code close} are serialised internally. Each
+ * {@link WalReader} is for one thread.
  */
 public final class Wal implements AutoCloseable {
     /** {@link #tryAppend} result: the log buffer is full; retry later. */
@@ -63,7 +63,6 @@ public final class Wal implements AutoCloseable {
     /** {@link #tryAppend} result: the log failed and accepts nothing more. */
     public static final long FAILED = AppendPath.FAILED;
 
-    /** Publishes a batch's records, each frame but the last saying that the batch goes on. */
     private static final FramePublisher<WalBatch> BATCH_FRAMES = Wal::publishBatch;
 
     // Every field is final, set by the opening thread. The parts after the holder share it: the engine
@@ -122,14 +121,14 @@ public final class Wal implements AutoCloseable {
      * Discards every record after the one at {@code lsn} in a closed log, durably and crash-safely: a
      * Raft log dropping uncommitted entries after a leader change, or, with {@code lsn} = -1, a log
      * dropping every record before a snapshot is installed. The log must not be open (its lock is
-     * taken); open it again afterwards. {@link #truncateAfter(long)} does the same to an open log.
+     * taken). {@link #truncateAfter(long)} does the same to an open log.
      *
      * <p>A crash at any point leaves either the log as it was or the truncated log, never a mix: the
      * truncation is first recorded durably in the directory (FORMAT.md, "Suffix truncation"), and the
-     * next open completes a recorded one before anything else. Positions are never given out twice:
-     * the next record appended goes to the segment after the one the log ended in, at the position
-     * this returns, not at the cut. Discarded records are not kept as evidence. Recovery runs first, as at
-     * any open, with the configuration's recovery policy.
+     * next open completes it before anything else. Positions are never given out twice: the next
+     * record appended goes to the segment after the one the log ended in, at the position this
+     * returns, not at the cut. Discarded records are not kept as evidence. Recovery runs first, as at
+     * any open.
      *
      * @param config the log's configuration (its directory, backend and recovery policy).
      * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
@@ -145,13 +144,8 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Discards every record after the one at {@code lsn} in this open log, durably and crash-safely,
-     * and returns the position where the log continues: a Raft log dropping uncommitted entries after
-     * a leader change, or, with {@code lsn} = -1, dropping every record before a snapshot is installed.
-     * The files change exactly as {@link #truncateAfter(WalConfig, long)} changes them, so a crash at
-     * any point leaves the log either as it was or truncated, never a mix.
-     *
-     * <p>What others see, in order:
+     * Discards every record after the one at {@code lsn} in this open log: the files change as {@link
+     * #truncateAfter(WalConfig, long)} changes them, with the same guarantees. What others see, in order:
      *
      * <ul>
      *   <li><b>Appends and waits begun before this call</b> complete first: the log is drained and
@@ -165,10 +159,9 @@ public final class Wal implements AutoCloseable {
      *       position to go on. Opening or seeking a reader at a discarded position is refused.
      * </ul>
      *
-     * <p>Positions are never given out twice: the log continues in the segment after the one it ended
-     * in. This stops the log's I/O thread, truncates the files (scanning the segment that holds the
-     * kept record up to the log's end) and starts the thread again: tens of milliseconds, meant for
-     * rare events, not for every append.
+     * <p>This stops the log's I/O thread, truncates the files (scanning the segment that holds the kept
+     * record up to the log's end) and starts the thread again: tens of milliseconds, meant for rare
+     * events, not for every append.
      *
      * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
      * @return the position where the log continues: the next record appended goes there or after it.
@@ -183,8 +176,7 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Opens a read-only view of a log, which another process may be writing: readers follow it as it
-     * grows, and nothing in the directory is ever changed; no lock is taken. See {@link WalView}.
+     * Opens a read-only {@link WalView} of a log, which another process may be writing.
      *
      * @param directory the log directory.
      * @return the view; close it when done.
@@ -213,10 +205,7 @@ public final class Wal implements AutoCloseable {
         return LiveInspection.inspect(directory);
     }
 
-    /**
-     * Opens a log, with the file system type read by a given function (tests stand in for the mount
-     * table with it).
-     */
+    /** Tests stand in for the mount table with {@code fileSystemTypes}. */
     static Wal open(final WalConfig config, final Function<Path, String> fileSystemTypes) {
         return LogOpening.open(config, fileSystemTypes, Wal::new);
     }
@@ -234,9 +223,10 @@ public final class Wal implements AutoCloseable {
      *       was interrupted while it waited for space ({@link WalException.ErrorCode#INTERRUPTED}).
      *   <li>an LSN: the record <em>is</em> in the log at that position and its outcome is unknown. The
      *       thread was interrupted while it waited for the level ({@link
-     *       WalException.ErrorCode#INTERRUPTED}; the record will be written unless the log fails), or the
-     *       log failed meanwhile ({@link WalException.ErrorCode#IO}, {@link
-     *       WalException.ErrorCode#STORAGE_SPACE}; it may or may not be on disk: reopen and read).
+     *       WalException.ErrorCode#INTERRUPTED}; the record will be written unless the log fails:
+     *       {@link #await(long, Durability)} tells when), or the log failed meanwhile ({@link
+     *       WalException.ErrorCode#IO}, {@link WalException.ErrorCode#STORAGE_SPACE}; it may or may not
+     *       be on disk: reopen and read).
      * </ul>
      *
      * @param payload the record.
@@ -249,7 +239,7 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Appends part of an array as a record and waits until it reaches a durability level.
+     * Appends part of an array as a record; as {@link #append(byte[], Durability)}.
      *
      * @param payload holds the record.
      * @param offset the record's first byte.
@@ -266,8 +256,8 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Appends the remaining bytes of a buffer as a record and waits until it reaches a durability
-     * level. The buffer's position and limit are not changed.
+     * Appends the remaining bytes of a buffer as a record, not changing its position and limit; as
+     * {@link #append(byte[], Durability)}.
      *
      * @param payload the record, from position to limit.
      * @param durability how far the record must get before this returns.
@@ -279,7 +269,7 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Appends part of an Agrona buffer as a record and waits until it reaches a durability level.
+     * Appends part of an Agrona buffer as a record; as {@link #append(byte[], Durability)}.
      *
      * @param payload holds the record.
      * @param offset the record's first byte.
@@ -295,14 +285,10 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Appends the records of a batch as one unit and waits until the whole batch reaches a durability
-     * level. The records take consecutive frames, in the order they were added; after any crash,
-     * recovery keeps all of them or none of them, and no reader delivers some of them without the
-     * rest. Each record's LSN is then {@link WalBatch#lsn(int)}. Allocates nothing.
-     *
-     * <p>Outcomes when this throws are those of {@link #append(byte[], Durability)}: with {@link
-     * WalException#NO_LSN} none of the batch is in the log; with an LSN (the batch's first) the whole
-     * batch is in the log and its outcome is unknown.
+     * Appends the records of a batch as one unit ({@link WalBatch} says what that guarantees), in
+     * consecutive frames in the order they were added, and waits until the whole batch reaches a
+     * durability level. Each record's LSN is then {@link WalBatch#lsn(int)}. Allocates nothing.
+     * Outcomes when this throws are those of {@link #append(byte[], Durability)}, for the whole batch.
      *
      * @param batch the records, at least one; the frames of all of them together may take at most
      *     what a record of {@link WalConfig#maxRecordBytes()} takes ({@link WalBatch#framedBytes()}).
@@ -320,7 +306,7 @@ public final class Wal implements AutoCloseable {
         return appends.appendBatch(batch, framedBytes, durability, BATCH_FRAMES);
     }
 
-    /** {@link #BATCH_FRAMES}: here, where the batch's payload buffer and offsets are visible. */
+    /** Here, where the batch's payload buffer and offsets are visible. */
     private static long publishBatch(
             final LogBuffer logBuffer, final long lsn, final WalBatch batch, final int offset, final int length) {
         batch.appendedAt(lsn);
@@ -392,47 +378,31 @@ public final class Wal implements AutoCloseable {
         waits.sync();
     }
 
-    /**
-     * Position up to which records were written to the OS.
-     *
-     * @return the written position.
-     */
+    /** @return the position up to which records were written to the OS. */
     public long writtenPosition() {
         return holder.state().writtenPosition();
     }
 
-    /**
-     * Position up to which records are durable.
-     *
-     * @return the durable position.
-     */
+    /** @return the position up to which records are durable. */
     public long durablePosition() {
         return holder.state().durablePosition();
     }
 
-    /**
-     * Position where the next record will go, or just before it (a segment header may lie between).
-     *
-     * @return the tail position.
-     */
+    /** @return where the next record will go, or just before it (a segment header may lie between). */
     public long tailPosition() {
         return holder.engine().logBuffer().tailPosition();
     }
 
-    /**
-     * First position the log still holds; readers cannot start before it.
-     *
-     * @return the start position.
-     */
+    /** @return the first position the log still holds; readers cannot start before it. */
     public long startPosition() {
         return holder.state().startPosition();
     }
 
     /**
-     * Opens a reader that sees durable records, starting at a record's LSN (or at {@link
-     * #startPosition()}).
+     * Opens a reader that sees durable records: {@link #reader(long, Durability)} with {@link
+     * Durability#SYNCED}.
      *
-     * @param fromLsn the first record to read.
+     * @param fromLsn the first record to read, or {@link #startPosition()}.
      * @return the reader; close it when done.
      * @throws WalException if the position was truncated away.
      */
@@ -441,9 +411,9 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Opens a reader.
+     * Opens a reader, for one thread.
      *
-     * @param fromLsn the first record to read.
+     * @param fromLsn the first record to read, or {@link #startPosition()}.
      * @param visibility {@link Durability#SYNCED} to see durable records, {@link Durability#WRITTEN}
      *     to see written ones too.
      * @return the reader; close it when done.
@@ -468,9 +438,8 @@ public final class Wal implements AutoCloseable {
     /**
      * Retention by size: deletes, durably and oldest first, whole segments until the log's segments
      * take at most a total size, but never a segment holding a record at or after a protected
-     * position (the slowest consumer's, say), and never the segment being written. As {@link
-     * #truncateBefore(long)}, which does the deleting: each delete is made durable (directory sync)
-     * before the next.
+     * position (the slowest consumer's, say), and never the segment being written. Each delete is
+     * durable before the next, as in {@link #truncateBefore(long)}.
      *
      * <p>The size counts the log's segments from the oldest to the one being written, each at its
      * full capacity (segments are allocated whole); the next segment, prepared ahead of need, is one
@@ -505,30 +474,18 @@ public final class Wal implements AutoCloseable {
         return retention.truncateOlderThan(maxAge, protectedLsn);
     }
 
-    /**
-     * A snapshot of the log's counters.
-     *
-     * @return the statistics.
-     */
+    /** @return a snapshot of the log's counters. */
     public WalStats stats() {
         final LogEngine e = holder.engine();
         return stats.snapshot(backendName, holder.state(), e.logBuffer(), fileSystemType, e.durabilityNote());
     }
 
-    /**
-     * What recovery found when this log was opened.
-     *
-     * @return the report.
-     */
+    /** @return what recovery found and did when this log was opened. */
     public RecoveryReport recoveryReport() {
         return openReport;
     }
 
-    /**
-     * The configuration the log was opened with.
-     *
-     * @return the configuration.
-     */
+    /** @return the configuration the log was opened with. */
     public WalConfig config() {
         return config;
     }

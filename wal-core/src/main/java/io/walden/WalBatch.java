@@ -40,11 +40,7 @@ public final class WalBatch {
         this(4096);
     }
 
-    /**
-     * Creates an empty batch.
-     *
-     * @param initialCapacityBytes the payload bytes the batch holds before its buffer grows.
-     */
+    /** @param initialCapacityBytes the payload bytes the empty batch holds before its buffer grows. */
     public WalBatch(final int initialCapacityBytes) {
         if (initialCapacityBytes < 0) {
             throw new IllegalArgumentException("initialCapacityBytes must not be negative: " + initialCapacityBytes);
@@ -53,9 +49,7 @@ public final class WalBatch {
     }
 
     /**
-     * Adds a record.
-     *
-     * @param payload the record.
+     * @param payload the record to add.
      * @return this batch.
      */
     public WalBatch add(final byte[] payload) {
@@ -63,9 +57,7 @@ public final class WalBatch {
     }
 
     /**
-     * Adds part of an array as a record.
-     *
-     * @param payload holds the record.
+     * @param payload holds the record to add.
      * @param offset the record's first byte.
      * @param length the record's length.
      * @return this batch.
@@ -78,9 +70,7 @@ public final class WalBatch {
     }
 
     /**
-     * Adds part of an Agrona buffer as a record.
-     *
-     * @param payload holds the record.
+     * @param payload holds the record to add.
      * @param offset the record's first byte.
      * @param length the record's length.
      * @return this batch.
@@ -93,10 +83,7 @@ public final class WalBatch {
     }
 
     /**
-     * Adds the remaining bytes of a buffer as a record; the buffer's position and limit are not
-     * changed.
-     *
-     * @param payload the record, from position to limit.
+     * @param payload the record to add, from position to limit, which stay as they are.
      * @return this batch.
      */
     public WalBatch add(final ByteBuffer payload) {
@@ -133,21 +120,14 @@ public final class WalBatch {
         return payloadBytes;
     }
 
-    /**
-     * The log space the batch takes: each record plus its frame header, rounded up to the frame
-     * alignment.
-     *
-     * @return bytes.
-     */
+    /** @return the log space the batch takes in bytes: each record's frame, aligned (see the class comment). */
     public long framedBytes() {
         return framedBytes;
     }
 
     /**
-     * The LSN the last append of this batch gave a record.
-     *
      * @param index the record's index in the batch, from 0.
-     * @return its LSN.
+     * @return the LSN the last append of this batch gave the record.
      * @throws IllegalStateException if the batch was not appended since it was last changed.
      * @throws IndexOutOfBoundsException if there is no such record.
      */
@@ -160,22 +140,18 @@ public final class WalBatch {
     }
 
     /**
-     * The length of a record.
-     *
      * @param index the record's index in the batch, from 0.
-     * @return its payload length.
+     * @return the record's payload length.
      */
     public int length(final int index) {
         Objects.checkIndex(index, size);
         return lengths[index];
     }
 
-    /** The buffer that holds the records' payloads, for the log to copy from. */
     DirectBuffer payloads() {
         return payloads;
     }
 
-    /** The offset of a record's payload in {@link #payloads()}. */
     int offset(final int index) {
         return offsets[index];
     }

@@ -42,11 +42,7 @@ public final class WalConfig {
     public static final long SYNC_INTERVAL_NS_DEFAULT = TimeUnit.SECONDS.toNanos(1);
     /** Default time an append waits for buffer space: ten seconds. */
     public static final long APPEND_TIMEOUT_NS_DEFAULT = TimeUnit.SECONDS.toNanos(10);
-    /**
-     * Default bound on the segment files retention keeps for reuse instead of deleting them: two. A
-     * reused file is not zero-filled again, so each segment is written once (see {@link
-     * Builder#recycledSegmentsMax}).
-     */
+    /** Default {@link Builder#recycledSegmentsMax}: two. */
     public static final int RECYCLED_SEGMENTS_MAX_DEFAULT = 2;
     /** Default {@link Builder#durableWritesInFlightMax}: 16. */
     public static final int DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT = 16;
@@ -170,9 +166,7 @@ public final class WalConfig {
     }
 
     /**
-     * Starts a configuration for a log in a directory, which is created if missing.
-     *
-     * @param directory the log directory.
+     * @param directory the log directory, created if missing.
      * @return a builder with every default set.
      */
     public static Builder builder(final Path directory) {
@@ -219,22 +213,12 @@ public final class WalConfig {
         return groupWindowNs;
     }
 
-    /**
-     * Whether, with no group window, a sync waits for the group of waiters the previous sync woke to
-     * come back (see {@link Builder#groupReturnWait(boolean)}).
-     *
-     * @return true if it does; the default.
-     */
+    /** @return whether a sync waits for a group of waiters to return: {@link Builder#groupReturnWait}. */
     public boolean groupReturnWait() {
         return groupReturnWait;
     }
 
-    /**
-     * How long a thread that waits for its record to be written or synced yields the processor
-     * before it blocks (see {@link Builder#waitYieldNs(long)}).
-     *
-     * @return the time; zero for no yield.
-     */
+    /** @return how long a waiting thread yields before it blocks: {@link Builder#waitYieldNs}. */
     public long waitYieldNs() {
         return waitYieldNs;
     }
@@ -254,15 +238,12 @@ public final class WalConfig {
         return recycledSegmentsMax;
     }
 
-    /**
-     * @return how many writes may be in flight at once where every write is durable by itself
-     *     (O_DSYNC); elsewhere one is.
-     */
+    /** @return the most durable writes in flight at once: {@link Builder#durableWritesInFlightMax}. */
     public int durableWritesInFlightMax() {
         return durableWritesInFlightMax;
     }
 
-    /** @return whether the log measures that writes side by side pay before it keeps several in flight. */
+    /** @return whether writes go side by side only while that pays: {@link Builder#writeDepthMeasured}. */
     public boolean writeDepthMeasured() {
         return writeDepthMeasured;
     }
@@ -286,11 +267,7 @@ public final class WalConfig {
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
 
-    /**
-     * Builds a {@link WalConfig}.
-     *
-     * <p><b>Threading:</b> not thread-safe; use from one thread.
-     */
+    /** Builds a {@link WalConfig}. <b>Threading:</b> not thread-safe; use from one thread. */
     public static final class Builder {
         private final Path directory;
         private StorageBackend backend;
@@ -341,9 +318,7 @@ public final class WalConfig {
         }
 
         /**
-         * Sets the backend explicitly, instead of the best available one.
-         *
-         * @param backend the backend.
+         * @param backend the backend to use instead of the best available one.
          * @return this builder.
          */
         public Builder backend(final StorageBackend backend) {
@@ -352,9 +327,7 @@ public final class WalConfig {
         }
 
         /**
-         * Sets the I/O options used when the backend is chosen automatically.
-         *
-         * @param storageOptions the options.
+         * @param storageOptions the I/O options used when the backend is chosen automatically.
          * @return this builder.
          */
         public Builder storageOptions(final StorageOptions storageOptions) {
@@ -363,9 +336,7 @@ public final class WalConfig {
         }
 
         /**
-         * Sets the capacity of each segment file: a power of two from 64 KiB to 1 GiB.
-         *
-         * @param segmentCapacityBytes the capacity.
+         * @param segmentCapacityBytes the capacity of each segment file: a power of two from 64 KiB to 1 GiB.
          * @return this builder.
          */
         public Builder segmentCapacityBytes(final int segmentCapacityBytes) {
@@ -401,9 +372,7 @@ public final class WalConfig {
         }
 
         /**
-         * Sets the most bytes the I/O thread hands to one write request.
-         *
-         * @param maxBatchBytes the limit, at least 4096.
+         * @param maxBatchBytes the most bytes the I/O thread hands to one write request, at least 4096.
          * @return this builder.
          */
         public Builder maxBatchBytes(final int maxBatchBytes) {
@@ -412,10 +381,8 @@ public final class WalConfig {
         }
 
         /**
-         * Sets how long a requested sync may wait for more records before it starts. Zero, the
-         * default, starts each sync as soon as the previous one completes, which batches naturally.
-         *
-         * @param groupWindowNs the window.
+         * @param groupWindowNs how long a requested sync may wait for more records before it starts. Zero,
+         *     the default, starts each sync as soon as the previous one completes, which batches naturally.
          * @return this builder.
          */
         public Builder groupWindowNs(final long groupWindowNs) {
@@ -442,22 +409,18 @@ public final class WalConfig {
         }
 
         /**
-         * Sets how long a thread that waits for its record to reach a durability level ({@link
-         * Wal#await}, or an append with {@code WRITTEN} or {@code SYNCED}) yields the processor
-         * ({@link Thread#yield()}) before it blocks. Every waiter yields, however many there are;
-         * one that is still waiting when the time runs out blocks until the I/O thread wakes it.
+         * Sets how long a thread waiting for its record to reach a durability level ({@link Wal#await},
+         * or an append with {@code WRITTEN} or {@code SYNCED}) yields the processor ({@link
+         * Thread#yield()}) before it blocks until the I/O thread wakes it. Every waiter yields.
          *
-         * <p>A yielding waiter sees its position as soon as the I/O thread publishes it, and needs
-         * no wake-up; a blocked one costs the I/O thread a wake-up system call, and itself a wake-up
-         * that takes tens of microseconds where the processor it runs on has gone idle (a virtual
-         * machine's halted vCPU). With many writers that each wait for a sync, these wake-ups are
-         * most of the cost of a group commit (README, "Measured"). The price is processor time: a
-         * waiter shows as busy for up to this long per wait, and although {@code yield} lets other
-         * runnable threads on its processor go first, yielding waiters do compete for processors.
-         * The yield ends early at the wait's own timeout, on an interrupt, and when the log fails or
-         * closes. A {@code SYNCED} waiter does not yield while recent syncs take longer than this (a
-         * slow disk), since the yield would end before the sync. Zero: no yield (a {@code WRITTEN}
-         * waiter still spins briefly first), for the least processor time.
+         * <p>A yielding waiter sees its position as soon as it is published; a blocked one costs the I/O
+         * thread a wake-up system call, and itself a wake-up of tens of microseconds where its processor
+         * has gone idle (a virtual machine's halted vCPU): with many writers waiting for syncs, most of
+         * the cost of a group commit. The price is processor time: a waiter is busy for up to this long
+         * per wait, and yielding waiters compete for processors. The yield ends early at the wait's
+         * timeout, on an interrupt, and when the log fails or closes; a {@code SYNCED} waiter skips it
+         * while recent syncs take longer (a slow disk). Zero: no yield (a {@code WRITTEN} waiter still
+         * spins briefly), for the least processor time.
          *
          * @param waitYieldNs the time, from 0 to {@link WalConfig#WAIT_YIELD_NS_MAX}; default 500 µs.
          * @return this builder.
@@ -468,10 +431,7 @@ public final class WalConfig {
         }
 
         /**
-         * Sets how often WRITTEN data is synced in the background when no append asks for it; zero
-         * disables the background sync.
-         *
-         * @param syncIntervalNs the interval.
+         * @param syncIntervalNs how often WRITTEN data is synced when no append asks for it; zero for never.
          * @return this builder.
          */
         public Builder syncIntervalNs(final long syncIntervalNs) {
@@ -480,10 +440,8 @@ public final class WalConfig {
         }
 
         /**
-         * Sets how long an append waits for buffer space before it fails with {@link
-         * WalException.ErrorCode#BACK_PRESSURE_TIMEOUT}.
-         *
-         * @param appendTimeoutNs the timeout, positive.
+         * @param appendTimeoutNs how long, positive, an append waits for buffer space before it fails with
+         *     {@link WalException.ErrorCode#BACK_PRESSURE_TIMEOUT}.
          * @return this builder.
          */
         public Builder appendTimeoutNs(final long appendTimeoutNs) {
@@ -539,9 +497,7 @@ public final class WalConfig {
         }
 
         /**
-         * Sets what opening does with corruption.
-         *
-         * @param recoveryPolicy the policy.
+         * @param recoveryPolicy what opening does with corruption.
          * @return this builder.
          */
         public Builder recoveryPolicy(final RecoveryPolicy recoveryPolicy) {

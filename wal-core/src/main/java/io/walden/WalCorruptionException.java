@@ -13,8 +13,6 @@ public final class WalCorruptionException extends WalException {
     private final long fileOffset;
 
     /**
-     * Creates the exception.
-     *
      * @param file the damaged file.
      * @param fileOffset byte offset of the damage in the file, or -1 for the whole file.
      * @param reason what was wrong.
@@ -45,20 +43,12 @@ public final class WalCorruptionException extends WalException {
         this.fileOffset = fileOffset;
     }
 
-    /**
-     * The damaged file.
-     *
-     * @return its path.
-     */
+    /** @return the damaged file. */
     public Path file() {
         return file;
     }
 
-    /**
-     * Byte offset of the damage in {@link #file()}, or -1 when the whole file is at fault.
-     *
-     * @return the offset.
-     */
+    /** @return the byte offset of the damage in {@link #file()}, or -1 when the whole file is at fault. */
     public long fileOffset() {
         return fileOffset;
     }

@@ -5,17 +5,8 @@ package io.walden;
  * and a message that names the file or setting involved and what to do.
  *
  * <p><b>Was the record appended?</b> An exception from an append, or from a wait for a record, says
- * so through {@link #lsn()}:
- *
- * <ul>
- *   <li>{@link #NO_LSN}: nothing was appended (the record was refused before it entered the log: too
- *       large, no buffer space in time, the log closed or failed, interrupted while waiting for space).
- *   <li>an LSN: the record is in the log at that position, and only its outcome is unknown. With
- *       {@link ErrorCode#INTERRUPTED} it will still be written (and synced) unless the log fails; call
- *       {@link Wal#await(long, Durability)} to learn when. With {@link ErrorCode#IO} or {@link
- *       ErrorCode#STORAGE_SPACE} the log failed while the record was on its way: it may or may not be on
- *       disk; reopen the log and read it to find out.
- * </ul>
+ * so through {@link #lsn()}: {@link #NO_LSN} if the record never entered the log, else its position,
+ * with only its outcome unknown. {@link Wal#append(byte[], Durability)} lists the cases.
  */
 public class WalException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -58,8 +49,6 @@ public class WalException extends RuntimeException {
     private final long lsn;
 
     /**
-     * Creates an exception.
-     *
      * @param errorCode the kind of failure.
      * @param message what happened, naming the file or setting, and what to do.
      */
@@ -70,8 +59,6 @@ public class WalException extends RuntimeException {
     }
 
     /**
-     * Creates an exception with a cause.
-     *
      * @param errorCode the kind of failure.
      * @param message what happened, naming the file or setting, and what to do.
      * @param cause the underlying failure.
@@ -81,7 +68,7 @@ public class WalException extends RuntimeException {
     }
 
     /**
-     * Creates an exception about a record that was appended and whose outcome is unknown.
+     * Creates an exception about a record whose outcome is unknown.
      *
      * @param errorCode the kind of failure.
      * @param message what happened, naming the file or setting, and what to do.
@@ -94,21 +81,12 @@ public class WalException extends RuntimeException {
         this.lsn = lsn;
     }
 
-    /**
-     * The kind of failure.
-     *
-     * @return the error code.
-     */
+    /** @return the kind of failure. */
     public ErrorCode errorCode() {
         return errorCode;
     }
 
-    /**
-     * The position of the record the failed call appended, whose outcome is unknown; {@link #NO_LSN}
-     * if nothing was appended.
-     *
-     * @return the LSN, or {@link #NO_LSN}.
-     */
+    /** @return the position of the record the failed call appended, or {@link #NO_LSN} if none. */
     public long lsn() {
         return lsn;
     }

@@ -64,11 +64,7 @@ public interface WalReader extends AutoCloseable {
      */
     long replay(RecordHandler handler);
 
-    /**
-     * Position of the next record this reader will deliver.
-     *
-     * @return the position.
-     */
+    /** @return the position of the next record this reader will deliver. */
     long position();
 
     /** Releases the reader's file and buffer. Idempotent. */

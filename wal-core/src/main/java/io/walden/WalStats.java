@@ -17,29 +17,24 @@ package io.walden;
  * @param bytesPerSyncMax bytes newly covered per sync, max.
  * @param syncLatencyNsMean time from submitting a sync to its completion, mean.
  * @param syncLatencyNsMax time from submitting a sync to its completion, max.
- * @param syncLatency the distribution of the time each operation that made records durable took,
- *     from submission to completion: each data sync, or, where every write is durable (O_DSYNC, see
- *     {@code syncs}), each write. Percentiles with {@link LatencyHistogram#percentileNs(double)}.
+ * @param syncLatency the distribution of the time from submission to completion of each data sync,
+ *     or, with O_DSYNC, each write; see {@link LatencyHistogram#percentileNs(double)}.
  * @param backPressureWaits appends that found the buffer full and had to wait.
  * @param segmentsRolled segments the log moved past.
- * @param segmentsHurried segments made ready before their zero-fill finished, because the appenders
- *     were about to need them (a bandwidth-bound load); syncs into the skipped part may also commit
- *     extent metadata.
+ * @param segmentsHurried segments made ready before their zero-fill finished, for appenders about to
+ *     need them (a bandwidth-bound load); syncs into the unfilled part may commit extent metadata.
  * @param segmentsRecycled segments the log rolled into that were made from a file retention freed
  *     ({@code WalConfig.recycledSegmentsMax}) instead of a new, zero-filled one.
- * @param durabilityMarks segment header rewrites the log made after going idle, recording on disk
- *     that the last records synced before the pause are durable (so that recovery after a crash can
- *     tell damage to them from a torn write); at most one per pause.
+ * @param durabilityMarks header rewrites made on going idle, at most one per pause, recording that the
+ *     last records synced are durable (so that recovery can tell damage to them from a torn write).
  * @param appendsRunByCaller appends whose write (and sync, for {@code SYNCED}) the appending thread
  *     ran itself, because nothing else was waiting: no other thread was woken for them.
- * @param writesInFlightPeak the most writes that were in flight at once: 1 unless the storage makes
- *     every write durable (O_DSYNC) and several groups were written side by side (see {@code
- *     WalConfig.Builder.durableWritesInFlightMax}).
+ * @param writesInFlightPeak the most writes in flight at once: 1 unless writes are durable (O_DSYNC)
+ *     and groups went side by side ({@code WalConfig.Builder.durableWritesInFlightMax}).
  * @param writesBeside writes submitted while other writes were in flight: how often the pipelined
  *     group commit found depth worth its cost (0 with fdatasync, or where depth does not pay).
- * @param pipelinePaddingBytes bytes of padding frames that ended a group on a block boundary so that
- *     the next group could be written beside it (direct I/O with several writes in flight): space the
- *     log used for no record.
+ * @param pipelinePaddingBytes bytes of padding that ended a group on a block boundary so that the next
+ *     could be written beside it (direct I/O, several writes in flight): space used for no record.
  * @param bufferCapacityBytes size of the log buffer, the bound on memory for unwritten records.
  * @param startPosition the first position the log holds (retention moves it).
  * @param tailPosition where the next record goes: everything appended so far lies below it.

@@ -35,11 +35,6 @@ public final class WalView implements AutoCloseable {
         this.tracker = tracker;
     }
 
-    /**
-     * Opens a view.
-     *
-     * @throws WalException if the directory holds no log, or its oldest segment is damaged.
-     */
     static WalView open(final Path directory) {
         return new WalView(directory, DirectoryTracker.open(directory));
     }
@@ -91,11 +86,7 @@ public final class WalView implements AutoCloseable {
         return tracker.visiblePosition(Durability.SYNCED);
     }
 
-    /**
-     * Checks the whole log as opening it would, changing nothing; see {@link Wal#inspect(Path)}.
-     *
-     * @return the inspection.
-     */
+    /** @return the whole log checked as opening it would, changing nothing: {@link Wal#inspect(Path)}. */
     public LogInspection inspect() {
         return LiveInspection.inspect(directory);
     }

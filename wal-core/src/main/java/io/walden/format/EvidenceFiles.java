@@ -32,22 +32,18 @@ public final class EvidenceFiles {
     private EvidenceFiles() {}
 
     /**
-     * The stamp that names the files of one keeping.
-     *
-     * @param time when it began.
-     * @return the stamp.
+     * @param time when the keeping began.
+     * @return the stamp that names the files of one keeping.
      */
     public static String stamp(final Instant time) {
         return STAMP.format(time);
     }
 
     /**
-     * The name, without the stamp, of the copy of a range of a segment.
-     *
      * @param segment the segment file.
      * @param fromPosition the range's first position.
      * @param toPosition its end.
-     * @return the name.
+     * @return the name, without the stamp, of the copy of the range.
      */
     public static String rangeName(final Path segment, final long fromPosition, final long toPosition) {
         return String.format(

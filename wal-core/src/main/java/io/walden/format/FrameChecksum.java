@@ -10,18 +10,9 @@ import java.util.zip.CRC32C;
 
 /**
  * Computes a frame's checksum as {@link FrameDescriptor} defines it: CRC32C over the binding block
- * (position, log identity, frame length) and the frame from its type field on.
- *
- * <pre>
- *   binding block (20 bytes, LE)                     frame
- *  +-----------------+-----------------+---------+  +--------+----------+-------------------------+
- *  | position int64  | log id int64    | length  |  | length | checksum | type ... checksummed end |
- *  +-----------------+-----------------+---------+  +--------+----------+-------------------------+
- *   0                 8                 16      20   0        4          8 (TYPE_OFFSET)
- * </pre>
- *
- * <p>The one computation of a frame's checksum: the writer seals frames with it and {@link
- * FrameDecoder}, which every reader of frames uses, verifies them with it.
+ * (position, log identity, frame length) and the frame from its type field on. The one computation
+ * of a frame's checksum: the writer seals frames with it and {@link FrameDecoder}, which every
+ * reader of frames uses, verifies them with it.
  *
  * <p><b>Threading:</b> not thread-safe; each thread that checksums frames owns an instance.
  */
@@ -34,11 +25,7 @@ public final class FrameChecksum {
     private final ByteBuffer binding = ByteBuffer.allocateDirect(BINDING_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private final long logId;
 
-    /**
-     * Creates a checksum for one log.
-     *
-     * @param logId the log's identity.
-     */
+    /** @param logId the identity of the log whose frames this checksums. */
     public FrameChecksum(final long logId) {
         this.logId = logId;
     }

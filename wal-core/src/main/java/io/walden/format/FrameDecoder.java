@@ -15,25 +15,9 @@ import static io.walden.format.FrameDescriptor.TYPE_SKIPPABLE_MASK;
 import java.nio.ByteBuffer;
 
 /**
- * Reads the frame at one position of a log and judges it by the format's rules: the one decoder that
- * recovery, readers, the read-only view and the tools use, so that all of them take the same bytes
- * for the same frame.
- *
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                  Frame Length (int32, LE)                     |  0
- *  +---------------------------------------------------------------+
- *  |                  Checksum (CRC32C, int32, LE)                 |  4
- *  +-------------------------------+-------------------------------+
- *  |      Frame Type (int16)       |         Flags (int16)         |  8
- *  +-------------------------------+-------------------------------+
- *  |                  Durable Offset (int32, LE)                   |  12
- *  +---------------------------------------------------------------+
- *  |                     Payload ...  | alignment gap, zero (0-7)  |  16
- *  +---------------------------------------------------------------+
- * </pre>
+ * Reads the frame at one position of a log and judges it by the format's rules ({@link
+ * FrameDescriptor} has the layout): the one decoder that recovery, readers, the read-only view and the
+ * tools use, so that all of them take the same bytes for the same frame.
  *
  * <p>The caller holds bytes of a segment in a buffer, from the frame's first byte on, and says how
  * many it holds, where the frame is (its segment's base position and its offset in the segment) and
@@ -108,7 +92,7 @@ public final class FrameDecoder {
 
     /** Offset in a segment of its first frame: a durable offset never lies below it. */
     private static final int FIRST_FRAME_OFFSET = SegmentHeaderDescriptor.HEADER_LENGTH;
-    /** A discard frame that does not run to its segment's end ends at a multiple of this (the write limit's alignment). */
+    /** A discard frame that does not run to its segment's end ends at a multiple of this. */
     private static final int DISCARD_END_ALIGNMENT = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
 
     // The header is read as two little-endian int64 words, at LENGTH_OFFSET (length, checksum) and at
@@ -362,16 +346,12 @@ public final class FrameDecoder {
         };
     }
 
-    /**
-     * How many bytes from the frame's start the checks need: its header for a discard frame (its
-     * checksum covers no more, and the bytes it covers are judged apart), else the frame to its aligned
-     * end, alignment gap included.
-     */
+    /** A discard frame's checksum covers its header only, and the bytes it covers are judged apart. */
     private int bytesToJudge() {
         return hasHeader && frameType == TYPE_DISCARD ? HEADER_LENGTH : alignedLength();
     }
 
-    /** Compares the stored checksum with the one computed where the frame lies; notes both if they differ. */
+    /** Notes both checksums if they differ, for {@link #describe}. */
     private boolean checksumMatches(final ByteBuffer buffer, final int index, final int stored, final long position) {
         final int computed = checksum.compute(
                 buffer, index, frameLength, FrameDescriptor.checksummedLength(frameLength, frameType), position);
@@ -383,7 +363,7 @@ public final class FrameDecoder {
         return checksumMatched;
     }
 
-    /** The first rule the fields of a full header break, the discard frame's end included; NONE if none. */
+    /** As {@link #headerProblem}, and the discard frame's end. */
     private Problem fieldProblem(final long segmentEndOffset) {
         final Problem found = headerProblem();
         if (found == Problem.NONE
@@ -395,7 +375,7 @@ public final class FrameDecoder {
         return found;
     }
 
-    /** Whether the alignment gap after the frame is zero; notes the offset of a non-zero byte. */
+    /** Notes the offset of a non-zero byte. */
     private boolean gapZero(final ByteBuffer buffer, final int index) {
         for (int i = frameLength, end = alignedLength(); i < end; i++) {
             if (buffer.get(index + i) != 0) {
@@ -406,10 +386,7 @@ public final class FrameDecoder {
         return true;
     }
 
-    /**
-     * Reads type, flags and durable offset from the header's second word if the length calls for a full
-     * header and the buffer holds one; otherwise notes that there is none.
-     */
+    /** From the header's second word, if the length calls for a full header and the buffer holds one. */
     private void readHeader(final ByteBuffer buffer, final int index, final int availableBytes) {
         if (frameLength < HEADER_LENGTH || availableBytes < HEADER_LENGTH) {
             noHeader();
@@ -429,13 +406,13 @@ public final class FrameDecoder {
         durableOffset = -1;
     }
 
-    /** Whether the length read fits: a short padding, or a full header that ends by the segment's end. */
+    /** A short padding, or a full header that ends by the segment's end. */
     private boolean possibleLength(final long frameOffset, final long segmentEndOffset) {
         return frameLength == SHORT_PADDING_LENGTH
                 || (frameLength >= HEADER_LENGTH && frameLength <= segmentEndOffset - frameOffset);
     }
 
-    /** The first rule a full header's type, flags and durable offset break; NONE if they break none. */
+    /** The first rule a full header's type, flags or durable offset breaks, or NONE. */
     private Problem headerProblem() {
         if (frameType != TYPE_DATA
                 && frameType != TYPE_PADDING

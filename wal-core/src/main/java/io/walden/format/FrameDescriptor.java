@@ -24,7 +24,8 @@ import org.agrona.BitUtil;
  *
  * <ul>
  *   <li>A frame starts at an 8-byte aligned position; the next frame starts at
- *       {@code align(frameLength, 8)} bytes after it. Alignment keeps the length field from tearing.
+ *       {@code align(frameLength, 8)} bytes after it; the alignment gap between is zero. Alignment
+ *       keeps the length field from tearing.
  *   <li>A frame length of zero marks space that was never written: segments are zero-filled when
  *       prepared.
  *   <li>The checksum is CRC32C over a 20-byte binding block (the frame's log position as int64, the
@@ -58,10 +59,6 @@ import org.agrona.BitUtil;
  *
  * <p>{@link FrameDecoder} reads frames by these rules for every reader of a log; {@link FrameChecksum}
  * computes the checksum.
- *
- * <p>Protocol in the log buffer: a producer copies the payload and the header fields, then stores
- * the length with release semantics; the I/O thread loads the length with acquire semantics and
- * only then computes and stores the checksum, before the frame is written.
  */
 public final class FrameDescriptor {
     /** Offset of the int32 frame length: header plus payload, not aligned. */
@@ -70,12 +67,9 @@ public final class FrameDescriptor {
     public static final int CHECKSUM_OFFSET = 4;
     /** Offset of the int16 frame type. */
     public static final int TYPE_OFFSET = 8;
-    /** Offset of the int16 flags, reserved and zero. */
+    /** Offset of the int16 flags. */
     public static final int FLAGS_OFFSET = 10;
-    /**
-     * Offset of the int32 durable offset: the offset in the frame's segment below which the log was
-     * durable when the frame was written.
-     */
+    /** Offset of the int32 durable offset. */
     public static final int DURABLE_OFFSET_OFFSET = 12;
     /** Length of the full frame header; the payload starts here. */
     public static final int HEADER_LENGTH = 16;
@@ -90,15 +84,9 @@ public final class FrameDescriptor {
     public static final short TYPE_DATA = 1;
     /** A frame that fills space and carries nothing; its body is zero. */
     public static final short TYPE_PADDING = 2;
-    /**
-     * A frame written by recovery over positions the log gave up, always up to its segment's end; its
-     * checksum covers its header only, and the bytes it covers are never read.
-     */
+    /** A frame written by recovery over positions the log gave up, up to its segment's end. */
     public static final short TYPE_DISCARD = 3;
-    /**
-     * Data frame flag: the batch this record belongs to goes on in the next frame; the batch is
-     * complete only at its first data frame without this flag.
-     */
+    /** Data frame flag: the record's batch goes on in the next frame. */
     public static final short FLAG_BATCH_CONTINUES = 0x1;
     /** Every flag bit a valid frame may carry. */
     public static final short FLAGS_KNOWN = FLAG_BATCH_CONTINUES;
@@ -129,10 +117,8 @@ public final class FrameDescriptor {
     }
 
     /**
-     * Frame length for a payload.
-     *
      * @param payloadLength payload bytes.
-     * @return header plus payload bytes.
+     * @return the frame length: header plus payload bytes.
      */
     public static int frameLength(final int payloadLength) {
         return HEADER_LENGTH + payloadLength;
@@ -163,21 +149,17 @@ public final class FrameDescriptor {
     }
 
     /**
-     * Whether a data frame says that its batch goes on in the next frame.
-     *
-     * @param flags the frame's flags field.
-     * @return true if the batch goes on.
+     * @param flags a data frame's flags field.
+     * @return true if the frame's batch goes on in the next frame.
      */
     public static boolean batchContinues(final short flags) {
         return (flags & FLAG_BATCH_CONTINUES) != 0;
     }
 
     /**
-     * Whether a frame length and type describe padding.
-     *
      * @param frameLength the frame's length field.
      * @param frameType the frame's type field, ignored for short padding.
-     * @return true for padding frames.
+     * @return true for padding frames (short, {@link #TYPE_PADDING} and {@link #TYPE_DISCARD}).
      */
     public static boolean isPadding(final int frameLength, final short frameType) {
         return frameLength == SHORT_PADDING_LENGTH || frameType == TYPE_PADDING || frameType == TYPE_DISCARD;

@@ -29,18 +29,10 @@ import org.agrona.BitUtil;
  * Reads and checks segment headers as {@link SegmentHeaderDescriptor} lays them out: the checks
  * recovery, the read-only view and the tools make of every segment before its frames.
  *
- * <pre>
- *   offset  0      8       12       16        24        32      40     44     48       56     60      64 .. 4096
- *          magic  version  hdr len  capacity  base pos  log id  align  flags  durable  limit  CRC32C  zero
- *          int64  int32    int32    int64     int64     int64   int32  int32  int64    int32  of 0..59
- * </pre>
- *
  * <p><b>Threading:</b> stateless; safe from any thread.
  */
 public final class SegmentHeaderDecoder {
-    /** Format version of the logs that development versions of Walden wrote before format 2. */
     private static final int FORMAT_VERSION_1 = 1;
-    /** Format version of the logs that development versions of Walden wrote before format 3. */
     private static final int FORMAT_VERSION_2 = 2;
 
     private SegmentHeaderDecoder() {}
@@ -168,62 +160,48 @@ public final class SegmentHeaderDecoder {
     }
 
     /**
-     * The capacity field of a valid header.
-     *
-     * @param block the header.
-     * @return the capacity.
+     * @param block a valid header.
+     * @return its capacity field.
      */
     public static int capacity(final ByteBuffer block) {
         return (int) block.getLong(CAPACITY_OFFSET);
     }
 
     /**
-     * The log identity field of a valid header.
-     *
-     * @param block the header.
-     * @return the identity.
+     * @param block a valid header.
+     * @return its log identity field.
      */
     public static long logId(final ByteBuffer block) {
         return block.getLong(LOG_ID_OFFSET);
     }
 
     /**
-     * The durable position a valid header records.
-     *
-     * @param block the header.
-     * @return every position of the segment below it was durable; zero if none is recorded.
+     * @param block a valid header.
+     * @return the durable position it records, or zero.
      */
     public static long durablePosition(final ByteBuffer block) {
         return block.getLong(DURABLE_POSITION_OFFSET);
     }
 
     /**
-     * The write limit a valid header records.
-     *
-     * @param block the header.
-     * @return no frame byte at or past this offset of the segment had been written when the header was
-     *     written; zero if none is recorded (the whole segment may hold frames).
+     * @param block a valid header.
+     * @return the write limit it records, or zero (the whole segment may hold frames).
      */
     public static int writeLimitOffset(final ByteBuffer block) {
         return block.getInt(WRITE_LIMIT_OFFSET);
     }
 
     /**
-     * Whether a valid header records that the log went on into the next segment.
-     *
-     * @param block the header.
-     * @return true if the next segment's file must exist.
+     * @param block a valid header.
+     * @return whether it records that the log went on into the next segment, whose file must exist.
      */
     public static boolean continued(final ByteBuffer block) {
         return (block.getInt(FLAGS_OFFSET) & FLAG_CONTINUED) != 0;
     }
 
     /**
-     * Whether a valid header is that of a recycled segment.
-     *
-     * @param block the header.
-     * @return true if the file held an earlier segment and its bytes at or past the write limit are
-     *     stale.
+     * @param block a valid header.
+     * @return whether it is a recycled segment's: bytes at or past the write limit are stale.
      */
     public static boolean recycled(final ByteBuffer block) {
         return (block.getInt(FLAGS_OFFSET) & FLAG_RECYCLED) != 0;
@@ -241,10 +219,8 @@ public final class SegmentHeaderDecoder {
     }
 
     /**
-     * Where the log ended at a clean close, if the header records one.
-     *
-     * @param block the header.
-     * @return the clean end position, or -1 if the header records no clean close.
+     * @param block a valid header.
+     * @return where the log ended at a clean close, or -1 if the header records none.
      */
     public static long cleanEndPosition(final ByteBuffer block) {
         return (block.getInt(FLAGS_OFFSET) & FLAG_CLOSED_CLEANLY) != 0 ? block.getLong(DURABLE_POSITION_OFFSET) : -1;

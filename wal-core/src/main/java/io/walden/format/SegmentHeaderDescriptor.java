@@ -95,22 +95,11 @@ public final class SegmentHeaderDescriptor {
     public static final int LOG_ID_OFFSET = 32;
     /** Offset of the int32 frame alignment. */
     public static final int FRAME_ALIGNMENT_OFFSET = 40;
-    /**
-     * Offset of the int32 flags: {@link #FLAG_CLOSED_CLEANLY}, {@link #FLAG_CONTINUED}, {@link
-     * #FLAG_RECYCLED}, or zero.
-     */
+    /** Offset of the int32 flags: {@link #KNOWN_FLAGS} or fewer. */
     public static final int FLAGS_OFFSET = 44;
-    /**
-     * Offset of the int64 durable position: every position of the segment below it was synced when the
-     * header was written; zero if none is recorded. With {@link #FLAG_CLOSED_CLEANLY}, also where the
-     * log ended.
-     */
+    /** Offset of the int64 durable position; with {@link #FLAG_CLOSED_CLEANLY}, also where the log ended. */
     public static final int DURABLE_POSITION_OFFSET = 48;
-    /**
-     * Offset of the int32 write limit: no frame byte at or past this offset of the segment had been
-     * written when the header was written; zero if none is recorded. A multiple of {@link
-     * #WRITE_LIMIT_ALIGNMENT}, after the header, at most the capacity.
-     */
+    /** Offset of the int32 write limit: 0, or a multiple of 4096 from the header's end to the capacity. */
     public static final int WRITE_LIMIT_OFFSET = 56;
     /** Offset of the int32 CRC32C over bytes [0, 60). */
     public static final int HEADER_CHECKSUM_OFFSET = 60;
@@ -123,10 +112,7 @@ public final class SegmentHeaderDescriptor {
     public static final int FLAG_CLOSED_CLEANLY = 1;
     /** Flag: the log went on into the next segment, whose file must therefore exist. */
     public static final int FLAG_CONTINUED = 2;
-    /**
-     * Flag: the file is recycled; bytes at or past the write limit are stale bytes of its earlier
-     * life and read as zeros.
-     */
+    /** Flag: the file is recycled; bytes at or past the write limit are stale and read as zeros. */
     public static final int FLAG_RECYCLED = 4;
     /** Every flag this format defines. */
     public static final int KNOWN_FLAGS = FLAG_CLOSED_CLEANLY | FLAG_CONTINUED | FLAG_RECYCLED;

@@ -31,51 +31,41 @@ public final class SegmentNames {
     private SegmentNames() {}
 
     /**
-     * File name of a segment.
-     *
      * @param basePosition the log position of the segment's first byte.
-     * @return the file name.
+     * @return the segment's file name.
      */
     public static String segmentName(final long basePosition) {
         return String.format("%0" + DIGIT_COUNT + "d%s", basePosition, SEGMENT_SUFFIX);
     }
 
     /**
-     * File name of a segment under preparation.
-     *
      * @param basePosition the log position of the segment's first byte.
-     * @return the temporary file name.
+     * @return the file name of the segment under preparation.
      */
     public static String temporaryName(final long basePosition) {
         return String.format("%0" + DIGIT_COUNT + "d%s", basePosition, TEMPORARY_SUFFIX);
     }
 
     /**
-     * Path of a segment in a directory.
-     *
      * @param directory the log directory.
      * @param basePosition the log position of the segment's first byte.
-     * @return the path.
+     * @return the segment's path.
      */
     public static Path segmentPath(final Path directory, final long basePosition) {
         return directory.resolve(segmentName(basePosition));
     }
 
     /**
-     * The name a freed segment file keeps while it waits for reuse.
-     *
      * @param basePosition the base position the segment had.
-     * @return the name, e.g. {@code 00000000000067108864.wal.free}.
+     * @return the name the freed file keeps while it waits for reuse, e.g. {@code 00000000000067108864.wal.free}.
      */
     public static String freeName(final long basePosition) {
         return String.format("%0" + DIGIT_COUNT + "d%s", basePosition, FREE_SUFFIX);
     }
 
     /**
-     * Parses the name of a freed segment file.
-     *
      * @param fileName a file name without directory.
-     * @return the base position the segment had, or -1 if the name is not such a name.
+     * @return the base position the freed segment file had, or -1 if the name is no {@link #freeName}.
      */
     public static long parseFreeName(final String fileName) {
         if (fileName.length() != DIGIT_COUNT + FREE_SUFFIX.length() || !fileName.endsWith(FREE_SUFFIX)) {
@@ -85,10 +75,8 @@ public final class SegmentNames {
     }
 
     /**
-     * Parses a segment file name.
-     *
      * @param fileName a file name without directory.
-     * @return the base position, or -1 if the name is not a segment name.
+     * @return the segment's base position, or -1 if the name is no {@link #segmentName}.
      */
     public static long parseSegmentName(final String fileName) {
         if (fileName.length() != DIGIT_COUNT + SEGMENT_SUFFIX.length() || !fileName.endsWith(SEGMENT_SUFFIX)) {

@@ -18,12 +18,10 @@ import jdk.jfr.Name;
 @Category("Walden")
 @Description("An append that found the log buffer full and waited for the disk to free space")
 public final class BackPressureEvent extends Event {
-    /** The event's name in recordings. */
     public static final String NAME = "io.walden.BackPressure";
 
     private static final BackPressureEvent PROBE = new BackPressureEvent();
 
-    /** The log directory. */
     @Label("Directory")
     public String directory;
 
@@ -32,7 +30,6 @@ public final class BackPressureEvent extends Event {
     @DataAmount
     public long frameBytes;
 
-    /** Capacity of the log buffer. */
     @Label("Buffer Capacity")
     @DataAmount
     public long bufferCapacityBytes;
@@ -41,7 +38,6 @@ public final class BackPressureEvent extends Event {
     @Label("Got Space")
     public boolean gotSpace;
 
-    /** Begins an event if a recording has this event enabled. */
     public static BackPressureEvent beginIfEnabled() {
         if (!PROBE.isEnabled()) {
             return null;

@@ -19,14 +19,11 @@ import jdk.jfr.StackTrace;
 @Description("The log failed and accepts nothing more until it is reopened")
 @StackTrace(false)
 public final class FailStopEvent extends Event {
-    /** The event's name in recordings. */
     public static final String NAME = "io.walden.FailStop";
 
-    /** The log directory. */
     @Label("Directory")
     public String directory;
 
-    /** The failure. */
     @Label("Cause")
     public String cause;
 

@@ -10,9 +10,9 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * Opening a log: the validation of its segments and what recovery found and did, as in {@link
- * io.walden.RecoveryReport}. Emitted also when recovery refuses the log (then {@link #refusal} says
- * why).
+ * Opening a log: the validation of its segments and what recovery found and did; each field is the
+ * {@link io.walden.RecoveryReport} component of its name. Emitted also when recovery refuses the log
+ * (then {@link #refusal} says why).
  *
  * <p><b>Threading:</b> created and committed by the thread opening the log.
  */
@@ -22,57 +22,46 @@ import jdk.jfr.StackTrace;
 @Description("Opening a log: what recovery validated, found and did")
 @StackTrace(false)
 public final class RecoveryEvent extends Event {
-    /** The event's name in recordings. */
     public static final String NAME = "io.walden.Recovery";
 
-    /** The log directory. */
     @Label("Directory")
     public String directory;
 
-    /** Whether the directory held no log and a new one was created. */
     @Label("New Log")
     public boolean newLog;
 
-    /** Whether the previous session closed the log cleanly. */
     @Label("Closed Cleanly")
     public boolean closedCleanly;
 
-    /** Segment files validated. */
     @Label("Segments")
     public long segments;
 
-    /** Data records validated and kept. */
     @Label("Records")
     public long records;
 
-    /** Bytes of frames read and validated. */
     @Label("Bytes Scanned")
     @DataAmount
     public long bytesScanned;
 
-    /** First position the log holds. */
     @Label("Start Position")
     public long startPosition;
 
-    /** Where the next record goes. */
     @Label("End Position")
     public long endPosition;
 
-    /** Bytes of a torn tail that held data and were cut. */
     @Label("Torn Tail Bytes Cut")
     @DataAmount
     public long tornTailBytesCut;
 
-    /** Valid records found in the cut torn tail. */
     @Label("Torn Tail Records Cut")
     public long tornTailRecordsCut;
 
-    /** Bytes dropped or skipped because of corruption (the TRUNCATE and SKIP policies). */
+    /** {@code droppedBytes} plus {@code skippedBytes}. */
     @Label("Corrupt Bytes Dropped or Skipped")
     @DataAmount
     public long corruptBytes;
 
-    /** The findings of the recovery report, one per line. */
+    /** One finding per line. */
     @Label("Findings")
     public String findings;
 
@@ -80,7 +69,6 @@ public final class RecoveryEvent extends Event {
     @Label("Refusal")
     public String refusal;
 
-    /** Begins an event if a recording has this event enabled. */
     public static RecoveryEvent beginIfEnabled() {
         final RecoveryEvent event = new RecoveryEvent();
         if (!event.isEnabled()) {
@@ -90,7 +78,6 @@ public final class RecoveryEvent extends Event {
         return event;
     }
 
-    /** Fills the event from what a recovery reports. */
     public void describe(final RecoveryReport report) {
         newLog = report.newLog();
         closedCleanly = report.closedCleanly();

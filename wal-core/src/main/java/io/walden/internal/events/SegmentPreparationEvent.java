@@ -19,16 +19,13 @@ import jdk.jfr.StackTrace;
 @Description("A segment prepared ahead of need, from the creation of its temporary file to ready")
 @StackTrace(false)
 public final class SegmentPreparationEvent extends Event {
-    /** The event's name in recordings. */
     public static final String NAME = "io.walden.SegmentPreparation";
 
     private static final SegmentPreparationEvent PROBE = new SegmentPreparationEvent();
 
-    /** The log directory. */
     @Label("Directory")
     public String directory;
 
-    /** Base position of the segment. */
     @Label("Base Position")
     public long basePosition;
 
@@ -44,7 +41,6 @@ public final class SegmentPreparationEvent extends Event {
     @Label("Recycled")
     public boolean recycled;
 
-    /** Begins an event if a recording has this event enabled. */
     public static SegmentPreparationEvent beginIfEnabled() {
         if (!PROBE.isEnabled()) {
             return null;

@@ -21,29 +21,24 @@ import jdk.jfr.Timespan;
 @Description("The log moved from a full segment to the next one")
 @StackTrace(false)
 public final class SegmentRollEvent extends Event {
-    /** The event's name in recordings. */
     public static final String NAME = "io.walden.SegmentRoll";
 
     private static final SegmentRollEvent PROBE = new SegmentRollEvent();
 
-    /** The log directory. */
     @Label("Directory")
     public String directory;
 
-    /** Base position of the segment that filled up. */
     @Label("From Base Position")
     public long fromBasePosition;
 
-    /** Base position of the segment the log continues in. */
     @Label("To Base Position")
     public long toBasePosition;
 
-    /** Time from the full segment being written and synced to the next one being ready, 0 if it was ready. */
+    /** From the full segment being written and synced to the next one being ready; 0 if it was ready. */
     @Label("Waited for Preparation")
     @Timespan(Timespan.NANOSECONDS)
     public long waitedNs;
 
-    /** Whether a recording has this event enabled. */
     public static boolean enabled() {
         return PROBE.isEnabled();
     }

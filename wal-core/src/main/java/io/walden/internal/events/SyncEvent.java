@@ -20,12 +20,10 @@ import jdk.jfr.StackTrace;
 @Description("An operation that made written records durable: fdatasync, or a write with O_DSYNC")
 @StackTrace(false)
 public final class SyncEvent extends Event {
-    /** The event's name in recordings. */
     public static final String NAME = "io.walden.Sync";
 
     private static final SyncEvent PROBE = new SyncEvent();
 
-    /** The log directory. */
     @Label("Directory")
     public String directory;
 
@@ -53,7 +51,6 @@ public final class SyncEvent extends Event {
     @Label("Durable Position")
     public long durablePosition;
 
-    /** Begins an event if a recording has this event enabled. */
     public static SyncEvent beginIfEnabled() {
         if (!PROBE.isEnabled()) {
             return null;

@@ -6,8 +6,9 @@
  * JFR.start}) and read with {@code jfr print --events io.walden.Sync recording.jfr} or JDK Mission
  * Control.
  *
- * <p>Cost: an event object is created only while a recording has the event enabled; otherwise each
- * site costs a check of a static flag. Every event is emitted per batch or per operation of the
+ * <p>Cost: an event object is created only while a recording has the event enabled ({@code
+ * beginIfEnabled()} returns null otherwise); else each site costs a check of a static flag. Every
+ * event is emitted per batch or per operation of the
  * I/O thread (a sync, a roll), per wait on a slow path (back-pressure), or once (recovery,
  * fail-stop), never per record.
  */

@@ -17,11 +17,7 @@ import java.nio.file.StandardOpenOption;
 public final class FileReads {
     private FileReads() {}
 
-    /**
-     * Fills a buffer from a position of a file.
-     *
-     * @throws IOException if the read fails.
-     */
+    /** Fills a buffer from a position of a file; false if the file ends first. */
     public static boolean readFully(final FileChannel channel, final ByteBuffer buffer, final long position)
             throws IOException {
         buffer.clear();
@@ -34,11 +30,7 @@ public final class FileReads {
         return true;
     }
 
-    /**
-     * Reads a segment file's header block.
-     *
-     * @throws IOException if the file cannot be read.
-     */
+    /** A segment file's header block, or null if the file is shorter. */
     public static ByteBuffer readHeader(final Path path) throws IOException {
         final ByteBuffer header =
                 ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);

@@ -8,25 +8,19 @@ import java.nio.ByteBuffer;
 
 /**
  * The clean close of a recycled segment ({@link SegmentHeaderDescriptor#FLAG_RECYCLED}): every byte
- * after the clean end must read as zero, as in a zero-filled segment, but the body of a recycled one
- * holds stale bytes up to its write limit, which is raised ahead of the writes. So the close writes
- * zeros from the clean end to the end of its block (with buffered I/O the writer wrote the frames
- * only; with direct I/O it wrote the whole block, zeros past the frames, from the log buffer) and the
- * header records the end of that block as the limit: past it, readers take the bytes for zeros. The
- * zeros are synced before the header is written: a power loss that kept the clean-close header but
- * not the zeros would leave stale bytes after the clean end, which recovery must take for damage.
+ * after the clean end must read as zero, but a recycled body holds stale bytes up to its write limit,
+ * which is raised ahead of the writes. So the close writes zeros from the clean end to the end of its
+ * block (direct I/O already wrote the whole block from the log buffer) and the header records that
+ * block end as the limit, past which readers take the bytes for zeros. The zeros are synced before
+ * the header is written: a power loss that kept the clean-close header but not the zeros would leave
+ * stale bytes after the clean end, which recovery must take for damage.
  *
  * <p><b>Threading:</b> stateless; called by the thread that closes the segment.
  */
 public final class RecycledTail {
     private RecycledTail() {}
 
-    /**
-     * Zeroes the rest of the block a recycled segment's clean end lies in, and syncs the zeros, before
-     * the caller writes the clean-close header.
-     *
-     * @throws IOException if the write or the sync fails.
-     */
+    /** Zeroes and syncs the rest of the clean end's block; returns the write limit to record. */
     public static int closeAt(
             final BlockingIo io,
             final StorageSession session,

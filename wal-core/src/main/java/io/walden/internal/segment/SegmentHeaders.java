@@ -53,9 +53,8 @@ public final class SegmentHeaders {
     }
 
     /**
-     * Records in a valid header block how far the segment is durable, and whether the log closed
-     * cleanly there, and updates the checksum. Only the clean-close flag, the durable position and the
-     * checksum change, all within the first sector; the other flags and the write limit are kept.
+     * Records the durable position and the clean-close flag in a valid header block: only they and the
+     * checksum change, all within the first sector.
      */
     public static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
         final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CLOSED_CLEANLY;
@@ -64,11 +63,7 @@ public final class SegmentHeaders {
         block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
     }
 
-    /**
-     * The write limit of a recycled segment's header, read from its file. Cold path.
-     *
-     * @throws IOException if the file cannot be read.
-     */
+    /** The write limit of a recycled segment's header, read from its file; 0 if none. Cold path. */
     public static int recycledLimit(final Path path) throws IOException {
         if (!Files.exists(path)) {
             return 0;
@@ -79,11 +74,7 @@ public final class SegmentHeaders {
                 : 0;
     }
 
-    /**
-     * Marks a valid header block as that of a recycled segment ({@link
-     * io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED}) with a write limit, and updates the
-     * checksum.
-     */
+    /** Marks a valid header block recycled, with a write limit. */
     public static void writeRecycled(final ByteBuffer block, final int writeLimitOffset) {
         block.putInt(FLAGS_OFFSET, block.getInt(FLAGS_OFFSET) | FLAG_RECYCLED);
         block.putInt(WRITE_LIMIT_OFFSET, writeLimitOffset);
@@ -91,9 +82,8 @@ public final class SegmentHeaders {
     }
 
     /**
-     * Records in a valid header block the write limit and whether the log went on into the next
-     * segment, and updates the checksum. Only the flags, the limit and the checksum change, all within
-     * the first sector; the clean-close flag and the durable position are kept.
+     * Records the write limit and the continued flag in a valid header block: only they and the
+     * checksum change, all within the first sector.
      */
     public static void writeLimitAndContinued(
             final ByteBuffer block, final int writeLimitOffset, final boolean continued) {

@@ -100,7 +100,7 @@ public final class SegmentWindow implements AutoCloseable {
         return filled;
     }
 
-    /** Grows the window to hold at least {@code lengthBytes}; drops what it held. Cold. */
+    /** Drops what the window held. Cold. */
     public void grow(final int lengthBytes) {
         memory.close();
         memory = new AlignedBuffer(Integer.highestOneBit(lengthBytes) * 2);
@@ -123,7 +123,6 @@ public final class SegmentWindow implements AutoCloseable {
         return startOffset;
     }
 
-    /** The file offset after the last byte the window holds. */
     public long filledEnd() {
         return startOffset + filled;
     }
@@ -137,7 +136,6 @@ public final class SegmentWindow implements AutoCloseable {
         return (int) (offset - startOffset);
     }
 
-    /** How many bytes the window holds from a file offset on. */
     public int available(final long offset) {
         return (int) (startOffset + filled - offset);
     }

@@ -34,11 +34,7 @@ public record SuffixTruncationRecord(long logId, long cutPosition, long continue
         out.putInt(CHECKSUM_OFFSET, checksum(out));
     }
 
-    /**
-     * Decodes a record.
-     *
-     * @throws IllegalArgumentException naming what is wrong, if the bytes are not a valid record.
-     */
+    /** Throws {@link IllegalArgumentException} naming what is wrong if the bytes are no valid record. */
     public static SuffixTruncationRecord read(final ByteBuffer block, final long capacityBytes) {
         final ByteBuffer in = block.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         if (in.limit() < LENGTH) {

@@ -7,12 +7,11 @@ import io.walden.format.SegmentHeaderDescriptor;
  * it and to where, and where a log continues after a crash in a segment whose header records one. See
  * {@link SegmentHeaderDescriptor#WRITE_LIMIT_OFFSET}.
  *
- * <p>The limit bounds what a crash gives up. Without it, no position of the crashed segment past its
- * last valid frame can be given out again (a reader may have seen a frame there that the crash then
- * lost), so the log continued in the next segment and every crash cost a segment file. With it, the
- * log continues at the limit: nothing at or past it was ever written. Each crash then gives up at
- * most the distance from the last write to the limit, which these rules keep small for a session
- * that wrote little and proportionate for one that wrote much:
+ * <p>The limit bounds what a crash gives up. No position of the crashed segment past its last valid
+ * frame can be given out again (a reader may have seen a frame there that the crash then lost); but
+ * nothing at or past the limit was ever written, so the log continues there instead of in the next
+ * segment. A crash gives up at most the distance from the last write to the limit, which these rules
+ * keep small for a session that wrote little and proportionate for one that wrote much:
  *
  * <pre>
  *   window          = capacity / 16, within [4 KiB, 64 KiB]
@@ -31,9 +30,7 @@ import io.walden.format.SegmentHeaderDescriptor;
  * <p><b>Threading:</b> stateless.
  */
 public final class WriteLimits {
-    /** The limit is a multiple of this. */
     public static final int ALIGNMENT = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
-    /** The largest window. */
     public static final int WINDOW_MAX_BYTES = 64 * 1024;
     /** Continue in the next segment: the crashed segment gives its rest up. */
     public static final long NEXT_SEGMENT = -1;
@@ -45,7 +42,7 @@ public final class WriteLimits {
         return Math.max(ALIGNMENT, Math.min(WINDOW_MAX_BYTES, capacityBytes / 16));
     }
 
-    /** The limit a session starts with in the segment it starts in. */
+    /** The limit a session starts with in its first segment. */
     public static int initialLimit(final long startOffset, final int capacityBytes) {
         return (int) Math.min(capacityBytes, alignUp(startOffset + windowBytes(capacityBytes)));
     }
@@ -63,7 +60,6 @@ public final class WriteLimits {
         return writeEndOffset > limitOffset - slack;
     }
 
-    /** The limit to raise to. */
     public static int raisedLimit(
             final long startOffset, final long writeEndOffset, final int limitOffset, final int capacityBytes) {
         final long window = Math.max(windowBytes(capacityBytes), 2 * (writeEndOffset - startOffset));

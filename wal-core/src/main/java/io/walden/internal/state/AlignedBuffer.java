@@ -8,9 +8,8 @@ import org.agrona.BufferUtil;
  * Direct memory aligned to a page, freed explicitly on {@link #close()} rather than whenever the
  * garbage collector runs, so that a closed log holds no native memory.
  *
- * <p>Design note: Agrona's {@code BufferUtil.allocateDirectAligned} returns an aligned <em>slice</em>
- * of a larger allocation, and a slice cannot be freed explicitly ({@code BufferUtil.free} refuses
- * it); this class keeps the allocation beside the aligned view so that {@link #close()} can free it.
+ * <p>Not Agrona's {@code BufferUtil.allocateDirectAligned}: its aligned slice of a larger allocation
+ * cannot be freed explicitly; this class keeps the allocation beside the aligned view to free it.
  *
  * <p><b>Threading:</b> the owner frees it once no thread uses it.
  */
@@ -22,7 +21,6 @@ public final class AlignedBuffer implements AutoCloseable {
     private final ByteBuffer buffer;
     private boolean freed;
 
-    /** Allocates zeroed, page-aligned memory. */
     public AlignedBuffer(final int capacityBytes) {
         allocation = ByteBuffer.allocateDirect(capacityBytes + ALIGNMENT_BYTES);
         final long address = BufferUtil.address(allocation);

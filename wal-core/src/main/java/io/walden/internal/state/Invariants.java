@@ -3,7 +3,8 @@ package io.walden.internal.state;
 /**
  * Checks of programmer errors: a broken invariant throws {@link AssertionError} with the values
  * involved. {@link #check} is always on and belongs on cold paths; hot paths guard their checks with
- * {@link #ENABLED}, a constant the JIT folds away when {@code -Dwalden.checks=false}.
+ * {@link #ENABLED}, a constant the JIT folds away when {@code -Dwalden.checks=false}. The {@code
+ * long} overloads allocate nothing unless they throw; the {@code Object...} one boxes (cold paths).
  */
 public final class Invariants {
     /** Whether hot-path checks run; on unless {@code -Dwalden.checks=false}. */
@@ -11,21 +12,18 @@ public final class Invariants {
 
     private Invariants() {}
 
-    /** Throws if a condition does not hold. Allocates nothing unless it throws. */
     public static void check(final boolean condition, final String format, final long value) {
         if (!condition) {
             fail(format, value);
         }
     }
 
-    /** Throws if a condition does not hold. Allocates nothing unless it throws. */
     public static void check(final boolean condition, final String format, final long first, final long second) {
         if (!condition) {
             fail(format, first, second);
         }
     }
 
-    /** Throws if a condition does not hold. Allocates nothing unless it throws. */
     public static void check(
             final boolean condition, final String format, final long first, final long second, final long third) {
         if (!condition) {
@@ -37,7 +35,6 @@ public final class Invariants {
         throw new AssertionError("invariant broken: " + String.format(format, args));
     }
 
-    /** Throws if a condition does not hold. Boxes its arguments: for cold paths only. */
     public static void check(final boolean condition, final String format, final Object... args) {
         if (!condition) {
             throw new AssertionError("invariant broken: " + String.format(format, args));

@@ -34,7 +34,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * producer ever overshoots the free space, so a timed-out append leaves nothing behind.
  *
  * <p>Publishing: the producer copies the payload and header fields, then stores the frame length
- * with release semantics. The I/O thread loads it with acquire semantics. After the I/O thread has
+ * with release semantics. The I/O thread loads it with acquire semantics, and only then fills in the
+ * durable offset and the checksum. After the I/O thread has
  * written a range it zeroes it and only then moves {@code released}, so unclaimed space always reads
  * as zero length.
  *
@@ -80,7 +81,6 @@ public final class LogBuffer implements AutoCloseable {
     @SuppressWarnings("unused")
     private volatile long releasedPosition;
 
-    /** Allocates the buffer. */
     public LogBuffer(
             final int capacityBytes,
             final int segmentCapacityBytes,
@@ -112,7 +112,7 @@ public final class LogBuffer implements AutoCloseable {
         RELEASED.setRelease(this, releasedPosition);
     }
 
-    /** Claims space for one frame. */
+    /** The claimed frame's position, or {@link #BACK_PRESSURED} or {@link #CLOSED}. */
     public long claim(final int alignedLength) {
         while (true) {
             final long tailValue = (long) TAIL.getVolatile(this);
@@ -161,21 +161,20 @@ public final class LogBuffer implements AutoCloseable {
         return length;
     }
 
-    /** Copies a payload into a claimed frame and publishes it. */
+    /** Copies a payload into a claimed frame and publishes it; so do the overloads below. */
     public void publish(final long position, final DirectBuffer source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
         publishHeader(frameOffset, length);
     }
 
-    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final byte[] source, final int offset, final int length) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
         publishHeader(frameOffset, length);
     }
 
-    /** Copies a record of a batch into a claimed frame and publishes it with its batch flags. */
+    /** As {@code publish}, with the frame's batch flag. */
     public void publishBatchRecord(
             final long position,
             final DirectBuffer source,
@@ -190,7 +189,6 @@ public final class LogBuffer implements AutoCloseable {
         publishHeader(frameOffset, length);
     }
 
-    /** Copies a payload into a claimed frame and publishes it. */
     public void publish(final long position, final ByteBuffer source) {
         final int frameOffset = offset(position);
         final int length = source.remaining();
@@ -198,10 +196,7 @@ public final class LogBuffer implements AutoCloseable {
         publishHeader(frameOffset, length);
     }
 
-    /**
-     * Writes the producer's part of a frame header: the type, then the length with release. Flags stay
-     * zero (released space is zeroed); the I/O thread fills in the durable offset and the checksum.
-     */
+    /** The type, then the length with release; flags stay zero (released space is zeroed). */
     private void publishHeader(final int frameOffset, final int payloadLength) {
         buffer.putShort(frameOffset + TYPE_OFFSET, TYPE_DATA);
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, HEADER_LENGTH + payloadLength);
@@ -215,7 +210,7 @@ public final class LogBuffer implements AutoCloseable {
         buffer.putIntOrdered(frameOffset + LENGTH_OFFSET, length);
     }
 
-    /** Stops further claims. Idempotent. */
+    /** Stops further claims; idempotent. Returns the tail it stopped at. */
     public long closeTail() {
         while (true) {
             final long tailValue = (long) TAIL.getVolatile(this);
@@ -230,7 +225,6 @@ public final class LogBuffer implements AutoCloseable {
         return (long) TAIL.getVolatile(this) & ~TAIL_CLOSED_FLAG;
     }
 
-    /** Whether claims are stopped. */
     public boolean isTailClosed() {
         return (long) TAIL.getVolatile(this) < 0;
     }
@@ -273,7 +267,6 @@ public final class LogBuffer implements AutoCloseable {
         return buffer.getIntVolatile(offset(position) + LENGTH_OFFSET);
     }
 
-    /** Ring offset of a log position. */
     public int offset(final long position) {
         return (int) (position & capacityMask);
     }
@@ -288,7 +281,6 @@ public final class LogBuffer implements AutoCloseable {
         return byteBuffer.duplicate();
     }
 
-    /** Capacity of the ring. */
     public int capacityBytes() {
         return capacityBytes;
     }

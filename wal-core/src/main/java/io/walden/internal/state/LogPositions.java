@@ -11,7 +11,6 @@ import io.walden.WalException;
  * <p><b>Threading:</b> implementations are safe for concurrent readers.
  */
 public interface LogPositions {
-    /** The first position the log holds. */
     long startPosition();
 
     /** The position below which records are visible at a level. */
@@ -38,6 +37,5 @@ public interface LogPositions {
         return NO_RANGES;
     }
 
-    /** No discarded range. */
     long[] NO_RANGES = new long[0];
 }

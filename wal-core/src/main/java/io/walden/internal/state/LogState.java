@@ -90,15 +90,11 @@ public final class LogState implements LogPositions {
     // the log's close lock; read by readers.
     private volatile long[] discardedRanges = NO_RANGES;
 
-    /** Creates the state of a recovered log. */
     public LogState(final long startPosition, final long endPosition, final long waitYieldNs) {
         this(startPosition, endPosition, waitYieldNs, PARK_SLICE_NS);
     }
 
-    /**
-     * Creates the state with a chosen park slice; tests use a long one, so that only an unpark can
-     * end a registered waiter's wait.
-     */
+    /** Tests choose a long park slice, so that only an unpark ends a registered waiter's wait. */
     LogState(final long startPosition, final long endPosition, final long waitYieldNs, final long parkSliceNs) {
         Invariants.check(waitYieldNs >= 0, "negative wait yield time %d", waitYieldNs);
         Invariants.check(parkSliceNs > 0, "park slice %d not positive", parkSliceNs);
@@ -110,17 +106,14 @@ public final class LogState implements LogPositions {
         this.syncRequestPosition = endPosition;
     }
 
-    /** Position up to which frames were written to the OS. */
     public long writtenPosition() {
         return writtenPosition;
     }
 
-    /** Position up to which frames are durable. */
     public long durablePosition() {
         return durablePosition;
     }
 
-    /** The first position the log still holds. */
     @Override
     public long startPosition() {
         return startPosition;
@@ -136,17 +129,15 @@ public final class LogState implements LogPositions {
         return reached(visibility) > position || await(position + 1, visibility, timeoutNs, Long.MAX_VALUE);
     }
 
-    /** The highest position some thread asked to be made durable. */
     public long syncRequestPosition() {
         return (long) SYNC_REQUEST.getVolatile(this);
     }
 
-    /** How many sync requests were made so far. */
     public long syncRequestCount() {
         return (long) SYNC_REQUEST_COUNT.getVolatile(this);
     }
 
-    /** How many threads are blocked waiting on this log right now (racy). */
+    /** Threads blocked waiting on this log right now (racy). */
     public int waiterCount() {
         return registry.registeredCount() + waiterCount;
     }
@@ -156,7 +147,6 @@ public final class LogState implements LogPositions {
         return failure;
     }
 
-    /** Whether the log was closed. */
     public boolean isClosed() {
         return closed;
     }
@@ -252,7 +242,6 @@ public final class LogState implements LogPositions {
         signalWaiters();
     }
 
-    /** Marks the log closed and wakes every waiter. */
     public void markClosed() {
         closed = true;
         wakeRegistered(true);
@@ -294,7 +283,7 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /** Wakes waiters if there are any. */
+    /** Wakes the back-pressure waiters, if any. */
     public void signalWaiters() {
         if (waiterCount > 0) {
             synchronized (signal) {
@@ -303,16 +292,11 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /** Position reached for a durability level. */
     public long reached(final Durability durability) {
         return durability == Durability.SYNCED ? durablePosition : writtenPosition;
     }
 
-    /**
-     * Waits until a position is reached for a level, the log fails or the time runs out.
-     *
-     * @throws WalException if the log failed or closed before the position was reached.
-     */
+    /** False if the time runs out; throws once the log failed, or closed ending before the position. */
     public boolean await(
             final long position, final Durability durability, final long timeoutNs, final long finalPosition) {
         // A write completes within microseconds, worth a spin; a sync takes a device flush (a hundred
@@ -355,7 +339,6 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /** Unparks the registered waiters whose position is reached, or all of them. */
     private void wakeRegistered(final boolean all) {
         if (all) {
             registry.wakeAll();
@@ -365,14 +348,10 @@ public final class LogState implements LogPositions {
     }
 
     /**
-     * Yields the processor until the position is reached or the wait-yield time passes. Every waiter
-     * may yield at once: {@link Thread#yield()} lets other runnable threads on the processor go
-     * first, and a yielding waiter sees its position without the wake-ups a parked one costs (a
-     * system call on the I/O thread, and the rescheduling of a thread whose processor went idle).
-     * A sync waiter does not yield while recent syncs take longer than the wait-yield time (a slow
-     * disk): its yield would end before the sync, and only burn processor time. The yield ends early
-     * at the caller's timeout, on an interrupt (the caller's park loop then reports it), and when the
-     * log fails or closes.
+     * Yields until the position is reached or the wait-yield time passes; why, in {@code
+     * WalConfig.Builder.waitYieldNs}. A sync waiter does not yield while recent syncs outlast the yield
+     * (a slow disk). Ends early at the caller's timeout, on an interrupt (the park loop then reports
+     * it), and when the log fails or closes.
      */
     private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
         final long yieldNs = Math.min(waitYieldNs, timeoutNs);
@@ -452,12 +431,10 @@ public final class LogState implements LogPositions {
         }
     }
 
-    /** Publishes why the next segment cannot be prepared for lack of space. The I/O thread. */
     public void spaceShortage(final String shortage) {
         this.spaceShortage = shortage;
     }
 
-    /** Why the next segment cannot be prepared for lack of space, or null. Any thread. */
     public String spaceShortage() {
         return spaceShortage;
     }

@@ -10,7 +10,6 @@ import java.nio.file.FileSystemException;
  * <p><b>Threading:</b> stateless.
  */
 public final class NoSpace {
-    /** The advice given with a full file system. */
     public static final String ADVICE = "the file system is full: free space, then close and reopen the log"
             + " (recovery keeps every acknowledged record)";
 
@@ -31,7 +30,6 @@ public final class NoSpace {
         return false;
     }
 
-    /** The error code for an I/O failure: {@code STORAGE_SPACE} for a full file system, else {@code IO}. */
     public static WalException.ErrorCode errorCode(final Throwable failure) {
         return isNoSpace(failure) ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO;
     }

@@ -7,11 +7,11 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counters behind {@link WalStats}. Most are written only by the holder of the I/O duty, per batch rather than
- * per record, and read by any thread; back-pressure waits are counted by producers on their slow
- * path.
+ * Counters behind {@link WalStats}.
  *
- * <p><b>Threading:</b> single writer per field as marked; readers take racy snapshots.
+ * <p><b>Threading:</b> one writer per field, as marked: the holder of the I/O duty, per batch rather
+ * than per record, except back-pressure waits, which producers count on their slow path. Readers take
+ * racy snapshots. Each {@code record*} method is the I/O duty holder's unless it says otherwise.
  */
 public final class StatsCounters {
     private static final VarHandle APPENDS;
@@ -64,24 +64,23 @@ public final class StatsCounters {
     // Incremented by producers on the slow path.
     private final AtomicLong backPressureWaits = new AtomicLong();
 
-    /** Counts an append that had to wait for space. */
+    /** Producers, on their slow path. */
     public void recordBackPressureWait() {
         backPressureWaits.incrementAndGet();
     }
 
-    /** Duty holder: records frames scanned. */
     public void recordScanned(final long appendsTotal, final long payloadBytes) {
         APPENDS.setRelease(this, appendsTotal);
         APPEND_BYTES.setRelease(this, (long) APPEND_BYTES.getOpaque(this) + payloadBytes);
     }
 
-    /** Duty holder: records a completed write (or part of one). */
+    /** A completed write, or part of one. */
     public void recordWrite(final long bytes) {
         WRITES.setRelease(this, (long) WRITES.getOpaque(this) + 1);
         WRITE_BYTES.setRelease(this, (long) WRITE_BYTES.getOpaque(this) + bytes);
     }
 
-    /** Duty holder: records an append whose I/O its own thread ran. */
+    /** An append whose I/O its own thread ran. */
     public void recordRunByCaller() {
         APPENDS_RUN_BY_CALLER.setRelease(this, (long) APPENDS_RUN_BY_CALLER.getOpaque(this) + 1);
     }
@@ -103,12 +102,11 @@ public final class StatsCounters {
         syncLatency.record(latencyNs);
     }
 
-    /** Records the latency of a write that was durable itself (O_DSYNC): that mode's sync. I/O thread. */
+    /** A write that was durable itself (O_DSYNC): that mode's sync. */
     public void recordDurableWrite(final long latencyNs) {
         syncLatency.record(latencyNs);
     }
 
-    /** Takes a snapshot. */
     public WalStats snapshot(
             final String backend,
             final LogState positions,
@@ -157,33 +155,25 @@ public final class StatsCounters {
                 durabilityNote);
     }
 
-    /** A segment was rolled. The holder of the I/O duty. */
     public void recordSegmentRolled() {
         segmentsRolled = segmentsRolled + 1;
     }
 
-    /** The next segment's preparation was hurried. The I/O thread. */
     public void recordSegmentHurried() {
         segmentsHurried = segmentsHurried + 1;
     }
 
-    /** The log rolled into a segment made from a freed file. The holder of the I/O duty. */
+    /** The log rolled into a segment made from a freed file. */
     public void recordSegmentRecycled() {
         segmentsRecycled = segmentsRecycled + 1;
     }
 
-    /**
-     * A group was ended on a block boundary with a padding frame, so that the next group could be
-     * written beside it. The holder of the I/O duty.
-     */
+    /** A group was ended on a block boundary with padding, so that the next could go beside it. */
     public void recordPipelinePadding(final int bytes) {
         pipelinePaddingBytes = pipelinePaddingBytes + bytes;
     }
 
-    /**
-     * A write was submitted; counts it if others were in flight, and keeps the most in flight at once.
-     * The holder of the I/O duty.
-     */
+    /** A write was submitted with {@code count} in flight, itself included. */
     public void recordWritesInFlight(final int count) {
         if (count > writesInFlightPeak) {
             writesInFlightPeak = count;
@@ -193,17 +183,15 @@ public final class StatsCounters {
         }
     }
 
-    /** A durability mark was written. The holder of the I/O duty. */
     public void recordDurabilityMark() {
         durabilityMarks = durabilityMarks + 1;
     }
 
-    /** The records scanned so far. Any thread; racy. */
+    /** Any thread; racy (so is {@link #appendBytesTotal}). */
     public long appendsTotal() {
         return appends;
     }
 
-    /** The payload bytes scanned so far. Any thread; racy. */
     public long appendBytesTotal() {
         return appendBytes;
     }

@@ -39,7 +39,6 @@ import java.util.function.Consumer;
  * <p><b>Threading:</b> any thread registers and deregisters its own slot; any thread may wake.
  */
 final class WaiterRegistry {
-    /** Returned by {@link #register} when every slot is taken. */
     static final int NO_SLOT = -1;
 
     private static final long WOKEN = 1L;
@@ -76,12 +75,11 @@ final class WaiterRegistry {
     @SuppressWarnings("unused")
     private volatile int registered;
 
-    /** Creates an empty registry. */
     WaiterRegistry(final int slotCount) {
         this(slotCount, LockSupport::unpark);
     }
 
-    /** Creates an empty registry that wakes threads with the given function; tests record the wakes. */
+    /** Tests record the wakes with their own unparker. */
     WaiterRegistry(final int slotCount, final Consumer<Thread> unparker) {
         Invariants.check(slotCount > 0, "slot count %d not positive", slotCount);
         this.unparker = unparker;
@@ -91,12 +89,11 @@ final class WaiterRegistry {
         synced = new boolean[slotCount];
     }
 
-    /** How many threads hold a slot right now (racy). */
     int registeredCount() {
         return (int) REGISTERED.getVolatile(this);
     }
 
-    /** Takes a slot for the calling thread. */
+    /** The slot taken for the calling thread, or {@link #NO_SLOT}. */
     int register(final long position, final boolean forSync) {
         final int slotCount = stamps.length;
         for (int slot = 0; slot < slotCount; slot++) {
@@ -134,10 +131,7 @@ final class WaiterRegistry {
         REGISTERED.getAndAdd(this, -1);
     }
 
-    /**
-     * Unparks every held slot's thread whose position is reached and that was not woken yet, each
-     * once.
-     */
+    /** Unparks, once, each held slot's thread whose position is reached. */
     void wakeReached(final long writtenPosition, final long durablePosition) {
         if (registeredCount() == 0) {
             return;
