@@ -13,14 +13,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * path allocates (a future and a queue node per append) and is documented as such; the blocking
  * waits do not use it.
  *
- * <p>Futures are completed on the I/O thread: a callback attached with a non-async method runs
- * there and must not block.
- *
  * <p><b>Threading:</b> {@link #add} from any thread; everything else from the holder of the I/O duty,
- * never in a completion round (the futures' callbacks are user code).
+ * never in a completion round: a callback attached with a non-async method runs there and must not block.
  */
 final class AsyncCompletions {
-    /** A future waiting for a position. */
     record Pending(long lsn, Durability durability, CompletableFuture<Long> future) {}
 
     private final ConcurrentLinkedQueue<Pending> inbox = new ConcurrentLinkedQueue<>();
@@ -32,10 +28,7 @@ final class AsyncCompletions {
     private volatile long finalWrittenPosition = -1;
     private volatile long finalDurablePosition = -1;
 
-    /**
-     * Adds a future. If the I/O thread already stopped, the caller settles what is in the inbox
-     * itself; both may drain the concurrent inbox, and each future is taken once.
-     */
+    /** Adds a future; once the I/O thread has stopped, settles the inbox itself (each future taken once). */
     void add(final Pending pending) {
         inbox.add(pending);
         if (stopCause != null) {
@@ -74,7 +67,6 @@ final class AsyncCompletions {
         return !inbox.isEmpty() || !written.isEmpty() || !synced.isEmpty();
     }
 
-    /** Completes every future whose position was reached. */
     int complete(final long writtenPosition, final long durablePosition) {
         Pending pending;
         while ((pending = inbox.poll()) != null) {
@@ -94,7 +86,6 @@ final class AsyncCompletions {
         return count;
     }
 
-    /** Fails every waiting future. */
     void failAll(final Throwable cause) {
         Pending pending;
         while ((pending = inbox.poll()) != null) {
@@ -108,9 +99,8 @@ final class AsyncCompletions {
     }
 
     /**
-     * What a future learns when the log fails or closes before its record reached its level: a {@link
-     * WalException} with the record's LSN and a code, saying that the record is in the log and whether
-     * it reached the disk is unknown, as a blocking append says it.
+     * What a future learns when the log fails or closes before its record reached its level: as a
+     * blocking append, that the record is in the log and whether it reached the disk is unknown.
      */
     private static WalException failure(final Throwable cause, final Pending pending) {
         final WalException failed = cause instanceof WalException walException

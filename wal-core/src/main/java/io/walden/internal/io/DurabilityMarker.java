@@ -43,14 +43,11 @@ import java.util.concurrent.TimeUnit;
  * <p>A sync makes durable the header writes completed before it was submitted: {@link
  * #onSyncSubmitted} notes which, {@link #onSynced} takes them as durable.
  *
- * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #recordCleanClose} and {@link
- * #close} by the I/O thread as it stops.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #recordCleanClose} and {@link #close}
+ * by the I/O thread as it stops.
  */
 final class DurabilityMarker {
-    /**
-     * How long the log must be idle, after the durable position moved past everything a frame proves,
-     * before the mark is written.
-     */
+    /** How long the durable position must rest past everything a frame proves before the mark is written. */
     static final long MARK_IDLE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final StorageSession session;
@@ -114,7 +111,6 @@ final class DurabilityMarker {
         Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
     }
 
-    /** Whether a header write is in flight. */
     boolean writeInFlight() {
         return writeInFlight;
     }
@@ -135,10 +131,7 @@ final class DurabilityMarker {
         }
     }
 
-    /**
-     * The sync submitted last completed: the header it covered is durable. A header written while the
-     * sync was in flight is not, and still waits for one.
-     */
+    /** The sync submitted last completed: the header it covered is durable; one written meanwhile is not. */
     void onSynced() {
         if (syncCoveredVersion < 0) {
             return;
@@ -151,10 +144,7 @@ final class DurabilityMarker {
         syncCoveredVersion = -1;
     }
 
-    /**
-     * The log rolled: the new active segment's header records nothing yet, and no limit unless the
-     * segment is recycled (its prepared header's limit, durable).
-     */
+    /** The log rolled: the new header records nothing yet, and no limit unless recycled (then a durable one). */
     void onRoll(final int recycledLimitOffset) {
         headerDurablePosition = 0;
         headerLimitOffset = recycledLimitOffset;
@@ -168,9 +158,8 @@ final class DurabilityMarker {
     }
 
     /**
-     * Whether a mark is due: records are durable that neither a frame nor the header proves, the
-     * durable position has not moved for {@link #MARK_IDLE_NS}, and no header write is in flight. The
-     * caller also checks that the log is idle before it {@link #write writes} one.
+     * Whether a mark is due: records durable that neither a frame nor the header proves, resting for
+     * {@link #MARK_IDLE_NS}. The caller also checks that the log is idle before it {@link #write writes}.
      */
     boolean due(final long nowNs, final long durablePosition, final long durableSinceNs, final long provenPosition) {
         return durablePosition > provenPosition
@@ -184,18 +173,12 @@ final class DurabilityMarker {
         return writeEndPosition - activeBase <= durableLimitOffset;
     }
 
-    /**
-     * Whether frames wait that the durable limit holds back, with a raised limit written that only a
-     * sync can make durable: the log must sync even if nothing else asks it to.
-     */
+    /** Whether waiting frames need a sync to make the written, raised limit durable: the log must sync for them. */
     boolean limitWaitsForSync(final long waitingEndPosition, final long activeBase) {
         return !allowsWrite(waitingEndPosition, activeBase) && awaitsSync();
     }
 
-    /**
-     * Raises the write limit ahead of the writes when it is due ({@link WriteLimits#raiseDue}),
-     * submitting the header write.
-     */
+    /** Submits the header write that raises the limit ahead of the writes, when {@link WriteLimits#raiseDue}. */
     int maybeRaiseLimit(final long waitingEndPosition, final long activeBase, final int activeHandle) {
         final long endOffset = waitingEndPosition - activeBase;
         if (writeInFlight
@@ -208,20 +191,16 @@ final class DurabilityMarker {
         return submit(headerDurablePosition, raised, headerContinued, activeBase, activeHandle);
     }
 
-    /** Whether the header durably records that the log goes on into the next segment. */
     boolean continuedDurable() {
         return durableContinued;
     }
 
-    /** Whether a header that records it was written (durable or not). */
+    /** Whether a header recording "continued" was written or is being written (durable or not). */
     boolean continuedWritten() {
         return headerContinued || (writeInFlight && writingContinued);
     }
 
-    /**
-     * Submits the header write that records that the log goes on into the next segment; the roll
-     * waits until it is durable.
-     */
+    /** Submits the header write recording "continued"; the roll waits until it is durable. */
     int writeContinued(final long activeBase, final int activeHandle) {
         return submit(headerDurablePosition, headerLimitOffset, true, activeBase, activeHandle);
     }
@@ -267,7 +246,7 @@ final class DurabilityMarker {
         }
     }
 
-    /** The header write completed. */
+    /** The header write completed; the failure of a short write, else null. */
     IOException onWritten(final long result, final long activeBase) {
         writeInFlight = false;
         if (result != SegmentHeaderDescriptor.HEADER_LENGTH) {
@@ -292,11 +271,7 @@ final class DurabilityMarker {
         return null;
     }
 
-    /**
-     * Records the clean close in the active segment's header, rewritten in place and synced.
-     *
-     * @throws IOException if the write or sync fails.
-     */
+    /** Records the clean close in the active segment's header, rewritten in place and synced. */
     void recordCleanClose(
             final BlockingIo io, final long activeBase, final int activeHandle, final long durablePosition)
             throws IOException {

@@ -39,7 +39,6 @@ final class FailStop {
         this.directory = shared.directory();
     }
 
-    /** Whether the log failed. */
     boolean failed() {
         return failed;
     }
@@ -68,10 +67,7 @@ final class FailStop {
         truncation.fail(cause);
     }
 
-    /**
-     * A round of a failed log: discards the completions due and fails what was asked since. The I/O
-     * thread.
-     */
+    /** A round of a failed log (the I/O thread): discards the completions due, fails what was asked since. */
     int drain() {
         session.poll(DISCARD, POLL_LIMIT);
         truncation.failPending(state.failure());

@@ -27,10 +27,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   [submitted, scanned): scanned, not yet submitted: the next write
  * </pre>
  *
- * <p>Batching with direct I/O: a write covers whole blocks, and the partial last block is written
- * again from a scratch block. A long batch (the appenders are ahead) instead ends at the block cut,
- * the last frame boundary at or below the block floor of the scanned position, so that it writes
- * whole blocks only and the frames of the partial block go with the next batch.
+ * <p>With direct I/O a long batch (the appenders are ahead) ends at the block cut, the last frame
+ * boundary at or below the block floor of the scanned position, so that it writes whole blocks only
+ * (no partial last block to rewrite); the frames past the cut go with the next batch.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
  */
@@ -57,7 +56,6 @@ final class FrameScanner {
     // The records before the end of the batch batchEnd last chose.
     private long batchEndRecords;
 
-    /** Creates a scanner positioned at the end of the recovered log. */
     FrameScanner(
             final LogBuffer logBuffer,
             final FrameChecksum checksum,
@@ -95,7 +93,6 @@ final class FrameScanner {
         return provenPosition;
     }
 
-    /** Scans the published frames that may be scanned now. */
     int scan(
             final long submittedPosition,
             final long releasedPosition,
@@ -139,15 +136,13 @@ final class FrameScanner {
         return frameCount;
     }
 
-    /** Whether a published frame waits at the scanned position and may be scanned now. */
     boolean hasFrameToScan(final long submittedPosition, final long releasedPosition) {
         return canScan(submittedPosition, releasedPosition) && logBuffer.frameLengthAcquire(scannedPosition) != 0;
     }
 
     /**
-     * Chooses where the write that starts at {@code start} ends: the scanned position, or, with direct
-     * I/O and a batch of at least half the limit, the block cut; {@link #batchEndRecords()} then
-     * gives the records before that end.
+     * Where the write that starts at {@code start} ends: the scanned position, or, with direct I/O and
+     * a batch of at least half the limit, the block cut; {@link #batchEndRecords()} gives its records.
      */
     long batchEnd(final long start) {
         final boolean blockCut = directIo
@@ -159,26 +154,21 @@ final class FrameScanner {
         return blockCut ? blockCutPosition : scannedPosition;
     }
 
-    /** The records before the end {@link #batchEnd} chose last. */
     long batchEndRecords() {
         return batchEndRecords;
     }
 
-    /**
-     * The log rolled into a new segment: scanning goes on at its first frame position, which nothing
-     * before proves durable but is (the segment was prepared durably).
-     */
+    /** The log rolled: scanning goes on at the first frame position, durable though no frame proves it. */
     void rollTo(final long firstFramePosition) {
         scannedPosition = firstFramePosition;
         provenPosition = firstFramePosition;
     }
 
     /**
-     * Whether the frame at the scanned position may be examined now: not at a segment end (a roll
-     * comes first), within the batch limit, not past the lap end of an unsubmitted batch (a write
-     * must be contiguous in the buffer), and claimable at all: beyond {@code released + capacity} the
-     * buffer still holds the previous pass's unreleased frames, whose lengths must never be read as
-     * newly published ones.
+     * Whether the frame at the scanned position may be examined now: not at a segment end (a roll comes
+     * first), within the batch limit, not past the lap end of an unsubmitted batch (a write is contiguous
+     * in the buffer), and below {@code released + capacity}, past which the buffer still holds the
+     * previous lap's unreleased frames, whose lengths must never be read as newly published ones.
      */
     private boolean canScan(final long submittedPosition, final long releasedPosition) {
         return (scannedPosition & segmentMask) != 0

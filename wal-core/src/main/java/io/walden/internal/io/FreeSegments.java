@@ -31,17 +31,11 @@ final class FreeSegments {
     // Renames retention submitted whose directory sync has not completed yet.
     private int pending;
 
-    /** Keeps no file yet. */
     FreeSegments(final Path directory, final int max) {
         this.directory = directory;
         this.max = max;
     }
 
-    /**
-     * Finds the free files a log directory holds.
-     *
-     * @throws IOException if the directory cannot be listed.
-     */
     static FreeSegments find(final Path directory, final long segmentCapacityBytes, final int max) throws IOException {
         final FreeSegments free = new FreeSegments(directory, max);
         free.addExisting(segmentCapacityBytes);
@@ -96,7 +90,6 @@ final class FreeSegments {
         return files.poll();
     }
 
-    /** How many free files wait for reuse. */
     int size() {
         return files.size();
     }

@@ -3,8 +3,8 @@ package io.walden.internal.io;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Decides when the I/O thread syncs: the group commit rules, apart from any I/O, clock or thread.
- * The I/O thread asks {@link #decide} whenever no sync is in flight and writes are not durable by
+ * Decides when the log syncs: the group commit rules, apart from any I/O, clock or thread. {@link
+ * SyncStage} asks {@link #decide} whenever no sync is in flight and writes are not durable by
  * themselves, and reports each sync it submits and completes.
  *
  * <p>The rules, in order:
@@ -36,23 +36,18 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Threading:</b> owned by the holder of the I/O duty (see {@code IoDuty}).
  */
 final class GroupCommitPolicy {
-    /** What {@link #decide} says. */
     enum Decision {
-        /** Do not sync now. */
         NONE,
         /** Do not sync now: a group is coming back; wake the I/O thread when it is, or at the deadline. */
         HOLD,
-        /** Sync now. */
         SYNC
     }
 
     /** Longest a sync waits for a returning group of waiters, whatever the last sync took. */
     static final long COHORT_HOLD_NS_MAX = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Most credit holds can earn. */
+    // The hold credit (class comment).
     static final int HOLD_CREDIT_MAX = 8;
-    /** What a hold that ran out costs. */
     static final int HOLD_MISS_COST = 4;
-    /** Decisions without holding, once credit ran out, before holding is tried again. */
     static final int HOLD_RETRY_SYNCS = 64;
 
     private final long syncIntervalNs;
@@ -75,7 +70,6 @@ final class GroupCommitPolicy {
     private int holdRetryCountdown;
     private long syncWantedSinceNs = -1;
 
-    /** Creates the policy. */
     GroupCommitPolicy(
             final long syncIntervalNs,
             final long unsyncedBytesMax,
@@ -148,16 +142,12 @@ final class GroupCommitPolicy {
         return Decision.SYNC;
     }
 
-    /** Records that a sync was submitted. */
     void onSyncSubmitted(final long syncRequestCount) {
         requestsAtPreviousSubmit = requestsAtLastSubmit;
         requestsAtLastSubmit = syncRequestCount;
     }
 
-    /**
-     * Records that the sync in flight completed: the requests made while the one before it was
-     * submitted and this one ran are the group its completion wakes.
-     */
+    /** The sync completed: the requests since the sync before it was submitted are the group it wakes. */
     void onSyncCompleted(final long nowNs, final long syncStartNs, final long syncRequestCount) {
         cohortRequests = syncRequestCount - requestsAtPreviousSubmit;
         holdUntilNs = nowNs + Math.min(COHORT_HOLD_NS_MAX, nowNs - syncStartNs);
@@ -173,7 +163,6 @@ final class GroupCommitPolicy {
         return requestsAtLastSubmit + cohortRequests;
     }
 
-    /** Until when a {@link #HOLD} may last. */
     long holdUntilNs() {
         return holdUntilNs;
     }

@@ -30,14 +30,12 @@ final class GroupSeal {
     // The sync requests counted when the last write was submitted.
     private long requestsAtLastWrite;
 
-    /** Creates the seal of one log's groups. */
     GroupSeal(final LogBuffer logBuffer, final StatsCounters stats, final int blockSizeBytes) {
         this.logBuffer = logBuffer;
         this.stats = stats;
         this.blockSizeBytes = blockSizeBytes;
     }
 
-    /** Whether a group that ends at a position is to be sealed. */
     static boolean shouldSeal(
             final int blockSizeBytes,
             final long groupEnd,
@@ -48,10 +46,7 @@ final class GroupSeal {
                 && (writeInFlight || requestsSinceLastWrite > 1);
     }
 
-    /**
-     * Seals the group that ends at the scanned position if {@link #shouldSeal} says so and no claim
-     * lies after it.
-     */
+    /** Seals the group that ends at the scanned position if {@link #shouldSeal} and no claim lies after it. */
     boolean maybeSeal(final long scannedPosition, final boolean writeInFlight, final long syncRequestCount) {
         if (!shouldSeal(blockSizeBytes, scannedPosition, writeInFlight, syncRequestCount - requestsAtLastWrite)
                 || logBuffer.tailPosition() != scannedPosition) {
@@ -65,7 +60,6 @@ final class GroupSeal {
         return true;
     }
 
-    /** A write was submitted. */
     void onSubmitted(final long syncRequestCount) {
         requestsAtLastWrite = syncRequestCount;
     }

@@ -28,12 +28,8 @@ import org.agrona.concurrent.AgentTerminationException;
  *   completions:  onCompletionSignal -> tryTakeForCompletion -> IoRound.run(COMPLETION) -> release -> ...
  * </pre>
  *
- * <p>How the I/O path works (group commit, the roll fence, fail-stop) is told by its stages, built and
- * run by {@link IoRound}: {@link SyncStage}, {@link SegmentRoller}, {@link FailStop}.
- *
  * <p><b>Threading:</b> the public methods say which thread calls them; the round belongs to the holder
- * of the duty, and taking and letting go of it are a volatile compare-and-set and write, so each
- * holder sees everything its predecessor did.
+ * of the duty ({@link IoDuty} says how each holder sees what its predecessor did).
  */
 public final class IoAgent implements Agent {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
@@ -41,12 +37,8 @@ public final class IoAgent implements Agent {
     public enum Drive {
         /** The appender did not run its I/O, or left it unfinished; the caller wakes the I/O thread. */
         NOT_RUN,
-        /** The record reached its level. */
         REACHED,
-        /**
-         * The record's write or sync is in flight and its completion carries the record on (the backend's
-         * completion thread runs the I/O); the caller waits without waking anyone.
-         */
+        /** The record's operation is in flight and its completion round carries it on: wait, wake no one. */
         CARRIED_ON
     }
     /** Most rounds an appender drives for its record: a write, its completion, a sync, its completion. */
@@ -70,7 +62,6 @@ public final class IoAgent implements Agent {
     // Set once, by the I/O thread as it stops; read by the closing thread after joining it.
     private volatile boolean buffersFreeable;
 
-    /** The agent of a recovered log, on the storage session recovery hands over. */
     public IoAgent(
             final WalConfig config,
             final StorageSession session,
@@ -105,11 +96,10 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * The backend's completion signal. A backend whose completion thread may run the log's I/O
-     * ({@link StorageSession#completionThreadMayRunIo()}) gets a completion round on that thread when
-     * the duty is free; otherwise, or when the duty is held, the holder sees the completion (the I/O
-     * thread is woken for it, as for any other). Any thread, including one that holds the duty and is
-     * submitting (an operation that completed at once): the flag is then left for it.
+     * The backend's completion signal: a completion round on this thread if the backend allows it
+     * ({@link StorageSession#completionThreadMayRunIo()}) and the duty is free, else the holder or the
+     * woken I/O thread sees it. Any thread, including a holder that is submitting (an operation that
+     * completed at once): the flag is then left for it.
      */
     public void onCompletionSignal() {
         if (!completionsRunIo) {
@@ -155,9 +145,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Asks the thread to drain, sync and stop, and to leave the log state open for the agent that
-     * takes over the log after it ({@code Wal.truncateAfter} on an open log): waiters and readers keep
-     * waiting on the same state. Any thread.
+     * Asks the thread to drain, sync and stop, leaving the log state open for the agent that takes over
+     * ({@code Wal.truncateAfter} on an open log): waiters and readers keep waiting on it. Any thread.
      */
     public void requestHandOver() {
         handOver = true;
@@ -171,13 +160,10 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Appender: runs the I/O for its own record on the calling thread when {@link #mayDrive} allows it.
-     * It runs the I/O thread's own rounds (scan every published frame, its own and any others; write
-     * them; for SYNCED, sync: RocksDB's write leader for a group of one), so every rule holds unchanged.
-     * It stops when the position is reached, when a round makes no progress (an operation that completes
-     * on another thread, a sync that group commit holds, a roll that waits for the next segment), or when
-     * the caller is interrupted, and leaves the rest to the I/O thread, which it wakes. Allocates nothing.
-     * {@link Drive#NOT_RUN} leaves the wait, and waking the I/O thread, to the caller.
+     * Appender: runs the I/O for its own record on the calling thread when {@link #mayDrive} allows it,
+     * in the I/O thread's own rounds (every published frame, not only its own), so every rule holds
+     * unchanged. It stops when the position is reached, when a round makes no progress (an operation
+     * completing elsewhere, a held sync, a roll waiting for its segment) or when interrupted. Allocates nothing.
      */
     public Drive driveFor(final long position, final boolean synced, final long frameEnd, final long syncTicket) {
         if (!mayDrive(synced, frameEnd, syncTicket) || !duty.tryTake()) {
@@ -204,11 +190,9 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Whether an appender may run its own record's I/O: the whole rule, in one place. Only a lone writer
-     * whose record is the last one published (nothing after it to wait for), when the session lets a
-     * caller run I/O, the I/O thread rests (the duty is free), the log is not closing, nobody else is
-     * blocked on it and the caller is not interrupted; for SYNCED, only if no other sync request came
-     * after the appender's own (else group commit gathers them).
+     * Whether an appender may run its own record's I/O: the whole rule. Its record must be the last
+     * published (nothing after it to wait for) and, for SYNCED, its sync request the last (else group
+     * commit gathers them); a lone writer, the duty free, nobody blocked, not closing, not interrupted.
      */
     private boolean mayDrive(final boolean synced, final long frameEnd, final long syncTicket) {
         return callerMayRunIo
@@ -235,10 +219,7 @@ public final class IoAgent implements Agent {
         return false;
     }
 
-    /**
-     * Creates the runner of this agent, to be started on the log's I/O thread. It ends once {@link
-     * #requestClose()} was called and everything is written, synced and closed, or after a failure.
-     */
+    /** The runner of the log's I/O thread; it ends after {@link #requestClose()} and the close, or a failure. */
     public AgentRunner newRunner() {
         return new AgentRunner(idleStrategy, this::onRunnerError, null, this);
     }
@@ -269,10 +250,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * One round of the I/O thread. Every failure fails the log (fail-stop) here rather than reach the
-     * runner, which would go on running rounds; a failed log only drains until it is closed.
-     *
-     * @throws AgentTerminationException once the log is closable after a close request.
+     * One round of the I/O thread. Every failure fails the log here rather than reach the runner, which
+     * would go on running rounds; {@link AgentTerminationException} ends it once closing is done.
      */
     @Override
     public int doWork() {
@@ -294,19 +273,15 @@ public final class IoAgent implements Agent {
         buffersFreeable = round.shutdown(round.failed(), handOver);
     }
 
-    /**
-     * Whether the log buffer may be freed: every claimed frame was published and no operation that
-     * reads it is in flight. Valid once the thread has stopped.
-     */
+    /** Whether the log buffer may be freed (every claim published, no operation reads it); once stopped. */
     public boolean buffersFreeable() {
         return buffersFreeable;
     }
 
     /**
      * The I/O thread as {@link IoIdleStrategy} sees it. It rests without the duty only when nothing of
-     * its own is in flight and nobody is blocked on the log, so that a lone appender that comes back
-     * runs its own I/O; not while group commit holds a sync for returning writers, or while waiters are
-     * blocked: it then keeps scanning and writing the frames that come in.
+     * its own is in flight and nobody is blocked; not while group commit holds a sync for returning
+     * writers, or while waiters are blocked: it then keeps scanning and writing the frames that come in.
      */
     private final class IdleHost implements IoIdleStrategy.Host {
         @Override
@@ -321,8 +296,7 @@ public final class IoAgent implements Agent {
         @Override
         public boolean expectsCompletion() {
             // With many blocked waiters the processors are better left to them: they must run to
-            // append the next group. Waiters that yield are not counted: they let this thread run
-            // themselves, and measured at 16 and 64 yielding writers this thread's yield does not hurt.
+            // append the next group. Waiters that yield are not counted: they let this thread run.
             // Completions that run the I/O themselves need nothing from this thread.
             return !completionsRunIo && round.operationInFlight() && state.waiterCount() <= YIELD_WAITERS_MAX;
         }

@@ -29,36 +29,24 @@ import java.util.concurrent.locks.LockSupport;
  * two sees the other. A frame published while another thread holds the duty is that holder's to
  * drive: when it lets go it looks at {@code parked} and wakes the thread for what it leaves.
  *
- * <p>The named points ({@code POINT_*}) are where a test's {@link Hook} may stop a thread to force an
- * interleaving; {@link Parking} stands in for {@link LockSupport} in the same tests. In production
- * both are the no-op and {@link LockSupport}.
+ * <p>Tests force interleavings with a {@link Hook} that stops threads at the named points ({@code
+ * POINT_*}) and a model of {@link LockSupport}'s permits ({@link Parking}); production uses neither.
  *
  * <p><b>Threading:</b> every method says which thread calls it; every field is shared and volatile.
  */
 final class IoDuty {
-    /** Where a {@link Hook} is called: {@link #tryTake}, before the compare-and-set. */
+    // Where a Hook is called: each point has one call site, which its name describes.
     static final int POINT_BEFORE_TAKE = 1;
-    /** {@link #release}: after the duty is free, before {@code wanted} is read. */
     static final int POINT_AFTER_RELEASE = 2;
-    /** {@link #wakeIfWorkLeft}: before {@code parked} is read. */
     static final int POINT_BEFORE_WAKE_CHECK = 3;
-    /** The I/O thread's park: after {@code parked} is raised, before it looks for work. */
     static final int POINT_PARKED_RAISED = 4;
-    /** The I/O thread's park: it found no work and is about to park. */
     static final int POINT_BEFORE_PARK = 5;
-    /** {@link #wake}: after {@code signalled} is set, before {@code parked} is read. */
     static final int POINT_AFTER_SIGNAL = 6;
-    /** {@link #takeBack}: after a failed compare-and-set, before {@code wanted} is raised. */
     static final int POINT_TAKE_BACK_RETRY = 7;
-    /** The I/O thread's park: before {@code parked} is raised. */
     static final int POINT_PARKING = 8;
-    /** {@link #releaseForRest}: the I/O thread rests without the duty. */
     static final int POINT_RESTING = 9;
 
-    /**
-     * Longest single park of the I/O thread while another thread holds the duty; the holder unparks
-     * it when it lets go, so this only bounds a missed wake.
-     */
+    /** Longest park while another holds the duty; the holder unparks the thread, so this bounds a missed wake. */
     static final long TAKE_BACK_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final int FREE = 0;
@@ -75,22 +63,16 @@ final class IoDuty {
 
     /** Work the I/O thread could make progress on; asked for without holding the duty, so a hint. */
     interface Work {
-        /** Whether work is waiting. */
         boolean hasWorkHint();
     }
 
-    /** Called at the named points; tests stop threads there. */
     interface Hook {
-        /** The production hook: nothing. */
         Hook NONE = point -> {};
 
-        /** A thread reached a point. */
         void at(int point);
     }
 
-    /** How threads park and are unparked; tests use a model of {@link LockSupport}'s permits. */
     interface Parking {
-        /** {@link LockSupport}. */
         Parking LOCK_SUPPORT = new Parking() {
             @Override
             public void park(final Object blocker, final long parkNs) {
@@ -103,10 +85,8 @@ final class IoDuty {
             }
         };
 
-        /** Parks the calling thread for at most this long, unless a permit is available. */
         void park(Object blocker, long parkNs);
 
-        /** Gives a thread a permit, unparking it if it is parked. */
         void unpark(Thread thread);
     }
 
@@ -126,12 +106,10 @@ final class IoDuty {
     // Set once, by the I/O thread as it starts.
     private volatile Thread ioThread;
 
-    /** Creates the duty for production: no hook, {@link LockSupport}. The I/O thread holds it. */
     IoDuty() {
         this(Hook.NONE, Parking.LOCK_SUPPORT);
     }
 
-    /** Creates the duty with a test's hook and parking. The I/O thread holds it. */
     IoDuty(final Hook hook, final Parking parking) {
         this.hook = hook;
         this.parking = parking;
@@ -157,9 +135,8 @@ final class IoDuty {
     }
 
     /**
-     * Takes the duty for a completion round if a completion is pending and the duty is free, and
-     * clears the pending flag. A thread other than the I/O thread (the backend's completion thread,
-     * or whoever just let go of the duty).
+     * Takes the duty for a completion round if a completion is pending and the duty is free, clearing
+     * the flag. The backend's completion thread, or whoever just let go of the duty; not the I/O thread.
      */
     boolean tryTakeForCompletion() {
         if (completionPending && tryTake()) {
@@ -180,10 +157,8 @@ final class IoDuty {
 
     /**
      * After {@link #release}: wakes the I/O thread if work is left that only it does, or if it parked
-     * while the duty was held and work waits now (a frame published meanwhile, whose appender woke only
-     * a thread it saw parked). The duty was let go (a volatile write) before {@code parked} is read
-     * here, and the I/O thread raises {@code parked} before it reads the duty, so one sees the other.
-     * The thread that let go.
+     * while the duty was held and work waits now (a frame published meanwhile: the no-lost-wake rule of
+     * the class comment). The thread that let go.
      */
     void wakeIfWorkLeft(final boolean ioThreadNeeded, final Work work) {
         hook.at(POINT_BEFORE_WAKE_CHECK);
@@ -198,20 +173,13 @@ final class IoDuty {
         hook.at(POINT_RESTING);
     }
 
-    /**
-     * The I/O thread lets go of the duty, parks for at most this long unless work is waiting, and
-     * takes the duty back.
-     */
+    /** The I/O thread lets go of the duty and {@link #parkWithoutDuty parks}. */
     void releaseAndPark(final long parkNs, final Work work) {
         state = FREE;
         parkWithoutDuty(parkNs, work);
     }
 
-    /**
-     * The I/O thread, not holding the duty: parks for at most this long unless work is waiting, and
-     * takes the duty back. Work counts only while the duty is free: a thread that holds it drives the
-     * frames, and looks at {@code parked} when it lets go.
-     */
+    /** The I/O thread, without the duty: parks unless work waits (the wake rule, class comment); takes it back. */
     void parkWithoutDuty(final long parkNs, final Work work) {
         hook.at(POINT_PARKING);
         parked = true;
@@ -257,10 +225,7 @@ final class IoDuty {
         }
     }
 
-    /**
-     * Unparks the I/O thread if it is parked, without a fence: a wake can then be missed, and the
-     * thread's next timed wake does the work. Any thread; one volatile read.
-     */
+    /** {@link #wake} without a fence, which may miss the park (see {@link IoAgent#wakeIfParked}). */
     void wakeIfParked() {
         if (parked) {
             wake();
@@ -277,10 +242,7 @@ final class IoDuty {
         return signalled || completionPending;
     }
 
-    /**
-     * The I/O thread, before a round: clears the wake, and the pending completion, which the round
-     * delivers.
-     */
+    /** The I/O thread, before a round: clears the wake, and the pending completion the round delivers. */
     void clearSignals(final boolean clearCompletion) {
         signalled = false;
         if (clearCompletion) {

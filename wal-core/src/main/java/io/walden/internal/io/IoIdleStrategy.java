@@ -10,25 +10,18 @@ import org.agrona.concurrent.IdleStrategy;
  * they depend on the log:
  *
  * <ul>
- *   <li><b>Rest without the duty.</b> When the host allows it (nothing of its own in flight, a lone
- *       writer, nobody blocked), the spin and yield steps are spent without the I/O duty, watching
- *       only the wake flag, and a rest that no wake ends goes on into the park without taking the
- *       duty back in between: a lone appender that comes back runs its own I/O rather than race this
- *       thread for its frame. (Taking the duty back for one more round before the park made this
- *       thread write a lone appender's frames in runs: each such frame's appender found the duty
- *       held, handed its record over and woke this thread, whose next rest then ended at once.) With
- *       a backend whose completion thread runs the I/O (io_uring) the rest still ends by taking the
- *       duty back, as before: the change was measured to help with FileChannel, and not measured
- *       on its own with io_uring (together with other changes it measured 0.76 to 0.94 of the
- *       build before there), so io_uring keeps what was measured before.
+ *   <li><b>Rest without the duty.</b> When the host allows it, the spin and yield steps are spent
+ *       without the I/O duty, watching only the wake flag, and a rest that no wake ends parks without
+ *       taking the duty back first: a lone appender that comes back runs its own I/O rather than race
+ *       this thread for its frame. Where the completion thread runs the I/O ({@code parkAfterRest}
+ *       false) the rest ends by taking the duty back: the direct park was measured only with FileChannel.
  *   <li><b>Keep yielding while a completion is expected.</b> A sync or write in flight completes
  *       within a few hundred microseconds; yielding until then saves the wake-up of a parked thread
  *       on every acknowledgement, up to a bound.
  * </ul>
  *
- * The park itself is the host's: it lets go of the duty, looks for work once more and honours the
- * group commit's hold deadline. The decision is a pure function of the idle count and the two
- * conditions ({@link #action}), tested on its own.
+ * The park is the host's: it lets go of the duty, looks for work once more and honours the group
+ * commit's hold deadline. {@link #action} is a pure function, tested on its own.
  *
  * <pre>
  *   idle count:  1 .. SPIN-1         SPIN .. SPIN+YIELD-1     .. +YIELD_IN_FLIGHT    beyond
@@ -41,60 +34,38 @@ import org.agrona.concurrent.IdleStrategy;
  * <p><b>Threading:</b> the I/O thread only.
  */
 final class IoIdleStrategy implements IdleStrategy {
-    /** What one idle step does ({@link #action}). */
     enum Action {
-        /** Spin once ({@link Thread#onSpinWait()}). */
         SPIN,
-        /** Yield the processor once. */
         YIELD,
-        /**
-         * Spin, then yield, without the duty for the rest of the spin and yield steps, until woken; if no
-         * wake came, park without taking the duty back first.
-         */
         REST,
-        /** Park for up to {@link #PARK_NS_MAX}. */
         PARK
     }
 
     static final int SPIN_COUNT = 50;
     static final int YIELD_COUNT = 10;
     static final int YIELD_IN_FLIGHT_COUNT = 20_000;
-    /**
-     * The longest park, which bounds how late a BUFFERED record whose wake was missed is written. A
-     * park needs no back-off of its own: a wake unparks the thread at once, and the host shortens the
-     * park to the group commit's hold deadline.
-     */
+    /** The longest park, which bounds a missed wake ({@link IoAgent#wakeIfParked}); it needs no back-off. */
     static final long PARK_MS_MAX = 20;
 
     static final long PARK_NS_MAX = TimeUnit.MILLISECONDS.toNanos(PARK_MS_MAX);
 
-    /** What the strategy needs from the I/O thread. */
     interface Host {
-        /** Whether the thread may rest without the I/O duty now. */
         boolean mayRestWithoutDuty();
 
         /** Whether a completion that acknowledgements wait for is expected soon. */
         boolean expectsCompletion();
 
-        /** Whether the thread was woken since its last round. */
         boolean isSignalled();
 
-        /** Lets go of the I/O duty. */
         void releaseDuty();
 
         /** Takes the I/O duty back, waiting while an appender holds it. */
         void takeDuty();
 
-        /**
-         * Lets go of the duty, parks for at most this long unless work is waiting, and takes the duty
-         * back. Called holding the duty.
-         */
+        /** Holding the duty: lets go of it, parks at most this long unless work waits, takes it back. */
         void park(long parkNs);
 
-        /**
-         * Parks for at most this long unless work is waiting, and takes the duty back. Called not
-         * holding the duty (at the end of a rest).
-         */
+        /** Not holding the duty (a rest's end): parks at most this long unless work waits, takes it. */
         void parkWithoutDuty(long parkNs);
     }
 
@@ -102,7 +73,6 @@ final class IoIdleStrategy implements IdleStrategy {
     private final boolean parkAfterRest;
     private int idleCount;
 
-    /** Creates the strategy. */
     IoIdleStrategy(final Host host, final boolean parkAfterRest) {
         this.host = host;
         this.parkAfterRest = parkAfterRest;

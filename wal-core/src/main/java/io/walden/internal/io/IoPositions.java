@@ -21,8 +21,7 @@ import io.walden.internal.state.LogState;
  * <p>{@code released} trails {@code written} only with direct I/O, where the partial last block
  * stays in the buffer to be rewritten with more frames.
  *
- * <p><b>Threading:</b> owned by the holder of the I/O duty (see {@link IoAgent}); taking and letting
- * go of the duty are a volatile read and write, so each holder sees what its predecessor did.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty ({@link IoDuty}).
  */
 final class IoPositions {
     private final long segmentCapacityBytes;
@@ -62,7 +61,6 @@ final class IoPositions {
         return activeHandle;
     }
 
-    /** Where the active segment ends. */
     long activeEnd() {
         return activeBase + segmentCapacityBytes;
     }
@@ -104,7 +102,7 @@ final class IoPositions {
         checkOrder();
     }
 
-    /** Frames up to {@code end} ({@code records} records since the log began) are written; the buffer is released up to {@code released}. */
+    /** Frames up to {@code end} ({@code records} records) are written; the buffer released up to {@code released}. */
     void written(final long end, final long records, final long released) {
         if (Invariants.ENABLED) {
             Invariants.check(end >= writtenPosition, "written %d, then %d", writtenPosition, end);

@@ -39,11 +39,8 @@ import java.io.IOException;
 final class IoRound implements CompletionHandler, IoDuty.Work {
     /** Who runs a round, which decides what it may do. */
     enum Kind {
-        /** A round of the I/O thread: everything. */
         IO_THREAD,
-        /** A round of an appender driving its record: no background work. */
         CALLER,
-        /** A round of the backend's completion thread: no background work, nothing that blocks or runs user code. */
         COMPLETION
     }
 
@@ -75,7 +72,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     // Shared: set by any thread, read by the duty holder.
     private volatile boolean closeRequested;
 
-    /** Builds the I/O path of one log ({@link IoAssembly}) on what recovery handed over. */
     IoRound(
             final WalConfig config,
             final StorageSession session,
@@ -166,7 +162,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return closeRequested;
     }
 
-    /** Whether the log failed. */
     boolean failed() {
         return failStop.failed();
     }
@@ -176,15 +171,11 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return finalTailPosition >= 0;
     }
 
-    /**
-     * A round of the backend's completion thread begins or ends: failures found meanwhile leave the
-     * futures to the I/O thread.
-     */
+    /** A completion-thread round begins or ends: failures found meanwhile leave the futures to the I/O thread. */
     void completionRound(final boolean inCompletionRound) {
         this.completionRound = inCompletionRound;
     }
 
-    /** Whether a position was reached. */
     boolean reached(final long position, final boolean synced) {
         return (synced ? positions.durable() : positions.written()) >= position;
     }
@@ -194,12 +185,10 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return writes.inFlight() || syncs.inFlight();
     }
 
-    /** A round of a failed log: see {@link FailStop#drain}. */
     int drain() {
         return failStop.drain();
     }
 
-    /** Whether a published frame waits that the next round would scan. */
     private boolean hasFrameToScan() {
         return scanner.hasFrameToScan(positions.submitted(), positions.released());
     }
@@ -216,10 +205,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 || (scanner.position() == segmentEnd && positions.durable() == segmentEnd);
     }
 
-    /**
-     * Runs one round, in the fixed order; what it may do depends on its kind (class comment). Fails the
-     * log on an I/O error. Duty holder.
-     */
+    /** Runs one round in the fixed order, as its kind allows (class comment); an I/O error fails the log. */
     int run(final long nowNs, final Kind kind) {
         final boolean background = kind == Kind.IO_THREAD;
         int workCount = session.poll(this, POLL_LIMIT);
@@ -267,7 +253,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return workCount;
     }
 
-    /** Submits the next group write, if one may go. */
     private int submitWrites(final boolean appenderAlone) {
         final long scannedPosition = scanner.position();
         // A header write in flight (a mark, a raised limit, the continued flag) touches only the
@@ -309,7 +294,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return 1;
     }
 
-    /** Raises the write limit ahead of the frames waiting to be written (see {@link DurabilityMarker}). */
     private int raiseWriteLimit() {
         final long waitingEnd = scanner.position();
         if (waitingEnd == positions.submitted()) {
@@ -318,7 +302,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return marker.maybeRaiseLimit(waitingEnd, positions.activeBase(), positions.activeHandle());
     }
 
-    /** Writes the durability mark when the log has gone idle (see {@link DurabilityMarker}). */
     private int markDurable(final long nowNs) {
         if (!marker.due(nowNs, positions.durable(), positions.durableSinceNs(), scanner.provenPosition())
                 || finalTailPosition >= 0
@@ -417,7 +400,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                         && positions.written() > positions.durable());
     }
 
-    /** Fails the log (fail-stop), once. */
     void fail(final Throwable cause) {
         failStop.fail(cause, !completionRound);
     }

@@ -60,7 +60,7 @@ final class IoShutdown {
         this.writesDurable = session.writesDurable();
     }
 
-    /** Shuts the I/O path down after the I/O thread's last round. */
+    /** Whether the buffers may be freed (see {@link IoAgent#buffersFreeable}). */
     boolean shutdown(final boolean failed, final boolean handOver) {
         boolean producersDone = true;
         if (failed) {
@@ -116,10 +116,9 @@ final class IoShutdown {
     }
 
     /**
-     * Records the clean close in the active segment's header: every frame is durable now (the thread
-     * stops only once the final position is), so the log ends exactly at the durable position. The
-     * header is rewritten in place and synced. If that fails, nothing acknowledged is at risk: the
-     * next open recovers the log as after a crash.
+     * Records the clean close in the active segment's header: every frame is durable now, so the log
+     * ends exactly at the durable position. If that fails, nothing acknowledged is at risk: the next
+     * open recovers the log as after a crash.
      */
     private void markClosedCleanly() {
         Invariants.check(
@@ -141,9 +140,8 @@ final class IoShutdown {
 
     /**
      * After a failure: waits until every producer that claimed space before the tail closed has
-     * published its frame (they copy and publish without blocking), walking the claimed frames to the
-     * final tail. A producer that does not publish within the wait (a descheduled or dying thread)
-     * keeps the buffer from being freed.
+     * published its frame (they do not block). One that does not publish within the wait (a
+     * descheduled or dying thread) keeps the buffer from being freed.
      */
     private boolean awaitProducersAfterFailure() {
         final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;

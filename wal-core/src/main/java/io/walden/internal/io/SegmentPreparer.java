@@ -19,45 +19,34 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
- * the file is created under a temporary name, its whole capacity is allocated (fallocate, where the
- * backend and file system offer it: a full disk shows up here, ahead of need, and the extents are
- * contiguous), its header is written, the rest is written with zeros and synced chunk by chunk, and
- * only then is it renamed into place and the directory synced. A file with a segment name is
- * therefore always complete and durable.
- *
- * <p>Allocation alone is not enough: fallocate leaves extents marked unwritten, and the first
- * write into one changes metadata that the next fdatasync must commit. Zero-filling converts them
- * once, in the background, so that a data sync commits data only.
- *
- * <p><b>Hurrying.</b> Zero-filling is an optimisation of sync cost, paid with a second write of
- * every byte. When the appenders outrun it (a bandwidth-bound load, where syncs are rare and the
- * disk has no time to spare), the I/O thread calls {@link #hurry()}: the rest of the zero-fill is
- * skipped, the file gets its full size (from fallocate, or by writing its last block, which leaves
- * a hole that reads as zeros), and the segment is synced, renamed and made durable at once. The
- * segment is as valid as a zero-filled one, since unwritten space reads as zeros either way; only
- * its syncs may also commit extent metadata. A hole is left only while the file system has room for
- * it: its blocks are allocated when frames reach them, and a write into a ready segment that finds no
- * space fails the log, where a zero-fill write that finds none is back-pressure.
+ * the file is created under a temporary name, allocated to its whole capacity (fallocate, where
+ * offered: contiguous extents, and a full disk shows up here, ahead of need), its header written, the
+ * rest zero-filled and synced chunk by chunk, and only then renamed into place and the directory
+ * synced. A file with a segment name is therefore always complete and durable. Allocation alone is
+ * not enough: the first write into an unwritten extent changes metadata that the next fdatasync must
+ * commit; zero-filling converts the extents once, in the background.
  *
  * <pre>
  *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
  * </pre>
  *
- * <p><b>Recycling.</b> When {@link FreeSegments} holds a file that retention freed, that file becomes
- * the segment instead: no allocation and no zero-fill. Its header is rewritten for the new base
- * with {@link io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED} and a write limit one window
- * past the header ({@link WriteLimits#initialLimit}), the window below the limit is written with zeros
- * (so that an unused recycled segment reads as zeros as far as it is this segment's), the file is
- * synced, renamed from its free name into place and the directory synced. The rest of the file holds
- * the stale frames of its earlier life, which every reader takes for zeros past the limit, and the
- * writer raises the limit, durably, before it writes past it.
+ * <p><b>Hurrying.</b> Zero-filling writes every byte twice. When the appenders outrun it, {@link
+ * #hurry()} skips the rest: the file gets its full size (from fallocate, or by writing its last block,
+ * leaving a hole, only if {@link #roomForHole there is room for it}) and is synced and renamed at once.
+ * It is as valid as a zero-filled segment, since unwritten space reads as zeros; only its syncs may
+ * also commit extent metadata.
+ *
+ * <p><b>Recycling.</b> A file {@link FreeSegments} holds becomes the segment instead, unallocated: its
+ * header is rewritten for the new base with {@link io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED}
+ * and a write limit one window past the header ({@link WriteLimits#initialLimit}), only the window below
+ * the limit is zero-filled (so an unused recycled segment reads as zeros as far as it is this segment's),
+ * and the file is synced, renamed into place and the directory synced. Past the limit it holds stale
+ * frames, which every reader takes for zeros ({@link DurabilityMarker} raises the limit).
  *
  * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
  * SegmentFill#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
- * most. Zero-fill writes are small, so that the page cache keeps small folios for the segment and
- * the log's own small writes into it stay cheap: {@link SegmentFill#PREPARE_WRITE_BYTES} each where
- * operations complete on the backend's own thread, {@link #INLINE_WRITE_BYTES} where writes run on
- * the submitting thread (see there).
+ * most. Zero-fill writes are small so that the page cache keeps small folios for the segment and the
+ * log's own small writes into it stay cheap.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; steps are submitted by the I/O thread
  * only, and their completions settled by whichever holder delivers them.
@@ -65,7 +54,6 @@ import java.util.concurrent.TimeUnit;
 final class SegmentPreparer implements AutoCloseable {
     private static final System.Logger LOGGER = System.getLogger(SegmentPreparer.class.getName());
 
-    /** Preparation steps. */
     enum State {
         IDLE,
         ALLOCATING,
@@ -76,25 +64,16 @@ final class SegmentPreparer implements AutoCloseable {
         READY
     }
 
-    /**
-     * How long after a step of a preparation failed for space it is tried again. Appends go on in the
-     * active segment meanwhile, and wait at its end; a retry costs one allocation, write or sync.
-     */
+    /** Retry delay of a step that failed for space (appends wait at the active segment's end meanwhile). */
     static final long NO_SPACE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    /**
-     * What a hurried preparation writes at the end of an unallocated file to give it its full size: one
-     * header-sized block, a multiple of any direct I/O block size (at most the header length).
-     */
+    /** What gives a hurried, unallocated file its full size: its last block, a multiple of any direct I/O block. */
     private static final int HURRIED_TAIL_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
 
     /**
-     * Size of each zero-fill write where the backend runs writes on the submitting thread (FileChannel):
-     * one page, and the largest direct I/O block. Each such write then runs on the I/O thread under
-     * the I/O duty, and a lone appender that comes meanwhile hands its record over and waits for it.
-     * Measured against 16 KiB writes on the development machine (paired runs): one writer WRITTEN
-     * 1.09x, SYNCED 4 KiB 1.08x. With io_uring the same change cost about a tenth of the one-writer
-     * SYNCED rate (four times the operations through its event loop), so it keeps {@link
+     * Zero-fill write size where writes run on the submitting thread (FileChannel): one page, and the
+     * largest direct I/O block. Each runs under the I/O duty, and a lone appender that comes meanwhile
+     * hands its record over and waits for it. Backends whose completion thread runs writes keep {@link
      * SegmentFill#PREPARE_WRITE_BYTES}.
      */
     static final int INLINE_WRITE_BYTES = 4 * 1024;
@@ -164,11 +143,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.zeroChunk = zeroMemory.buffer();
     }
 
-    /**
-     * Starts preparing a segment. No-op if it is already being prepared or ready.
-     *
-     * @throws IOException if the temporary file cannot be created.
-     */
+    /** Starts preparing a segment; a no-op if one is being prepared or ready, or a space retry is not due. */
     void start(final long newBasePosition) throws IOException {
         if (state != State.IDLE) {
             Invariants.check(
@@ -213,7 +188,6 @@ final class SegmentPreparer implements AutoCloseable {
         return true;
     }
 
-    /** Records a preparation that begins, its file open and its header filled in. */
     private void begin(final long newBasePosition, final Path reuse, final int fillEnd, final State first) {
         basePosition = newBasePosition;
         writtenOffset = 0;
@@ -251,9 +225,7 @@ final class SegmentPreparer implements AutoCloseable {
                         // Writing the last block gives the file its full size; the skipped range is a hole.
                         writtenOffset = segmentCapacityBytes - HURRIED_TAIL_BYTES;
                     }
-                    // Else the file system lacks the blocks the hole would need when frames reach it:
-                    // the zero-fill goes on, where a write that finds no space is back-pressure (in a
-                    // ready segment it would fail the log).
+                    // Else no room for the hole (see roomForHole): the zero-fill goes on.
                 }
                 pendingLength = header
                         ? SegmentHeaderDescriptor.HEADER_LENGTH
@@ -281,12 +253,7 @@ final class SegmentPreparer implements AutoCloseable {
         return 1;
     }
 
-    /**
-     * The submitted step completed successfully.
-     *
-     * @throws IOException if a write reports fewer bytes than it was given (a short write the backend
-     *     neither finished nor failed, against the SPI): the segment would not be fully prepared.
-     */
+    /** The submitted step completed; a short write (against the SPI) throws: the segment would be incomplete. */
     void onCompletion(final long result) throws IOException {
         operationInFlight = false;
         switch (state) {
@@ -346,22 +313,18 @@ final class SegmentPreparer implements AutoCloseable {
     /** The usable space of the log's file system, asked before a hurried segment leaves a hole. */
     @FunctionalInterface
     interface SpaceProbe {
-        /**
-         * @throws IOException if the file system cannot be asked.
-         */
         long usableBytes() throws IOException;
 
-        /** The probe of a directory's file store. */
         static SpaceProbe of(final Path directory) {
             return () -> Files.getFileStore(directory).getUsableSpace();
         }
     }
 
     /**
-     * Whether the file system has room for the unwritten range a hurried, unallocated segment would
-     * leave: its blocks are allocated only when frames are written there, and a data write that finds
-     * no space fails the log. Asked at most once per {@link #NO_SPACE_RETRY_NS}; an unknown answer is
-     * no.
+     * Whether the file system has room for the hole a hurried, unallocated segment would leave: its
+     * blocks are allocated only when frames reach them, and a data write that finds no space fails the
+     * log, where a zero-fill write that finds none is back-pressure. Asked at most once per {@link
+     * #NO_SPACE_RETRY_NS}; an unknown answer is no.
      */
     private boolean roomForHole() {
         final long nowNs = System.nanoTime();
@@ -377,10 +340,7 @@ final class SegmentPreparer implements AutoCloseable {
         return roomForHole;
     }
 
-    /**
-     * Skips the rest of the zero-fill of the segment being prepared, so that it is ready after a few
-     * operations: the appenders need it. No-op when idle, already hurried, or past zero-filling.
-     */
+    /** Skips the rest of the zero-fill; a no-op when idle, already hurried, recycling or past zero-filling. */
     boolean hurry() {
         if (!hurried
                 && recycledFrom == null
@@ -392,12 +352,10 @@ final class SegmentPreparer implements AutoCloseable {
     }
 
     /**
-     * A step failed. A full file system while the temporary file is allocated, zero-filled or synced
-     * is no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later, while appends
-     * go on in the active segment (a failed sync is redone from the last synced offset, its writes
-     * with it). The temporary file holds no record, so nothing the log acknowledged can be lost by
-     * that; it keeps the space it already has, which the next segment needs anyway, and is deleted
-     * if the log closes first.
+     * A step failed. A full file system while the temporary file is allocated, zero-filled or synced is
+     * no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later (a failed sync from
+     * the last synced offset, its writes with it). The file holds no record, so nothing acknowledged can
+     * be lost; it keeps its space, which the next segment needs anyway, and is deleted if the log closes.
      */
     boolean onFailure(final IOException failure) {
         if (!NoSpace.isNoSpace(failure)
@@ -433,12 +391,10 @@ final class SegmentPreparer implements AutoCloseable {
         return spaceShortage;
     }
 
-    /** Whether the segment being prepared is to be made ready without the rest of its zero-fill. */
     boolean isHurried() {
         return hurried;
     }
 
-    /** Whether a segment is prepared and durable. */
     boolean isReady(final long position) {
         return state == State.READY && basePosition == position;
     }
@@ -448,7 +404,6 @@ final class SegmentPreparer implements AutoCloseable {
         return state == State.IDLE;
     }
 
-    /** Whether a preparation is under way with no operation in flight: a step can be submitted. */
     boolean hasStepToSubmit() {
         return !operationInFlight && state != State.IDLE && state != State.READY && !waitingForSpace();
     }
@@ -458,17 +413,13 @@ final class SegmentPreparer implements AutoCloseable {
         return spaceShortage != null && System.nanoTime() - retryAtNs < 0;
     }
 
-    /** Whether an operation is in flight. */
     boolean isOperationInFlight() {
         return operationInFlight;
     }
 
     /**
-     * Gives up an unfinished preparation at close: closes and deletes the temporary file. A
-     * segment already renamed into place is complete and stays. The session must have no operation
-     * in flight (the caller checks).
-     *
-     * @throws IOException if the file cannot be closed or deleted.
+     * Gives up an unfinished preparation at close: closes and deletes the temporary file (a free file
+     * stays free). A segment already renamed into place is complete and stays.
      */
     void abandon(final BlockingIo io, final boolean afterFailure) throws IOException {
         Invariants.check(!operationInFlight || afterFailure, "abandoning with an operation in flight");
@@ -497,11 +448,7 @@ final class SegmentPreparer implements AutoCloseable {
         return handle;
     }
 
-    /**
-     * Adopts an existing prepared segment found by recovery.
-     *
-     * @throws IOException if its header cannot be read.
-     */
+    /** Adopts a prepared segment found by recovery. */
     void adoptReady(final long position, final int handle) throws IOException {
         Invariants.check(state == State.IDLE, "adopt in state %s", state);
         basePosition = position;
@@ -510,10 +457,7 @@ final class SegmentPreparer implements AutoCloseable {
         state = State.READY;
     }
 
-    /**
-     * The write limit the ready segment's header records if it is a recycled one: the roll starts the
-     * writer there. Call before {@link #take}.
-     */
+    /** The ready segment's write limit if it is recycled (the roll starts the writer there), else 0; before take. */
     int readyLimitOffset() {
         Invariants.check(state == State.READY, "limit asked in state %s", state);
         return readyLimitOffset;

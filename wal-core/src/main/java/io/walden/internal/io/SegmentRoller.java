@@ -20,10 +20,9 @@ import java.nio.file.Path;
  * back into the old segment), and the next segment is prepared. After a crash, damage in any segment
  * but the newest is therefore corruption, never a torn tail.
  *
- * <p>Preparation yields to the log's own writes: its zero-fill is a second write of every byte, so a
- * step is submitted only when no frame waits to be written. When the appenders come within an eighth
- * of a segment of its end and the next one is still being zero-filled, the preparer is hurried: the
- * rest of the zero-fill is skipped (see {@link SegmentPreparer}).
+ * <p>Preparation yields to the log's own writes (its zero-fill writes every byte a second time): a step
+ * is submitted only when no frame waits to be written, unless the preparer is {@link
+ * SegmentPreparer#hurry hurried}, as it is once the appenders come within an eighth of the segment's end.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; rolls run on the I/O thread or an
  * appender driving its record, never in a completion round (a roll closes a file).
@@ -66,12 +65,7 @@ final class SegmentRoller {
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
     }
 
-    /**
-     * Runs a step of the next segment's preparation, unless frames wait to be written and it is not
-     * hurried; hurries it when the appenders come near the active segment's end.
-     *
-     * @throws IOException if a step of the preparation cannot be submitted.
-     */
+    /** Runs a step of the next segment's preparation (class comment: yields to writes, or is hurried). */
     int prepare(final boolean framesWaiting) throws IOException {
         if (preparer.isIdle() && preparer.spaceShortage() != null) {
             // Its temporary file could not be created for space: tried again once its retry time has
@@ -93,10 +87,8 @@ final class SegmentRoller {
     }
 
     /**
-     * Writes into the full segment's header that the log goes on into the next segment, once every
-     * frame of it is written and the next segment's file is in place (so a close before the roll
-     * leaves the successor the flag promises). The roll fence's sync makes it durable; the roll waits
-     * for that.
+     * Writes "continued" into the full segment's header once every frame is written and the next
+     * segment's file is in place (so a close before the roll leaves the successor the flag promises).
      */
     int seal() {
         final long segmentEnd = positions.activeEnd();
@@ -110,12 +102,7 @@ final class SegmentRoller {
         return marker.writeContinued(positions.activeBase(), positions.activeHandle());
     }
 
-    /**
-     * Rolls to the next segment once the fence holds, the segment is prepared and the full segment's
-     * header durably records that the log goes on.
-     *
-     * @throws IOException if the old segment cannot be closed.
-     */
+    /** Rolls to the next segment once the fence holds (class comment). */
     int maybeRoll() throws IOException {
         final long segmentEnd = positions.activeEnd();
         if (scanner.position() != segmentEnd

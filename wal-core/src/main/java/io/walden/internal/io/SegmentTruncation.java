@@ -20,12 +20,12 @@ import org.agrona.BitUtil;
  * came back while a newer one stayed deleted would leave a gap, which recovery must refuse as
  * corruption. Syncing the directory after each delete keeps the log a contiguous run of segments at
  * every instant. The new start position is published before the first delete, so that no reader is
- * handed a position in a segment about to go. The active segment is never deleted.
+ * handed a position in a segment about to go. The active segment is never deleted. One operation is
+ * in flight at a time.
  *
- * <p>One operation is in flight at a time; its completion is reported with {@link #onCompletion}.
- *
- * <p><b>Threading:</b> {@link #request} from any thread (one request at a time, as {@code
- * Wal.truncateBefore} serialises them); everything else by the I/O thread in its background rounds.
+ * <p><b>Threading:</b> {@link #request} from any thread (one at a time, as {@code Wal.truncateBefore}
+ * serialises them); {@link #step} by the I/O thread in its background rounds; the rest by the holder of
+ * the I/O duty (completions, failure).
  */
 final class SegmentTruncation {
     private final StorageSession session;
@@ -39,7 +39,7 @@ final class SegmentTruncation {
     // Set by the requesting thread, taken by the I/O thread.
     private volatile TruncateRequest pending;
 
-    // I/O thread.
+    // The holder of the I/O duty.
     private TruncateRequest active;
     private long firstSegmentBase;
     private long nextBase;
@@ -49,7 +49,6 @@ final class SegmentTruncation {
     // The free file the unsynced change renamed a segment to, offered for reuse once it is durable.
     private Path renamedUnsynced;
 
-    /** Creates the state machine. */
     SegmentTruncation(
             final StorageSession session,
             final LogState state,
@@ -76,12 +75,10 @@ final class SegmentTruncation {
         pending = request;
     }
 
-    /** Whether a request waits to be taken. */
     boolean hasPending() {
         return pending != null;
     }
 
-    /** Whether a request is being carried out. */
     boolean isActive() {
         return active != null;
     }
@@ -151,10 +148,7 @@ final class SegmentTruncation {
         failPending(cause);
     }
 
-    /**
-     * Completes a waiting request with the failure (after the log failed, requests keep coming until
-     * it closes).
-     */
+    /** Completes a waiting request with the failure (requests keep coming until a failed log closes). */
     void failPending(final Throwable cause) {
         final TruncateRequest request = pending;
         if (request != null) {

@@ -15,12 +15,10 @@ import java.util.function.BooleanSupplier;
  * target is the written position then. Blocked waiters are woken after the next sync is submitted
  * ({@link #takeWakePending}), so that their next appends join it.
  *
- * <p>Also records the Flight Recorder {@link SyncEvent}s, of syncs and, with durable writes
- * (O_DSYNC), of the writes that are this mode's syncs, each committed once the durable position it
- * reports has moved.
+ * <p>Also records the Flight Recorder {@link SyncEvent}s (of syncs, and of O_DSYNC writes, this mode's
+ * syncs), each committed once the durable position it reports has moved.
  *
- * <p><b>Threading:</b> owned by the holder of the I/O duty, except {@link #loneWriter}, which any
- * thread reads.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty, except {@link #loneWriter}, which any thread reads.
  */
 final class SyncStage {
     private final StorageSession session;
@@ -70,27 +68,23 @@ final class SyncStage {
         this.nothingElseToWrite = nothingElseToWrite;
     }
 
-    /** Whether a sync is in flight. */
     boolean inFlight() {
         return inFlight;
     }
 
-    /** Whether the last decision was to hold a sync for a returning group. */
     boolean cohortHolding() {
         return cohortHolding;
     }
 
-    /** Until when a held sync waits for its group. */
     long holdUntilNs() {
         return commitPolicy.holdUntilNs();
     }
 
-    /** Whether the last sync was asked for by one waiter at most. Any thread. */
+    /** Any thread. */
     boolean loneWriter() {
         return loneWriter;
     }
 
-    /** Syncs if the policy says so. */
     int maybeSync(final long nowNs, final boolean closing, final boolean headerFence) {
         cohortHolding = false;
         if (inFlight || writesDurable) {
@@ -172,10 +166,7 @@ final class SyncStage {
         wakePending = true;
     }
 
-    /**
-     * With durable writes (O_DSYNC), a completed write is this mode's sync: everything below the
-     * written position is durable, and is published at once.
-     */
+    /** With durable writes (O_DSYNC) a completed write is this mode's sync: published as durable at once. */
     void onDurableWrite(final long writeSubmitNs) {
         final long newlyDurableBytes = positions.written() - positions.durable();
         final long newlyDurableRecords = positions.writtenRecords() - positions.durableRecords();
@@ -198,9 +189,8 @@ final class SyncStage {
     }
 
     /**
-     * Begins the event of a durable write (O_DSYNC), this mode's sync, unless one is in progress (with
-     * several writes in flight, the event runs from the first submission to the durable position's
-     * next move).
+     * Begins the event of a durable write (O_DSYNC) unless one is in progress: with several in flight,
+     * it runs from the first submission to the durable position's next move.
      */
     void beginWriteEvent() {
         if (event == null) {

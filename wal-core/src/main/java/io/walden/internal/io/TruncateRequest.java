@@ -1,7 +1,7 @@
 package io.walden.internal.io;
 
 /**
- * A request to delete the segments that lie entirely below a position, completed by the I/O thread.
+ * A request to delete the segments that lie entirely below a position.
  *
  * <p><b>Threading:</b> created and awaited by the caller; completed by the holder of the I/O duty.
  */
@@ -11,7 +11,6 @@ public final class TruncateRequest {
     private volatile long deletedCount;
     private volatile Throwable failure;
 
-    /** Creates a request. */
     public TruncateRequest(final long position) {
         this.position = position;
     }
@@ -26,12 +25,10 @@ public final class TruncateRequest {
         done = true;
     }
 
-    /** Whether the I/O thread finished the request. */
     public boolean isDone() {
         return done;
     }
 
-    /** How many segments were deleted. */
     public long deletedCount() {
         return deletedCount;
     }

@@ -6,13 +6,11 @@ import java.util.Arrays;
  * Decides whether a durable write (O_DSYNC) may go beside writes already in flight: the depth rule
  * of the pipelined group commit, apart from any I/O, clock or thread.
  *
- * <p>Depth pays only on storage that completes several flushes in about the time of one (a deep queue,
- * as cloud block storage has). Where the device serialises its flushes (the development machine's
- * virtio disk: a write beside others took a median 1.9 ms against 0.13 ms alone), a write beside
- * another only waits longer and carries fewer records, and one larger group at a time does better. In
- * a closed loop (each writer waits for its record) one write at a time already groups everything that
- * arrived during the previous write, so depth gains at most about 1.5x, and only while a write beside
- * others takes little longer than one alone. So the policy measures instead of guessing:
+ * <p>Depth pays only on storage that completes several flushes in about the time of one (a deep
+ * queue). Where the device serialises its flushes, a write beside another only waits longer and
+ * carries fewer records. In a closed loop one write at a time already groups everything that arrived
+ * during the previous write, so depth gains at most about 1.5x, and only while a write beside others
+ * takes little longer than one alone. So the policy measures (see docs/design/pipelined-sync.md):
  *
  * <pre>
  *   writes alone:   latency moving average (weight 1/8)                         aloneNs
@@ -28,13 +26,12 @@ import java.util.Arrays;
  *   ON       each further window, judged the same way                 ON or OFF
  * </pre>
  *
- * <p>Beside writes are allowed while PROBING or ON. A probe that turns depth on resets the interval: a
- * first window can be unlucky (the writes around it are still warming up), so a failed probe is tried
- * again soon, then ever more rarely where depth keeps failing (a serialising disk pays a window of 16
- * writes beside others per 16,384 writes). A window's median ignores the odd stall (a
- * preparation, a collection) that a moving average would carry for long. A lone writer never has a
- * write to put beside another, so the rule costs it nothing. The bound on writes in flight is the
- * caller's ({@code WalConfig.durableWritesInFlightMax}).
+ * <p>Beside writes are allowed while PROBING or ON; a probe that turns depth on resets the interval.
+ * A first window can be unlucky (still warming up), so a failed probe is tried again soon, then ever
+ * more rarely (a serialising disk pays a window of 16 writes beside others per 16,384 writes). A
+ * window's median ignores the odd stall (a preparation, a collection) that a moving average would
+ * carry for long. A lone writer never puts a write beside another, so the rule costs it nothing. The
+ * bound on writes in flight is the caller's ({@code WalConfig.durableWritesInFlightMax}).
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
  */
@@ -46,11 +43,9 @@ final class WriteDepthPolicy {
     static final double BESIDE_LATENCY_RATIO_MAX = 1.4;
     /** Writes before the first probe: past the open's first segment preparation and the JIT's warm-up. */
     static final int FIRST_PROBE_AFTER_WRITES = 1024;
-    /** Writes, while depth is off, between a probe that failed and the next, at first. */
+
     static final int PROBE_INTERVAL_WRITES_MIN = 1024;
-    /** The longest interval between probes, which each failed probe doubles towards. */
     static final int PROBE_INTERVAL_WRITES_MAX = 16384;
-    /** Writes beside others in a window that is judged. */
     static final int PROBE_WRITES = 16;
 
     private static final int AVERAGE_SHIFT = 3;
@@ -65,17 +60,14 @@ final class WriteDepthPolicy {
     private int writesUntilProbe = FIRST_PROBE_AFTER_WRITES;
     private int probeIntervalWrites = PROBE_INTERVAL_WRITES_MIN;
 
-    /** Creates the rule. */
     WriteDepthPolicy(final boolean measured) {
         this.measured = measured;
     }
 
-    /** Whether a write may be submitted beside writes in flight now. */
     boolean allowsBeside() {
         return on || probing || !measured;
     }
 
-    /** A write completed. */
     void onCompleted(final long latencyNs, final boolean beside) {
         if (!beside) {
             aloneNs = aloneNs < 0 ? latencyNs : aloneNs + ((latencyNs - aloneNs) >> AVERAGE_SHIFT);

@@ -14,20 +14,19 @@ import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The write stage of the I/O path: submits writes of published frames of the active segment,
- * straight from the log buffer, and settles their completions.
+ * The write stage: submits writes of published frames of the active segment, straight from the log
+ * buffer, and settles their completions.
  *
  * <p><b>Writes in flight.</b> Where a write is not durable by itself (fdatasync mode) one write is in
  * flight at a time: a write that fails can then never be followed by a later write that lands, so the
  * file holds a prefix of the log; writes still overlap syncs. Where every write is durable on
- * completion (O_DSYNC) up to {@code inFlightMax} writes are in flight, each its own group commit,
- * while {@link WriteDepthPolicy} finds that the storage completes writes side by side about as fast as
- * one alone; they are kept in a ring in submission order:
+ * completion (O_DSYNC) up to {@code inFlightMax} writes are in flight, each its own group commit, while
+ * {@link WriteDepthPolicy} allows it; they are kept in a ring in submission order:
  *
  * <pre>
  *   retired ... | oldest in flight ... newest in flight | next
  *                 ^ headSequence                          ^ nextSequence
- *   a slot:  [start, end) frames, records up to end, bytes it writes end at byteEnd,
+ *   a slot:  [start, end) frames, records up to end, frame bytes, submitted at, beside others,
  *            parts pending, complete (completions arrive in any order)
  * </pre>
  *
@@ -47,24 +46,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>With direct I/O a write has up to two parts: the whole blocks, from the log buffer, and the
  * partial last block, copied to scratch memory and padded with zeros (its token's {@link
- * CompletionToken#WRITE_TAIL} bit); a later write rewrites that block identically in place, with
- * more frames. A long batch (the appenders are ahead) is cut at a block boundary and written as whole
- * blocks only.
+ * CompletionToken#WRITE_TAIL} bit), which a later write rewrites identically in place with more
+ * frames; or whole blocks only ({@link FrameScanner}'s block cut).
  *
- * <p>{@link IoAgent}'s round decides when to write; this stage submits the write, settles its
- * completion and publishes the written position it proves ({@link #publishWritten}).
- *
- * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #close} by the I/O thread as it
- * stops.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #close} by the I/O thread as it stops.
  */
 final class WriteStage {
     /** What a completion did to its write ({@link #onComplete}). */
     enum Outcome {
-        /** A part of the write completed, another is still in flight. */
         PART_PENDING,
         /** The whole write completed (earlier writes may still be in flight). */
         COMPLETE,
-        /** The backend reported a short write, which fails the log. */
         SHORT
     }
     /** The most writes in flight any configuration allows: the slots the token can name. */
@@ -111,7 +103,6 @@ final class WriteStage {
     // Whether the last part of the write being submitted goes to the backend's submitWriteOnCaller.
     private boolean lastPartOnCaller;
 
-    /** Creates the write stage of one log. */
     WriteStage(final IoShared shared, final int inFlightMax, final boolean depthMeasured) {
         final StorageSession session = shared.session();
         final LogBuffer logBuffer = shared.logBuffer();
@@ -148,12 +139,10 @@ final class WriteStage {
         this.slotBeside = new boolean[slots];
     }
 
-    /** Whether a write is in flight. */
     boolean inFlight() {
         return nextSequence != headSequence;
     }
 
-    /** How many writes are in flight. */
     int inFlightCount() {
         return (int) (nextSequence - headSequence);
     }
@@ -162,10 +151,7 @@ final class WriteStage {
         return inFlightMax > 1 && depthPolicy.allowsBeside();
     }
 
-    /**
-     * Whether a write starting at a frame position may be submitted now: none is in flight, or fewer
-     * than the most allowed are and it touches no block a write in flight touches.
-     */
+    /** Whether a write starting at a position may go now: none in flight, or room beside them (class comment). */
     boolean maySubmit(final long start) {
         final int count = inFlightCount();
         return count == 0
@@ -226,9 +212,8 @@ final class WriteStage {
     }
 
     /**
-     * Submits a write of log positions [start, end) of the active segment straight from the buffer; to
-     * {@link StorageSession#submitWriteOnCaller} when it is the write's last part and the caller would
-     * only wait for it.
+     * Submits a write of log positions [start, end) straight from the buffer; to {@link
+     * StorageSession#submitWriteOnCaller} when it is the write's last part and the caller would only wait.
      */
     private void writeFromBuffer(
             final long start,
@@ -318,10 +303,7 @@ final class WriteStage {
         return Outcome.COMPLETE;
     }
 
-    /**
-     * Retires the oldest write in flight if it completed: only a contiguous prefix of completed writes
-     * is ever retired, whatever order they completed in. {@link #publishWritten} then publishes it.
-     */
+    /** Retires the oldest write in flight if it completed (the contiguous prefix); see {@link #publishWritten}. */
     boolean retireOldest() {
         if (!inFlight()) {
             return false;

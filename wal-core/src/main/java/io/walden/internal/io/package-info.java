@@ -10,7 +10,7 @@
  *                                            ├─ SegmentTruncation (deletes), AsyncCompletions (futures)
  *                                            └─ FailStop (first failure fails the log)
  *   who runs a round: IoAgent, by the IoDuty (the I/O thread, an appender, the completion thread)
- *   built by IoParts; positions in IoPositions; completion tokens laid out by CompletionToken;
+ *   built by IoRound (IoAssembly); positions in IoPositions; completion tokens laid out by CompletionToken;
  *   closing by IoShutdown; group commit's decision by GroupCommitPolicy; idling by IoIdleStrategy
  * </pre>
  *
