@@ -287,22 +287,13 @@ public final class WaldenLogStorage implements LogStorage {
      * record goes in parts. Holder of appendLock.
      */
     private int appendInBatches(final List<LogEntry> entries) {
+        if (!gapsAllowed(entries)) {
+            return 0;
+        }
         final int partBytes = wal.config().maxRecordBytes() - ENTRY_OFFSET;
-        final long limit = FrameDescriptor.alignedLength(
+        final long batchLimitBytes = FrameDescriptor.alignedLength(
                 FrameDescriptor.frameLength(wal.config().maxRecordBytes()));
         final byte[][] encoded = new byte[entries.size()][];
-        synchronized (indexLock) {
-            for (final LogEntry entry : entries) {
-                if (!index.gapAllowed(entry.getId().getIndex())) {
-                    LOGGER.log(
-                            System.Logger.Level.ERROR,
-                            "entry " + entry.getId() + " lies more than " + RaftLogIndex.MAX_GAP
-                                    + " indexes past the last index " + index.last() + " of the Raft log in "
-                                    + directory + "; nothing appended");
-                    return 0;
-                }
-            }
-        }
         for (int i = 0; i < entries.size(); i++) {
             encoded[i] = encoder.encode(entries.get(i));
         }
@@ -313,8 +304,44 @@ public final class WaldenLogStorage implements LogStorage {
         final long[] firstLsns = new long[entries.size()];
         final long[] lastLsns = new long[entries.size()];
         // A call in one batch is atomic by itself; a call in several carries the call marks.
-        long callFramed =
-                unrecordedMark >= 0 ? FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET)) : 0;
+        final boolean marked = callFramedBytes(encoded, unrecordedMark >= 0, partBytes) > batchLimitBytes;
+        batch.clear();
+        if (unrecordedMark >= 0) {
+            // A first index pinned by a read goes into the log with this call, so that it holds across a
+            // restart as it does in jraft's RocksDB store.
+            batch.add(recordBuffer, 0, writeIndexRecord(KIND_FIRST_INDEX, unrecordedMark));
+        }
+        try {
+            appendCall(entries, encoded, marked, partBytes, batchLimitBytes, firstLsns, lastLsns);
+        } catch (final WalException ex) {
+            // Records of the call that went in end no call: opening the log drops them.
+            LOGGER.log(System.Logger.Level.ERROR, "appending to the Raft log in " + directory + " failed", ex);
+            return 0;
+        }
+        indexCall(entries, firstLsns, lastLsns, marked, unrecordedMark >= 0);
+        return entries.size();
+    }
+
+    /** Whether no entry of a call lies too far past the last index; logs the first that does. */
+    private boolean gapsAllowed(final List<LogEntry> entries) {
+        synchronized (indexLock) {
+            for (final LogEntry entry : entries) {
+                if (!index.gapAllowed(entry.getId().getIndex())) {
+                    LOGGER.log(
+                            System.Logger.Level.ERROR,
+                            "entry " + entry.getId() + " lies more than " + RaftLogIndex.MAX_GAP
+                                    + " indexes past the last index " + index.last() + " of the Raft log in "
+                                    + directory + "; nothing appended");
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The framed bytes of a call's records in one batch: the first index mark, if any, and every part. */
+    private static long callFramedBytes(final byte[][] encoded, final boolean withMark, final int partBytes) {
+        long callFramed = withMark ? FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET)) : 0;
         for (final byte[] entry : encoded) {
             for (int from = 0; from < entry.length || from == 0; from += partBytes) {
                 final int partLength = Math.min(partBytes, entry.length - from);
@@ -324,55 +351,58 @@ public final class WaldenLogStorage implements LogStorage {
                 }
             }
         }
-        final boolean marked = callFramed > limit;
-        batch.clear();
-        if (unrecordedMark >= 0) {
-            // A first index pinned by a read goes into the log with this call, so that it holds across a
-            // restart as it does in jraft's RocksDB store.
-            batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, 0, unrecordedMark, 0, null, 0, 0));
-        }
+        return callFramed;
+    }
+
+    /**
+     * Appends a call's entries, in parts of at most {@code partBytes} where larger than a record, to the
+     * batch begun, in batches of at most {@code batchLimitBytes} framed, the last one synced; notes each
+     * entry's first and last LSN. Holder of appendLock.
+     */
+    private void appendCall(
+            final List<LogEntry> entries,
+            final byte[][] encoded,
+            final boolean marked,
+            final int partBytes,
+            final long batchLimitBytes,
+            final long[] firstLsns,
+            final long[] lastLsns) {
         // Which entry and part each record of the current batch holds, to learn their LSNs.
         final LongArrayList batchEntries = new LongArrayList();
         boolean firstRecord = true;
-        try {
-            for (int i = 0; i < entries.size(); i++) {
-                final LogEntry entry = entries.get(i);
-                final int length = encoded[i].length;
-                final int parts = Math.max(1, (length + partBytes - 1) / partBytes);
-                for (int part = 0; part < parts; part++) {
-                    final int from = part * partBytes;
-                    final int partLength = Math.min(partBytes, length - from);
-                    final boolean lastRecord = i == entries.size() - 1 && part == parts - 1;
-                    final long framed =
-                            FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET + partLength));
-                    if (!batch.isEmpty() && batch.framedBytes() + framed > limit) {
-                        appendBatch(batchEntries, Durability.BUFFERED, firstLsns, lastLsns);
-                    }
-                    final int call = marked ? (firstRecord ? CALL_FIRST : 0) | (lastRecord ? CALL_END : CALL_MORE) : 0;
-                    firstRecord = false;
-                    batch.add(
-                            recordBuffer,
-                            0,
-                            writeRecord(
-                                    part == parts - 1 ? KIND_ENTRY : KIND_ENTRY_PART,
-                                    entry.getType().getNumber(),
-                                    call,
-                                    entry.getId().getIndex(),
-                                    entry.getId().getTerm(),
-                                    encoded[i],
-                                    from,
-                                    partLength));
-                    batchEntries.addLong((long) i << 1 | (part == 0 ? 1 : 0));
+        for (int i = 0; i < entries.size(); i++) {
+            final int length = encoded[i].length;
+            final int parts = Math.max(1, (length + partBytes - 1) / partBytes);
+            for (int part = 0; part < parts; part++) {
+                final int from = part * partBytes;
+                final int partLength = Math.min(partBytes, length - from);
+                final boolean lastRecord = i == entries.size() - 1 && part == parts - 1;
+                final long framed =
+                        FrameDescriptor.alignedLength(FrameDescriptor.frameLength(ENTRY_OFFSET + partLength));
+                if (!batch.isEmpty() && batch.framedBytes() + framed > batchLimitBytes) {
+                    appendBatch(batchEntries, Durability.BUFFERED, firstLsns, lastLsns);
                 }
+                final int call = marked ? (firstRecord ? CALL_FIRST : 0) | (lastRecord ? CALL_END : CALL_MORE) : 0;
+                firstRecord = false;
+                batch.add(
+                        recordBuffer,
+                        0,
+                        writeEntryRecord(entries.get(i), part == parts - 1, call, encoded[i], from, partLength));
+                batchEntries.addLong((long) i << 1 | (part == 0 ? 1 : 0));
             }
-            appendBatch(batchEntries, Durability.SYNCED, firstLsns, lastLsns);
-        } catch (final WalException ex) {
-            // Records of the call that went in end no call: opening the log drops them.
-            LOGGER.log(System.Logger.Level.ERROR, "appending to the Raft log in " + directory + " failed", ex);
-            return 0;
         }
+        appendBatch(batchEntries, Durability.SYNCED, firstLsns, lastLsns);
+    }
+
+    /** Stores the entries of a call that went in, in the index. Holder of appendLock. */
+    private void indexCall(
+            final List<LogEntry> entries,
+            final long[] firstLsns,
+            final long[] lastLsns,
+            final boolean marked,
+            final boolean markRecorded) {
         synchronized (indexLock) {
-            if (unrecordedMark >= 0) {
+            if (markRecorded) {
                 markUnrecorded = false;
             }
             final long callEnd = lastLsns[entries.size() - 1];
@@ -388,7 +418,6 @@ public final class WaldenLogStorage implements LogStorage {
             }
             lastLsn = lastLsns[entries.size() - 1];
         }
-        return entries.size();
     }
 
     /**
@@ -431,10 +460,7 @@ public final class WaldenLogStorage implements LogStorage {
                 }
                 // Durable before anything is deleted: a restart then starts at the new first index.
                 final long recordLsn = wal.append(
-                        recordBuffer,
-                        0,
-                        writeRecord(KIND_FIRST_INDEX, 0, 0, firstIndexKept, 0, null, 0, 0),
-                        Durability.SYNCED);
+                        recordBuffer, 0, writeIndexRecord(KIND_FIRST_INDEX, firstIndexKept), Durability.SYNCED);
                 final long keepFrom;
                 synchronized (indexLock) {
                     index.setFirst(firstIndexKept);
@@ -489,10 +515,10 @@ public final class WaldenLogStorage implements LogStorage {
                 // the index that the cut kept are dropped by a record of the last index.
                 batch.clear();
                 if (mark >= 0) {
-                    batch.add(recordBuffer, 0, writeRecord(KIND_FIRST_INDEX, 0, 0, mark, 0, null, 0, 0));
+                    batch.add(recordBuffer, 0, writeIndexRecord(KIND_FIRST_INDEX, mark));
                 }
                 if (laterEntriesBefore) {
-                    batch.add(recordBuffer, 0, writeRecord(KIND_LAST_INDEX, 0, 0, lastIndexKept, 0, null, 0, 0));
+                    batch.add(recordBuffer, 0, writeIndexRecord(KIND_LAST_INDEX, lastIndexKept));
                 }
                 if (!batch.isEmpty()) {
                     wal.append(batch, Durability.SYNCED);
@@ -554,27 +580,44 @@ public final class WaldenLogStorage implements LogStorage {
     // Guarded by indexLock: getFirstLogIndex pinned the first index and no record says so yet.
     private boolean markUnrecorded;
 
-    /** Writes a record into the record buffer; returns its length. Holder of appendLock. */
-    private int writeRecord(
-            final int kind,
-            final int type,
+    /**
+     * Writes a record of an index mark (the first or the last index kept) into the record buffer;
+     * returns its length. Holder of appendLock.
+     */
+    private int writeIndexRecord(final int kind, final long entryIndex) {
+        return writeHeader(kind, 0, 0, entryIndex, 0);
+    }
+
+    /**
+     * Writes a record of an entry, or of a part of it ({@code partLength} bytes of the encoded entry
+     * from {@code from}), into the record buffer; returns its length. Holder of appendLock.
+     */
+    private int writeEntryRecord(
+            final LogEntry entry,
+            final boolean lastPart,
             final int call,
-            final long entryIndex,
-            final long term,
-            final byte[] entry,
-            final int entryOffset,
-            final int entryLength) {
+            final byte[] encoded,
+            final int from,
+            final int partLength) {
+        final int headerLength = writeHeader(
+                lastPart ? KIND_ENTRY : KIND_ENTRY_PART,
+                entry.getType().getNumber(),
+                call,
+                entry.getId().getIndex(),
+                entry.getId().getTerm());
+        recordBuffer.putBytes(headerLength, encoded, from, partLength);
+        return headerLength + partLength;
+    }
+
+    /** Writes a record's header into the record buffer; returns its length. Holder of appendLock. */
+    private int writeHeader(final int kind, final int type, final int call, final long entryIndex, final long term) {
         recordBuffer.putLong(KIND_OFFSET, 0);
         recordBuffer.putByte(KIND_OFFSET, (byte) kind);
         recordBuffer.putByte(TYPE_OFFSET, (byte) type);
         recordBuffer.putByte(CALL_OFFSET, (byte) call);
         recordBuffer.putLong(INDEX_OFFSET, entryIndex, ByteOrder.LITTLE_ENDIAN);
         recordBuffer.putLong(TERM_OFFSET, term, ByteOrder.LITTLE_ENDIAN);
-        if (entry == null) {
-            return ENTRY_OFFSET;
-        }
-        recordBuffer.putBytes(ENTRY_OFFSET, entry, entryOffset, entryLength);
-        return ENTRY_OFFSET + entryLength;
+        return ENTRY_OFFSET;
     }
 
     /**

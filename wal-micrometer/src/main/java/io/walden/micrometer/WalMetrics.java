@@ -119,6 +119,17 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void bindTo(final MeterRegistry registry) {
         final List<Meter> meters = new ArrayList<>();
+        addCounters(registry, meters);
+        addPositionGauges(registry, meters);
+        addLogGauges(registry, meters);
+        addSyncGauges(registry, meters);
+        synchronized (bound) {
+            bound.add(new Bound(registry, meters));
+        }
+    }
+
+    /** The counters: appends, writes, syncs and the write path's events. */
+    private void addCounters(final MeterRegistry registry, final List<Meter> meters) {
         meters.add(counter(registry, "walden.appends", RECORDS, "records appended", WalStats::appends));
         meters.add(counter(
                 registry, "walden.append.bytes", BaseUnits.BYTES, "payload bytes appended", WalStats::appendBytes));
@@ -160,7 +171,10 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 RECORDS,
                 "appends whose I/O the appending thread ran itself",
                 WalStats::appendsRunByCaller));
+    }
 
+    /** The positions of the log and the bytes between them. */
+    private void addPositionGauges(final MeterRegistry registry, final List<Meter> meters) {
         meters.add(gauge(
                 registry, "walden.start.position", BaseUnits.BYTES, "first position held", WalStats::startPosition));
         meters.add(gauge(
@@ -199,6 +213,10 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 BaseUnits.BYTES,
                 "bytes appended but not yet durable",
                 stats -> Math.max(0, stats.tailPosition() - stats.durablePosition())));
+    }
+
+    /** The log buffer's size and the log's health. */
+    private void addLogGauges(final MeterRegistry registry, final List<Meter> meters) {
         meters.add(gauge(
                 registry,
                 "walden.buffer.capacity",
@@ -217,6 +235,10 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 null,
                 "0 if the log's file system lives in memory (SYNCED survives no power loss), else 1",
                 stats -> stats.survivesPowerLoss() ? 1 : 0));
+    }
+
+    /** What each sync covered, and how long syncs took. */
+    private void addSyncGauges(final MeterRegistry registry, final List<Meter> meters) {
         meters.add(gauge(
                 registry,
                 "walden.sync.records.mean",
@@ -258,9 +280,6 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 .tags(tags)
                 .description("longest time an operation that made records durable took")
                 .register(registry));
-        synchronized (bound) {
-            bound.add(new Bound(registry, meters));
-        }
     }
 
     /**

@@ -37,35 +37,45 @@ final class CompletionQueue {
         // flight.
         boolean stalled;
 
-        /**
-         * An operation.
-         *
-         * @param kind what its delivery records.
-         * @param token the log's token.
-         * @param id the disk's id of the operation, 0 if none.
-         * @param result the result to deliver.
-         * @param failure the failure to deliver, or null.
-         * @param description the operation, for messages.
-         * @param pollsLeft polls before it may be delivered.
-         * @param delayNs the least time from now before it may be delivered.
-         */
-        Operation(
+        private Operation(
                 final Kind kind,
                 final long token,
                 final long id,
                 final long result,
                 final IOException failure,
                 final Supplier<String> description,
-                final int pollsLeft,
-                final long delayNs) {
+                final long readyAtNs) {
             this.kind = kind;
             this.token = token;
             this.id = id;
             this.result = result;
             this.failure = failure;
             this.description = description;
-            this.pollsLeft = pollsLeft;
-            this.readyAtNs = delayNs == 0 ? 0 : System.nanoTime() + delayNs;
+            this.readyAtNs = readyAtNs;
+        }
+
+        /**
+         * An operation that completes with a result: what its delivery records ({@code kind}), the log's
+         * token, the disk's id of the operation (0 if none), the result, the operation for messages, and
+         * the polls and least time from now before it may be delivered.
+         */
+        static Operation completing(
+                final Kind kind,
+                final long token,
+                final long id,
+                final long result,
+                final Supplier<String> description,
+                final int pollsLeft,
+                final long delayNs) {
+            final Operation operation = new Operation(
+                    kind, token, id, result, null, description, delayNs == 0 ? 0 : System.nanoTime() + delayNs);
+            operation.pollsLeft = pollsLeft;
+            return operation;
+        }
+
+        /** An operation that fails at the next poll with the failure, recording nothing. */
+        static Operation failing(final long token, final IOException failure) {
+            return new Operation(Kind.NOTHING, token, 0, -1, failure, failure::getMessage, 0);
         }
     }
 

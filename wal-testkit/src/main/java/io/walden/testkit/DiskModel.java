@@ -168,77 +168,114 @@ final class DiskModel {
     void apply(final DiskEvent event) {
         appliedCount++;
         if (event instanceof DiskEvent.Create create) {
-            files.put(create.inode(), new FileState());
-            liveDirectory.put(create.name(), create.inode());
-            // Creation is synchronous: its completion is delivered at once.
-            final long opId = createOpIds--;
-            pendingDirectoryOps.put(opId, new DirectoryOp(opId, "create", create.inode(), create.name(), null));
-            deliveredDirectoryOps.add(opId);
+            create(create);
         } else if (event instanceof DiskEvent.Write write) {
-            final FileState file = files.get(write.inode());
-            file.pending.put(write.writeId(), new PendingWrite(write.writeId(), write.fileOffset(), write.bytes()));
-            file.cacheSizeBytes = Math.max(file.cacheSizeBytes, write.fileOffset() + write.bytes().length);
-            writeInodes.put(write.writeId(), write.inode());
+            write(write);
         } else if (event instanceof DiskEvent.WriteDone done) {
-            final FileState file = files.get(writeInodes.get(done.writeId()));
-            if (done.durable()) {
-                file.makeDurable(file.pending.get(done.writeId()));
-            } else {
-                file.delivered.add(done.writeId());
-            }
+            writeDone(done);
         } else if (event instanceof DiskEvent.Sync sync) {
-            final FileState file = files.get(sync.inode());
-            final List<Long> covered = new ArrayList<>();
-            for (final Long writeId : file.pending.keySet()) {
-                if (file.delivered.contains(writeId)) {
-                    covered.add(writeId);
-                }
-            }
-            syncCaptures.put(sync.syncId(), covered);
+            sync(sync);
         } else if (event instanceof DiskEvent.SyncDone done) {
-            for (final Long writeId : syncCaptures.remove(done.syncId())) {
-                final FileState file = files.get(writeInodes.get(writeId));
-                final PendingWrite write = file.pending.get(writeId);
-                if (write != null) {
-                    file.makeDurable(write);
-                }
-            }
+            syncDone(done);
         } else if (event instanceof DiskEvent.Rename rename) {
-            final int inode = liveInode(rename.source());
-            liveDirectory.remove(rename.source());
-            liveDirectory.put(rename.target(), inode);
-            pendingDirectoryOps.put(
-                    rename.opId(), new DirectoryOp(rename.opId(), "rename", inode, rename.source(), rename.target()));
+            rename(rename);
         } else if (event instanceof DiskEvent.Delete delete) {
-            final Integer inode = liveDirectory.remove(delete.name());
-            if (inode != null) {
-                pendingDirectoryOps.put(
-                        delete.opId(), new DirectoryOp(delete.opId(), "delete", inode, delete.name(), null));
-            } else {
-                // Deleting a name that does not exist changes nothing.
-                pendingDirectoryOps.put(
-                        delete.opId(), new DirectoryOp(delete.opId(), "delete", -1, delete.name(), null));
-            }
+            delete(delete);
         } else if (event instanceof DiskEvent.DirectoryOpDone done) {
             deliveredDirectoryOps.add(done.opId());
         } else if (event instanceof DiskEvent.DirectorySync sync) {
-            final List<Long> covered = new ArrayList<>();
-            for (final Long opId : pendingDirectoryOps.keySet()) {
-                if (deliveredDirectoryOps.contains(opId)) {
-                    covered.add(opId);
-                }
-            }
-            directorySyncCaptures.put(sync.syncId(), covered);
+            directorySync(sync);
         } else if (event instanceof DiskEvent.DirectorySyncDone done) {
-            for (final Long opId : directorySyncCaptures.remove(done.syncId())) {
-                final DirectoryOp op = pendingDirectoryOps.remove(opId);
-                if (op != null) {
-                    op.applyTo(durableDirectory);
-                    deliveredDirectoryOps.remove(opId);
-                }
-            }
+            directorySyncDone(done);
         } else {
             throw new AssertionError("unknown event " + event);
+        }
+    }
+
+    private void create(final DiskEvent.Create create) {
+        files.put(create.inode(), new FileState());
+        liveDirectory.put(create.name(), create.inode());
+        // Creation is synchronous: its completion is delivered at once.
+        final long opId = createOpIds--;
+        pendingDirectoryOps.put(opId, new DirectoryOp(opId, "create", create.inode(), create.name(), null));
+        deliveredDirectoryOps.add(opId);
+    }
+
+    private void write(final DiskEvent.Write write) {
+        final FileState file = files.get(write.inode());
+        file.pending.put(write.writeId(), new PendingWrite(write.writeId(), write.fileOffset(), write.bytes()));
+        file.cacheSizeBytes = Math.max(file.cacheSizeBytes, write.fileOffset() + write.bytes().length);
+        writeInodes.put(write.writeId(), write.inode());
+    }
+
+    private void writeDone(final DiskEvent.WriteDone done) {
+        final FileState file = files.get(writeInodes.get(done.writeId()));
+        if (done.durable()) {
+            file.makeDurable(file.pending.get(done.writeId()));
+        } else {
+            file.delivered.add(done.writeId());
+        }
+    }
+
+    /** A sync covers the writes of its file delivered when it is issued. */
+    private void sync(final DiskEvent.Sync sync) {
+        final FileState file = files.get(sync.inode());
+        final List<Long> covered = new ArrayList<>();
+        for (final Long writeId : file.pending.keySet()) {
+            if (file.delivered.contains(writeId)) {
+                covered.add(writeId);
+            }
+        }
+        syncCaptures.put(sync.syncId(), covered);
+    }
+
+    private void syncDone(final DiskEvent.SyncDone done) {
+        for (final Long writeId : syncCaptures.remove(done.syncId())) {
+            final FileState file = files.get(writeInodes.get(writeId));
+            final PendingWrite write = file.pending.get(writeId);
+            if (write != null) {
+                file.makeDurable(write);
+            }
+        }
+    }
+
+    private void rename(final DiskEvent.Rename rename) {
+        final int inode = liveInode(rename.source());
+        liveDirectory.remove(rename.source());
+        liveDirectory.put(rename.target(), inode);
+        pendingDirectoryOps.put(
+                rename.opId(), new DirectoryOp(rename.opId(), "rename", inode, rename.source(), rename.target()));
+    }
+
+    private void delete(final DiskEvent.Delete delete) {
+        final Integer inode = liveDirectory.remove(delete.name());
+        if (inode != null) {
+            pendingDirectoryOps.put(
+                    delete.opId(), new DirectoryOp(delete.opId(), "delete", inode, delete.name(), null));
+        } else {
+            // Deleting a name that does not exist changes nothing.
+            pendingDirectoryOps.put(delete.opId(), new DirectoryOp(delete.opId(), "delete", -1, delete.name(), null));
+        }
+    }
+
+    /** A directory sync covers the directory operations delivered when it is issued. */
+    private void directorySync(final DiskEvent.DirectorySync sync) {
+        final List<Long> covered = new ArrayList<>();
+        for (final Long opId : pendingDirectoryOps.keySet()) {
+            if (deliveredDirectoryOps.contains(opId)) {
+                covered.add(opId);
+            }
+        }
+        directorySyncCaptures.put(sync.syncId(), covered);
+    }
+
+    private void directorySyncDone(final DiskEvent.DirectorySyncDone done) {
+        for (final Long opId : directorySyncCaptures.remove(done.syncId())) {
+            final DirectoryOp op = pendingDirectoryOps.remove(opId);
+            if (op != null) {
+                op.applyTo(durableDirectory);
+                deliveredDirectoryOps.remove(opId);
+            }
         }
     }
 

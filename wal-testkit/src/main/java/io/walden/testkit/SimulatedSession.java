@@ -427,7 +427,7 @@ final class SimulatedSession implements StorageSession {
             final int pollsLeft,
             final long delayNs) {
         final CompletionQueue.Operation operation = inFlight.add(
-                new CompletionQueue.Operation(kind, token, id, result, null, description, pollsLeft, delayNs));
+                CompletionQueue.Operation.completing(kind, token, id, result, description, pollsLeft, delayNs));
         completionSignal.run();
         return operation;
     }
@@ -446,8 +446,7 @@ final class SimulatedSession implements StorageSession {
 
     /** Queues an operation that fails at the next poll, recording nothing. */
     private void fail(final long token, final IOException failure) {
-        inFlight.add(new CompletionQueue.Operation(
-                CompletionQueue.Kind.NOTHING, token, 0, -1, failure, failure::getMessage, 0, 0));
+        inFlight.add(CompletionQueue.Operation.failing(token, failure));
         completionSignal.run();
     }
 

@@ -207,13 +207,7 @@ final class FrameDump {
             }
             final int available = load(channel, offset, HEADER_LENGTH);
             if (available < SHORT_PADDING_LENGTH) {
-                reportDamage(
-                        segment,
-                        offset,
-                        "the file ends at offset " + (windowStart + windowLength) + ", before its capacity of "
-                                + segmentCapacity,
-                        "the rest of the segment is skipped",
-                        true);
+                reportShortFile(segment, offset, segmentCapacity);
                 return;
             }
             final FrameDecoder.Verdict verdict = decode(channel, base, offset);
@@ -224,21 +218,7 @@ final class FrameDump {
                     windowStart = -1;
                     continue;
                 }
-                if (laterData || header.closedCleanly() && base + offset != header.durablePosition()) {
-                    reportDamage(
-                            segment,
-                            offset,
-                            "no frame here (zero length) although "
-                                    + (laterData
-                                            ? "a later segment holds data, and a segment is full before the next one"
-                                                    + " gets a byte"
-                                            : "the header records a clean close at position "
-                                                    + header.durablePosition()),
-                            "the rest of the segment is skipped",
-                            true);
-                    return;
-                }
-                out.end(segment, offset, segmentFrames, segmentRecords, "nothing written after this (zero length)");
+                endAtZeroLength(segment, header, offset, laterData, segmentFrames, segmentRecords);
                 return;
             }
             final boolean impossible = decoder.problem() == FrameDecoder.Problem.IMPOSSIBLE_LENGTH;
@@ -272,6 +252,44 @@ final class FrameDump {
             reread = false;
         }
         out.end(segment, offset, segmentFrames, segmentRecords, "the segment is full");
+    }
+
+    /** Reports a segment file that ends before its capacity, at a frame's offset. */
+    private void reportShortFile(final LogDirectory.Segment segment, final long offset, final int segmentCapacity) {
+        reportDamage(
+                segment,
+                offset,
+                "the file ends at offset " + (windowStart + windowLength) + ", before its capacity of "
+                        + segmentCapacity,
+                "the rest of the segment is skipped",
+                true);
+    }
+
+    /**
+     * Ends a segment at a frame of zero length: its end, or damage where a later segment holds data or
+     * the header records a clean close elsewhere.
+     */
+    private void endAtZeroLength(
+            final LogDirectory.Segment segment,
+            final SegmentHeader header,
+            final long offset,
+            final boolean laterData,
+            final long segmentFrames,
+            final long segmentRecords) {
+        if (laterData || header.closedCleanly() && segment.base() + offset != header.durablePosition()) {
+            reportDamage(
+                    segment,
+                    offset,
+                    "no frame here (zero length) although "
+                            + (laterData
+                                    ? "a later segment holds data, and a segment is full before the next one"
+                                            + " gets a byte"
+                                    : "the header records a clean close at position " + header.durablePosition()),
+                    "the rest of the segment is skipped",
+                    true);
+            return;
+        }
+        out.end(segment, offset, segmentFrames, segmentRecords, "nothing written after this (zero length)");
     }
 
     /**

@@ -105,13 +105,7 @@ final class IoUring implements AutoCloseable {
         final MemorySegment params = arena.allocate(PARAMS_LENGTH);
         params.set(JAVA_INT, PARAMS_FLAGS_OFFSET, IORING_SETUP_CQSIZE);
         params.set(JAVA_INT, PARAMS_CQ_ENTRIES_OFFSET, entries * 2);
-        final long fd = LinuxCalls.syscall(errno, LinuxCalls.SYS_IO_URING_SETUP, entries, params.address(), 0, 0, 0, 0);
-        if (fd < 0) {
-            final int error = LinuxCalls.errno(errno);
-            arena.close();
-            throw new IOException("io_uring_setup failed: " + LinuxCalls.describe(error));
-        }
-        this.ringFd = (int) fd;
+        this.ringFd = setUp(entries, params);
         this.entries = params.get(JAVA_INT, PARAMS_SQ_ENTRIES_OFFSET);
         final int cqEntries = params.get(JAVA_INT, PARAMS_CQ_ENTRIES_OFFSET);
         final int features = params.get(JAVA_INT, PARAMS_FEATURES_OFFSET);
@@ -160,16 +154,36 @@ final class IoUring implements AutoCloseable {
         cqMask = cqRing.get(JAVA_INT, cqMaskOffset);
         sqTail = (int) INT.getAcquire(sqRing, sqTailOffset);
         cqHead = (int) INT.getAcquire(cqRing, cqHeadOffset);
+        eventFd = registerEventFd();
+    }
 
+    /**
+     * Sets up the ring the parameters describe ({@code io_uring_setup}); returns its file descriptor. On
+     * failure, frees the arena.
+     */
+    private int setUp(final int entries, final MemorySegment params) throws IOException {
+        final long fd = LinuxCalls.syscall(errno, LinuxCalls.SYS_IO_URING_SETUP, entries, params.address(), 0, 0, 0, 0);
+        if (fd < 0) {
+            final int error = LinuxCalls.errno(errno);
+            arena.close();
+            throw new IOException("io_uring_setup failed: " + LinuxCalls.describe(error));
+        }
+        return (int) fd;
+    }
+
+    /**
+     * Makes the eventfd that the ring signals each completion on and registers it with the ring;
+     * returns it. On failure, unmaps the rings and closes the ring.
+     */
+    private int registerEventFd() throws IOException {
         final int efd = LinuxCalls.eventfd(errno);
         if (efd < 0) {
             final int error = LinuxCalls.errno(errno);
             unmapAndClose();
             throw new IOException("eventfd failed: " + LinuxCalls.describe(error));
         }
-        eventFd = efd;
         final MemorySegment fdArgument = arena.allocate(JAVA_INT);
-        fdArgument.set(JAVA_INT, 0, eventFd);
+        fdArgument.set(JAVA_INT, 0, efd);
         final long registered = LinuxCalls.syscall(
                 errno,
                 LinuxCalls.SYS_IO_URING_REGISTER,
@@ -181,10 +195,11 @@ final class IoUring implements AutoCloseable {
                 0);
         if (registered < 0) {
             final int error = LinuxCalls.errno(errno);
-            LinuxCalls.close(errno, eventFd);
+            LinuxCalls.close(errno, efd);
             unmapAndClose();
             throw new IOException("io_uring_register(IORING_REGISTER_EVENTFD) failed: " + LinuxCalls.describe(error));
         }
+        return efd;
     }
 
     /**
