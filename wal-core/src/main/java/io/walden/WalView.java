@@ -61,11 +61,8 @@ public final class WalView implements AutoCloseable {
     public WalReader reader(final long fromLsn, final Durability visibility) {
         checkOpen();
         return new LogReader(
-                directory,
+                new LogReader.Log(directory, tracker.logId(), tracker.capacityBytes(), new long[0]),
                 tracker,
-                tracker.capacityBytes(),
-                tracker.logId(),
-                new long[0],
                 READ_BUFFER_RECORD_BYTES,
                 fromLsn,
                 visibility);

@@ -77,15 +77,23 @@ public final class LogReader implements WalReader {
     private long validEnd;
     private boolean closed;
 
+    /**
+     * The log a reader reads: its directory, identity, segment capacity, and the ranges recovery
+     * skipped (SKIP policy), which readers step over.
+     */
+    public record Log(Path directory, long logId, long segmentCapacityBytes, long[] skippedRanges) {}
+
     public LogReader(
-            final Path directory,
+            final Log log,
             final LogPositions positions,
-            final long segmentCapacityBytes,
-            final long logId,
-            final long[] skippedRanges,
             final int maxRecordBytes,
             final long fromPosition,
             final Durability visibility) {
+        final Path directory = log.directory();
+        final long segmentCapacityBytes = log.segmentCapacityBytes();
+        final long logId = log.logId();
+        final long[] skippedRanges = log.skippedRanges();
+
         if (visibility == Durability.BUFFERED) {
             throw new WalException(
                     WalException.ErrorCode.CONFIG,

@@ -32,11 +32,12 @@ public final class ReaderOpening {
         }
         final RecoveredLog recovered = e.recovered();
         return new LogReader(
-                holder.directory(),
+                new LogReader.Log(
+                        holder.directory(),
+                        recovered.logId(),
+                        recovered.segmentCapacityBytes(),
+                        recovered.skippedRanges()),
                 holder.state(),
-                recovered.segmentCapacityBytes(),
-                recovered.logId(),
-                recovered.skippedRanges(),
                 maxRecordBytes,
                 fromLsn,
                 visibility);

@@ -92,9 +92,7 @@ final class LogInspector {
 
     /** Reads a pending truncation only to report it as a finding: an open completes it first. */
     private SuffixTruncationRecord readTruncation(final SegmentInventory.Identity identity) throws IOException {
-        return new SuffixTruncationCompletion(
-                        directory, null, null, null, tally, identity.logId(), identity.capacityBytes(), 0)
-                .read();
+        return new SuffixTruncationCompletion(directory, null, null, tally, identity, 0).read();
     }
 
     private RecoveryReport report(

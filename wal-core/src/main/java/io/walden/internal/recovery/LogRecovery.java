@@ -417,7 +417,7 @@ public final class LogRecovery {
 
     private SuffixTruncationCompletion truncations() {
         return new SuffixTruncationCompletion(
-                directory, session, io, writer, tally, logId, capacityBytes, maxFrameBytes());
+                directory, io, writer, tally, new SegmentInventory.Identity(logId, capacityBytes), maxFrameBytes());
     }
 
     private int maxFrameBytes() {

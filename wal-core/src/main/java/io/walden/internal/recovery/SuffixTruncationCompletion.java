@@ -40,20 +40,18 @@ final class SuffixTruncationCompletion {
 
     SuffixTruncationCompletion(
             final Path directory,
-            final StorageSession session,
             final BlockingIo io,
             final RecoveryWriter writer,
             final RecoveryTally tally,
-            final long logId,
-            final int capacityBytes,
+            final SegmentInventory.Identity identity,
             final int maxFrameBytes) {
         this.directory = directory;
-        this.session = session;
+        this.session = io == null ? null : io.session();
         this.io = io;
         this.writer = writer;
         this.tally = tally;
-        this.logId = logId;
-        this.capacityBytes = capacityBytes;
+        this.logId = identity.logId();
+        this.capacityBytes = identity.capacityBytes();
         this.maxFrameBytes = maxFrameBytes;
     }
 

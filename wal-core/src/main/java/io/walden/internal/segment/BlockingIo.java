@@ -24,6 +24,11 @@ public final class BlockingIo implements CompletionHandler {
         this.session = session;
     }
 
+    /** The session it runs on. */
+    public StorageSession session() {
+        return session;
+    }
+
     public void write(final int fileHandle, final long fileOffset, final ByteBuffer source, final int lengthBytes)
             throws IOException {
         begin();

@@ -116,11 +116,12 @@ class LogReaderTest {
     private static WalReader reader(final EngineFixture fixture, final long fromLsn, final Durability visibility) {
         final RecoveredLog recovered = fixture.holder.engine().recovered();
         return new LogReader(
-                fixture.config.directory(),
+                new LogReader.Log(
+                        fixture.config.directory(),
+                        recovered.logId(),
+                        recovered.segmentCapacityBytes(),
+                        recovered.skippedRanges()),
                 fixture.state(),
-                recovered.segmentCapacityBytes(),
-                recovered.logId(),
-                recovered.skippedRanges(),
                 fixture.config.maxRecordBytes(),
                 fromLsn,
                 visibility);

@@ -99,11 +99,8 @@ class FrameRulesAgreementTest {
 
         final List<Long> delivered = new ArrayList<>();
         try (LogReader reader = new LogReader(
-                directory,
+                new LogReader.Log(directory, LOG_ID, CAPACITY, LogPositions.NO_RANGES),
                 new Visible(cEnd),
-                CAPACITY,
-                LOG_ID,
-                LogPositions.NO_RANGES,
                 PAYLOAD_BYTES,
                 A_OFFSET,
                 Durability.WRITTEN)) {
