@@ -1,6 +1,7 @@
 package io.walden.bench;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -35,6 +36,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
     private final StorageSession delegate;
     private final ThrottledStorageBackend backend;
     private final Runnable completionSignal;
+    private final StorageCapabilities capabilities;
     private final Thread signalThread;
 
     // Slots: one per operation in flight, owned by the log's thread.
@@ -66,7 +68,8 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
         this.delegate = delegate;
         this.backend = backend;
         this.completionSignal = completionSignal;
-        final int slotCount = delegate.maxInFlight();
+        this.capabilities = delegate.capabilities().withCallerMayRunIo(false).withCompletionThreadMayRunIo(false);
+        final int slotCount = capabilities.maxInFlight();
         this.slotTokens = new long[slotCount];
         this.slotWriteLengths = new int[slotCount];
         this.freeSlots = new int[slotCount];
@@ -85,29 +88,13 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
         signalThread.start();
     }
 
+    /**
+     * As the delegate's, but only the log's I/O thread runs operations: neither appenders nor a
+     * completion thread (the signal thread only signals that a held completion is due).
+     */
     @Override
-    public boolean directIo() {
-        return delegate.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return delegate.writesDurable();
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return delegate.overlappingWritesMax();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return delegate.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return delegate.maxInFlight();
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override

@@ -31,29 +31,14 @@ public class ForwardingStorageSession implements StorageSession {
         return delegate;
     }
 
+    /**
+     * The delegate's capabilities. A wrapper that changes what the log may do (fewer operations in
+     * flight, no I/O on callers' threads) overrides this, and answers the same every time: the log
+     * reads it once, when the session is opened.
+     */
     @Override
-    public boolean directIo() {
-        return delegate.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return delegate.writesDurable();
-    }
-
-    @Override
-    public String durabilityNote() {
-        return delegate.durabilityNote();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return delegate.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return delegate.maxInFlight();
+    public StorageCapabilities capabilities() {
+        return delegate.capabilities();
     }
 
     @Override
@@ -106,21 +91,6 @@ public class ForwardingStorageSession implements StorageSession {
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
         delegate.submitSyncOnCaller(fileHandle, token);
-    }
-
-    @Override
-    public boolean callerMayRunIo() {
-        return delegate.callerMayRunIo();
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return delegate.overlappingWritesMax();
-    }
-
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return delegate.completionThreadMayRunIo();
     }
 
     @Override

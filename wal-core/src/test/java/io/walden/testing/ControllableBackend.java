@@ -4,6 +4,7 @@ import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -236,7 +237,7 @@ public final class ControllableBackend implements StorageBackend {
         if (session == null) {
             throw new IllegalStateException("no session was opened");
         }
-        return session.writesDurable();
+        return session.capabilities().writesDurable();
     }
 
     private void wake() {
@@ -259,6 +260,7 @@ public final class ControllableBackend implements StorageBackend {
     private final class Session implements StorageSession, CompletionHandler {
         private final StorageSession session;
         private final Runnable completionSignal;
+        private final StorageCapabilities capabilities;
         private final Map<Long, Submitted> submitted = new HashMap<>();
         private final Map<Integer, Path> paths = new HashMap<>();
         // Held and injected completions in the order they arose; delivered in that order once their
@@ -272,26 +274,18 @@ public final class ControllableBackend implements StorageBackend {
         Session(final StorageSession session, final Runnable completionSignal) {
             this.session = session;
             this.completionSignal = completionSignal;
+            final StorageCapabilities backend = session.capabilities();
+            this.capabilities = StorageCapabilities.of(
+                    backend.directIo(), backend.writesDurable(), backend.blockSizeBytes(), backend.maxInFlight());
         }
 
+        /**
+         * The backend's I/O mode and limits, with the defaults for the rest: only the I/O thread runs
+         * operations, one write at a time.
+         */
         @Override
-        public boolean directIo() {
-            return session.directIo();
-        }
-
-        @Override
-        public boolean writesDurable() {
-            return session.writesDurable();
-        }
-
-        @Override
-        public int blockSizeBytes() {
-            return session.blockSizeBytes();
-        }
-
-        @Override
-        public int maxInFlight() {
-            return session.maxInFlight();
+        public StorageCapabilities capabilities() {
+            return capabilities;
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.walden.nio;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -34,7 +35,7 @@ import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
  *          --submit--> syncQueue --> sync thread --> completionQueue --signal--> poll
  * </pre>
  *
- * <p>The caller may be an appender that runs the log's I/O itself ({@link #callerMayRunIo()}), and
+ * <p>The caller may be an appender that runs the log's I/O itself ({@link StorageCapabilities#callerMayRunIo()}), and
  * an interrupt of it closes the {@code FileChannel} it is using (FileChannel's rule). So each file
  * has two channels. Writes and on-caller syncs use the <em>caller channel</em>; when an interrupt
  * closes it, it is replaced, and the operation is not failed: a write is made again, whole, on the
@@ -78,6 +79,7 @@ final class NioStorageSession implements StorageSession {
 
     private final Path directory;
     private final StorageOptions options;
+    private final StorageCapabilities capabilities;
     private final Runnable completionSignal;
     private final FileChannel directoryChannel;
     private final FileTable<OpenFile> files = new FileTable<>();
@@ -96,6 +98,7 @@ final class NioStorageSession implements StorageSession {
             throws IOException {
         this.directory = directory;
         this.options = options;
+        this.capabilities = StorageCapabilities.of(options, OPERATION_COUNT).withCallerMayRunIo(true);
         this.completionSignal = completionSignal;
         this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
         for (int i = 0; i < OPERATION_COUNT; i++) {
@@ -162,29 +165,14 @@ final class NioStorageSession implements StorageSession {
         }
     }
 
+    /**
+     * The options' mode, {@value #OPERATION_COUNT} operations in flight, and appenders may run I/O (an
+     * interrupt replaces the caller channel; see the class comment). Writes run one at a time, on the
+     * submitting thread.
+     */
     @Override
-    public boolean callerMayRunIo() {
-        return true;
-    }
-
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return OPERATION_COUNT;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.walden.uring;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -30,10 +31,10 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * An io_uring session on the JVM's shared jasyncfio event loop ({@link UringExecutors}). Writes and
  * fdatasync are submitted to the ring and complete on the event loop, whose callback hands the pooled
  * {@link Operation} to a queue and signals the log. The log runs the work that follows a completion
- * right there ({@link #completionThreadMayRunIo()}): it polls, and submits the next write or the
+ * right there ({@link StorageCapabilities#completionThreadMayRunIo()}): it polls, and submits the next write or the
  * sync, from the event loop, where jasyncfio enqueues a submission directly and hands it to the
  * kernel when the loop next waits, without the eventfd wake-up a submission from another thread
- * costs. A lone appender submits its own write ({@link #callerMayRunIo()}). So a {@code SYNCED}
+ * costs. A lone appender submits its own write ({@link StorageCapabilities#callerMayRunIo()}). So a {@code SYNCED}
  * append wakes two threads (the loop, then the appender) rather than six. Directory syncs, renames
  * and deletes are rare and run synchronously on the log's I/O thread (jasyncfio 0.0.7 has no renameat
  * or directory fsync), so the session adds no thread of its own.
@@ -111,7 +112,7 @@ final class UringStorageSession implements StorageSession {
 
     private final Path directory;
     private final StorageOptions options;
-    private final String durabilityNote;
+    private final StorageCapabilities capabilities;
     private final Runnable completionSignal;
     private final EventExecutor executor;
     private final FileChannel directoryChannel;
@@ -136,7 +137,11 @@ final class UringStorageSession implements StorageSession {
         this.directory = directory;
         this.options = options;
         this.completionSignal = completionSignal;
-        this.durabilityNote = durabilityNote;
+        this.capabilities = StorageCapabilities.of(options, OPERATION_COUNT)
+                .withCallerMayRunIo(true)
+                .withCompletionThreadMayRunIo(true)
+                .withOverlappingWritesMax(OVERLAPPING_WRITES_MAX)
+                .withDurabilityNote(durabilityNote);
         try {
             this.executor = UringExecutors.shared();
         } catch (final Throwable ex) {
@@ -148,55 +153,25 @@ final class UringStorageSession implements StorageSession {
         }
     }
 
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public String durabilityNote() {
-        return durabilityNote;
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return OPERATION_COUNT;
-    }
-
     /**
-     * Yes: a submission from an appender costs what one from the I/O thread does (a task for the event
-     * loop), and saves waking the I/O thread. An interrupt cannot disturb a submission, and the one
-     * blocking call an appender can make (closing a full segment's file as it rolls) waits through an
-     * interrupt and keeps it.
+     * The options' mode and the backend's durability note, {@value #OPERATION_COUNT} operations in
+     * flight, and:
+     *
+     * <ul>
+     *   <li>appenders may run I/O: a submission from an appender costs what one from the I/O thread
+     *       does (a task for the event loop), and saves waking the I/O thread. An interrupt cannot
+     *       disturb a submission, and the one blocking call an appender can make (closing a full
+     *       segment's file as it rolls) waits through an interrupt and keeps it;
+     *   <li>the completion thread may run I/O: on the event loop, {@link #submitWrite}, {@link
+     *       #submitSync} and {@link #poll} only enqueue and dequeue; jasyncfio submits what was
+     *       enqueued when the loop next waits;
+     *   <li>{@value #OVERLAPPING_WRITES_MAX} overlapping writes: the ring carries many writes at once,
+     *       completed in any order, as many as the log may keep.
+     * </ul>
      */
     @Override
-    public boolean callerMayRunIo() {
-        return true;
-    }
-
-    /**
-     * Yes: on the event loop, {@link #submitWrite}, {@link #submitSync} and {@link #poll} only enqueue
-     * and dequeue; jasyncfio submits what was enqueued when the loop next waits.
-     */
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return true;
-    }
-
-    /** The ring carries many writes at once, completed in any order: as many as the log may keep. */
-    @Override
-    public int overlappingWritesMax() {
-        return OVERLAPPING_WRITES_MAX;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override

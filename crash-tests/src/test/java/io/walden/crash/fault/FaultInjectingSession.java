@@ -2,6 +2,7 @@ package io.walden.crash.fault;
 
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -57,6 +58,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
     private final StorageSession delegate;
     private final Path directory;
     private final Runnable completionSignal;
+    private final StorageCapabilities capabilities;
     private final Map<Integer, Path> paths = new HashMap<>();
     private final Map<Long, Pending> forwarded = new HashMap<>();
     private final ArrayDeque<Completion> held = new ArrayDeque<>();
@@ -77,6 +79,9 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         this.delegate = delegate;
         this.directory = directory;
         this.completionSignal = completionSignal;
+        final StorageCapabilities backend = delegate.capabilities();
+        this.capabilities =
+                backend.withMaxInFlight(Math.max(1, backend.maxInFlight() / 2)).withCompletionThreadMayRunIo(false);
     }
 
     /** Wakes the log's thread so that it polls. Any thread. */
@@ -84,36 +89,15 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         completionSignal.run();
     }
 
+    /**
+     * As the backend's, appenders running writes and syncs, faults included, on their own threads where
+     * it lets them; but half as many operations in flight (a split write takes two of the real
+     * session's), and the completion signal only wakes the log: its I/O never runs on the backend's
+     * completion thread here.
+     */
     @Override
-    public boolean directIo() {
-        return delegate.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return delegate.writesDurable();
-    }
-
-    /** As the backend: appenders then run writes and syncs, faults included, on their own threads. */
-    @Override
-    public boolean callerMayRunIo() {
-        return delegate.callerMayRunIo();
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return delegate.overlappingWritesMax();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return delegate.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        // A split write takes two of the real session's operations.
-        return Math.max(1, delegate.maxInFlight() / 2);
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override
@@ -144,7 +128,9 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
                 : isSegment(path) ? FaultKind.Target.DATA_WRITE : null;
         final FaultKind kind = target == null ? null : control.take(target);
         if (kind != null) {
-            final int part = kind.writesPart() ? control.partialLength(fileOffset, lengthBytes, blockSizeBytes()) : 0;
+            final int part = kind.writesPart()
+                    ? control.partialLength(fileOffset, lengthBytes, capabilities.blockSizeBytes())
+                    : 0;
             final String description = "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + path;
             startHolding(path, kind + ": " + description + ", " + part + " bytes of it written");
             final Pending pending = new Pending(token, Role.FAULT_PART, kind, description, part);
@@ -156,7 +142,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             return;
         }
         if (control.splitWrites() && isSegment(path)) {
-            final int part = control.partialLength(fileOffset, lengthBytes, blockSizeBytes());
+            final int part = control.partialLength(fileOffset, lengthBytes, capabilities.blockSizeBytes());
             if (part > 0) {
                 final long id = register(new Pending(token, Role.SPLIT_PART, null, null, lengthBytes));
                 delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, part, id);

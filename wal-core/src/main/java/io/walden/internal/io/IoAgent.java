@@ -6,6 +6,7 @@ import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -74,6 +75,7 @@ public final class IoAgent implements Agent {
     public IoAgent(
             final WalConfig config,
             final StorageSession session,
+            final StorageCapabilities capabilities,
             final LogBuffer logBuffer,
             final LogState state,
             final StatsCounters stats,
@@ -84,9 +86,9 @@ public final class IoAgent implements Agent {
         this.stats = stats;
         this.directory = config.directory();
         this.duty = new IoDuty();
-        this.round = new IoRound(config, session, logBuffer, state, stats, recovered);
-        this.callerMayRunIo = session.callerMayRunIo();
-        this.completionsRunIo = session.completionThreadMayRunIo();
+        this.round = new IoRound(config, session, capabilities, logBuffer, state, stats, recovered);
+        this.callerMayRunIo = capabilities.callerMayRunIo();
+        this.completionsRunIo = capabilities.completionThreadMayRunIo();
         this.idleStrategy = new IoIdleStrategy(new IdleHost(), !completionsRunIo);
     }
 
@@ -106,7 +108,7 @@ public final class IoAgent implements Agent {
 
     /**
      * The backend's completion signal. A backend whose completion thread may run the log's I/O
-     * ({@link StorageSession#completionThreadMayRunIo()}) gets a completion round on that thread when
+     * ({@link StorageCapabilities#completionThreadMayRunIo()}) gets a completion round on that thread when
      * the duty is free; otherwise, or when the duty is held, the holder sees the completion (the I/O
      * thread is woken for it, as for any other). Any thread, including one that holds the duty and is
      * submitting (an operation that completed at once): the flag is then left for it.

@@ -57,7 +57,7 @@ final class IoShutdown {
         this.positions = shared.positions();
         this.directory = shared.directory();
         this.segmentMask = shared.segmentCapacityBytes() - 1;
-        this.writesDurable = session.writesDurable();
+        this.writesDurable = shared.capabilities().writesDurable();
     }
 
     /** Shuts the I/O path down after the I/O thread's last round. */

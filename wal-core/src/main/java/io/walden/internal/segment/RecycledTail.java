@@ -2,7 +2,6 @@ package io.walden.internal.segment;
 
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.internal.state.AlignedBuffer;
-import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -23,20 +22,21 @@ public final class RecycledTail {
 
     /**
      * Zeroes the rest of the block a recycled segment's clean end lies in, and syncs the zeros, before
-     * the caller writes the clean-close header.
+     * the caller writes the clean-close header. With direct I/O ({@code directIo}, the session's) the
+     * writer already wrote the whole block.
      *
      * @throws IOException if the write or the sync fails.
      */
     public static int closeAt(
             final BlockingIo io,
-            final StorageSession session,
+            final boolean directIo,
             final int handle,
             final long endOffset,
             final int capacityBytes)
             throws IOException {
         final int alignment = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
         final long blockEnd = Math.min(capacityBytes, (endOffset + alignment - 1) & -(long) alignment);
-        if (blockEnd > endOffset && !session.directIo()) {
+        if (blockEnd > endOffset && !directIo) {
             try (AlignedBuffer zeros = new AlignedBuffer(alignment)) {
                 final ByteBuffer block = zeros.buffer();
                 io.write(handle, endOffset, block, (int) (blockEnd - endOffset));

@@ -111,7 +111,7 @@ public final class OnlineTruncation {
                 state.startPosition() & -(long) recovered.segmentCapacityBytes(),
                 state.durablePosition(),
                 recovered.skippedRanges());
-        return LogEngine.startOn(config, backend, state, stats, session -> {
+        return LogEngine.startOn(config, backend, state, stats, (session, capabilities) -> {
             final RecoveredLog next =
                     SuffixTruncation.truncateStopped(config, session, stopped, lsn, state::addDiscardedRange);
             return next != null ? next : LogRecovery.recover(config, session);
@@ -121,7 +121,7 @@ public final class OnlineTruncation {
     /** Starts the log's files again as they are, after a truncation that changed nothing. Under the close lock. */
     private LogEngine restartAfterRefusal() {
         try {
-            return LogEngine.start(config, backend, state, stats, session -> {});
+            return LogEngine.start(config, backend, state, stats, capabilities -> {});
         } catch (final IOException ex) {
             throw closeAfterFailure(new WalException(
                     NoSpace.errorCode(ex),

@@ -3,6 +3,7 @@ package io.walden.uring.ffm;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import io.walden.uring.ffm.RingOperations.Kind;
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #poll}. No event loop stands between the log and the kernel. One thread of the session's own,
  * the completion waiter, blocks on the ring's eventfd and runs the log's completion signal when the
  * kernel posts a completion; the log then runs the work that follows it there ({@link
- * #completionThreadMayRunIo()}). What a lone appender would only wait for does not go through the
+ * StorageCapabilities#completionThreadMayRunIo()}). What a lone appender would only wait for does not go through the
  * ring: its sync ({@link #submitSyncOnCaller}) is a direct fdatasync(2), which io_uring would hand to
  * a kernel worker thread and back, and its O_DSYNC write ({@link #submitWriteOnCaller}) a direct
  * pwrite(2); both complete before the call returns and are signalled on that thread.
@@ -58,7 +59,7 @@ final class FfmUringStorageSession implements StorageSession {
     private final Path directory;
     private final StorageOptions options;
     private final Runnable completionSignal;
-    private final String durabilityNote;
+    private final StorageCapabilities capabilities;
     private final IoUring ring;
     private final FileChannel directoryChannel;
     private final FileTable<Integer> files = new FileTable<>();
@@ -89,7 +90,11 @@ final class FfmUringStorageSession implements StorageSession {
         this.directory = directory;
         this.options = options;
         this.completionSignal = completionSignal;
-        this.durabilityNote = durabilityNote;
+        this.capabilities = StorageCapabilities.of(options, OPERATION_COUNT)
+                .withCallerMayRunIo(true)
+                .withCompletionThreadMayRunIo(true)
+                .withOverlappingWritesMax(OVERLAPPING_WRITES_MAX)
+                .withDurabilityNote(durabilityNote);
         this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
         try {
             this.ring = IoUring.open(RING_ENTRIES);
@@ -101,55 +106,26 @@ final class FfmUringStorageSession implements StorageSession {
         waiter.start();
     }
 
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public String durabilityNote() {
-        return durabilityNote;
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return OPERATION_COUNT;
-    }
-
     /**
-     * Yes: a submission from an appender is a system call on its own thread, which saves waking the
-     * I/O thread. No call blocks but {@link #submitSyncOnCaller}, which the log asks for only where its
-     * caller would wait anyway; an interrupt does not disturb a system call made through the Foreign
-     * Function API, and the thread's interrupt status is left as it was.
+     * The options' mode and the backend's durability note, {@value #OPERATION_COUNT} operations in
+     * flight, and:
+     *
+     * <ul>
+     *   <li>appenders may run I/O: a submission from an appender is a system call on its own thread,
+     *       which saves waking the I/O thread. No call blocks but {@link #submitSyncOnCaller}, which
+     *       the log asks for only where its caller would wait anyway; an interrupt does not disturb a
+     *       system call made through the Foreign Function API, and the thread's interrupt status is
+     *       left as it was;
+     *   <li>the completion thread may run I/O: on the waiter thread, {@link #submitWrite}, {@link
+     *       #submitSync} and {@link #poll} only fill entries and enter the kernel without waiting, or
+     *       read the completion ring;
+     *   <li>{@value #OVERLAPPING_WRITES_MAX} overlapping writes: the ring carries many writes at once,
+     *       completed in any order, as many as the log may keep.
+     * </ul>
      */
     @Override
-    public boolean callerMayRunIo() {
-        return true;
-    }
-
-    /**
-     * Yes: on the waiter thread, {@link #submitWrite}, {@link #submitSync} and {@link #poll} only fill
-     * entries and enter the kernel without waiting, or read the completion ring.
-     */
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return true;
-    }
-
-    /** The ring carries many writes at once, completed in any order: as many as the log may keep. */
-    @Override
-    public int overlappingWritesMax() {
-        return OVERLAPPING_WRITES_MAX;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override

@@ -98,7 +98,7 @@ final class RingOperations {
      * @param token the log's token.
      * @return the operation.
      * @throws IllegalStateException if every operation is in flight (the log keeps within {@link
-     *     io.walden.spi.StorageSession#maxInFlight()}).
+     *     io.walden.spi.StorageCapabilities#maxInFlight()}).
      */
     Operation take(final Kind kind, final long token) {
         final Operation operation = free.poll();
