@@ -1,6 +1,7 @@
 package io.walden.bench;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -28,12 +29,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threading:</b> the {@link StorageSession} methods are called by one thread at a time (the
  * log's); the signal thread reads only {@link #earliestDueNs} and the backend's throttle flag.
  */
-final class ThrottledStorageSession implements StorageSession, CompletionHandler {
+final class ThrottledStorageSession extends ForwardingStorageSession implements CompletionHandler {
     private static final long SIGNAL_IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long SIGNAL_REPEAT_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
     private static final long NONE = Long.MAX_VALUE;
 
-    private final StorageSession delegate;
     private final ThrottledStorageBackend backend;
     private final Runnable completionSignal;
     private final StorageCapabilities capabilities;
@@ -65,7 +65,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
 
     ThrottledStorageSession(
             final StorageSession delegate, final ThrottledStorageBackend backend, final Runnable completionSignal) {
-        this.delegate = delegate;
+        super(delegate);
         this.backend = backend;
         this.completionSignal = completionSignal;
         this.capabilities = delegate.capabilities().withCallerMayRunIo(false).withCompletionThreadMayRunIo(false);
@@ -98,16 +98,6 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
     }
 
     @Override
-    public int openFile(final Path path, final boolean create) throws IOException {
-        return delegate.openFile(path, create);
-    }
-
-    @Override
-    public void closeFile(final int fileHandle) throws IOException {
-        delegate.closeFile(fileHandle);
-    }
-
-    @Override
     public void submitWrite(
             final int fileHandle,
             final long fileOffset,
@@ -116,32 +106,38 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
             final int lengthBytes,
             final long token) {
         final int slot = takeSlot(token, lengthBytes);
-        delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, slot);
+        delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, slot);
     }
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        delegate.submitSync(fileHandle, takeSlot(token, -1));
+        delegate().submitSync(fileHandle, takeSlot(token, -1));
+    }
+
+    /** Goes through {@link #submitSync}: every operation takes a slot. */
+    @Override
+    public void submitSyncOnCaller(final int fileHandle, final long token) {
+        submitSync(fileHandle, token);
     }
 
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        delegate.submitAllocate(fileHandle, fileOffset, lengthBytes, takeSlot(token, -1));
+        delegate().submitAllocate(fileHandle, fileOffset, lengthBytes, takeSlot(token, -1));
     }
 
     @Override
     public void submitSyncDirectory(final long token) {
-        delegate.submitSyncDirectory(takeSlot(token, -1));
+        delegate().submitSyncDirectory(takeSlot(token, -1));
     }
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        delegate.submitRename(source, target, takeSlot(token, -1));
+        delegate().submitRename(source, target, takeSlot(token, -1));
     }
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        delegate.submitDelete(path, takeSlot(token, -1));
+        delegate().submitDelete(path, takeSlot(token, -1));
     }
 
     @Override
@@ -149,7 +145,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
         target = handler;
         delivered = 0;
         try {
-            delegate.poll(this, limit);
+            delegate().poll(this, limit);
             final boolean throttled = backend.throttled();
             final long nowNs = System.nanoTime();
             while (delivered < limit && heldHead < heldTail) {
@@ -209,7 +205,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
 
     @Override
     public int inFlight() {
-        return delegate.inFlight() + (int) (heldTail - heldHead);
+        return delegate().inFlight() + (int) (heldTail - heldHead);
     }
 
     @Override
@@ -224,7 +220,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
                 interrupted = true;
             }
         }
-        delegate.close();
+        delegate().close();
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

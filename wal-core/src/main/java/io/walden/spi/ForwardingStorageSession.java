@@ -88,6 +88,11 @@ public class ForwardingStorageSession implements StorageSession {
         delegate.submitSync(fileHandle, token);
     }
 
+    /**
+     * Passes the sync on to the delegate's {@code submitSyncOnCaller}, so that the backend may still
+     * run it on the calling thread. A wrapper that changes syncs (fails them, delays them, gives them
+     * tokens of its own) overrides this too, if only to route it through its own {@link #submitSync}.
+     */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
         delegate.submitSyncOnCaller(fileHandle, token);

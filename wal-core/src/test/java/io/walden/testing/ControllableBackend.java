@@ -3,6 +3,7 @@ package io.walden.testing;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
@@ -257,8 +258,11 @@ public final class ControllableBackend implements StorageBackend {
     /** A completion kept back or injected. */
     private record Completion(long token, long result, IOException failure, int kind) {}
 
-    private final class Session implements StorageSession, CompletionHandler {
-        private final StorageSession session;
+    /**
+     * Forwards every operation to the backend's session under an id of its own, holding back or
+     * failing the kinds the test asks for.
+     */
+    private final class Session extends ForwardingStorageSession implements CompletionHandler {
         private final Runnable completionSignal;
         private final StorageCapabilities capabilities;
         private final Map<Long, Submitted> submitted = new HashMap<>();
@@ -272,7 +276,7 @@ public final class ControllableBackend implements StorageBackend {
         private int pollHeldKinds;
 
         Session(final StorageSession session, final Runnable completionSignal) {
-            this.session = session;
+            super(session);
             this.completionSignal = completionSignal;
             final StorageCapabilities backend = session.capabilities();
             this.capabilities = StorageCapabilities.of(
@@ -290,7 +294,7 @@ public final class ControllableBackend implements StorageBackend {
 
         @Override
         public int openFile(final Path path, final boolean create) throws IOException {
-            final int handle = session.openFile(path, create);
+            final int handle = delegate().openFile(path, create);
             paths.put(handle, path);
             return handle;
         }
@@ -298,7 +302,7 @@ public final class ControllableBackend implements StorageBackend {
         @Override
         public void closeFile(final int fileHandle) throws IOException {
             paths.remove(fileHandle);
-            session.closeFile(fileHandle);
+            delegate().closeFile(fileHandle);
         }
 
         @Override
@@ -331,7 +335,7 @@ public final class ControllableBackend implements StorageBackend {
             final int kind = segment
                     ? KIND_WRITE
                     : isSegment(paths.get(fileHandle)) ? KIND_OTHER : KIND_WRITE | KIND_PREPARATION_WRITE;
-            session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
+            delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
         }
 
         /** A header write that records the armed position: the data syncs submitted from now on are held. */
@@ -359,18 +363,24 @@ public final class ControllableBackend implements StorageBackend {
             }
             final int kind =
                     segment ? KIND_SYNC | KIND_DATA_SYNC | (markWritten ? KIND_SYNC_AFTER_MARK : 0) : KIND_SYNC;
-            session.submitSync(fileHandle, wrap(token, kind));
+            delegate().submitSync(fileHandle, wrap(token, kind));
+        }
+
+        /** Goes through {@link #submitSync}, so that it is held and failed like any other sync. */
+        @Override
+        public void submitSyncOnCaller(final int fileHandle, final long token) {
+            submitSync(fileHandle, token);
         }
 
         @Override
         public void submitAllocate(
                 final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-            session.submitAllocate(fileHandle, fileOffset, lengthBytes, wrap(token, KIND_OTHER));
+            delegate().submitAllocate(fileHandle, fileOffset, lengthBytes, wrap(token, KIND_OTHER));
         }
 
         @Override
         public void submitSyncDirectory(final long token) {
-            session.submitSyncDirectory(wrap(token, KIND_OTHER));
+            delegate().submitSyncDirectory(wrap(token, KIND_OTHER));
         }
 
         @Override
@@ -383,7 +393,7 @@ public final class ControllableBackend implements StorageBackend {
                     entry.setValue(target);
                 }
             }
-            session.submitRename(source, target, wrap(token, KIND_OTHER));
+            delegate().submitRename(source, target, wrap(token, KIND_OTHER));
         }
 
         @Override
@@ -391,7 +401,7 @@ public final class ControllableBackend implements StorageBackend {
             if (injectDirectoryChangeFailure(token)) {
                 return;
             }
-            session.submitDelete(path, wrap(token, KIND_OTHER));
+            delegate().submitDelete(path, wrap(token, KIND_OTHER));
         }
 
         /** @return whether the armed directory-change failure took this operation. */
@@ -426,7 +436,7 @@ public final class ControllableBackend implements StorageBackend {
             if (count < limit) {
                 target = handler;
                 delivered = 0;
-                session.poll(this, limit - count);
+                delegate().poll(this, limit - count);
                 count += delivered;
                 target = null;
             }
@@ -450,12 +460,12 @@ public final class ControllableBackend implements StorageBackend {
 
         @Override
         public int inFlight() {
-            return session.inFlight() + pending.size();
+            return delegate().inFlight() + pending.size();
         }
 
         @Override
         public void close() {
-            session.close();
+            delegate().close();
             heldCompletions.addAndGet(-pending.size());
             pending.clear();
             submitted.clear();

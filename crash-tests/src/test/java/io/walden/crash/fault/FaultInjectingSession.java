@@ -2,6 +2,7 @@ package io.walden.crash.fault;
 
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -22,7 +23,7 @@ import java.util.Map;
  * <p><b>Threading:</b> used as the SPI requires, by one thread at a time; {@link #wakeLog} from any
  * thread.
  */
-final class FaultInjectingSession implements StorageSession, CompletionHandler {
+final class FaultInjectingSession extends ForwardingStorageSession implements CompletionHandler {
     /** What a forwarded operation is to the log. */
     private enum Role {
         PLAIN,
@@ -55,7 +56,6 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
     private record Completion(long token, long result, IOException failure) {}
 
     private final FaultInjectingBackend control;
-    private final StorageSession delegate;
     private final Path directory;
     private final Runnable completionSignal;
     private final StorageCapabilities capabilities;
@@ -75,8 +75,8 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             final StorageSession delegate,
             final Path directory,
             final Runnable completionSignal) {
+        super(delegate);
         this.control = control;
-        this.delegate = delegate;
         this.directory = directory;
         this.completionSignal = completionSignal;
         final StorageCapabilities backend = delegate.capabilities();
@@ -102,7 +102,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
 
     @Override
     public int openFile(final Path path, final boolean create) throws IOException {
-        final int handle = delegate.openFile(path, create);
+        final int handle = delegate().openFile(path, create);
         paths.put(handle, path);
         return handle;
     }
@@ -110,7 +110,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
     @Override
     public void closeFile(final int fileHandle) throws IOException {
         paths.remove(fileHandle);
-        delegate.closeFile(fileHandle);
+        delegate().closeFile(fileHandle);
     }
 
     @Override
@@ -135,7 +135,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             startHolding(path, kind + ": " + description + ", " + part + " bytes of it written");
             final Pending pending = new Pending(token, Role.FAULT_PART, kind, description, part);
             if (part > 0) {
-                delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, part, register(pending));
+                delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, part, register(pending));
             } else {
                 completeFault(pending, 0);
             }
@@ -145,13 +145,14 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             final int part = control.partialLength(fileOffset, lengthBytes, capabilities.blockSizeBytes());
             if (part > 0) {
                 final long id = register(new Pending(token, Role.SPLIT_PART, null, null, lengthBytes));
-                delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, part, id);
-                delegate.submitWrite(
-                        fileHandle, fileOffset + part, source, sourceOffset + part, lengthBytes - part, id);
+                delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, part, id);
+                delegate()
+                        .submitWrite(
+                                fileHandle, fileOffset + part, source, sourceOffset + part, lengthBytes - part, id);
                 return;
             }
         }
-        delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, plain(token));
+        delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, plain(token));
     }
 
     @Override
@@ -165,7 +166,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             completeFault(new Pending(token, Role.FAULT_PART, kind, description, 0), 0);
             return;
         }
-        delegate.submitAllocate(fileHandle, fileOffset, lengthBytes, plain(token));
+        delegate().submitAllocate(fileHandle, fileOffset, lengthBytes, plain(token));
     }
 
     @Override
@@ -190,9 +191,9 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             return;
         }
         if (onCaller) {
-            delegate.submitSyncOnCaller(fileHandle, plain(token));
+            delegate().submitSyncOnCaller(fileHandle, plain(token));
         } else {
-            delegate.submitSync(fileHandle, plain(token));
+            delegate().submitSync(fileHandle, plain(token));
         }
     }
 
@@ -206,20 +207,20 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             completeFault(new Pending(token, Role.FAULT_PART, kind, description, 0), 0);
             return;
         }
-        delegate.submitSyncDirectory(plain(token));
+        delegate().submitSyncDirectory(plain(token));
     }
 
     @Override
     public void submitRename(final Path source, final Path renamed, final long token) {
         inFlight++;
         paths.replaceAll((handle, path) -> path.equals(source) ? renamed : path);
-        delegate.submitRename(source, renamed, plain(token));
+        delegate().submitRename(source, renamed, plain(token));
     }
 
     @Override
     public void submitDelete(final Path path, final long token) {
         inFlight++;
-        delegate.submitDelete(path, plain(token));
+        delegate().submitDelete(path, plain(token));
     }
 
     @Override
@@ -227,7 +228,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         if (holding) {
             // Let the real operations finish and keep their completions.
             target = null;
-            delegate.poll(this, Integer.MAX_VALUE);
+            delegate().poll(this, Integer.MAX_VALUE);
             if (!control.released() || fault == null) {
                 return 0;
             }
@@ -244,7 +245,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         if (count < limit) {
             target = handler;
             delivered = 0;
-            delegate.poll(this, limit - count);
+            delegate().poll(this, limit - count);
             count += delivered;
             target = null;
         }
@@ -286,7 +287,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
 
     @Override
     public void close() {
-        delegate.close();
+        delegate().close();
         held.clear();
         forwarded.clear();
     }
