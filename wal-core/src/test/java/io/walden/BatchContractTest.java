@@ -55,7 +55,7 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
         if (writesDurable == null) {
             final Path probe = Files.createDirectories(tempDir.resolve("probe"));
             try (StorageSession session = newBackend().open(probe, () -> {})) {
-                writesDurable = session.writesDurable();
+                writesDurable = session.capabilities().writesDurable();
             }
         }
         return writesDurable;

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An appender that runs its own record's I/O ({@code StorageSession#callerMayRunIo()}) may be
+ * An appender that runs its own record's I/O ({@code StorageCapabilities#callerMayRunIo()}) may be
  * interrupted anywhere in it: the interrupt is the appender's, not the log's, so it neither fails the
  * log nor loses a record. Every backend whose sessions let appenders run I/O runs this suite.
  */

@@ -212,7 +212,7 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
         final long[] completion = {-1, Long.MIN_VALUE};
         final IOException[] failure = new IOException[1];
         try (StorageSession session = newBackend().open(probe, () -> {})) {
-            final int blockBytes = Math.max(4096, session.blockSizeBytes());
+            final int blockBytes = Math.max(4096, session.capabilities().blockSizeBytes());
             final ByteBuffer block = BufferUtil.allocateDirectAligned(blockBytes, blockBytes);
             final int sourceOffset = 0;
             for (int i = 0; i < blockBytes; i++) {

@@ -3,6 +3,7 @@ package io.walden.bench;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -71,7 +72,7 @@ public final class FlushDelayBackend implements StorageBackend {
     @Override
     public StorageSession open(final Path logDirectory, final Runnable completionSignal) throws IOException {
         final StorageSession session = delegate.open(logDirectory, completionSignal);
-        if (deepQueue && session.writesDurable()) {
+        if (deepQueue && session.capabilities().writesDurable()) {
             session.close();
             throw new IOException(
                     "the deep-queue flush emulation needs a backend without O_DSYNC, not " + delegate.name());
@@ -90,7 +91,7 @@ public final class FlushDelayBackend implements StorageBackend {
     private static final class Session extends ForwardingStorageSession {
         private final long flushDelayNs;
         private final Runnable completionSignal;
-        private final boolean deepQueue;
+        private final StorageCapabilities capabilities;
         // Tokens of syncs in flight with the time each may complete, in submission order.
         private final ArrayDeque<long[]> syncsInFlight = new ArrayDeque<>();
         // Completions of syncs that came back early: token, result, failure, kept until due.
@@ -104,17 +105,15 @@ public final class FlushDelayBackend implements StorageBackend {
             super(delegate);
             this.flushDelayNs = flushDelayNs;
             this.completionSignal = completionSignal;
-            this.deepQueue = deepQueue;
+            final StorageCapabilities backend = delegate.capabilities();
+            this.capabilities =
+                    deepQueue ? backend.withWritesDurable(true).withOverlappingWritesMax(DEEP_QUEUE_WRITES) : backend;
         }
 
+        /** The delegate's; in the deep-queue form, durable writes, {@link #DEEP_QUEUE_WRITES} at once. */
         @Override
-        public boolean writesDurable() {
-            return deepQueue || super.writesDurable();
-        }
-
-        @Override
-        public int overlappingWritesMax() {
-            return deepQueue ? DEEP_QUEUE_WRITES : super.overlappingWritesMax();
+        public StorageCapabilities capabilities() {
+            return capabilities;
         }
 
         @Override
@@ -125,7 +124,7 @@ public final class FlushDelayBackend implements StorageBackend {
                 final int sourceOffset,
                 final int lengthBytes,
                 final long token) {
-            if (writesDurable()) {
+            if (capabilities.writesDurable()) {
                 syncsInFlight.add(new long[] {token, System.nanoTime() + flushDelayNs});
             }
             super.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);

@@ -1,6 +1,8 @@
 package io.walden.bench;
 
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,14 +29,14 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Threading:</b> the {@link StorageSession} methods are called by one thread at a time (the
  * log's); the signal thread reads only {@link #earliestDueNs} and the backend's throttle flag.
  */
-final class ThrottledStorageSession implements StorageSession, CompletionHandler {
+final class ThrottledStorageSession extends ForwardingStorageSession implements CompletionHandler {
     private static final long SIGNAL_IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long SIGNAL_REPEAT_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
     private static final long NONE = Long.MAX_VALUE;
 
-    private final StorageSession delegate;
     private final ThrottledStorageBackend backend;
     private final Runnable completionSignal;
+    private final StorageCapabilities capabilities;
     private final Thread signalThread;
 
     // Slots: one per operation in flight, owned by the log's thread.
@@ -63,10 +65,11 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
 
     ThrottledStorageSession(
             final StorageSession delegate, final ThrottledStorageBackend backend, final Runnable completionSignal) {
-        this.delegate = delegate;
+        super(delegate);
         this.backend = backend;
         this.completionSignal = completionSignal;
-        final int slotCount = delegate.maxInFlight();
+        this.capabilities = delegate.capabilities().withCallerMayRunIo(false).withCompletionThreadMayRunIo(false);
+        final int slotCount = capabilities.maxInFlight();
         this.slotTokens = new long[slotCount];
         this.slotWriteLengths = new int[slotCount];
         this.freeSlots = new int[slotCount];
@@ -85,39 +88,13 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
         signalThread.start();
     }
 
+    /**
+     * As the delegate's, but only the log's I/O thread runs operations: neither appenders nor a
+     * completion thread (the signal thread only signals that a held completion is due).
+     */
     @Override
-    public boolean directIo() {
-        return delegate.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return delegate.writesDurable();
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return delegate.overlappingWritesMax();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return delegate.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return delegate.maxInFlight();
-    }
-
-    @Override
-    public int openFile(final Path path, final boolean create) throws IOException {
-        return delegate.openFile(path, create);
-    }
-
-    @Override
-    public void closeFile(final int fileHandle) throws IOException {
-        delegate.closeFile(fileHandle);
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override
@@ -129,32 +106,38 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
             final int lengthBytes,
             final long token) {
         final int slot = takeSlot(token, lengthBytes);
-        delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, slot);
+        delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, slot);
     }
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        delegate.submitSync(fileHandle, takeSlot(token, -1));
+        delegate().submitSync(fileHandle, takeSlot(token, -1));
+    }
+
+    /** Goes through {@link #submitSync}: every operation takes a slot. */
+    @Override
+    public void submitSyncOnCaller(final int fileHandle, final long token) {
+        submitSync(fileHandle, token);
     }
 
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        delegate.submitAllocate(fileHandle, fileOffset, lengthBytes, takeSlot(token, -1));
+        delegate().submitAllocate(fileHandle, fileOffset, lengthBytes, takeSlot(token, -1));
     }
 
     @Override
     public void submitSyncDirectory(final long token) {
-        delegate.submitSyncDirectory(takeSlot(token, -1));
+        delegate().submitSyncDirectory(takeSlot(token, -1));
     }
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        delegate.submitRename(source, target, takeSlot(token, -1));
+        delegate().submitRename(source, target, takeSlot(token, -1));
     }
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        delegate.submitDelete(path, takeSlot(token, -1));
+        delegate().submitDelete(path, takeSlot(token, -1));
     }
 
     @Override
@@ -162,7 +145,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
         target = handler;
         delivered = 0;
         try {
-            delegate.poll(this, limit);
+            delegate().poll(this, limit);
             final boolean throttled = backend.throttled();
             final long nowNs = System.nanoTime();
             while (delivered < limit && heldHead < heldTail) {
@@ -222,7 +205,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
 
     @Override
     public int inFlight() {
-        return delegate.inFlight() + (int) (heldTail - heldHead);
+        return delegate().inFlight() + (int) (heldTail - heldHead);
     }
 
     @Override
@@ -237,7 +220,7 @@ final class ThrottledStorageSession implements StorageSession, CompletionHandler
                 interrupted = true;
             }
         }
-        delegate.close();
+        delegate().close();
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

@@ -1,7 +1,6 @@
 package io.walden.internal;
 
 import io.walden.spi.FileSystemTypes;
-import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -56,8 +55,7 @@ final class LogDirectories {
      * system type and JVM: a test suite may open thousands of logs there, and every log's
      * statistics say it anyway), and when the backend's session has a durability note.
      */
-    public static void warnIfNotDurable(
-            final Path directory, final String fileSystemType, final StorageSession session) {
+    public static void warnIfNotDurable(final Path directory, final String fileSystemType, final String note) {
         if (!FileSystemTypes.survivesPowerLoss(fileSystemType)) {
             LOGGER.log(
                     WARNED_FILE_SYSTEM_TYPES.add(fileSystemType)
@@ -67,7 +65,6 @@ final class LogDirectories {
                             + " SYNCED records survive a process crash there, but no power loss or reboot."
                             + " Put the log on a disk file system (ext4, xfs) for durability.");
         }
-        final String note = session.durabilityNote();
         if (note != null) {
             LOGGER.log(System.Logger.Level.WARNING, "the log in " + directory + ": " + note);
         }

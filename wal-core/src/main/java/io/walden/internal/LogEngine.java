@@ -10,6 +10,7 @@ import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -46,6 +47,7 @@ public final class LogEngine {
     private LogEngine(
             final WalConfig config,
             final StorageSession session,
+            final StorageCapabilities capabilities,
             final RecoveredLog recovered,
             final LogState existingState,
             final StatsCounters stats,
@@ -53,10 +55,10 @@ public final class LogEngine {
             throws IOException {
         this.config = config;
         this.recovered = recovered;
-        this.durabilityNote = session.durabilityNote();
+        this.durabilityNote = capabilities.durabilityNote();
         final int bufferCapacityBytes = Math.min(config.bufferCapacityBytes(), recovered.segmentCapacityBytes());
         final long end = recovered.endPosition();
-        final long released = session.directIo() ? end & -(long) session.blockSizeBytes() : end;
+        final long released = capabilities.directIo() ? end & -(long) capabilities.blockSizeBytes() : end;
         this.logBuffer = new LogBuffer(bufferCapacityBytes, recovered.segmentCapacityBytes(), end, released);
         if (released < end) {
             preloadPartialBlock(released, end);
@@ -67,7 +69,7 @@ public final class LogEngine {
             existingState.continueAt(end);
             this.state = existingState;
         }
-        this.agent = new IoAgent(config, session, logBuffer, state, stats, recovered);
+        this.agent = new IoAgent(config, session, capabilities, logBuffer, state, stats, recovered);
         signal.agent = agent;
         this.wake = agent::wake;
         this.ioThread = new Thread(agent.newRunner(), agent.roleName());
@@ -80,10 +82,10 @@ public final class LogEngine {
             final StorageBackend backend,
             final LogState existingState,
             final StatsCounters stats,
-            final Consumer<StorageSession> onSessionOpen)
+            final Consumer<StorageCapabilities> onSessionOpen)
             throws IOException {
-        return startOn(config, backend, existingState, stats, session -> {
-            onSessionOpen.accept(session);
+        return startOn(config, backend, existingState, stats, (session, capabilities) -> {
+            onSessionOpen.accept(capabilities);
             return LogRecovery.recover(config, session);
         });
     }
@@ -100,8 +102,11 @@ public final class LogEngine {
         StorageSession session = null;
         try {
             session = backend.open(config.directory(), signal);
-            final RecoveredLog recovered = source.open(session);
-            final LogEngine engine = new LogEngine(config, session, recovered, existingState, stats, signal);
+            // Read once: every part of the log that depends on them is handed these.
+            final StorageCapabilities capabilities = session.capabilities();
+            final RecoveredLog recovered = source.open(session, capabilities);
+            final LogEngine engine =
+                    new LogEngine(config, session, capabilities, recovered, existingState, stats, signal);
             engine.ioThread.start();
             return engine;
         } catch (final IOException | RuntimeException | Error ex) {
@@ -116,9 +121,10 @@ public final class LogEngine {
         }
     }
 
+    /** Makes the log an engine runs on, from its new storage session: recovery, or a truncation. */
     @FunctionalInterface
     public interface LogSource {
-        RecoveredLog open(StorageSession session) throws IOException;
+        RecoveredLog open(StorageSession session, StorageCapabilities capabilities) throws IOException;
     }
 
     /**

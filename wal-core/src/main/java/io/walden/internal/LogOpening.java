@@ -71,7 +71,8 @@ public final class LogOpening {
                     backend,
                     null,
                     stats,
-                    session -> LogDirectories.warnIfNotDurable(config.directory(), fileSystemType, session));
+                    capabilities -> LogDirectories.warnIfNotDurable(
+                            config.directory(), fileSystemType, capabilities.durabilityNote()));
             // An existing log's segment capacity wins; what was not set follows it (maxRecordBytes).
             final WalConfig logConfig =
                     config.forSegmentCapacity(engine.recovered().segmentCapacityBytes());

@@ -59,7 +59,7 @@ public final class FileSystemTypes {
 
     /**
      * What an io_uring backend with O_DSYNC does differently on a FUSE file system, in words for {@link
-     * StorageSession#durabilityNote()}: through io_uring, the kernel's FUSE path completes O_DSYNC
+     * StorageCapabilities#durabilityNote()}: through io_uring, the kernel's FUSE path completes O_DSYNC
      * writes without the flush O_DSYNC requires, so such a backend opens its files without O_DSYNC and
      * the log syncs with fdatasync instead.
      *

@@ -31,29 +31,14 @@ public class ForwardingStorageSession implements StorageSession {
         return delegate;
     }
 
+    /**
+     * The delegate's capabilities. A wrapper that changes what the log may do (fewer operations in
+     * flight, no I/O on callers' threads) overrides this, and answers the same every time: the log
+     * reads it once, when the session is opened.
+     */
     @Override
-    public boolean directIo() {
-        return delegate.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return delegate.writesDurable();
-    }
-
-    @Override
-    public String durabilityNote() {
-        return delegate.durabilityNote();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return delegate.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return delegate.maxInFlight();
+    public StorageCapabilities capabilities() {
+        return delegate.capabilities();
     }
 
     @Override
@@ -103,24 +88,14 @@ public class ForwardingStorageSession implements StorageSession {
         delegate.submitSync(fileHandle, token);
     }
 
+    /**
+     * Passes the sync on to the delegate's {@code submitSyncOnCaller}, so that the backend may still
+     * run it on the calling thread. A wrapper that changes syncs (fails them, delays them, gives them
+     * tokens of its own) overrides this too, if only to route it through its own {@link #submitSync}.
+     */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
         delegate.submitSyncOnCaller(fileHandle, token);
-    }
-
-    @Override
-    public boolean callerMayRunIo() {
-        return delegate.callerMayRunIo();
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return delegate.overlappingWritesMax();
-    }
-
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return delegate.completionThreadMayRunIo();
     }
 
     @Override

@@ -15,7 +15,7 @@ public record StorageOptions(boolean directIo, boolean dsync) {
     public static final int DIRECT_BLOCK_SIZE_BYTES = 4096;
 
     /**
-     * The alignment a session with these options requires, as {@link StorageSession#blockSizeBytes()}.
+     * The alignment a session with these options requires, as {@link StorageCapabilities#blockSizeBytes()}.
      *
      * @return {@link #DIRECT_BLOCK_SIZE_BYTES} with direct I/O, else 1.
      */

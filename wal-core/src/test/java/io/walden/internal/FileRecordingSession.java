@@ -2,6 +2,7 @@ package io.walden.internal;
 
 import io.walden.internal.segment.BlockingIo;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -29,6 +30,8 @@ import java.util.Map;
  * <p><b>Threading:</b> one thread.
  */
 public final class FileRecordingSession implements StorageSession {
+    private static final StorageCapabilities CAPABILITIES = StorageCapabilities.of(false, false, 4096, 1);
+
     /** The operations, in the order they were submitted. */
     public final List<String> operations = new ArrayList<>();
 
@@ -71,24 +74,10 @@ public final class FileRecordingSession implements StorageSession {
         return selected;
     }
 
+    /** Buffered writes, made durable by syncs, one operation in flight; 4 KiB blocks. */
     @Override
-    public boolean directIo() {
-        return false;
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return false;
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return 4096;
-    }
-
-    @Override
-    public int maxInFlight() {
-        return 1;
+    public StorageCapabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override

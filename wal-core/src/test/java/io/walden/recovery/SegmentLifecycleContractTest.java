@@ -275,7 +275,7 @@ public abstract class SegmentLifecycleContractTest {
     private boolean writesDurable() throws IOException {
         final Path probe = Files.createDirectories(root.resolve("writes-durable-probe"));
         try (StorageSession session = newBackend().open(probe, () -> {})) {
-            return session.writesDurable();
+            return session.capabilities().writesDurable();
         }
     }
 

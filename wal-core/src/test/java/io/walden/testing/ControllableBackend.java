@@ -3,7 +3,9 @@ package io.walden.testing;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
 import io.walden.spi.StorageBackend;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -236,7 +238,7 @@ public final class ControllableBackend implements StorageBackend {
         if (session == null) {
             throw new IllegalStateException("no session was opened");
         }
-        return session.writesDurable();
+        return session.capabilities().writesDurable();
     }
 
     private void wake() {
@@ -256,9 +258,13 @@ public final class ControllableBackend implements StorageBackend {
     /** A completion kept back or injected. */
     private record Completion(long token, long result, IOException failure, int kind) {}
 
-    private final class Session implements StorageSession, CompletionHandler {
-        private final StorageSession session;
+    /**
+     * Forwards every operation to the backend's session under an id of its own, holding back or
+     * failing the kinds the test asks for.
+     */
+    private final class Session extends ForwardingStorageSession implements CompletionHandler {
         private final Runnable completionSignal;
+        private final StorageCapabilities capabilities;
         private final Map<Long, Submitted> submitted = new HashMap<>();
         private final Map<Integer, Path> paths = new HashMap<>();
         // Held and injected completions in the order they arose; delivered in that order once their
@@ -270,33 +276,25 @@ public final class ControllableBackend implements StorageBackend {
         private int pollHeldKinds;
 
         Session(final StorageSession session, final Runnable completionSignal) {
-            this.session = session;
+            super(session);
             this.completionSignal = completionSignal;
+            final StorageCapabilities backend = session.capabilities();
+            this.capabilities = StorageCapabilities.of(
+                    backend.directIo(), backend.writesDurable(), backend.blockSizeBytes(), backend.maxInFlight());
         }
 
+        /**
+         * The backend's I/O mode and limits, with the defaults for the rest: only the I/O thread runs
+         * operations, one write at a time.
+         */
         @Override
-        public boolean directIo() {
-            return session.directIo();
-        }
-
-        @Override
-        public boolean writesDurable() {
-            return session.writesDurable();
-        }
-
-        @Override
-        public int blockSizeBytes() {
-            return session.blockSizeBytes();
-        }
-
-        @Override
-        public int maxInFlight() {
-            return session.maxInFlight();
+        public StorageCapabilities capabilities() {
+            return capabilities;
         }
 
         @Override
         public int openFile(final Path path, final boolean create) throws IOException {
-            final int handle = session.openFile(path, create);
+            final int handle = delegate().openFile(path, create);
             paths.put(handle, path);
             return handle;
         }
@@ -304,7 +302,7 @@ public final class ControllableBackend implements StorageBackend {
         @Override
         public void closeFile(final int fileHandle) throws IOException {
             paths.remove(fileHandle);
-            session.closeFile(fileHandle);
+            delegate().closeFile(fileHandle);
         }
 
         @Override
@@ -337,7 +335,7 @@ public final class ControllableBackend implements StorageBackend {
             final int kind = segment
                     ? KIND_WRITE
                     : isSegment(paths.get(fileHandle)) ? KIND_OTHER : KIND_WRITE | KIND_PREPARATION_WRITE;
-            session.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
+            delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
         }
 
         /** A header write that records the armed position: the data syncs submitted from now on are held. */
@@ -365,18 +363,24 @@ public final class ControllableBackend implements StorageBackend {
             }
             final int kind =
                     segment ? KIND_SYNC | KIND_DATA_SYNC | (markWritten ? KIND_SYNC_AFTER_MARK : 0) : KIND_SYNC;
-            session.submitSync(fileHandle, wrap(token, kind));
+            delegate().submitSync(fileHandle, wrap(token, kind));
+        }
+
+        /** Goes through {@link #submitSync}, so that it is held and failed like any other sync. */
+        @Override
+        public void submitSyncOnCaller(final int fileHandle, final long token) {
+            submitSync(fileHandle, token);
         }
 
         @Override
         public void submitAllocate(
                 final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-            session.submitAllocate(fileHandle, fileOffset, lengthBytes, wrap(token, KIND_OTHER));
+            delegate().submitAllocate(fileHandle, fileOffset, lengthBytes, wrap(token, KIND_OTHER));
         }
 
         @Override
         public void submitSyncDirectory(final long token) {
-            session.submitSyncDirectory(wrap(token, KIND_OTHER));
+            delegate().submitSyncDirectory(wrap(token, KIND_OTHER));
         }
 
         @Override
@@ -389,7 +393,7 @@ public final class ControllableBackend implements StorageBackend {
                     entry.setValue(target);
                 }
             }
-            session.submitRename(source, target, wrap(token, KIND_OTHER));
+            delegate().submitRename(source, target, wrap(token, KIND_OTHER));
         }
 
         @Override
@@ -397,7 +401,7 @@ public final class ControllableBackend implements StorageBackend {
             if (injectDirectoryChangeFailure(token)) {
                 return;
             }
-            session.submitDelete(path, wrap(token, KIND_OTHER));
+            delegate().submitDelete(path, wrap(token, KIND_OTHER));
         }
 
         /** @return whether the armed directory-change failure took this operation. */
@@ -432,7 +436,7 @@ public final class ControllableBackend implements StorageBackend {
             if (count < limit) {
                 target = handler;
                 delivered = 0;
-                session.poll(this, limit - count);
+                delegate().poll(this, limit - count);
                 count += delivered;
                 target = null;
             }
@@ -456,12 +460,12 @@ public final class ControllableBackend implements StorageBackend {
 
         @Override
         public int inFlight() {
-            return session.inFlight() + pending.size();
+            return delegate().inFlight() + pending.size();
         }
 
         @Override
         public void close() {
-            session.close();
+            delegate().close();
             heldCompletions.addAndGet(-pending.size());
             pending.clear();
             submitted.clear();

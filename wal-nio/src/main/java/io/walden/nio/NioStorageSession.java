@@ -3,6 +3,10 @@ package io.walden.nio;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
+import io.walden.spi.OperationPool;
+import io.walden.spi.PooledOperation;
+import io.walden.spi.PooledOperation.Kind;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -27,14 +31,14 @@ import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
  * A FileChannel session: writes run inline on the calling thread, and so do syncs submitted with
  * {@link #submitSyncOnCaller}; other syncs, renames, deletes and directory syncs run on the
  * session's one sync thread, in submission order. Operations travel in a fixed pool of {@link
- * Operation} objects, so the steady state allocates nothing.
+ * Operation} objects ({@link OperationPool}), so the steady state allocates nothing.
  *
  * <pre>
  *   caller --submit--> [write, sync on caller: inline] --------> local completions --poll-->
  *          --submit--> syncQueue --> sync thread --> completionQueue --signal--> poll
  * </pre>
  *
- * <p>The caller may be an appender that runs the log's I/O itself ({@link #callerMayRunIo()}), and
+ * <p>The caller may be an appender that runs the log's I/O itself ({@link StorageCapabilities#callerMayRunIo()}), and
  * an interrupt of it closes the {@code FileChannel} it is using (FileChannel's rule). So each file
  * has two channels. Writes and on-caller syncs use the <em>caller channel</em>; when an interrupt
  * closes it, it is replaced, and the operation is not failed: a write is made again, whole, on the
@@ -55,33 +59,35 @@ final class NioStorageSession implements StorageSession {
 
     private static final long SYNC_THREAD_PARK_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    /** What an operation does. */
-    enum Kind {
-        WRITE,
-        ALLOCATE,
-        SYNC,
-        SYNC_DIRECTORY,
-        RENAME,
-        DELETE
-    }
-
     /** One operation in flight; pooled. Fields are handed between threads through the queues. */
-    static final class Operation {
-        Kind kind;
-        long token;
+    static final class Operation extends PooledOperation {
         FileChannel channel;
         Path source;
         Path target;
         long result;
         IOException failure;
+
+        Operation(final int index) {
+            super(index);
+        }
+
+        @Override
+        protected void clear() {
+            channel = null;
+            source = null;
+            target = null;
+            result = 0;
+            failure = null;
+        }
     }
 
     private final Path directory;
     private final StorageOptions options;
+    private final StorageCapabilities capabilities;
     private final Runnable completionSignal;
     private final FileChannel directoryChannel;
     private final FileTable<OpenFile> files = new FileTable<>();
-    private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
+    private final OperationPool<Operation> operations = new OperationPool<>(OPERATION_COUNT, Operation::new);
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
     private final OneToOneConcurrentArrayQueue<Operation> syncQueue =
             new OneToOneConcurrentArrayQueue<>(OPERATION_COUNT);
@@ -89,18 +95,15 @@ final class NioStorageSession implements StorageSession {
             new ManyToOneConcurrentArrayQueue<>(OPERATION_COUNT);
     private final Thread syncThread;
     private volatile boolean running = true;
-    private int inFlight;
     private boolean closed;
 
     NioStorageSession(final Path directory, final StorageOptions options, final Runnable completionSignal)
             throws IOException {
         this.directory = directory;
         this.options = options;
+        this.capabilities = StorageCapabilities.of(options, OPERATION_COUNT).withCallerMayRunIo(true);
         this.completionSignal = completionSignal;
         this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
-        for (int i = 0; i < OPERATION_COUNT; i++) {
-            freeOperations.add(new Operation());
-        }
         this.syncThread = new Thread(this::runSyncThread, "walden-sync-" + directory.getFileName());
         syncThread.setDaemon(true);
         syncThread.start();
@@ -162,29 +165,14 @@ final class NioStorageSession implements StorageSession {
         }
     }
 
+    /**
+     * The options' mode, {@value #OPERATION_COUNT} operations in flight, and appenders may run I/O (an
+     * interrupt replaces the caller channel; see the class comment). Writes run one at a time, on the
+     * submitting thread.
+     */
     @Override
-    public boolean callerMayRunIo() {
-        return true;
-    }
-
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return OPERATION_COUNT;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override
@@ -260,7 +248,7 @@ final class NioStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = take(Kind.WRITE, token);
+        final Operation operation = operations.take(Kind.WRITE, token);
         final OpenFile file = files.file(fileHandle);
         boolean interrupted = false;
         long position = fileOffset;
@@ -306,7 +294,7 @@ final class NioStorageSession implements StorageSession {
      */
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        final Operation operation = take(Kind.ALLOCATE, token);
+        final Operation operation = operations.take(Kind.ALLOCATE, token);
         operation.result = 0;
         localCompletions.add(operation);
     }
@@ -350,7 +338,7 @@ final class NioStorageSession implements StorageSession {
     }
 
     private Operation syncOperation(final OpenFile file, final FileChannel channel, final long token) {
-        final Operation operation = take(Kind.SYNC, token);
+        final Operation operation = operations.take(Kind.SYNC, token);
         operation.channel = channel;
         operation.source = file.path;
         return operation;
@@ -358,12 +346,12 @@ final class NioStorageSession implements StorageSession {
 
     @Override
     public void submitSyncDirectory(final long token) {
-        handOff(take(Kind.SYNC_DIRECTORY, token));
+        handOff(operations.take(Kind.SYNC_DIRECTORY, token));
     }
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        final Operation operation = take(Kind.RENAME, token);
+        final Operation operation = operations.take(Kind.RENAME, token);
         files.forEach((file, path) -> {
             if (source.equals(file.path)) {
                 file.renamed(target);
@@ -376,7 +364,7 @@ final class NioStorageSession implements StorageSession {
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        final Operation operation = take(Kind.DELETE, token);
+        final Operation operation = operations.take(Kind.DELETE, token);
         operation.source = path;
         handOff(operation);
     }
@@ -386,10 +374,10 @@ final class NioStorageSession implements StorageSession {
         int count = 0;
         Operation operation;
         while (count < limit && (operation = nextCompletion()) != null) {
-            final long token = operation.token;
+            final long token = operation.token();
             final long result = operation.result;
             final IOException failure = operation.failure;
-            release(operation);
+            operations.release(operation);
             handler.onCompletion(token, result, failure);
             count++;
         }
@@ -403,7 +391,7 @@ final class NioStorageSession implements StorageSession {
 
     @Override
     public int inFlight() {
-        return inFlight;
+        return operations.inFlight();
     }
 
     @Override
@@ -427,28 +415,6 @@ final class NioStorageSession implements StorageSession {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private Operation take(final Kind kind, final long token) {
-        final Operation operation = freeOperations.poll();
-        if (operation == null) {
-            throw new IllegalStateException("more than " + OPERATION_COUNT + " storage operations in flight");
-        }
-        operation.kind = kind;
-        operation.token = token;
-        operation.failure = null;
-        operation.result = 0;
-        inFlight++;
-        return operation;
-    }
-
-    private void release(final Operation operation) {
-        operation.channel = null;
-        operation.source = null;
-        operation.target = null;
-        operation.failure = null;
-        inFlight--;
-        freeOperations.add(operation);
     }
 
     private void handOff(final Operation operation) {
@@ -478,12 +444,12 @@ final class NioStorageSession implements StorageSession {
 
     private void execute(final Operation operation) {
         try {
-            switch (operation.kind) {
+            switch (operation.kind()) {
                 case SYNC -> operation.channel.force(false);
                 case SYNC_DIRECTORY -> directoryChannel.force(true);
                 case RENAME -> Files.move(operation.source, operation.target, StandardCopyOption.ATOMIC_MOVE);
                 case DELETE -> Files.deleteIfExists(operation.source);
-                default -> throw new IllegalStateException("not a sync-thread operation: " + operation.kind);
+                default -> throw new IllegalStateException("not a sync-thread operation: " + operation.kind());
             }
         } catch (final IOException | RuntimeException ex) {
             fail(operation, ex);
@@ -496,7 +462,7 @@ final class NioStorageSession implements StorageSession {
     }
 
     private String describe(final Operation operation) {
-        return switch (operation.kind) {
+        return switch (operation.kind()) {
             case SYNC -> "fdatasync of " + operation.source;
             case SYNC_DIRECTORY -> "fsync of directory " + directory;
             case RENAME -> "rename of " + operation.source + " to " + operation.target;

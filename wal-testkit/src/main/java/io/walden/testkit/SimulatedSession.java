@@ -3,6 +3,7 @@ package io.walden.testkit;
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileTable;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -56,12 +57,9 @@ final class SimulatedSession implements StorageSession {
     private final ZeroFillHoles zeroFill;
     private final CompletionQueue inFlight;
     private final boolean slowPreparation;
-    // In half the sessions appenders run the I/O of their own records when the log is idle, racing
-    // the I/O thread for it; their completions are delayed like any other.
-    private final boolean callerMayRunIo;
-    private final int overlappingWritesMax;
     // In a third of the sessions, a thread like io_uring's event loop: see EventLoopThread.
     private final EventLoopThread completionThread;
+    private final StorageCapabilities capabilities;
     private boolean closed;
 
     SimulatedSession(
@@ -78,46 +76,26 @@ final class SimulatedSession implements StorageSession {
         this.completionSignal = completionSignal;
         this.zeroFill = new ZeroFillHoles(disk);
         this.slowPreparation = random.nextInt(3) == 0;
-        this.callerMayRunIo = random.nextBoolean();
+        // In half the sessions appenders run the I/O of their own records when the log is idle, racing
+        // the I/O thread for it; their completions are delayed like any other.
+        final boolean callerMayRunIo = random.nextBoolean();
         // Most sessions overlap writes (a device's queue; with O_DSYNC the log then keeps several
         // group writes in flight, completed here in any order); a quarter carry one at a time.
-        this.overlappingWritesMax = random.nextInt(4) == 0 ? 1 : 2 + random.nextInt(15);
+        final int overlappingWritesMax = random.nextInt(4) == 0 ? 1 : 2 + random.nextInt(15);
         this.completionThread = random.nextInt(3) == 0 ? new EventLoopThread(completionSignal) : null;
+        this.capabilities = StorageCapabilities.of(options, MAX_IN_FLIGHT)
+                .withCallerMayRunIo(callerMayRunIo)
+                .withCompletionThreadMayRunIo(completionThread != null)
+                .withOverlappingWritesMax(overlappingWritesMax);
     }
 
+    /**
+     * The options' mode, {@value #MAX_IN_FLIGHT} operations in flight, and what this session drew:
+     * whether appenders run I/O, whether an event-loop thread does, how many writes overlap.
+     */
     @Override
-    public boolean callerMayRunIo() {
-        return callerMayRunIo;
-    }
-
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return completionThread != null;
-    }
-
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return MAX_IN_FLIGHT;
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return overlappingWritesMax;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override

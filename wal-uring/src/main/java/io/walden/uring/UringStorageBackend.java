@@ -31,7 +31,7 @@ public final class UringStorageBackend implements StorageBackend {
      * until fsync: 1,630 writes, no fsync, every SYNCED record lost at a power loss). On a FUSE file
      * system (type {@code fuse*}) a session of a backend created with O_DSYNC therefore opens its files
      * without it, so that the log makes writes durable with fdatasync, which FUSE does pass on; it says
-     * so in {@link StorageSession#durabilityNote()}, the log's statistics and its log.
+     * so in {@link io.walden.spi.StorageCapabilities#durabilityNote()}, the log's statistics and its log.
      *
      * @param options the I/O options.
      */

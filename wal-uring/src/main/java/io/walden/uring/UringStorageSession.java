@@ -3,6 +3,10 @@ package io.walden.uring;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
+import io.walden.spi.OperationPool;
+import io.walden.spi.PooledOperation;
+import io.walden.spi.PooledOperation.Kind;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
@@ -30,10 +34,10 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
  * An io_uring session on the JVM's shared jasyncfio event loop ({@link UringExecutors}). Writes and
  * fdatasync are submitted to the ring and complete on the event loop, whose callback hands the pooled
  * {@link Operation} to a queue and signals the log. The log runs the work that follows a completion
- * right there ({@link #completionThreadMayRunIo()}): it polls, and submits the next write or the
+ * right there ({@link StorageCapabilities#completionThreadMayRunIo()}): it polls, and submits the next write or the
  * sync, from the event loop, where jasyncfio enqueues a submission directly and hands it to the
  * kernel when the loop next waits, without the eventfd wake-up a submission from another thread
- * costs. A lone appender submits its own write ({@link #callerMayRunIo()}). So a {@code SYNCED}
+ * costs. A lone appender submits its own write ({@link StorageCapabilities#callerMayRunIo()}). So a {@code SYNCED}
  * append wakes two threads (the loop, then the appender) rather than six. Directory syncs, renames
  * and deletes are rare and run synchronously on the log's I/O thread (jasyncfio 0.0.7 has no renameat
  * or directory fsync), so the session adds no thread of its own.
@@ -67,21 +71,9 @@ final class UringStorageSession implements StorageSession {
     private static final String EINVAL_TEXT = "Error code: 22;";
     private static final long CLOSE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
 
-    /** What an operation does. */
-    enum Kind {
-        WRITE,
-        ALLOCATE,
-        SYNC,
-        SYNC_DIRECTORY,
-        RENAME,
-        DELETE
-    }
-
     /** One operation in flight; pooled. Handed to the event loop and back through the queue. */
-    static final class Operation implements BiConsumer<Integer, Throwable> {
+    static final class Operation extends PooledOperation implements BiConsumer<Integer, Throwable> {
         private final UringStorageSession session;
-        Kind kind;
-        long token;
         AsyncFile file;
         Path path;
         Path target;
@@ -97,8 +89,20 @@ final class UringStorageSession implements StorageSession {
         int result;
         Throwable failure;
 
-        Operation(final UringStorageSession session) {
+        Operation(final UringStorageSession session, final int index) {
+            super(index);
             this.session = session;
+        }
+
+        /** Keeps the view and its source: the next write through the same buffer reuses them. */
+        @Override
+        protected void clear() {
+            file = null;
+            path = null;
+            target = null;
+            buffer = null;
+            result = 0;
+            failure = null;
         }
 
         @Override
@@ -111,16 +115,15 @@ final class UringStorageSession implements StorageSession {
 
     private final Path directory;
     private final StorageOptions options;
-    private final String durabilityNote;
+    private final StorageCapabilities capabilities;
     private final Runnable completionSignal;
     private final EventExecutor executor;
     private final FileChannel directoryChannel;
     private final FileTable<AsyncFile> files = new FileTable<>();
-    private final ArrayDeque<Operation> freeOperations = new ArrayDeque<>(OPERATION_COUNT);
+    private final OperationPool<Operation> operations;
     private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
     private final ManyToOneConcurrentArrayQueue<Operation> completionQueue =
             new ManyToOneConcurrentArrayQueue<>(OPERATION_COUNT);
-    private int inFlight;
     private boolean closed;
 
     UringStorageSession(
@@ -136,67 +139,39 @@ final class UringStorageSession implements StorageSession {
         this.directory = directory;
         this.options = options;
         this.completionSignal = completionSignal;
-        this.durabilityNote = durabilityNote;
+        this.capabilities = StorageCapabilities.of(options, OPERATION_COUNT)
+                .withCallerMayRunIo(true)
+                .withCompletionThreadMayRunIo(true)
+                .withOverlappingWritesMax(OVERLAPPING_WRITES_MAX)
+                .withDurabilityNote(durabilityNote);
         try {
             this.executor = UringExecutors.shared();
         } catch (final Throwable ex) {
             throw new IOException("cannot start an io_uring event loop: " + ex, ex);
         }
         this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
-        for (int i = 0; i < OPERATION_COUNT; i++) {
-            freeOperations.add(new Operation(this));
-        }
-    }
-
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public String durabilityNote() {
-        return durabilityNote;
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return OPERATION_COUNT;
+        this.operations = new OperationPool<>(OPERATION_COUNT, index -> new Operation(this, index));
     }
 
     /**
-     * Yes: a submission from an appender costs what one from the I/O thread does (a task for the event
-     * loop), and saves waking the I/O thread. An interrupt cannot disturb a submission, and the one
-     * blocking call an appender can make (closing a full segment's file as it rolls) waits through an
-     * interrupt and keeps it.
+     * The options' mode and the backend's durability note, {@value #OPERATION_COUNT} operations in
+     * flight, and:
+     *
+     * <ul>
+     *   <li>appenders may run I/O: a submission from an appender costs what one from the I/O thread
+     *       does (a task for the event loop), and saves waking the I/O thread. An interrupt cannot
+     *       disturb a submission, and the one blocking call an appender can make (closing a full
+     *       segment's file as it rolls) waits through an interrupt and keeps it;
+     *   <li>the completion thread may run I/O: on the event loop, {@link #submitWrite}, {@link
+     *       #submitSync} and {@link #poll} only enqueue and dequeue; jasyncfio submits what was
+     *       enqueued when the loop next waits;
+     *   <li>{@value #OVERLAPPING_WRITES_MAX} overlapping writes: the ring carries many writes at once,
+     *       completed in any order, as many as the log may keep.
+     * </ul>
      */
     @Override
-    public boolean callerMayRunIo() {
-        return true;
-    }
-
-    /**
-     * Yes: on the event loop, {@link #submitWrite}, {@link #submitSync} and {@link #poll} only enqueue
-     * and dequeue; jasyncfio submits what was enqueued when the loop next waits.
-     */
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return true;
-    }
-
-    /** The ring carries many writes at once, completed in any order: as many as the log may keep. */
-    @Override
-    public int overlappingWritesMax() {
-        return OVERLAPPING_WRITES_MAX;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override
@@ -243,7 +218,7 @@ final class UringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = take(Kind.WRITE, token);
+        final Operation operation = operations.take(Kind.WRITE, token);
         operation.file = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         operation.buffer = source;
@@ -286,7 +261,7 @@ final class UringStorageSession implements StorageSession {
      */
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        final Operation operation = take(Kind.ALLOCATE, token);
+        final Operation operation = operations.take(Kind.ALLOCATE, token);
         operation.file = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         operation.fileOffset = fileOffset;
@@ -297,7 +272,7 @@ final class UringStorageSession implements StorageSession {
 
     @Override
     public void submitSync(final int fileHandle, final long token) {
-        final Operation operation = take(Kind.SYNC, token);
+        final Operation operation = operations.take(Kind.SYNC, token);
         operation.file = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         operation.file.dataSync().whenComplete(operation);
@@ -305,13 +280,13 @@ final class UringStorageSession implements StorageSession {
 
     @Override
     public void submitSyncDirectory(final long token) {
-        final Operation operation = take(Kind.SYNC_DIRECTORY, token);
+        final Operation operation = operations.take(Kind.SYNC_DIRECTORY, token);
         runInline(operation);
     }
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        final Operation operation = take(Kind.RENAME, token);
+        final Operation operation = operations.take(Kind.RENAME, token);
         operation.path = source;
         operation.target = target;
         runInline(operation);
@@ -319,18 +294,18 @@ final class UringStorageSession implements StorageSession {
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        final Operation operation = take(Kind.DELETE, token);
+        final Operation operation = operations.take(Kind.DELETE, token);
         operation.path = path;
         runInline(operation);
     }
 
     private void runInline(final Operation operation) {
         try {
-            switch (operation.kind) {
+            switch (operation.kind()) {
                 case SYNC_DIRECTORY -> directoryChannel.force(true);
                 case RENAME -> Files.move(operation.path, operation.target, StandardCopyOption.ATOMIC_MOVE);
                 case DELETE -> Files.deleteIfExists(operation.path);
-                default -> throw new IllegalStateException("not an inline operation: " + operation.kind);
+                default -> throw new IllegalStateException("not an inline operation: " + operation.kind());
             }
             operation.result = 0;
         } catch (final IOException | RuntimeException ex) {
@@ -353,7 +328,7 @@ final class UringStorageSession implements StorageSession {
         int count = 0;
         Operation operation;
         while (count < limit && (operation = nextCompletion()) != null) {
-            if (operation.kind == Kind.WRITE
+            if (operation.kind() == Kind.WRITE
                     && operation.failure == null
                     && operation.result > 0
                     && operation.result < operation.remainingBytes) {
@@ -363,10 +338,10 @@ final class UringStorageSession implements StorageSession {
                 submitWrite(operation);
                 continue;
             }
-            final long token = operation.token;
+            final long token = operation.token();
             final IOException failure = failure(operation);
             final long result = failure != null ? -1 : successResult(operation);
-            release(operation);
+            operations.release(operation);
             handler.onCompletion(token, result, failure);
             count++;
         }
@@ -374,7 +349,7 @@ final class UringStorageSession implements StorageSession {
     }
 
     private static long successResult(final Operation operation) {
-        return switch (operation.kind) {
+        return switch (operation.kind()) {
             case WRITE -> operation.totalBytes;
             case ALLOCATE -> operation.failure == null ? operation.allocateBytes : 0;
             default -> 0;
@@ -387,12 +362,12 @@ final class UringStorageSession implements StorageSession {
     }
 
     private IOException failure(final Operation operation) {
-        if (operation.kind == Kind.ALLOCATE && unsupported(operation.failure)) {
+        if (operation.kind() == Kind.ALLOCATE && unsupported(operation.failure)) {
             return null;
         }
         if (operation.failure == null
                 && operation.result >= 0
-                && !(operation.kind == Kind.WRITE && operation.result == 0)) {
+                && !(operation.kind() == Kind.WRITE && operation.result == 0)) {
             return null;
         }
         Throwable cause = operation.failure;
@@ -400,7 +375,7 @@ final class UringStorageSession implements StorageSession {
             cause = cause.getCause();
         }
         final String what =
-                switch (operation.kind) {
+                switch (operation.kind()) {
                     case WRITE ->
                         "io_uring write of " + operation.remainingBytes + " bytes at offset " + operation.fileOffset
                                 + " to " + operation.path;
@@ -443,7 +418,7 @@ final class UringStorageSession implements StorageSession {
 
     @Override
     public int inFlight() {
-        return inFlight;
+        return operations.inFlight();
     }
 
     @Override
@@ -453,7 +428,7 @@ final class UringStorageSession implements StorageSession {
         }
         closed = true;
         final long deadlineNs = System.nanoTime() + CLOSE_TIMEOUT_NS;
-        while (inFlight > 0 && System.nanoTime() < deadlineNs) {
+        while (operations.inFlight() > 0 && System.nanoTime() < deadlineNs) {
             if (poll(DISCARD, OPERATION_COUNT) == 0) {
                 Thread.onSpinWait();
             }
@@ -470,29 +445,6 @@ final class UringStorageSession implements StorageSession {
         } catch (final IOException ignored) {
             // A read-only directory channel loses nothing on close.
         }
-    }
-
-    private Operation take(final Kind kind, final long token) {
-        final Operation operation = freeOperations.poll();
-        if (operation == null) {
-            throw new IllegalStateException("more than " + OPERATION_COUNT + " io_uring operations in flight");
-        }
-        operation.kind = kind;
-        operation.token = token;
-        operation.failure = null;
-        operation.result = 0;
-        inFlight++;
-        return operation;
-    }
-
-    private void release(final Operation operation) {
-        operation.file = null;
-        operation.path = null;
-        operation.target = null;
-        operation.buffer = null;
-        operation.failure = null;
-        inFlight--;
-        freeOperations.add(operation);
     }
 
     /**

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Pins the behaviour of jasyncfio 0.0.7 that the io_uring session relies on to run a log's I/O from
- * its completions ({@code UringStorageSession}, {@code StorageSession#completionThreadMayRunIo}): a
+ * its completions ({@code UringStorageSession}, {@code StorageCapabilities#completionThreadMayRunIo}): a
  * future completes on the event-loop thread, never on the submitter's; and an operation submitted
  * from that thread, inside a completion callback, is carried out by the loop alone: no other thread
  * has to wake it or submit anything (jasyncfio enqueues it directly and submits it when the loop

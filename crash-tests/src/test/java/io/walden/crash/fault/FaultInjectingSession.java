@@ -2,6 +2,8 @@ package io.walden.crash.fault;
 
 import io.walden.format.SegmentNames;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.ForwardingStorageSession;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -21,7 +23,7 @@ import java.util.Map;
  * <p><b>Threading:</b> used as the SPI requires, by one thread at a time; {@link #wakeLog} from any
  * thread.
  */
-final class FaultInjectingSession implements StorageSession, CompletionHandler {
+final class FaultInjectingSession extends ForwardingStorageSession implements CompletionHandler {
     /** What a forwarded operation is to the log. */
     private enum Role {
         PLAIN,
@@ -54,9 +56,9 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
     private record Completion(long token, long result, IOException failure) {}
 
     private final FaultInjectingBackend control;
-    private final StorageSession delegate;
     private final Path directory;
     private final Runnable completionSignal;
+    private final StorageCapabilities capabilities;
     private final Map<Integer, Path> paths = new HashMap<>();
     private final Map<Long, Pending> forwarded = new HashMap<>();
     private final ArrayDeque<Completion> held = new ArrayDeque<>();
@@ -73,10 +75,13 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             final StorageSession delegate,
             final Path directory,
             final Runnable completionSignal) {
+        super(delegate);
         this.control = control;
-        this.delegate = delegate;
         this.directory = directory;
         this.completionSignal = completionSignal;
+        final StorageCapabilities backend = delegate.capabilities();
+        this.capabilities =
+                backend.withMaxInFlight(Math.max(1, backend.maxInFlight() / 2)).withCompletionThreadMayRunIo(false);
     }
 
     /** Wakes the log's thread so that it polls. Any thread. */
@@ -84,41 +89,20 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         completionSignal.run();
     }
 
+    /**
+     * As the backend's, appenders running writes and syncs, faults included, on their own threads where
+     * it lets them; but half as many operations in flight (a split write takes two of the real
+     * session's), and the completion signal only wakes the log: its I/O never runs on the backend's
+     * completion thread here.
+     */
     @Override
-    public boolean directIo() {
-        return delegate.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return delegate.writesDurable();
-    }
-
-    /** As the backend: appenders then run writes and syncs, faults included, on their own threads. */
-    @Override
-    public boolean callerMayRunIo() {
-        return delegate.callerMayRunIo();
-    }
-
-    @Override
-    public int overlappingWritesMax() {
-        return delegate.overlappingWritesMax();
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return delegate.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        // A split write takes two of the real session's operations.
-        return Math.max(1, delegate.maxInFlight() / 2);
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override
     public int openFile(final Path path, final boolean create) throws IOException {
-        final int handle = delegate.openFile(path, create);
+        final int handle = delegate().openFile(path, create);
         paths.put(handle, path);
         return handle;
     }
@@ -126,7 +110,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
     @Override
     public void closeFile(final int fileHandle) throws IOException {
         paths.remove(fileHandle);
-        delegate.closeFile(fileHandle);
+        delegate().closeFile(fileHandle);
     }
 
     @Override
@@ -144,28 +128,31 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
                 : isSegment(path) ? FaultKind.Target.DATA_WRITE : null;
         final FaultKind kind = target == null ? null : control.take(target);
         if (kind != null) {
-            final int part = kind.writesPart() ? control.partialLength(fileOffset, lengthBytes, blockSizeBytes()) : 0;
+            final int part = kind.writesPart()
+                    ? control.partialLength(fileOffset, lengthBytes, capabilities.blockSizeBytes())
+                    : 0;
             final String description = "write of " + lengthBytes + " bytes at offset " + fileOffset + " to " + path;
             startHolding(path, kind + ": " + description + ", " + part + " bytes of it written");
             final Pending pending = new Pending(token, Role.FAULT_PART, kind, description, part);
             if (part > 0) {
-                delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, part, register(pending));
+                delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, part, register(pending));
             } else {
                 completeFault(pending, 0);
             }
             return;
         }
         if (control.splitWrites() && isSegment(path)) {
-            final int part = control.partialLength(fileOffset, lengthBytes, blockSizeBytes());
+            final int part = control.partialLength(fileOffset, lengthBytes, capabilities.blockSizeBytes());
             if (part > 0) {
                 final long id = register(new Pending(token, Role.SPLIT_PART, null, null, lengthBytes));
-                delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, part, id);
-                delegate.submitWrite(
-                        fileHandle, fileOffset + part, source, sourceOffset + part, lengthBytes - part, id);
+                delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, part, id);
+                delegate()
+                        .submitWrite(
+                                fileHandle, fileOffset + part, source, sourceOffset + part, lengthBytes - part, id);
                 return;
             }
         }
-        delegate.submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, plain(token));
+        delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, plain(token));
     }
 
     @Override
@@ -179,7 +166,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             completeFault(new Pending(token, Role.FAULT_PART, kind, description, 0), 0);
             return;
         }
-        delegate.submitAllocate(fileHandle, fileOffset, lengthBytes, plain(token));
+        delegate().submitAllocate(fileHandle, fileOffset, lengthBytes, plain(token));
     }
 
     @Override
@@ -204,9 +191,9 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             return;
         }
         if (onCaller) {
-            delegate.submitSyncOnCaller(fileHandle, plain(token));
+            delegate().submitSyncOnCaller(fileHandle, plain(token));
         } else {
-            delegate.submitSync(fileHandle, plain(token));
+            delegate().submitSync(fileHandle, plain(token));
         }
     }
 
@@ -220,20 +207,20 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
             completeFault(new Pending(token, Role.FAULT_PART, kind, description, 0), 0);
             return;
         }
-        delegate.submitSyncDirectory(plain(token));
+        delegate().submitSyncDirectory(plain(token));
     }
 
     @Override
     public void submitRename(final Path source, final Path renamed, final long token) {
         inFlight++;
         paths.replaceAll((handle, path) -> path.equals(source) ? renamed : path);
-        delegate.submitRename(source, renamed, plain(token));
+        delegate().submitRename(source, renamed, plain(token));
     }
 
     @Override
     public void submitDelete(final Path path, final long token) {
         inFlight++;
-        delegate.submitDelete(path, plain(token));
+        delegate().submitDelete(path, plain(token));
     }
 
     @Override
@@ -241,7 +228,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         if (holding) {
             // Let the real operations finish and keep their completions.
             target = null;
-            delegate.poll(this, Integer.MAX_VALUE);
+            delegate().poll(this, Integer.MAX_VALUE);
             if (!control.released() || fault == null) {
                 return 0;
             }
@@ -258,7 +245,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
         if (count < limit) {
             target = handler;
             delivered = 0;
-            delegate.poll(this, limit - count);
+            delegate().poll(this, limit - count);
             count += delivered;
             target = null;
         }
@@ -300,7 +287,7 @@ final class FaultInjectingSession implements StorageSession, CompletionHandler {
 
     @Override
     public void close() {
-        delegate.close();
+        delegate().close();
         held.clear();
         forwarded.clear();
     }

@@ -9,6 +9,7 @@ import io.walden.internal.segment.WriteLimits;
 import io.walden.internal.state.AlignedBuffer;
 import io.walden.internal.state.Invariants;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -56,6 +57,7 @@ final class DurabilityMarker {
     private final int segmentCapacityBytes;
     private final long logId;
     private final boolean writesDurable;
+    private final boolean directIo;
     private final AlignedBuffer headerMemory;
     private final ByteBuffer headerBlock;
 
@@ -88,6 +90,7 @@ final class DurabilityMarker {
 
     DurabilityMarker(
             final StorageSession session,
+            final StorageCapabilities capabilities,
             final StatsCounters stats,
             final Path directory,
             final int segmentCapacityBytes,
@@ -101,7 +104,8 @@ final class DurabilityMarker {
         this.directory = directory;
         this.segmentCapacityBytes = segmentCapacityBytes;
         this.logId = logId;
-        this.writesDurable = session.writesDurable();
+        this.writesDurable = capabilities.writesDurable();
+        this.directIo = capabilities.directIo();
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
         this.headerBlock = headerMemory.buffer();
         this.sessionStartOffset = startOffset;
@@ -276,7 +280,7 @@ final class DurabilityMarker {
             final BlockingIo io, final long activeBase, final int activeHandle, final long durablePosition)
             throws IOException {
         final int limitOffset = activeRecycled
-                ? RecycledTail.closeAt(io, session, activeHandle, durablePosition - activeBase, segmentCapacityBytes)
+                ? RecycledTail.closeAt(io, directIo, activeHandle, durablePosition - activeBase, segmentCapacityBytes)
                 : headerLimitOffset;
         fill(activeBase, durablePosition, true, limitOffset, headerContinued);
         io.write(activeHandle, 0, headerBlock, SegmentHeaderDescriptor.HEADER_LENGTH);

@@ -6,6 +6,7 @@ import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -65,6 +66,7 @@ public final class IoAgent implements Agent {
     public IoAgent(
             final WalConfig config,
             final StorageSession session,
+            final StorageCapabilities capabilities,
             final LogBuffer logBuffer,
             final LogState state,
             final StatsCounters stats,
@@ -75,9 +77,9 @@ public final class IoAgent implements Agent {
         this.stats = stats;
         this.directory = config.directory();
         this.duty = new IoDuty();
-        this.round = new IoRound(config, session, logBuffer, state, stats, recovered);
-        this.callerMayRunIo = session.callerMayRunIo();
-        this.completionsRunIo = session.completionThreadMayRunIo();
+        this.round = new IoRound(config, session, capabilities, logBuffer, state, stats, recovered);
+        this.callerMayRunIo = capabilities.callerMayRunIo();
+        this.completionsRunIo = capabilities.completionThreadMayRunIo();
         this.idleStrategy = new IoIdleStrategy(new IdleHost(), !completionsRunIo);
     }
 
@@ -97,7 +99,7 @@ public final class IoAgent implements Agent {
 
     /**
      * The backend's completion signal: a completion round on this thread if the backend allows it
-     * ({@link StorageSession#completionThreadMayRunIo()}) and the duty is free, else the holder or the
+     * ({@link StorageCapabilities#completionThreadMayRunIo()}) and the duty is free, else the holder or the
      * woken I/O thread sees it. Any thread, including a holder that is submitting (an operation that
      * completed at once): the flag is then left for it.
      */

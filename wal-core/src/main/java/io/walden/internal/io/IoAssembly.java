@@ -11,6 +11,7 @@ import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 
@@ -26,33 +27,40 @@ final class IoAssembly {
     static IoShared shared(
             final WalConfig config,
             final StorageSession session,
+            final StorageCapabilities capabilities,
             final LogBuffer logBuffer,
             final LogState state,
             final StatsCounters stats,
             final RecoveredLog recovered) {
         Invariants.check(
-                session.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
+                capabilities.blockSizeBytes() <= SegmentHeaderDescriptor.HEADER_LENGTH,
                 "block size %d larger than the segment header",
-                session.blockSizeBytes());
+                capabilities.blockSizeBytes());
         final long end = recovered.endPosition();
         final IoPositions positions = new IoPositions(
                 recovered.segmentCapacityBytes(),
                 recovered.activeSegmentBase(),
                 recovered.activeSegmentHandle(),
                 end,
-                session.directIo() ? end & -(long) session.blockSizeBytes() : end);
+                capabilities.directIo() ? end & -(long) capabilities.blockSizeBytes() : end);
         return new IoShared(
-                session, logBuffer, state, stats, positions, config.directory(), recovered.segmentCapacityBytes());
+                session,
+                capabilities,
+                logBuffer,
+                state,
+                stats,
+                positions,
+                config.directory(),
+                recovered.segmentCapacityBytes());
     }
 
     static SegmentPreparer preparer(final IoShared shared, final RecoveredLog recovered, final FreeSegments free)
             throws IOException {
-        final StorageSession session = shared.session();
         final SegmentPreparer preparer = new SegmentPreparer(
-                session,
+                shared.session(),
                 shared.directory(),
                 (int) shared.segmentCapacityBytes(),
-                session.completionThreadMayRunIo()
+                shared.capabilities().completionThreadMayRunIo()
                         ? SegmentFill.PREPARE_WRITE_BYTES
                         : SegmentPreparer.INLINE_WRITE_BYTES,
                 recovered.logId(),
@@ -65,22 +73,22 @@ final class IoAssembly {
     }
 
     static FrameScanner scanner(final WalConfig config, final IoShared shared, final RecoveredLog recovered) {
-        final StorageSession session = shared.session();
+        final StorageCapabilities capabilities = shared.capabilities();
         return new FrameScanner(
                 shared.logBuffer(),
                 new FrameChecksum(recovered.logId()),
                 shared.stats(),
                 shared.segmentCapacityBytes(),
                 config.maxBatchBytes(),
-                session.directIo() ? session.blockSizeBytes() : 0,
+                capabilities.directIo() ? capabilities.blockSizeBytes() : 0,
                 recovered.endPosition());
     }
 
     static WriteStage writes(final WalConfig config, final IoShared shared) {
-        final StorageSession session = shared.session();
+        final StorageCapabilities capabilities = shared.capabilities();
         // Several writes in flight only where each is durable by itself and the backend overlaps them.
-        final int inFlightMax = session.writesDurable()
-                ? Math.max(1, Math.min(config.durableWritesInFlightMax(), session.overlappingWritesMax()))
+        final int inFlightMax = capabilities.writesDurable()
+                ? Math.max(1, Math.min(config.durableWritesInFlightMax(), capabilities.overlappingWritesMax()))
                 : 1;
         return new WriteStage(shared, inFlightMax, config.writeDepthMeasured());
     }
@@ -89,6 +97,7 @@ final class IoAssembly {
         final long activeBase = recovered.activeSegmentBase();
         return new DurabilityMarker(
                 shared.session(),
+                shared.capabilities(),
                 shared.stats(),
                 shared.directory(),
                 (int) shared.segmentCapacityBytes(),

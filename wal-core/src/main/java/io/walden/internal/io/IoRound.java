@@ -8,6 +8,7 @@ import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 
@@ -75,18 +76,19 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     IoRound(
             final WalConfig config,
             final StorageSession session,
+            final StorageCapabilities capabilities,
             final LogBuffer logBuffer,
             final LogState state,
             final StatsCounters stats,
             final RecoveredLog recovered)
             throws IOException {
-        this.shared = IoAssembly.shared(config, session, logBuffer, state, stats, recovered);
+        this.shared = IoAssembly.shared(config, session, capabilities, logBuffer, state, stats, recovered);
         this.session = session;
         this.logBuffer = logBuffer;
         this.state = state;
         this.positions = shared.positions();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
-        this.writesDurable = session.writesDurable();
+        this.writesDurable = capabilities.writesDurable();
         this.asyncCompletions = new AsyncCompletions();
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
@@ -99,7 +101,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.syncs = new SyncStage(shared, marker, IoAssembly.commitPolicy(config, shared), this::nothingElseToWrite);
         this.roller = new SegmentRoller(shared, preparer, scanner, marker, syncs);
         this.failStop = new FailStop(shared, asyncCompletions, truncation);
-        this.seal = new GroupSeal(logBuffer, stats, session.directIo() ? session.blockSizeBytes() : 0);
+        this.seal = new GroupSeal(logBuffer, stats, capabilities.directIo() ? capabilities.blockSizeBytes() : 0);
     }
 
     /** The positions, for the stage tests. */

@@ -3,12 +3,13 @@ package io.walden.internal.io;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.nio.file.Path;
 
 /**
- * What the stages of one log's I/O path share, and nothing else: the storage session, the log
- * buffer, the log's state and counters, the I/O positions, the directory and the segment capacity.
+ * What the stages of one log's I/O path share, and nothing else: the storage session and its
+ * capabilities (read once, when the session was opened), the log buffer, the log's state and counters, the I/O positions, the directory and the segment capacity.
  * It holds no stage; each stage is handed the stages it talks to by name ({@link IoRound} builds them).
  *
  * <p><b>Threading:</b> immutable; what its fields hold is owned as each class says (the positions by
@@ -16,6 +17,7 @@ import java.nio.file.Path;
  */
 record IoShared(
         StorageSession session,
+        StorageCapabilities capabilities,
         LogBuffer logBuffer,
         LogState state,
         StatsCounters stats,

@@ -57,7 +57,7 @@ final class IoShutdown {
         this.positions = shared.positions();
         this.directory = shared.directory();
         this.segmentMask = shared.segmentCapacityBytes() - 1;
-        this.writesDurable = session.writesDurable();
+        this.writesDurable = shared.capabilities().writesDurable();
     }
 
     /** Whether the buffers may be freed (see {@link IoAgent#buffersFreeable}). */

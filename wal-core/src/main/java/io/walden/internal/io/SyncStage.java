@@ -64,7 +64,7 @@ final class SyncStage {
         this.commitPolicy = commitPolicy;
         this.directory = shared.directory();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
-        this.writesDurable = session.writesDurable();
+        this.writesDurable = shared.capabilities().writesDurable();
         this.nothingElseToWrite = nothingElseToWrite;
     }
 

@@ -6,6 +6,7 @@ import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -105,9 +106,10 @@ final class WriteStage {
 
     WriteStage(final IoShared shared, final int inFlightMax, final boolean depthMeasured) {
         final StorageSession session = shared.session();
+        final StorageCapabilities capabilities = shared.capabilities();
         final LogBuffer logBuffer = shared.logBuffer();
         Invariants.check(
-                inFlightMax >= 1 && inFlightMax <= IN_FLIGHT_MAX && (inFlightMax == 1 || session.writesDurable()),
+                inFlightMax >= 1 && inFlightMax <= IN_FLIGHT_MAX && (inFlightMax == 1 || capabilities.writesDurable()),
                 "writes in flight %d",
                 inFlightMax);
         this.session = session;
@@ -116,15 +118,15 @@ final class WriteStage {
         this.stats = shared.stats();
         this.positions = shared.positions();
         this.directory = shared.directory();
-        this.directIo = session.directIo();
+        this.directIo = capabilities.directIo();
         // Buffered writes of one page may be in flight together: each O_DSYNC write makes its own
         // bytes durable, whatever the other does to the page. Direct writes of one block may not.
-        this.blockMask = directIo ? session.blockSizeBytes() - 1L : 0;
+        this.blockMask = directIo ? capabilities.blockSizeBytes() - 1L : 0;
         this.inFlightMax = inFlightMax;
         this.depthPolicy = new WriteDepthPolicy(depthMeasured);
         this.writeView = logBuffer.newByteBufferView();
         this.ring = logBuffer.buffer();
-        this.scratchMemory = directIo ? new AlignedBuffer(session.blockSizeBytes()) : null;
+        this.scratchMemory = directIo ? new AlignedBuffer(capabilities.blockSizeBytes()) : null;
         this.scratchBlock = directIo ? scratchMemory.buffer() : null;
         this.scratch = directIo ? new UnsafeBuffer(scratchBlock) : null;
         final int slots = BitUtil.findNextPositivePowerOfTwo(inFlightMax);

@@ -2,7 +2,6 @@ package io.walden.internal.segment;
 
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.internal.state.AlignedBuffer;
-import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -23,14 +22,14 @@ public final class RecycledTail {
     /** Zeroes and syncs the rest of the clean end's block; returns the write limit to record. */
     public static int closeAt(
             final BlockingIo io,
-            final StorageSession session,
+            final boolean directIo,
             final int handle,
             final long endOffset,
             final int capacityBytes)
             throws IOException {
         final int alignment = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
         final long blockEnd = Math.min(capacityBytes, (endOffset + alignment - 1) & -(long) alignment);
-        if (blockEnd > endOffset && !session.directIo()) {
+        if (blockEnd > endOffset && !directIo) {
             try (AlignedBuffer zeros = new AlignedBuffer(alignment)) {
                 final ByteBuffer block = zeros.buffer();
                 io.write(handle, endOffset, block, (int) (blockEnd - endOffset));

@@ -98,7 +98,7 @@ public final class OnlineTruncation {
                 state.startPosition() & -(long) recovered.segmentCapacityBytes(),
                 state.durablePosition(),
                 recovered.skippedRanges());
-        return LogEngine.startOn(config, backend, state, stats, session -> {
+        return LogEngine.startOn(config, backend, state, stats, (session, capabilities) -> {
             final RecoveredLog next =
                     SuffixTruncation.truncateStopped(config, session, stopped, lsn, state::addDiscardedRange);
             return next != null ? next : LogRecovery.recover(config, session);
@@ -108,7 +108,7 @@ public final class OnlineTruncation {
     /** After a truncation that changed nothing. Under the close lock. */
     private LogEngine restartAfterRefusal() {
         try {
-            return LogEngine.start(config, backend, state, stats, session -> {});
+            return LogEngine.start(config, backend, state, stats, capabilities -> {});
         } catch (final IOException ex) {
             throw closeAfterFailure(new WalException(
                     NoSpace.errorCode(ex),

@@ -75,7 +75,8 @@ public final class SuffixTruncation {
                 config.backend() != null ? config.backend() : BackendSelector.select(config.storageOptions());
         final DirectoryLock lock = DirectoryLock.acquire(directory);
         try (StorageSession session = backend.open(directory, () -> {})) {
-            final RecoveredLog before = recoverAndRelease(config, session);
+            final boolean directIo = session.capabilities().directIo();
+            final RecoveredLog before = recoverAndRelease(config, session, directIo);
             final long cut = cutPosition(
                     config,
                     before.logId(),
@@ -88,7 +89,7 @@ public final class SuffixTruncation {
             }
             final long continueAt = before.activeSegmentBase() + before.segmentCapacityBytes();
             writeRecord(session, directory, new SuffixTruncationRecord(before.logId(), cut, continueAt));
-            return recoverAndRelease(config, session).endPosition();
+            return recoverAndRelease(config, session, directIo).endPosition();
         } catch (final IOException ex) {
             throw new WalException(
                     NoSpace.errorCode(ex),
@@ -140,8 +141,8 @@ public final class SuffixTruncation {
      * segment's header records the clean close, synced), so that the next open continues exactly
      * there, and releases the handles recovery opened.
      */
-    private static RecoveredLog recoverAndRelease(final WalConfig config, final StorageSession session)
-            throws IOException {
+    private static RecoveredLog recoverAndRelease(
+            final WalConfig config, final StorageSession session, final boolean directIo) throws IOException {
         final RecoveredLog recovered = new LogRecovery(config, session).recover();
         try (AlignedBuffer memory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH)) {
             final ByteBuffer header = memory.buffer();
@@ -156,7 +157,7 @@ public final class SuffixTruncation {
                         header,
                         RecycledTail.closeAt(
                                 io,
-                                session,
+                                directIo,
                                 recovered.activeSegmentHandle(),
                                 recovered.endPosition() - recovered.activeSegmentBase(),
                                 recovered.segmentCapacityBytes()));

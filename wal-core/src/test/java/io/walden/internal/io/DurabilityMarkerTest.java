@@ -49,6 +49,7 @@ class DurabilityMarkerTest {
         session.operations().clear();
         marker = new DurabilityMarker(
                 session,
+                session.capabilities(),
                 new StatsCounters(),
                 directory,
                 SEGMENT,
@@ -128,6 +129,7 @@ class DurabilityMarkerTest {
     void shouldHoldWritesPastTheDurableLimitUntilASyncCoversTheRaisedOne() throws IOException {
         final DurabilityMarker limited = new DurabilityMarker(
                 session,
+                session.capabilities(),
                 new StatsCounters(),
                 directory,
                 SEGMENT,
@@ -159,6 +161,7 @@ class DurabilityMarkerTest {
     void shouldRecordTheContinuedFlagAndKeepTheLimitInEveryLaterHeader() throws IOException {
         final DurabilityMarker limited = new DurabilityMarker(
                 session,
+                session.capabilities(),
                 new StatsCounters(),
                 directory,
                 SEGMENT,
@@ -196,6 +199,7 @@ class DurabilityMarkerTest {
         final int durableHandle = durable.openFile(SegmentNames.segmentPath(directory, SEGMENT), true);
         final DurabilityMarker durableMarker = new DurabilityMarker(
                 durable,
+                durable.capabilities(),
                 new StatsCounters(),
                 directory,
                 SEGMENT,

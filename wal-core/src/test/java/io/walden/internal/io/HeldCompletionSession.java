@@ -3,6 +3,7 @@ package io.walden.internal.io;
 import io.walden.internal.FileRecordingSession;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.ForwardingStorageSession;
+import io.walden.spi.StorageCapabilities;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -188,20 +189,15 @@ final class HeldCompletionSession extends ForwardingStorageSession {
                         Integer.MAX_VALUE);
     }
 
+    /**
+     * The recording session's, with direct I/O and durable writes as set; completions come in any
+     * order the test delivers them, so many writes may overlap.
+     */
     @Override
-    public boolean directIo() {
-        return directIo;
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return writesDurable;
-    }
-
-    /** Completions come in any order the test delivers them: many writes may overlap. */
-    @Override
-    public int overlappingWritesMax() {
-        return 64;
+    public StorageCapabilities capabilities() {
+        final StorageCapabilities recorded = files.capabilities();
+        return StorageCapabilities.of(directIo, writesDurable, recorded.blockSizeBytes(), recorded.maxInFlight())
+                .withOverlappingWritesMax(64);
     }
 
     @Override

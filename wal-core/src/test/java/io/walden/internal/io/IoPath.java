@@ -10,6 +10,7 @@ import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.StatsCounters;
+import io.walden.spi.StorageCapabilities;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,12 +112,14 @@ final class IoPath implements AutoCloseable {
         final int activeHandle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         final int nextHandle =
                 nextSegmentPrepared ? session.openFile(SegmentNames.segmentPath(directory, SEGMENT), true) : -1;
-        final long released = session.directIo() ? endPosition & -(long) session.blockSizeBytes() : endPosition;
+        final StorageCapabilities capabilities = session.capabilities();
+        final long released =
+                capabilities.directIo() ? endPosition & -(long) capabilities.blockSizeBytes() : endPosition;
         this.logBuffer = new LogBuffer(config.bufferCapacityBytes(), SEGMENT, endPosition, released);
         this.state = new LogState(0, endPosition, 0);
         final RecoveredLog recovered =
                 new RecoveredLog(LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null);
-        this.round = new IoRound(config, session, logBuffer, state, stats, recovered);
+        this.round = new IoRound(config, session, capabilities, logBuffer, state, stats, recovered);
         this.positions = round.positions();
         this.nowNs = System.nanoTime();
         session.operations().clear();

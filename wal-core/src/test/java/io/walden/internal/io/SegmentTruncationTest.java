@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.format.SegmentNames;
 import io.walden.internal.state.LogState;
 import io.walden.spi.CompletionHandler;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -153,23 +154,8 @@ class SegmentTruncationTest {
         }
 
         @Override
-        public boolean directIo() {
-            throw unexpected("directIo");
-        }
-
-        @Override
-        public boolean writesDurable() {
-            throw unexpected("writesDurable");
-        }
-
-        @Override
-        public int blockSizeBytes() {
-            throw unexpected("blockSizeBytes");
-        }
-
-        @Override
-        public int maxInFlight() {
-            throw unexpected("maxInFlight");
+        public StorageCapabilities capabilities() {
+            throw unexpected("capabilities");
         }
 
         @Override

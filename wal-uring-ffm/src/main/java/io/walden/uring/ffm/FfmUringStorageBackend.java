@@ -33,7 +33,7 @@ public final class FfmUringStorageBackend implements StorageBackend {
      * without the flush O_DSYNC requires (the jasyncfio backend's {@code UringStorageBackend} says what
      * was seen). On a FUSE file system (type {@code fuse*}) a session of a backend created with O_DSYNC
      * therefore opens its files without it, so that the log makes writes durable with fdatasync; it says
-     * so in {@link StorageSession#durabilityNote()}, the log's statistics and its log.
+     * so in {@link io.walden.spi.StorageCapabilities#durabilityNote()}, the log's statistics and its log.
      *
      * @param options the I/O options.
      */

@@ -3,10 +3,11 @@ package io.walden.uring.ffm;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.FileOpenErrors;
 import io.walden.spi.FileTable;
+import io.walden.spi.OperationPool;
+import io.walden.spi.PooledOperation.Kind;
+import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageOptions;
 import io.walden.spi.StorageSession;
-import io.walden.uring.ffm.RingOperations.Kind;
-import io.walden.uring.ffm.RingOperations.Operation;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #poll}. No event loop stands between the log and the kernel. One thread of the session's own,
  * the completion waiter, blocks on the ring's eventfd and runs the log's completion signal when the
  * kernel posts a completion; the log then runs the work that follows it there ({@link
- * #completionThreadMayRunIo()}). What a lone appender would only wait for does not go through the
+ * StorageCapabilities#completionThreadMayRunIo()}). What a lone appender would only wait for does not go through the
  * ring: its sync ({@link #submitSyncOnCaller}) is a direct fdatasync(2), which io_uring would hand to
  * a kernel worker thread and back, and its O_DSYNC write ({@link #submitWriteOnCaller}) a direct
  * pwrite(2); both complete before the call returns and are signalled on that thread.
@@ -58,12 +59,12 @@ final class FfmUringStorageSession implements StorageSession {
     private final Path directory;
     private final StorageOptions options;
     private final Runnable completionSignal;
-    private final String durabilityNote;
+    private final StorageCapabilities capabilities;
     private final IoUring ring;
     private final FileChannel directoryChannel;
     private final FileTable<Integer> files = new FileTable<>();
-    private final RingOperations operations = new RingOperations(OPERATION_COUNT);
-    private final ArrayDeque<Operation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
+    private final OperationPool<RingOperation> operations = new OperationPool<>(OPERATION_COUNT, RingOperation::new);
+    private final ArrayDeque<RingOperation> localCompletions = new ArrayDeque<>(OPERATION_COUNT);
     private final BufferAddresses bufferAddresses = new BufferAddresses();
     private final IoUring.CompletionConsumer ringCompletion = this::onRingCompletion;
     private final CompletionWaiter waiter;
@@ -89,7 +90,11 @@ final class FfmUringStorageSession implements StorageSession {
         this.directory = directory;
         this.options = options;
         this.completionSignal = completionSignal;
-        this.durabilityNote = durabilityNote;
+        this.capabilities = StorageCapabilities.of(options, OPERATION_COUNT)
+                .withCallerMayRunIo(true)
+                .withCompletionThreadMayRunIo(true)
+                .withOverlappingWritesMax(OVERLAPPING_WRITES_MAX)
+                .withDurabilityNote(durabilityNote);
         this.directoryChannel = FileChannel.open(directory, StandardOpenOption.READ);
         try {
             this.ring = IoUring.open(RING_ENTRIES);
@@ -101,55 +106,26 @@ final class FfmUringStorageSession implements StorageSession {
         waiter.start();
     }
 
-    @Override
-    public boolean directIo() {
-        return options.directIo();
-    }
-
-    @Override
-    public boolean writesDurable() {
-        return options.dsync();
-    }
-
-    @Override
-    public String durabilityNote() {
-        return durabilityNote;
-    }
-
-    @Override
-    public int blockSizeBytes() {
-        return options.blockSizeBytes();
-    }
-
-    @Override
-    public int maxInFlight() {
-        return OPERATION_COUNT;
-    }
-
     /**
-     * Yes: a submission from an appender is a system call on its own thread, which saves waking the
-     * I/O thread. No call blocks but {@link #submitSyncOnCaller}, which the log asks for only where its
-     * caller would wait anyway; an interrupt does not disturb a system call made through the Foreign
-     * Function API, and the thread's interrupt status is left as it was.
+     * The options' mode and the backend's durability note, {@value #OPERATION_COUNT} operations in
+     * flight, and:
+     *
+     * <ul>
+     *   <li>appenders may run I/O: a submission from an appender is a system call on its own thread,
+     *       which saves waking the I/O thread. No call blocks but {@link #submitSyncOnCaller}, which
+     *       the log asks for only where its caller would wait anyway; an interrupt does not disturb a
+     *       system call made through the Foreign Function API, and the thread's interrupt status is
+     *       left as it was;
+     *   <li>the completion thread may run I/O: on the waiter thread, {@link #submitWrite}, {@link
+     *       #submitSync} and {@link #poll} only fill entries and enter the kernel without waiting, or
+     *       read the completion ring;
+     *   <li>{@value #OVERLAPPING_WRITES_MAX} overlapping writes: the ring carries many writes at once,
+     *       completed in any order, as many as the log may keep.
+     * </ul>
      */
     @Override
-    public boolean callerMayRunIo() {
-        return true;
-    }
-
-    /**
-     * Yes: on the waiter thread, {@link #submitWrite}, {@link #submitSync} and {@link #poll} only fill
-     * entries and enter the kernel without waiting, or read the completion ring.
-     */
-    @Override
-    public boolean completionThreadMayRunIo() {
-        return true;
-    }
-
-    /** The ring carries many writes at once, completed in any order: as many as the log may keep. */
-    @Override
-    public int overlappingWritesMax() {
-        return OVERLAPPING_WRITES_MAX;
+    public StorageCapabilities capabilities() {
+        return capabilities;
     }
 
     @Override
@@ -179,19 +155,19 @@ final class FfmUringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = write(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
-        ring.prepareWrite(operation.fd, fileOffset, operation.address, lengthBytes, operation.index);
+        final RingOperation operation = write(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
+        ring.prepareWrite(operation.fd, fileOffset, operation.address, lengthBytes, operation.index());
         enter(operation);
     }
 
-    private Operation write(
+    private RingOperation write(
             final int fileHandle,
             final long fileOffset,
             final ByteBuffer source,
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = operations.take(Kind.WRITE, token);
+        final RingOperation operation = operations.take(Kind.WRITE, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         operation.address = bufferAddresses.addressOf(source) + sourceOffset;
@@ -215,7 +191,7 @@ final class FfmUringStorageSession implements StorageSession {
             final int sourceOffset,
             final int lengthBytes,
             final long token) {
-        final Operation operation = write(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
+        final RingOperation operation = write(fileHandle, fileOffset, source, sourceOffset, lengthBytes, token);
         while (operation.remainingBytes > 0) {
             final long written = LinuxCalls.pwrite(
                     errno, operation.fd, operation.address, operation.remainingBytes, operation.fileOffset);
@@ -244,12 +220,12 @@ final class FfmUringStorageSession implements StorageSession {
      */
     @Override
     public void submitAllocate(final int fileHandle, final long fileOffset, final long lengthBytes, final long token) {
-        final Operation operation = operations.take(Kind.ALLOCATE, token);
+        final RingOperation operation = operations.take(Kind.ALLOCATE, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         operation.fileOffset = fileOffset;
         operation.allocateBytes = lengthBytes;
-        ring.prepareAllocate(operation.fd, fileOffset, lengthBytes, operation.index);
+        ring.prepareAllocate(operation.fd, fileOffset, lengthBytes, operation.index());
         enter(operation);
     }
 
@@ -266,7 +242,7 @@ final class FfmUringStorageSession implements StorageSession {
      */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {
-        final Operation operation = operations.take(Kind.SYNC, token);
+        final RingOperation operation = operations.take(Kind.SYNC, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
         if (LinuxCalls.fdatasync(errno, operation.fd) < 0) {
@@ -280,15 +256,15 @@ final class FfmUringStorageSession implements StorageSession {
     }
 
     private void prepareSync(final int fileHandle, final long token) {
-        final Operation operation = operations.take(Kind.SYNC, token);
+        final RingOperation operation = operations.take(Kind.SYNC, token);
         operation.fd = files.file(fileHandle);
         operation.path = files.path(fileHandle);
-        ring.prepareDataSync(operation.fd, operation.index);
+        ring.prepareDataSync(operation.fd, operation.index());
         enter(operation);
     }
 
     /** Hands the prepared entry to the kernel; if that fails, the operation completes with the failure. */
-    private void enter(final Operation operation) {
+    private void enter(final RingOperation operation) {
         try {
             ring.submit();
         } catch (final IOException ex) {
@@ -307,7 +283,7 @@ final class FfmUringStorageSession implements StorageSession {
 
     @Override
     public void submitRename(final Path source, final Path target, final long token) {
-        final Operation operation = operations.take(Kind.RENAME, token);
+        final RingOperation operation = operations.take(Kind.RENAME, token);
         operation.path = source;
         operation.target = target;
         runInline(operation);
@@ -315,18 +291,18 @@ final class FfmUringStorageSession implements StorageSession {
 
     @Override
     public void submitDelete(final Path path, final long token) {
-        final Operation operation = operations.take(Kind.DELETE, token);
+        final RingOperation operation = operations.take(Kind.DELETE, token);
         operation.path = path;
         runInline(operation);
     }
 
-    private void runInline(final Operation operation) {
+    private void runInline(final RingOperation operation) {
         try {
-            switch (operation.kind) {
+            switch (operation.kind()) {
                 case SYNC_DIRECTORY -> directoryChannel.force(true);
                 case RENAME -> Files.move(operation.path, operation.target, StandardCopyOption.ATOMIC_MOVE);
                 case DELETE -> Files.deleteIfExists(operation.path);
-                default -> throw new IllegalStateException("not an inline operation: " + operation.kind);
+                default -> throw new IllegalStateException("not an inline operation: " + operation.kind());
             }
         } catch (final IOException ex) {
             operation.failure = new IOException(operation.describe(directory) + " failed: " + ex.getMessage(), ex);
@@ -337,7 +313,7 @@ final class FfmUringStorageSession implements StorageSession {
     @Override
     public int poll(final CompletionHandler handler, final int limit) {
         int count = 0;
-        Operation local;
+        RingOperation local;
         while (count < limit && (local = localCompletions.poll()) != null) {
             deliver(handler, local);
             count++;
@@ -357,20 +333,20 @@ final class FfmUringStorageSession implements StorageSession {
 
     /** A completion from the ring: a short write goes on; anything else is delivered. */
     private void onRingCompletion(final long userData, final int result) {
-        final Operation operation = operations.get(userData);
-        if (operation.kind == Kind.WRITE && result > 0 && result < operation.remainingBytes) {
+        final RingOperation operation = operations.get((int) userData);
+        if (operation.kind() == Kind.WRITE && result > 0 && result < operation.remainingBytes) {
             operation.address += result;
             operation.fileOffset += result;
             operation.remainingBytes -= result;
             ring.prepareWrite(
-                    operation.fd, operation.fileOffset, operation.address, operation.remainingBytes, operation.index);
+                    operation.fd, operation.fileOffset, operation.address, operation.remainingBytes, operation.index());
             enter(operation);
             return;
         }
-        if (operation.kind == Kind.ALLOCATE && result == -LinuxCalls.EOPNOTSUPP) {
+        if (operation.kind() == Kind.ALLOCATE && result == -LinuxCalls.EOPNOTSUPP) {
             // Nothing allocated: the core goes on without.
             operation.allocateBytes = 0;
-        } else if (result < 0 || (operation.kind == Kind.WRITE && result == 0)) {
+        } else if (result < 0 || (operation.kind() == Kind.WRITE && result == 0)) {
             final String detail = result < 0 ? LinuxCalls.describe(-result) : "no progress (result 0)";
             operation.failure = new IOException(operation.describe(directory) + " failed: " + detail);
         }
@@ -378,8 +354,8 @@ final class FfmUringStorageSession implements StorageSession {
         delivered++;
     }
 
-    private void deliver(final CompletionHandler target, final Operation operation) {
-        final long token = operation.token;
+    private void deliver(final CompletionHandler target, final RingOperation operation) {
+        final long token = operation.token();
         final IOException failure = operation.failure;
         final long result = failure != null ? -1 : operation.successResult();
         operations.release(operation);
