@@ -404,7 +404,7 @@ public final class Wal implements AutoCloseable {
      *
      * @param fromLsn the first record to read, or {@link #startPosition()}.
      * @return the reader; close it when done.
-     * @throws WalException if the position was truncated away.
+     * @throws WalException if the position was truncated away or lies beyond the end of the log.
      */
     public WalReader reader(final long fromLsn) {
         return reader(fromLsn, Durability.SYNCED);
@@ -417,7 +417,7 @@ public final class Wal implements AutoCloseable {
      * @param visibility {@link Durability#SYNCED} to see durable records, {@link Durability#WRITTEN}
      *     to see written ones too.
      * @return the reader; close it when done.
-     * @throws WalException if the position was truncated away.
+     * @throws WalException if the position was truncated away or lies beyond the end of the log.
      */
     public WalReader reader(final long fromLsn, final Durability visibility) {
         return readers.open(fromLsn, visibility);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * happen every time: the writer moves on from a hook that runs at exactly that point.
  * {@code ViewRaceTest} meets the same race only by chance.
  *
- * <p>In package {@code io.walden.internal} for the hook, which is not public.
+ * <p>In package {@code io.walden.internal.read} for the hook, which is not public.
  *
  * <p><b>Threading:</b> the test thread drives the writer and the tracker.
  */

@@ -218,15 +218,19 @@ public final class SegmentScanner implements AutoCloseable {
         long lastNonZeroEnd = gapStart;
         for (long offset = gapStart; offset < capacityBytes; offset += FrameDescriptor.FRAME_ALIGNMENT) {
             if (!window.ensure(offset, FrameDescriptor.FRAME_ALIGNMENT)) {
-                lastNonZeroEnd = Math.max(lastNonZeroEnd, nonZeroEnd(offset, fileSize));
+                // The file ends within the next 8 bytes: only non-zero bytes there move the end.
+                final long tailEnd = nonZeroEnd(offset, fileSize);
+                if (tailEnd > offset) {
+                    lastNonZeroEnd = Math.max(lastNonZeroEnd, tailEnd);
+                }
                 break;
             }
             long word = window.buffer().getLong(window.index(offset));
             if (word == 0) {
                 // Skip zeros within the window in a tight loop: most of a segment's tail is zeros.
-                final long windowEnd = Math.min(window.filledEnd(), capacityBytes) - Long.BYTES;
+                final long windowEnd = Math.min(window.filledEnd(), capacityBytes);
                 final ByteBuffer held = window.buffer();
-                while (word == 0 && offset < windowEnd) {
+                while (word == 0 && offset + 2L * Long.BYTES <= windowEnd) {
                     offset += FrameDescriptor.FRAME_ALIGNMENT;
                     word = held.getLong(window.index(offset));
                 }
