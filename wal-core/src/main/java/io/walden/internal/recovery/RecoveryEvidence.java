@@ -15,12 +15,9 @@ import java.util.List;
 
 /**
  * The evidence a recovery keeps of what it cuts or discards, in the log's {@code recovery-evidence}
- * directory: a copy of a range of a segment, or a whole segment moved there. Each file, and the
- * directory entry that names it, is durable before the method returns, so the log may be changed
- * afterwards.
- *
- * <p>Files are named by {@link EvidenceFiles}, stamped with the recovery's start time, so that
- * evidence of successive recoveries stays apart.
+ * directory ({@link EvidenceFiles} names the files): a copy of a range of a segment, or a whole
+ * segment. Each file, and the directory entry that names it, is durable before the method returns, so
+ * the log may be changed afterwards.
  *
  * <p><b>Threading:</b> the opening thread.
  */

@@ -41,14 +41,12 @@ import io.walden.internal.state.Invariants;
  * </table>
  *
  * <p>Where the log ends ({@link #endOffset}): at the valid end, or, when a batch is open there, at
- * that batch's start, so that a batch is kept whole or not at all. The open batch's frames may lie
- * below the proven durable offset (a sync covered the records written before the batch was complete);
- * they are cut all the same, since none of them was acknowledged.
+ * that batch's start, so that a batch is kept whole or not at all; the open batch is cut even below
+ * the proven durable offset, since none of it was acknowledged.
  *
- * <p>What it cannot tell apart: damage to synced data past the proven durable offset of a log that
- * was not closed cleanly. The last frames synced before a crash are proven only by a frame written
- * after their sync completed; if no such frame reached the disk, their damage looks exactly like a
- * write the crash cut short, and is cut (with the cut bytes kept as evidence).
+ * <p>What it cannot tell apart (DURABILITY.md): damage to synced data past the proven durable offset
+ * of a log that was not closed cleanly looks exactly like a torn write, and is cut (kept as
+ * evidence).
  *
  * <p><b>Threading:</b> stateless.
  */

@@ -20,12 +20,9 @@ import java.util.NavigableSet;
 
 /**
  * Every write a recovery makes to a log's segment files, through the storage session: zeroing a
- * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding
- * one discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller
- * orders the syncs its crash-safety argument needs; a new segment is synced and in place, directory
- * synced, when its method returns. Kept apart from the classes that decide what to write, so that
- * the layout rules of a write (block-aligned read-modify-write, a frame that never runs past its
- * segment, small zeroing chunks) live in one small class.
+ * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding one
+ * discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller orders
+ * the syncs; a new segment is synced and in place, directory synced, when its method returns.
  *
  * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
  */

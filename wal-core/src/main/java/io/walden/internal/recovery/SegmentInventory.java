@@ -187,10 +187,8 @@ final class SegmentInventory {
 
     /**
      * Refuses a log whose newest segment records that the log went on into the next one, which is
-     * missing: the newest segment file(s) were deleted or lost, and with them records that may have
-     * been acknowledged. No policy applies: the log cannot know how far it went, so continuing
-     * would give positions out again. Runs before recovery changes anything; a header that is not
-     * valid is left to the structural checks.
+     * missing (lost with records that may have been acknowledged). No policy applies: continuing
+     * would give positions out again. Runs before recovery changes anything.
      */
     void refuseLostSuccessor(final TreeMap<Long, Path> segments) throws IOException {
         if (segments.isEmpty()) {

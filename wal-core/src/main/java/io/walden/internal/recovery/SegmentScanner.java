@@ -28,10 +28,9 @@ import java.util.List;
  * what it found. Every frame is judged by {@link FrameDecoder}, with the rules readers apply too.
  *
  * <p>Where a frame does not validate (a zero length included), the scanner looks past it for the next
- * valid frame at every 8-byte aligned offset. A frame validates only at the position and in the log
- * it was written for, so a frame found past a gap is proof that it was written there, and its durable
- * offset proves what was synced before it. A recycled segment's bytes at or past its write limit are
- * its earlier life's and read as zeros.
+ * valid frame at every 8-byte aligned offset: a frame validates only at the position and in the log
+ * it was written for, so a frame found past a gap was written there, and its durable offset proves
+ * what was synced before it. A recycled segment's bytes at or past its write limit read as zeros.
  *
  * <p><b>Threading:</b> not thread-safe; owned by the recovering thread.
  */

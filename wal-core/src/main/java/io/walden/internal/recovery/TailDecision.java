@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What recovery does at the end of the valid frames of the tail segment, as a table: from {@link
- * RecoveryRule}'s verdict there and the {@link RecoveryPolicy} to a {@link TailOutcome}. A pure
- * decision, held as data and checked over every input by its test (in the manner of TigerBeetle's
- * {@code recovery_cases}).
+ * What recovery does at the end of the valid frames of the tail segment: from {@link RecoveryRule}'s
+ * verdict there and the {@link RecoveryPolicy} to a {@link TailOutcome}, a pure decision held as data
+ * and checked over every input by its test.
  *
  * <pre>
  *  verdict    clean policy   damage@end nextRun laterData | outcome

@@ -49,17 +49,14 @@ final class TailRepair {
 
     /**
      * Gives up the rest of the tail segment from the tail's end: keeps what lies there as evidence,
-     * zeroes it, makes the frames before it durable, and covers the rest of the segment with a discard
-     * frame.
+     * zeroes it, makes the frames before it durable, and covers the rest of the segment with a
+     * discard frame.
      *
-     * <p>The zeroing survives a crash in its middle. A cut may give up valid frames that prove
-     * positions past the cut durable (a batch the crash left open whose first frames a sync covered,
-     * and the frames after it); zeroed bytes below such a proof, with the proving frame still intact,
-     * would read as damage to synced data at the next recovery. So the range is zeroed from its end
-     * down, in steps that start at the durable offsets its frames carry, each step synced before the
-     * next: whenever a crash comes, no frame left intact proves a zeroed byte, and the next recovery
-     * makes the same cut. The segment header's durability mark is such a proof too: a mark past the
-     * cut is lowered to the cut, and synced, before anything is zeroed.
+     * <p>The zeroing survives a crash in its middle: the range is zeroed from its end down, in steps
+     * that start at the durable offsets its frames carry, each synced before the next, so no frame
+     * left intact ever proves a zeroed byte and the next recovery makes the same cut; a durability
+     * mark past the cut is lowered to the cut, and synced, first (docs/design/how-it-works.md,
+     * "Recovery is crash-safe by its order").
      */
     void cutAndDiscard(
             final SegmentScanner scanner,
