@@ -165,7 +165,6 @@ final class GroupCommitPolicy {
         return holdUntilNs;
     }
 
-    /** The hold credit (for tests). */
     int holdCredit() {
         return holdCredit;
     }

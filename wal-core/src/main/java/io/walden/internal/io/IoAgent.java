@@ -91,7 +91,6 @@ public final class IoAgent implements Agent {
         duty.wakeIfParked();
     }
 
-    /** Wakes the I/O thread if it is parked. Any thread; cheap when it is running. */
     public void wake() {
         duty.wake();
     }

@@ -104,7 +104,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.seal = new GroupSeal(logBuffer, stats, capabilities.directIo() ? capabilities.blockSizeBytes() : 0);
     }
 
-    /** The positions, for the stage tests. */
     IoPositions positions() {
         return positions;
     }
@@ -159,7 +158,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         closeRequested = true;
     }
 
-    /** Whether closing was asked for. Any thread. */
     boolean closeRequested() {
         return closeRequested;
     }

@@ -438,7 +438,6 @@ final class SegmentPreparer implements AutoCloseable {
         return handle;
     }
 
-    /** Adopts a prepared segment found by recovery. */
     void adoptReady(final long position, final int handle) throws IOException {
         Invariants.check(state == State.IDLE, "adopt in state %s", state);
         basePosition = position;

@@ -93,12 +93,10 @@ final class WriteDepthPolicy {
         writesUntilProbe = probeIntervalWrites;
     }
 
-    /** The moving average of writes alone, -1 before one completed (for tests). */
     long aloneNs() {
         return aloneNs;
     }
 
-    /** Whether depth is on outside probes (for tests). */
     boolean on() {
         return on;
     }
