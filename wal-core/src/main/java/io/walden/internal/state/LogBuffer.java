@@ -25,19 +25,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   ring offsets:   0 ............................................ capacity
  * </pre>
  *
- * <p>Claiming: a producer reads the tail, checks that the claimed space is free (below {@code
- * released + capacity}), and moves the tail with one compare-and-set. A frame never crosses the end
- * of a lap (a multiple of the capacity): the producer whose frame would cross claims the rest of
- * the lap as a padding frame and places its frame at the next lap. Because the segment capacity is a
- * multiple of the buffer capacity, every segment end is a lap end, and there the frame moves past
- * the next segment's header. A compare-and-set rather than an atomic add keeps claims exact: no
- * producer ever overshoots the free space, so a timed-out append leaves nothing behind.
+ * <p>Claiming: a producer reads the tail, checks that the claimed space is free (below {@code released
+ * + capacity}), and moves the tail with one compare-and-set, which keeps claims exact: a timed-out
+ * append leaves nothing behind. A frame never crosses the end of a lap (a multiple of the capacity):
+ * the producer whose frame would cross claims the rest of the lap as padding and places its frame at
+ * the next lap. Every segment end is a lap end, and there the frame moves past the next segment's
+ * header.
  *
- * <p>Publishing: the producer copies the payload and header fields, then stores the frame length
- * with release semantics. The I/O thread loads it with acquire semantics, and only then fills in the
- * durable offset and the checksum. After the I/O thread has
- * written a range it zeroes it and only then moves {@code released}, so unclaimed space always reads
- * as zero length.
+ * <p>Publishing: the producer copies the payload and header fields, then stores the frame length with
+ * release semantics; the I/O thread loads it with acquire semantics, and only then fills in the durable
+ * offset and the checksum. After a range is written the I/O thread zeroes it and only then moves {@code
+ * released}, so unclaimed space always reads as zero length.
  *
  * <p><b>Threading:</b> {@link #claim} and the {@code publish*} methods are called by any producer
  * thread; {@link #release}, {@link #frameLengthAcquire} and the read accessors by the I/O thread.
@@ -248,9 +246,8 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * Zeroes a range of the ring. A lone writer releases one small frame at a time, and {@link
-     * UnsafeBuffer#setMemory} is a call into the VM that costs more than the few stores a small frame
-     * needs; frames are 8-byte aligned, so short ranges are zeroed a long at a time.
+     * Zeroes a range of the ring; a short range a long at a time, cheaper than a call to {@link
+     * UnsafeBuffer#setMemory} for the one small frame a lone writer releases.
      */
     private void zero(final int offset, final int length) {
         if (length <= SMALL_ZERO_BYTES_MAX && ((offset | length) & (Long.BYTES - 1)) == 0) {
