@@ -13,9 +13,8 @@ import org.agrona.BitUtil;
  *   |<-- may go -------------------->|<-- kept, whatever the policy asks ------->|
  * </pre>
  *
- * <p>Every rule keeps the segment being written and the segment holding the protected position
- * (a consumer's position: everything at or after it stays), and never returns less than {@code
- * startBase} (a cut there deletes nothing).
+ * <p>Every rule keeps the segment being written and the segment holding the protected position, and
+ * never returns less than {@code startBase} (a cut there deletes nothing).
  *
  * <p><b>Threading:</b> stateless.
  */
