@@ -8,10 +8,9 @@ import io.walden.internal.state.StatsCounters;
 import java.nio.file.Path;
 
 /**
- * Claims space for an appender's frames in a log buffer, waiting while the buffer is full (back
- * pressure) up to the append timeout, and reporting the wait: a count in the statistics, and a
- * Flight Recorder event when a recording has it enabled. Allocates nothing unless the event is
- * enabled or the wait times out.
+ * Claims space for an appender's frames in a log buffer, waiting while the buffer is full up to the
+ * append timeout, and reporting the wait (a count, and a Flight Recorder event when enabled). Allocates
+ * nothing unless the event is enabled or the wait times out.
  *
  * <p><b>Threading:</b> immutable; called by any appending thread.
  */
