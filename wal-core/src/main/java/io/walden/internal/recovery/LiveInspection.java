@@ -43,7 +43,6 @@ public final class LiveInspection {
     /** Pause after an inspection met a vanished segment: lets a burst of deletions finish. */
     public static final long VANISHED_BACKOFF_NS = TimeUnit.MILLISECONDS.toNanos(2);
 
-    /** One inspection of the directory. */
     @FunctionalInterface
     public interface Inspector {
         LogInspection inspect() throws IOException;

@@ -51,7 +51,6 @@ import io.walden.internal.state.Invariants;
  * <p><b>Threading:</b> stateless.
  */
 final class RecoveryRule {
-    /** What a segment's end is. */
     public enum Verdict {
         /** Nothing was written from the valid end on: the log ends there. */
         END,

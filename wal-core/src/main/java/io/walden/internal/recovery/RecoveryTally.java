@@ -48,7 +48,6 @@ final class RecoveryTally {
         records -= count;
     }
 
-    /** Counts bytes discarded under {@code TRUNCATE}. */
     void dropped(final long bytes) {
         droppedBytes += bytes;
     }

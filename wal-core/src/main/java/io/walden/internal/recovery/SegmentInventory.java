@@ -164,7 +164,6 @@ final class SegmentInventory {
         return new Identity(newLogId.getAsLong(), config.segmentCapacityBytes());
     }
 
-    /** Checks every segment's header, size and place; applies the policy to the first problem. */
     Structure validate(final TreeMap<Long, Path> segments, final Identity identity) throws IOException {
         final List<Long> bases = new ArrayList<>();
         long expectedBase = -1;
