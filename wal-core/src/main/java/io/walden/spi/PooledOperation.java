@@ -59,9 +59,8 @@ public abstract class PooledOperation {
     }
 
     /**
-     * Lets go of what the backend's fields refer to (files, paths, buffers, a failure) and resets
-     * its result, so that a free operation keeps nothing alive and the next taker finds it as new.
-     * Called by {@link OperationPool#release}.
+     * Lets go of what the backend's fields refer to (files, paths, buffers, a failure) and resets its
+     * result, so a free operation keeps nothing alive. Called by {@link OperationPool#release}.
      */
     protected abstract void clear();
 

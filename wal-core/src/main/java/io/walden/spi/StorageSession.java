@@ -160,10 +160,7 @@ public interface StorageSession extends AutoCloseable {
     /** @return how many operations were submitted and not yet delivered by {@link #poll}. */
     int inFlight();
 
-    /**
-     * Waits for in-flight operations to finish, releases every resource and stops the session's
-     * threads. Idempotent.
-     */
+    /** Waits for operations in flight, frees all resources, stops the session's threads; idempotent. */
     @Override
     void close();
 }
