@@ -43,8 +43,8 @@ public final class AppendWaits {
 
     /**
      * Waits for a record to reach a level. An appender whose frame is the last claimed (and, for
-     * SYNCED, whose sync request is the last made) first tries to run the I/O itself; under contention
-     * that check fails without touching the I/O thread's state.
+     * SYNCED, whose sync request is the last) first tries to run the I/O itself, a check that fails
+     * under contention without touching the I/O thread's state.
      */
     public void awaitAppended(
             final LogEngine e,

@@ -29,9 +29,8 @@ public final class BufferClaim {
     }
 
     /**
-     * Claims contiguous space, waiting while the buffer is full up to the append timeout. Every
-     * refusal (the timeout, a file system with no space for the next segment, an interrupt) claims
-     * nothing.
+     * Claims contiguous space, waiting while the buffer is full up to the append timeout. A refusal
+     * (the timeout, no space for the next segment, an interrupt) claims nothing.
      */
     public long claim(final LogBuffer logBuffer, final Runnable ioWake, final int alignedLength) {
         long lsn = logBuffer.claim(alignedLength);

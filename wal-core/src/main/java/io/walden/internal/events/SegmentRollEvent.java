@@ -8,10 +8,7 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
-/**
- * The log moved from a full segment to the next one. Instant. <b>Threading:</b> created and committed
- * by the holder of the log's I/O duty.
- */
+/** The log moved from a full segment to the next one. Instant. <b>Threading:</b> the duty holder. */
 @Name(SegmentRollEvent.NAME)
 @Label("Walden Segment Roll")
 @Category("Walden")

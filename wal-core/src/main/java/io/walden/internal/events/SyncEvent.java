@@ -38,7 +38,7 @@ public final class SyncEvent extends Event {
     @Label("Records")
     public long records;
 
-    /** Appends waiting for {@code SYNCED} that asked for this sync; 0 for a durable write. */
+    /** Appends that asked for a sync since the last one was submitted; 0 for a durable write. */
     @Label("Waiters")
     public long waiters;
 

@@ -157,7 +157,7 @@ final class DurabilityMarker {
 
     /**
      * Whether a mark is due: records durable that neither a frame nor the header proves, resting for
-     * {@link #MARK_IDLE_NS}. The caller also checks that the log is idle before it {@link #write writes}.
+     * {@link #MARK_IDLE_NS}; the caller also checks the log is idle before it {@link #write writes}.
      */
     boolean due(final long nowNs, final long durablePosition, final long durableSinceNs, final long provenPosition) {
         return durablePosition > provenPosition

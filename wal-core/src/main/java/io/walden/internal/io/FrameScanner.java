@@ -137,8 +137,8 @@ final class FrameScanner {
     }
 
     /**
-     * Where the write that starts at {@code start} ends: the scanned position, or, with direct I/O and
-     * a batch of at least half the limit, the block cut; {@link #batchEndRecords()} gives its records.
+     * Where the write from {@code start} ends: the scanned position, or, with direct I/O and a batch of
+     * at least half the limit, the block cut; {@link #batchEndRecords()} gives its records.
      */
     long batchEnd(final long start) {
         final boolean blockCut = directIo

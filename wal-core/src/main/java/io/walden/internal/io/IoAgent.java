@@ -83,9 +83,9 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * After a BUFFERED publish: unparks the I/O thread if it is parked. Without a fence a wake can be
-     * missed; the record is then written within the longest idle park ({@value
-     * IoIdleStrategy#PARK_MS_MAX} ms), which BUFFERED records may wait. Any thread; one volatile read.
+     * After a BUFFERED publish: unparks the I/O thread if it is parked, without a fence, so a missed
+     * wake delays the record by at most the longest idle park ({@value IoIdleStrategy#PARK_MS_MAX}
+     * ms). Any thread; one volatile read.
      */
     public void wakeIfParked() {
         duty.wakeIfParked();
@@ -96,9 +96,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * The backend's completion signal: a completion round on this thread if the backend allows it
-     * and the duty is free, else the holder or the woken I/O thread sees it. Any thread, including
-     * a holder that is submitting: the flag is then left for it.
+     * The backend's completion signal: a completion round here if allowed and the duty is free, else
+     * left to the holder or the woken I/O thread. Any thread, a submitting holder included.
      */
     public void onCompletionSignal() {
         if (!completionsRunIo) {
@@ -110,9 +109,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Runs completion rounds while a completion is pending and the duty is free; called by every
-     * thread that signals a completion or lets go of the duty, except the I/O thread (which looks
-     * at the flag before it parks).
+     * Runs completion rounds while one is pending and the duty is free; called by every thread that
+     * signals a completion or lets go of the duty but the I/O thread, which checks before it parks.
      */
     private void runPendingCompletions() {
         while (duty.tryTakeForCompletion()) {
@@ -144,8 +142,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Asks the thread to drain, sync and stop, leaving the log state open for the agent that takes over
-     * ({@code Wal.truncateAfter} on an open log): waiters and readers keep waiting on it. Any thread.
+     * Asks the thread to drain, sync and stop, leaving the log state open for the next agent ({@code
+     * Wal.truncateAfter} on an open log), so waiters and readers keep waiting. Any thread.
      */
     public void requestHandOver() {
         handOver = true;
@@ -159,10 +157,9 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Appender: runs the I/O for its own record on the calling thread when {@link #mayDrive} allows
-     * it, in the I/O thread's own rounds (every published frame, not only its own), so every rule
-     * holds unchanged. Stops when the position is reached, when a round makes no progress, or when
-     * interrupted. Allocates nothing.
+     * Appender: runs the I/O for its own record on the calling thread when {@link #mayDrive} allows it,
+     * in the I/O thread's own rounds, so every rule holds unchanged; stops when the position is
+     * reached, when a round makes no progress, or when interrupted. Allocates nothing.
      */
     public Drive driveFor(final long position, final boolean synced, final long frameEnd, final long syncTicket) {
         if (!mayDrive(synced, frameEnd, syncTicket) || !duty.tryTake()) {
@@ -189,9 +186,9 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Whether an appender may run its own record's I/O: the whole rule. Its record must be the last
-     * published (nothing after it to wait for) and, for SYNCED, its sync request the last (else group
-     * commit gathers them); a lone writer, the duty free, nobody blocked, not closing, not interrupted.
+     * Whether an appender may run its own record's I/O, the whole rule: its record the last published
+     * and, for SYNCED, its sync request the last (else group commit gathers them); the duty free,
+     * nobody blocked, not closing, not interrupted.
      */
     private boolean mayDrive(final boolean synced, final long frameEnd, final long syncTicket) {
         return callerMayRunIo
@@ -249,8 +246,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * One round of the I/O thread. Every failure fails the log here rather than reach the runner, which
-     * would go on running rounds; {@link AgentTerminationException} ends it once closing is done.
+     * One round of the I/O thread. Every failure fails the log here, not in the runner (which would run
+     * on); {@link AgentTerminationException} ends it once closing is done.
      */
     @Override
     public int doWork() {

@@ -136,7 +136,7 @@ final class IoDuty {
 
     /**
      * Takes the duty for a completion round if a completion is pending and the duty is free, clearing
-     * the flag. The backend's completion thread, or whoever just let go of the duty; not the I/O thread.
+     * the flag. The completion thread, or whoever just let go; not the I/O thread.
      */
     boolean tryTakeForCompletion() {
         if (completionPending && tryTake()) {
@@ -157,8 +157,7 @@ final class IoDuty {
 
     /**
      * After {@link #release}: wakes the I/O thread if work is left that only it does, or if it parked
-     * while the duty was held and work waits now (a frame published meanwhile: the no-lost-wake rule of
-     * the class comment). The thread that let go.
+     * while the duty was held and work waits now (no lost wake). The thread that let go.
      */
     void wakeIfWorkLeft(final boolean ioThreadNeeded, final Work work) {
         hook.at(POINT_BEFORE_WAKE_CHECK);

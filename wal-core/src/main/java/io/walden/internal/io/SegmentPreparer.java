@@ -63,9 +63,8 @@ final class SegmentPreparer implements AutoCloseable {
     private static final int HURRIED_TAIL_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
 
     /**
-     * Zero-fill write size where writes run on the submitting thread (FileChannel): one page, so
-     * the page cache keeps small folios; a lone appender that comes meanwhile waits for it. Other
-     * backends keep {@link SegmentFill#PREPARE_WRITE_BYTES}.
+     * Zero-fill write size where writes run on the submitting thread (FileChannel): one page, keeping
+     * page-cache folios small; a lone appender that comes meanwhile waits for it.
      */
     static final int INLINE_WRITE_BYTES = 4 * 1024;
 
@@ -312,9 +311,8 @@ final class SegmentPreparer implements AutoCloseable {
     }
 
     /**
-     * Whether the file system has room for the hole a hurried, unallocated segment would leave: a
-     * data write that later finds no space fails the log, where a zero-fill write that finds none
-     * is back-pressure. Asked at most once per {@link #NO_SPACE_RETRY_NS}; an unknown answer is no.
+     * Whether there is room for the hole a hurried, unallocated segment leaves (a data write that finds
+     * no space fails the log). Asked at most once per {@link #NO_SPACE_RETRY_NS}; unknown means no.
      */
     private boolean roomForHole() {
         final long nowNs = System.nanoTime();

@@ -86,7 +86,7 @@ final class SegmentRoller {
 
     /**
      * Writes "continued" into the full segment's header once every frame is written and the next
-     * segment's file is in place (so a close before the roll leaves the successor the flag promises).
+     * segment's file is in place (so a close before the roll leaves the promised successor).
      */
     int seal() {
         final long segmentEnd = positions.activeEnd();

@@ -29,10 +29,7 @@ import java.util.Arrays;
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
  */
 final class WriteDepthPolicy {
-    /**
-     * How much longer than a write alone the median write beside others may take for depth to be
-     * used: under the 1.5 at which a closed loop breaks even, with a margin for noise.
-     */
+    /** Largest ratio of a beside write's median to a lone write's latency at which depth is used. */
     static final double BESIDE_LATENCY_RATIO_MAX = 1.4;
     /** Writes before the first probe: past the open's first segment preparation and the JIT's warm-up. */
     static final int FIRST_PROBE_AFTER_WRITES = 1024;

@@ -337,10 +337,7 @@ final class WriteStage {
         return true;
     }
 
-    /**
-     * The failure of a short write, which the SPI forbids: taken for a whole write, it would
-     * acknowledge records that never reached the file.
-     */
+    /** The failure of a short write (the SPI forbids one): never taken for a whole write. */
     IOException shortWriteFailure(final long token, final long result, final long activeBase) {
         final int slot = CompletionToken.writeSlot(token);
         final long startPosition = slotStart[slot];

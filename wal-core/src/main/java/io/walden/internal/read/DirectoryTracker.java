@@ -105,9 +105,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     }
 
     /**
-     * With hooks a test uses to make the writer move on at moments a live writer meets only by chance:
-     * after each refresh's first scan of the active segment, and after the oldest segment's file was
-     * opened, before its header is read.
+     * With hooks a test uses to move the writer on at moments a live writer meets only by chance: after
+     * each refresh's first scan, and after the oldest segment's file was opened.
      */
     static DirectoryTracker open(
             final Path directory, final Runnable afterFirstScan, final Runnable afterOldestOpened) {
@@ -299,9 +298,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     }
 
     /**
-     * Whether valid frames fill the active segment from its first frame on: scans it again from the
-     * start, keeping the scan position where it was if not. Cold path: only when the next segment holds
-     * a frame and the scan position does not reach the end.
+     * Whether valid frames fill the active segment from its first frame on, scanning it again (the scan
+     * position stays if not). Cold: only when the next segment holds a frame.
      */
     private boolean completeFromItsStart(final FileChannel channel) throws IOException {
         final long keptScanOffset = scanOffset;

@@ -76,10 +76,7 @@ public final class LogReader implements WalReader {
     private long validEnd;
     private boolean closed;
 
-    /**
-     * The log a reader reads: its directory, identity, segment capacity, and the ranges recovery
-     * skipped (SKIP policy), which readers step over.
-     */
+    /** The log a reader reads; {@code skippedRanges}: what recovery skipped (SKIP), stepped over. */
     public record Log(Path directory, long logId, long segmentCapacityBytes, long[] skippedRanges) {}
 
     public LogReader(
@@ -312,10 +309,7 @@ public final class LogReader implements WalReader {
         fill(visible);
     }
 
-    /**
-     * Decodes the frame at {@link #position}, reading into the buffer as much of it as the decoder
-     * needs and the visible position allows.
-     */
+    /** Decodes the frame at {@link #position}, reading what it needs up to the visible position. */
     private FrameDecoder.Verdict decodeFrame(final long visible) {
         if (position < bufferPosition || position + HEADER_LENGTH > validEnd) {
             fill(visible);

@@ -31,20 +31,17 @@ import java.util.TreeMap;
  * to corruption (FORMAT.md, "Recovery rules"). Decisions, in order:
  *
  * <ol>
- *   <li>Leftover {@code .wal.tmp} files are unfinished preparations: deleted, directory synced.
+ *   <li>Leftover {@code .wal.tmp} files (unfinished preparations) are deleted, directory synced.
  *   <li>No segment: a new log with a new identity and a prepared first segment.
- *   <li>A bad header, the wrong size, another log's identity, or a gap before a segment: structural
- *       corruption.
- *   <li>Segments are scanned in order, each to its end, looking past invalid frames; the first that
- *       valid frames do not fill is the tail segment, whose end {@link RecoveryRule} judges.
- *   <li>After a clean close the log continues where it ended; the clean-close record is cleared (and
+ *   <li>A bad header, the wrong size, another log's identity, or a gap: structural corruption.
+ *   <li>The tail segment, the first that valid frames do not fill, is judged by {@link RecoveryRule}.
+ *   <li>After a clean close the log continues where it ended, the clean-close record cleared (and
  *       synced) first, so that a later crash is never mistaken for a clean close.
- *   <li>After a crash what follows the valid frames is kept as evidence, zeroed, synced, and covered
- *       by a discard frame up to the header's write limit, where the log continues ({@link
- *       WriteLimits#continueOffset}); without a usable limit, to the segment's end. No position a
- *       reader may have seen is given to another record.
- *   <li>{@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later segments are moved
- *       into the evidence directory and replaced by segments that hold one discard frame.
+ *   <li>After a crash the torn tail is kept as evidence, zeroed, synced and covered by a discard frame
+ *       up to the header's write limit, where the log continues ({@link WriteLimits#continueOffset}),
+ *       else to the segment's end: no position a reader may have seen is given out again.
+ *   <li>{@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later segments are moved to
+ *       the evidence directory and replaced by segments holding one discard frame.
  * </ol>
  *
  * <p>Evidence is made durable (file, directory) before the log is changed, and every change is synced
@@ -183,11 +180,10 @@ public final class LogRecovery {
     }
 
     /**
-     * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote,
-     * and returns the log to continue at the first frame of the segment at {@code continueBase},
-     * without scanning: the caller stopped the log there, with every record durable, and that
-     * segment, if any, was prepared and never written. A missing one is prepared now, hurried (no
-     * zero-fill). Refuses the log if the record is gone or the kept records are damaged.
+     * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote, and
+     * returns the log to continue at the first frame of the segment at {@code continueBase}, without
+     * scanning (the caller stopped the log there, every record durable); a missing segment there is
+     * prepared now, hurried. Refuses the log if the record is gone or the kept records are damaged.
      */
     public RecoveredLog completeTruncationAndContinue(
             final long firstSegmentBase,
@@ -365,9 +361,8 @@ public final class LogRecovery {
     }
 
     /**
-     * Called before recovery's first change to the directory: removes the leftover temporary files
-     * (and syncs the directory) only then, so that every refusal found while the log is only read
-     * leaves every file as it was.
+     * Before recovery's first change to the directory: removes the leftover temporary files (and syncs
+     * the directory) only then, so that a refusal while the log is only read changes nothing.
      */
     private void beginChanges() throws IOException {
         if (!temporariesRemoved) {

@@ -73,9 +73,8 @@ final class RecoveryEvidence {
     }
 
     /**
-     * Keeps a whole segment file as evidence while it stays in place: a second name (a hard link),
-     * so that the caller can then replace the segment in one rename and a crash in between never
-     * leaves its name missing. Where the file system has no hard links the file is copied instead.
+     * Keeps a segment file as evidence in place, as a hard link (a copy where there are none), so that
+     * the caller replaces it in one rename and its name is never missing.
      */
     void keepSegment(final Path segment) throws IOException {
         final Path target =

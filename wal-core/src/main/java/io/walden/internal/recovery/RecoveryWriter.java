@@ -48,10 +48,7 @@ final class RecoveryWriter {
         this.capacityBytes = capacityBytes;
     }
 
-    /**
-     * Zeroes [from, to) of an open segment in small block-aligned writes; the bytes of the first
-     * block before {@code fromOffset} are rewritten as they are.
-     */
+    /** Zeroes [from, to) in small block-aligned writes, rewriting the bytes before it as they are. */
     void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
         final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
         final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
@@ -171,10 +168,7 @@ final class RecoveryWriter {
         }
     }
 
-    /**
-     * As {@link #prepareSegment}, hurried: allocated where the backend can (else the last block
-     * written, leaving a hole that reads as zeros) and not zero-filled.
-     */
+    /** As {@link #prepareSegment}, hurried: allocated or its last block written, not zero-filled. */
     int prepareSegmentHurried(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         final int handle = session.openFile(temporary, true);
@@ -197,9 +191,8 @@ final class RecoveryWriter {
     }
 
     /**
-     * After a preparation failed: closes the file and deletes the temporary, so that it does not hold
-     * the space a full file system lacks (a file renamed into place already is left: the log's
-     * recovery judges it). What fails here is added to the failure as suppressed.
+     * After a preparation failed: closes the file and deletes the temporary so it holds no space a full
+     * file system lacks (one renamed into place is left to recovery); what fails here is suppressed.
      */
     private void removeTemporary(final int handle, final Path temporary, final Exception failure) {
         try {
@@ -217,9 +210,8 @@ final class RecoveryWriter {
     }
 
     /**
-     * Replaces the segment at a base (if any) with one that holds a single discard frame, through a
-     * temporary file renamed over it, directory synced; the existing file is kept as evidence first
-     * if {@code evidence} is given.
+     * Replaces the segment at a base (if any) with one holding a single discard frame, renamed over it
+     * from a temporary, directory synced; keeps the old file as {@code evidence} first if given.
      */
     void replaceWithDiscarded(final long base, final Path existing, final RecoveryEvidence evidence)
             throws IOException {

@@ -35,10 +35,7 @@ final class SegmentInventory {
 
     record Identity(long logId, int capacityBytes) {}
 
-    /**
-     * The segments that passed the structural checks, oldest first, and, under TRUNCATE, the base
-     * from which everything is to be discarded (-1 if none).
-     */
+    /** Bases that passed the structural checks, oldest first; where TRUNCATE discards from, or -1. */
     record Structure(List<Long> bases, long discardFromBase) {}
 
     private final WalConfig config;
@@ -105,11 +102,7 @@ final class SegmentInventory {
         io.syncDirectory();
     }
 
-    /**
-     * Refuses ({@code FORMAT}) a log in another format version, under every policy and before
-     * anything is changed: no recovery policy applies to a format this release cannot read (under
-     * {@code TRUNCATE} it would discard the whole log as damage).
-     */
+    /** Refuses ({@code FORMAT}) another format version, under every policy, before anything changes. */
     void refuseOtherFormats(final TreeMap<Long, Path> segments) throws IOException {
         for (final Path path : segments.values()) {
             final ByteBuffer header = FileReads.readHeader(path);

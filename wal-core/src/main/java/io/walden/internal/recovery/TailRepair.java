@@ -154,9 +154,9 @@ final class TailRepair {
     }
 
     /**
-     * Discards every segment from a base on ({@code TRUNCATE}): each file that holds data is kept
-     * as evidence, and every base up to the highest one the log had gets a segment that holds only
-     * a discard frame, so that segments stay contiguous and no position is given out twice.
+     * Discards every segment from a base on ({@code TRUNCATE}): each file that holds data is kept as
+     * evidence, and every base up to the highest the log had gets a segment holding only a discard
+     * frame.
      */
     long discardSegments(final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase)
             throws IOException {
@@ -204,10 +204,7 @@ final class TailRepair {
         return nextHandle;
     }
 
-    /**
-     * Clears the clean-close record of the segment that holds it, if it holds one, before the log is
-     * written again: a later crash must never look like a clean close.
-     */
+    /** Clears a clean-close record before new writes, so that a later crash never looks like one. */
     boolean clearCleanClose(final TreeMap<Long, Path> segments, final long base, final long endPosition)
             throws IOException {
         boolean clean = false;

@@ -59,9 +59,8 @@ public final class SegmentWindow implements AutoCloseable {
     }
 
     /**
-     * Makes {@code [offset, offset + lengthBytes)} readable in the window, reading from {@code offset}
-     * if it is not held yet (growing the window for a range larger than it). False if the range runs
-     * past the bound end or the file holds fewer bytes.
+     * Makes {@code [offset, offset + lengthBytes)} readable in the window, reading (and growing) as
+     * needed; false if the range runs past the bound end or the file holds fewer bytes.
      */
     public boolean ensure(final long offset, final int lengthBytes) throws IOException {
         if (offset + lengthBytes > endOffset) {

@@ -45,10 +45,7 @@ public final class WriteLimits {
         return (int) Math.min(capacityBytes, alignUp(startOffset + windowBytes(capacityBytes)));
     }
 
-    /**
-     * Whether a write that ends at an offset calls for a higher limit now, so that it is durable before
-     * the writes reach it.
-     */
+    /** Whether a write ending at an offset calls for raising the limit now, ahead of the writes. */
     public static boolean raiseDue(
             final long startOffset, final long writeEndOffset, final int limitOffset, final int capacityBytes) {
         if (limitOffset >= capacityBytes) {

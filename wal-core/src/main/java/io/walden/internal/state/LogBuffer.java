@@ -29,8 +29,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * + capacity}), and moves the tail with one compare-and-set, which keeps claims exact: a timed-out
  * append leaves nothing behind. A frame never crosses the end of a lap (a multiple of the capacity):
  * the producer whose frame would cross claims the rest of the lap as padding and places its frame at
- * the next lap. Every segment end is a lap end, and there the frame moves past the next segment's
- * header.
+ * the next lap. Every segment end is a lap end (a segment holds whole laps), and there the frame moves
+ * past the next segment's header.
  *
  * <p>Publishing: the producer copies the payload and header fields, then stores the frame length with
  * release semantics; the I/O thread loads it with acquire semantics, and only then fills in the durable
@@ -138,10 +138,9 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * Ends the block the tail stands in with a padding frame, so that the next claim starts on a block
-     * boundary: only if the tail still stands at {@code expectedTail} (every frame before it is
-     * published and seen by the caller) and the space is free. The padding never crosses a lap end,
-     * which is a block boundary too. The holder of the I/O duty only.
+     * Pads the block the tail stands in, so the next claim starts on a block boundary: only if the tail
+     * is still at {@code expectedTail} (all before it published) and the space is free. The duty holder
+     * only.
      */
     public int padToBlockEnd(final long expectedTail, final int blockSizeBytes) {
         final long blockEnd = (expectedTail | (blockSizeBytes - 1L)) + 1;
@@ -246,8 +245,7 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * Zeroes a range of the ring; a short range a long at a time, cheaper than a call to {@link
-     * UnsafeBuffer#setMemory} for the one small frame a lone writer releases.
+     * Zeroes a range; short ones a long at a time, cheaper than setMemory for a lone writer's frame.
      */
     private void zero(final int offset, final int length) {
         if (length <= SMALL_ZERO_BYTES_MAX && ((offset | length) & (Long.BYTES - 1)) == 0) {

@@ -162,8 +162,8 @@ public final class LogState implements LogPositions {
 
     /**
      * I/O thread: publishes the durable position without waking blocked waiters yet (spinning and
-     * yielding ones see it at once); {@link #wakeDurable()} follows once the next sync is submitted, so
-     * the wake-ups do not delay it.
+     * yielding ones see it); {@link #wakeDurable()} follows the next sync's submission, so wake-ups do
+     * not delay it.
      */
     public void publishDurableQuietly(final long position) {
         durablePosition = position;
@@ -219,8 +219,8 @@ public final class LogState implements LogPositions {
 
     /**
      * Moves the written, durable and requested positions up to where a log continues after {@code
-     * truncateAfter} reopened its files, and wakes every waiter and reader to look again. Called
-     * between two I/O agents, when none runs.
+     * truncateAfter} reopened its files, and wakes every waiter and reader. Called between two I/O
+     * agents.
      */
     public void continueAt(final long position) {
         Invariants.check(
@@ -263,8 +263,8 @@ public final class LogState implements LogPositions {
     }
 
     /**
-     * Whether the request with this count must wake the I/O thread: while it holds a sync for a group
-     * of waiters, only the request that completes the group does (the hold ends by itself anyway).
+     * Whether the request with this count must wake the I/O thread: while it holds a sync for a group,
+     * only the request that completes the group does (the hold ends by itself anyway).
      */
     public boolean wakeNeeded(final long requestCount) {
         return requestCount >= cohortWakeCount;
@@ -342,10 +342,8 @@ public final class LogState implements LogPositions {
     }
 
     /**
-     * Yields until the position is reached or the wait-yield time passes ({@code
-     * WalConfig.Builder.waitYieldNs}); not for a sync while recent syncs outlast the yield. Ends early
-     * at the caller's timeout, on an interrupt (the park loop reports it), and when the log fails or
-     * closes.
+     * Yields until the position is reached or the wait-yield time passes (not for a sync while recent
+     * syncs outlast it); ends early at the timeout, on an interrupt, and when the log fails or closes.
      */
     private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
         final long yieldNs = Math.min(waitYieldNs, timeoutNs);

@@ -41,10 +41,7 @@ final class RetentionRule {
                 protectedPosition);
     }
 
-    /**
-     * The cut that deletes every segment last written before a time. Segments are written in
-     * order, so the cut stops at the first segment written at or after it.
-     */
+    /** Cuts at the first segment last written at or after a time (segments are written in order). */
     public static long byAge(
             final long startBase,
             final long activeBase,

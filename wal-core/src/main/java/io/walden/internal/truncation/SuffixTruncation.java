@@ -53,10 +53,7 @@ public final class SuffixTruncation {
 
     private SuffixTruncation() {}
 
-    /**
-     * Refuses with {@code LOCKED} if the log is open, and with {@code POSITION}, nothing changed,
-     * if no record starts at {@code lsn}.
-     */
+    /** Refuses with LOCKED if the log is open, POSITION (nothing changed) if no record is at lsn. */
     public static long truncateAfter(final WalConfig config, final long lsn) {
         final Path directory = config.directory();
         if (!Files.isDirectory(directory)) {
@@ -99,9 +96,9 @@ public final class SuffixTruncation {
     }
 
     /**
-     * Completes the truncation at once, through {@link LogRecovery#completeTruncationAndContinue}.
-     * Refuses with {@code POSITION}, nothing changed, if no record starts at {@code lsn}; null if
-     * it is the last record.
+     * Completes the truncation at once ({@link LogRecovery#completeTruncationAndContinue}); refuses
+     * with {@code POSITION}, nothing changed, if no record starts at {@code lsn}; null if it is the
+     * last.
      */
     public static RecoveredLog truncateStopped(
             final WalConfig config,
@@ -133,11 +130,7 @@ public final class SuffixTruncation {
         void beforeCut(long cutPosition, long continuePosition);
     }
 
-    /**
-     * Recovers the log, then closes it cleanly at its end (the active segment's header records the
-     * clean close, synced), so that the next open continues exactly there, and releases the handles
-     * recovery opened.
-     */
+    /** Recovers the log, closes it cleanly at its end and releases the handles recovery opened. */
     private static RecoveredLog recoverAndRelease(
             final WalConfig config, final StorageSession session, final boolean directIo) throws IOException {
         final RecoveredLog recovered = new LogRecovery(config, session).recover();
