@@ -186,11 +186,10 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Inspects a log directory without changing anything and without taking its lock, so the log may be
-     * open in another process: every header and frame is validated and the end of the log judged as
-     * opening it would ({@link RecoveryPolicy#FAIL}). A write in progress shows as a torn tail; where
-     * the writer's progress meets the inspection half-way, the directory is inspected again, and
-     * corruption is reported only once two inspections in a row find it at the same place.
+     * Inspects a log directory without changing anything or taking its lock (the log may be open in
+     * another process), judging every header, frame and the log's end as opening would ({@link
+     * RecoveryPolicy#FAIL}). A write in progress shows as a torn tail; corruption is reported only once
+     * two inspections in a row find it at the same place.
      *
      * @param directory the log directory.
      * @return what opening the log would find and do.
@@ -452,8 +451,8 @@ public final class Wal implements AutoCloseable {
     /**
      * Retention by age: deletes, durably and oldest first, every whole segment last written longer
      * ago than a duration (by the file's modification time), but never a segment holding a record at
-     * or after a protected position, and never the segment being written. Stops at the first segment
-     * that is young enough. As {@link #truncateBefore(long)}, which does the deleting.
+     * or after a protected position, and never the segment being written; stops at the first segment
+     * young enough.
      *
      * @param maxAge how long after its last write a segment may be kept.
      * @param protectedLsn records at or after this position are kept; {@link Long#MAX_VALUE} to
@@ -498,9 +497,8 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Registers this log's counters and positions with the platform MBean server as a {@link
-     * WalMXBean}, under {@code io.walden:type=Wal,directory="<the log directory>"}, for the JMX
-     * monitoring a service already runs. Closing the log unregisters it. A second call returns the same
-     * name.
+     * WalMXBean}, under {@code io.walden:type=Wal,directory="<the log directory>"}; closing the log
+     * unregisters it, and a second call returns the same name.
      *
      * @return the name it is registered under.
      * @throws WalException {@link WalException.ErrorCode#CLOSED} if the log is closed; {@link

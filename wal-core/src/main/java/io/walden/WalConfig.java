@@ -391,12 +391,10 @@ public final class WalConfig {
         }
 
         /**
-         * Sets whether, with no group window, a sync waits for the waiters the previous syncs woke to
-         * come back, so that one sync covers the whole group instead of two halves alternating. The
-         * sync after one that woke waiters then waits until as many requests arrived as came in over
-         * the last two syncs, their records are written, the batch limit is reached, or as long as the
-         * last sync took, whichever comes first. A lone writer never waits; a positive group window
-         * replaces this. Default on.
+         * Sets whether, with no group window, the sync after one that woke waiters waits (at most as long
+         * as the last sync took) for that group to come back, so that one sync covers the whole group
+         * (docs/design/how-it-works.md). A lone writer never waits; a positive group window replaces
+         * this. Default on.
          *
          * @param groupReturnWait true to wait for the returning group.
          * @return this builder.
@@ -409,11 +407,10 @@ public final class WalConfig {
         /**
          * Sets how long a thread waiting for its record to reach a durability level ({@link Wal#await},
          * or an append with {@code WRITTEN} or {@code SYNCED}) yields the processor ({@link
-         * Thread#yield()}) before it blocks until the I/O thread wakes it. Yielding sees the position
-         * at once and spares the wake-up a blocked waiter costs (docs/design/how-it-works.md,
-         * "Waiting"), at the price of processor time: up to this long per wait. The yield ends early at
-         * the wait's timeout, on an interrupt, and when the log fails or closes; a {@code SYNCED}
-         * waiter skips it while recent syncs take longer. Zero: no yield, for the least processor time.
+         * Thread#yield()}) before it blocks: it sees the position at once and spares a blocked waiter's
+         * wake-up (docs/design/how-it-works.md, "Waiting"), for up to this much processor time per wait.
+         * The yield ends early at the timeout, on an interrupt, and when the log fails or closes; a
+         * {@code SYNCED} waiter skips it while recent syncs take longer. Zero: no yield.
          *
          * @param waitYieldNs the time, from 0 to {@link WalConfig#WAIT_YIELD_NS_MAX}; default 500 µs.
          * @return this builder.

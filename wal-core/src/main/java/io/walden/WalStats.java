@@ -10,12 +10,9 @@ package io.walden;
  * @param writes write requests completed.
  * @param writeBytes bytes those writes carried, padding and block rewrites included.
  * @param syncs data syncs completed (segment preparation excluded); zero with O_DSYNC.
- * @param recordsPerSyncMean records newly covered per sync, mean.
- * @param recordsPerSyncMax records newly covered per sync, max.
- * @param bytesPerSyncMean bytes newly covered per sync, mean.
- * @param bytesPerSyncMax bytes newly covered per sync, max.
- * @param syncLatencyNsMean time from submitting a sync to its completion, mean.
- * @param syncLatencyNsMax time from submitting a sync to its completion, max.
+ * @param recordsPerSyncMean records newly covered per sync, mean (and {@code ...Max}, the most).
+ * @param bytesPerSyncMean bytes newly covered per sync, mean (and {@code ...Max}, the most).
+ * @param syncLatencyNsMean time from submitting a sync to its completion, mean (and {@code ...Max}).
  * @param syncLatency the distribution of that time for each data sync, or, with O_DSYNC, each write.
  * @param backPressureWaits appends that found the buffer full and had to wait.
  * @param segmentsRolled segments the log moved past.
