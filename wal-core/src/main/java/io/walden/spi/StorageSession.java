@@ -87,11 +87,10 @@ public interface StorageSession extends AutoCloseable {
     void submitSync(int fileHandle, long token);
 
     /**
-     * Submits fdatasync (or its equivalent) of a file, which the backend may carry out on the
-     * calling thread before returning; the completion still waits for the next {@link #poll}. Asked
-     * for when the caller has nothing else to do until the sync completes (a lone writer), so a
-     * backend that hands syncs to a thread of its own saves two hand-offs. The default is {@link
-     * #submitSync}.
+     * Submits fdatasync (or its equivalent) of a file, which the backend may carry out on the calling
+     * thread before returning (the completion still waits for {@link #poll}); asked for when the caller
+     * would only wait for it, so a backend that hands syncs to a thread of its own saves two hand-offs.
+     * The default is {@link #submitSync}.
      *
      * @param fileHandle the file.
      * @param token returned with the completion.
@@ -102,10 +101,10 @@ public interface StorageSession extends AutoCloseable {
 
     /**
      * Submits a positional write, as {@link #submitWrite}, which the backend may carry out on the
-     * calling thread before returning; the completion still waits for the next {@link #poll}. Asked
-     * for only where writes are {@linkplain StorageCapabilities#writesDurable() durable by
-     * themselves}, the caller is an appender running its own record's I/O and no other write is in
-     * flight. The default is {@link #submitWrite}.
+     * calling thread before returning (the completion still waits for {@link #poll}); asked for only
+     * where writes are {@linkplain StorageCapabilities#writesDurable() durable by themselves}, by an
+     * appender running its own record's I/O with no other write in flight. The default is {@link
+     * #submitWrite}.
      *
      * @param fileHandle the file.
      * @param fileOffset byte offset in the file.
