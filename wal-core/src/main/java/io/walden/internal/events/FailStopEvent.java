@@ -25,11 +25,9 @@ public final class FailStopEvent extends Event {
     @Label("Cause")
     public String cause;
 
-    /** Records up to this position were written when the log failed. */
     @Label("Written Position")
     public long writtenPosition;
 
-    /** Records up to this position were durable when the log failed. */
     @Label("Durable Position")
     public long durablePosition;
 }

@@ -42,7 +42,6 @@ public final class SyncEvent extends Event {
     @Label("Waiters")
     public long waiters;
 
-    /** The log's durable position once the operation completed. */
     @Label("Durable Position")
     public long durablePosition;
 

@@ -25,11 +25,10 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * <p>The hold's deadline is the last sync's completion plus its duration, at most {@link
- * #COHORT_HOLD_NS_MAX}. A hold that ends with the whole group back earns one credit (up to {@link
- * #HOLD_CREDIT_MAX}); one that runs out costs {@link #HOLD_MISS_COST}; without credit the log syncs
- * at once and tries holding again after {@link #HOLD_RETRY_SYNCS} decisions. So a lone writer never
- * waits, a hold never lasts past its deadline, a fence or a close always syncs, and nothing syncs
- * without a reason.
+ * #COHORT_HOLD_NS_MAX}; hold credit ({@link #HOLD_CREDIT_MAX}, {@link #HOLD_MISS_COST}, {@link
+ * #HOLD_RETRY_SYNCS}) stops holding where groups do not come back in time
+ * (docs/design/how-it-works.md). So a lone writer never waits, a hold never lasts past its deadline, a
+ * fence or a close always syncs, and nothing syncs without a reason.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty (see {@code IoDuty}).
  */

@@ -26,8 +26,7 @@ import java.util.Set;
  * </pre>
  *
  * <ul>
- *   <li>verdict: {@link RecoveryRule}'s judgement of the end of the valid frames (CORRUPT_*: any of
- *       its three kinds of corruption).
+ *   <li>verdict: {@link RecoveryRule}'s, CORRUPT_* standing for its three kinds of corruption.
  *   <li>clean: the segment header records a clean close.
  *   <li>damage@end: the damage starts where the valid frames end (it may start earlier: bytes after a
  *       recorded clean end), so there is something to skip past.
