@@ -14,8 +14,7 @@ import java.util.Arrays;
  *   2^m .. 2^(m+1)-1, m>=3  (m - 2) * 8 + ((v >> (m - 3)) &amp; 7)
  * </pre>
  *
- * <p>No dependency (HdrHistogram's finer precision is more than a sync latency needs), a fixed
- * {@value #BUCKET_COUNT}-slot array, nothing allocated when a value is recorded.
+ * <p>A fixed {@value #BUCKET_COUNT}-slot array; nothing is allocated when a value is recorded.
  *
  * <p><b>Threading:</b> immutable.
  */

@@ -121,21 +121,20 @@ public final class Wal implements AutoCloseable {
      * Discards every record after the one at {@code lsn} in a closed log, durably and crash-safely: a
      * Raft log dropping uncommitted entries after a leader change, or, with {@code lsn} = -1, a log
      * dropping every record before a snapshot is installed. The log must not be open (its lock is
-     * taken). {@link #truncateAfter(long)} does the same to an open log.
+     * taken); {@link #truncateAfter(long)} does the same to an open log.
      *
-     * <p>A crash at any point leaves either the log as it was or the truncated log, never a mix: the
-     * truncation is first recorded durably in the directory (FORMAT.md, "Suffix truncation"), and the
-     * next open completes it before anything else. Positions are never given out twice: the next
-     * record appended goes to the segment after the one the log ended in, at the position this
-     * returns, not at the cut. Discarded records are not kept as evidence. Recovery runs first, as at
-     * any open.
+     * <p>A crash at any point leaves either the log as it was or the truncated log, never a mix
+     * (FORMAT.md, "Suffix truncation"). Positions are never given out twice: the next record appended
+     * goes to the segment after the one the log ended in, at the position this returns. Discarded
+     * records are not kept as evidence. Recovery runs first, as at any open.
      *
      * @param config the log's configuration (its directory, backend and recovery policy).
-     * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
+     * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep
+     *     none.
      * @return the position where the log continues: the LSN of the next record appended.
-     * @throws WalException {@link WalException.ErrorCode#LOCKED} if the log is open;
-     *     {@link WalException.ErrorCode#POSITION} if no record starts at {@code lsn} (nothing changed);
-     *     {@link WalException.ErrorCode#IO} or {@link WalException.ErrorCode#STORAGE_SPACE} if an I/O
+     * @throws WalException {@link WalException.ErrorCode#LOCKED} if the log is open; {@link
+     *     WalException.ErrorCode#POSITION} if no record starts at {@code lsn} (nothing changed); {@link
+     *     WalException.ErrorCode#IO} or {@link WalException.ErrorCode#STORAGE_SPACE} if an I/O
      *     operation fails (the next open recovers the old log or the truncated one); a {@link
      *     WalCorruptionException} if recovery refuses the log.
      */
@@ -159,9 +158,8 @@ public final class Wal implements AutoCloseable {
      *       position to go on. Opening or seeking a reader at a discarded position is refused.
      * </ul>
      *
-     * <p>This stops the log's I/O thread, truncates the files (scanning the segment that holds the kept
-     * record up to the log's end) and starts the thread again: tens of milliseconds, meant for rare
-     * events, not for every append.
+     * <p>This stops the log's I/O thread, truncates the files and starts the thread again: tens of
+     * milliseconds, meant for rare events.
      *
      * @param lsn the LSN of the last record to keep (as {@code append} returned it), or -1 to keep none.
      * @return the position where the log continues: the next record appended goes there or after it.
@@ -188,13 +186,10 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Inspects a log directory without changing anything and without taking its lock, so the log may
-     * be open in another process: every header and frame is validated and the end of the log judged
-     * as opening it would ({@link RecoveryPolicy#FAIL}), but nothing is cut, zeroed, deleted or
-     * created. A log being written shows its write in progress, if any, as a torn tail. Where a
-     * writer's progress meets the inspection half-way (a segment deleted by retention, or a segment
-     * completed and the next one begun while it was read), the directory is inspected again, and
-     * corruption is reported only once two inspections in a row find it at the same place.
+     * Inspects a log directory without changing anything or taking its lock (the log may be open in
+     * another process), judging every header, frame and the log's end as opening would ({@link
+     * RecoveryPolicy#FAIL}). A write in progress shows as a torn tail; corruption is reported only once
+     * two inspections in a row find it at the same place.
      *
      * @param directory the log directory.
      * @return what opening the log would find and do.
@@ -437,21 +432,17 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Retention by size: deletes, durably and oldest first, whole segments until the log's segments
-     * take at most a total size, but never a segment holding a record at or after a protected
-     * position (the slowest consumer's, say), and never the segment being written. Each delete is
-     * durable before the next, as in {@link #truncateBefore(long)}.
+     * take at most a total size, counting each at its full capacity from the oldest to the one being
+     * written (the next segment, prepared ahead of need, is one more); never a segment holding a record
+     * at or after a protected position, and never the segment being written.
      *
-     * <p>The size counts the log's segments from the oldest to the one being written, each at its
-     * full capacity (segments are allocated whole); the next segment, prepared ahead of need, is one
-     * more.
-     *
-     * @param maxTotalBytes the size the log's segments may take together; at least the segment
-     *     being written is kept.
-     * @param protectedLsn records at or after this position are kept; {@link Long#MAX_VALUE} to
-     *     protect nothing beyond the size limit.
+     * @param maxTotalBytes the size the log's segments may take together; at least the segment being
+     *     written is kept.
+     * @param protectedLsn records at or after this position are kept; {@link Long#MAX_VALUE} to protect
+     *     nothing beyond the size limit.
      * @return how many segments were deleted.
-     * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), the
-     *     log is closed or failed, or a delete fails.
+     * @throws WalException if an argument is negative ({@link WalException.ErrorCode#CONFIG}), the log
+     *     is closed or failed, or a delete fails.
      */
     public long truncateToSize(final long maxTotalBytes, final long protectedLsn) {
         return retention.truncateToSize(maxTotalBytes, protectedLsn);
@@ -460,8 +451,8 @@ public final class Wal implements AutoCloseable {
     /**
      * Retention by age: deletes, durably and oldest first, every whole segment last written longer
      * ago than a duration (by the file's modification time), but never a segment holding a record at
-     * or after a protected position, and never the segment being written. Stops at the first segment
-     * that is young enough. As {@link #truncateBefore(long)}, which does the deleting.
+     * or after a protected position, and never the segment being written; stops at the first segment
+     * young enough.
      *
      * @param maxAge how long after its last write a segment may be kept.
      * @param protectedLsn records at or after this position are kept; {@link Long#MAX_VALUE} to
@@ -506,9 +497,8 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Registers this log's counters and positions with the platform MBean server as a {@link
-     * WalMXBean}, under {@code io.walden:type=Wal,directory="<the log directory>"}, for the JMX
-     * monitoring a service already runs. Closing the log unregisters it. A second call returns the same
-     * name.
+     * WalMXBean}, under {@code io.walden:type=Wal,directory="<the log directory>"}; closing the log
+     * unregisters it, and a second call returns the same name.
      *
      * @return the name it is registered under.
      * @throws WalException {@link WalException.ErrorCode#CLOSED} if the log is closed; {@link

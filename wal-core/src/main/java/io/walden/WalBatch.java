@@ -8,18 +8,17 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 
 /**
- * Records to append as one unit with {@link Wal#append(WalBatch, Durability)}: after any crash,
- * recovery keeps all of them or none, and no reader delivers some of them without the rest. The
- * batch has one durability level and one wait.
+ * Records to append as one unit with {@link Wal#append(WalBatch, Durability)}, with one durability
+ * level and one wait: after any crash, recovery keeps all of them or none, and no reader delivers some
+ * of them without the rest.
  *
- * <p>A batch is a reusable builder: {@link #add} copies each record into the batch's own buffer,
- * {@link Wal#append(WalBatch, Durability)} copies them into the log and records each one's LSN
- * ({@link #lsn(int)}), and {@link #clear()} empties it for the next use. Once its buffers have grown
- * to fit the largest batch a caller makes, reusing it allocates nothing.
+ * <p>A reusable builder: {@link #add} copies each record into the batch's own buffer, {@code append}
+ * copies them into the log and records each one's LSN ({@link #lsn(int)}), and {@link #clear()} empties
+ * it; once its buffers fit the largest batch a caller makes, reuse allocates nothing.
  *
- * <p>Size: the frames of a batch together (each record plus a 16-byte header, rounded up to 8
- * bytes) may take at most what one record of {@link WalConfig#maxRecordBytes()} takes; {@link
- * #framedBytes()} tells how much a batch takes. A larger batch is refused whole.
+ * <p>Size: the frames of a batch together (each record plus a 16-byte header, rounded up to 8 bytes,
+ * {@link #framedBytes()}) may take at most what one record of {@link WalConfig#maxRecordBytes()} takes;
+ * a larger batch is refused whole.
  *
  * <p><b>Threading:</b> not thread-safe; one thread fills and appends a batch at a time.
  */

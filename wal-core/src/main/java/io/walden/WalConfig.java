@@ -120,10 +120,10 @@ public final class WalConfig {
     }
 
     /**
-     * The configuration that an existing log whose segments have another capacity opens with: the
-     * log's capacity wins over {@link #segmentCapacityBytes()}, and the buffer capacity and the largest
-     * record, where they were not set, are derived from it as {@link Builder#build()} derives them.
-     * Settings that were set are kept as set, and checked against the log's segments when it opens.
+     * The configuration that an existing log whose segments have another capacity opens with: the log's
+     * capacity wins, and the buffer capacity and the largest record, where they were not set, are
+     * derived from it as {@link Builder#build()} derives them; settings that were set are checked
+     * against the log's segments when it opens.
      *
      * @param logSegmentCapacityBytes the capacity of the existing log's segments.
      * @return this configuration if the capacity is the configured one, else the derived one.
@@ -391,14 +391,10 @@ public final class WalConfig {
         }
 
         /**
-         * Sets whether, with no group window, a sync waits for the waiters the previous syncs woke to
-         * come back. With natural batching alone, a group of writers that each wait for their record
-         * to be synced splits into two halves that alternate: one half appends while the other's sync
-         * runs. With this on (the default), the sync after a sync that woke waiters waits until as
-         * many sync requests arrived as came in over the last two syncs, their records are written,
-         * the batch limit is reached, or as long as the last sync took, whichever comes first; one
-         * sync then covers the whole group. A lone writer never waits (it is a group of one). A
-         * positive group window replaces it.
+         * Sets whether, with no group window, the sync after one that woke waiters waits (at most as long
+         * as the last sync took) for that group to come back, so that one sync covers the whole group
+         * (docs/design/how-it-works.md). A lone writer never waits; a positive group window replaces
+         * this. Default on.
          *
          * @param groupReturnWait true to wait for the returning group.
          * @return this builder.
@@ -411,16 +407,10 @@ public final class WalConfig {
         /**
          * Sets how long a thread waiting for its record to reach a durability level ({@link Wal#await},
          * or an append with {@code WRITTEN} or {@code SYNCED}) yields the processor ({@link
-         * Thread#yield()}) before it blocks until the I/O thread wakes it. Every waiter yields.
-         *
-         * <p>A yielding waiter sees its position as soon as it is published; a blocked one costs the I/O
-         * thread a wake-up system call, and itself a wake-up of tens of microseconds where its processor
-         * has gone idle (a virtual machine's halted vCPU): with many writers waiting for syncs, most of
-         * the cost of a group commit. The price is processor time: a waiter is busy for up to this long
-         * per wait, and yielding waiters compete for processors. The yield ends early at the wait's
-         * timeout, on an interrupt, and when the log fails or closes; a {@code SYNCED} waiter skips it
-         * while recent syncs take longer (a slow disk). Zero: no yield (a {@code WRITTEN} waiter still
-         * spins briefly), for the least processor time.
+         * Thread#yield()}) before it blocks: it sees the position at once and spares a blocked waiter's
+         * wake-up (docs/design/how-it-works.md, "Waiting"), for up to this much processor time per wait.
+         * The yield ends early at the timeout, on an interrupt, and when the log fails or closes; a
+         * {@code SYNCED} waiter skips it while recent syncs take longer. Zero: no yield.
          *
          * @param waitYieldNs the time, from 0 to {@link WalConfig#WAIT_YIELD_NS_MAX}; default 500 µs.
          * @return this builder.
@@ -450,12 +440,10 @@ public final class WalConfig {
         }
 
         /**
-         * Sets how many segment files that retention ({@code truncateBefore} and the retention rules)
-         * frees are kept, renamed out of the log, to become the next segments instead of new files.
-         * A reused file is not zero-filled: its header is rewritten and its stale bytes are told
-         * apart by the write limit the header records (FORMAT.md, "Recycled segments"), so each
-         * segment is written once instead of twice. The files are still the log's disk use while they
-         * wait. Zero deletes every freed file.
+         * Sets how many segment files freed by retention are kept, renamed out of the log, to become
+         * the next segments instead of new files, so that each segment is written once instead of twice
+         * (FORMAT.md, "Recycled segments"). The kept files still count as the log's disk use. Zero
+         * deletes every freed file.
          *
          * @param recycledSegmentsMax the bound, zero or more; default {@value WalConfig#RECYCLED_SEGMENTS_MAX_DEFAULT}.
          * @return this builder.
@@ -467,10 +455,9 @@ public final class WalConfig {
 
         /**
          * Sets how many writes may be in flight at once, each a group commit of its own, where every
-         * write is durable by itself (O_DSYNC) and the backend overlaps writes (io_uring): only under
-         * load and while measured to pay ({@link #writeDepthMeasured}). The durable position moves only
-         * over writes completed without a gap; with direct I/O a group written beside another ends on a
-         * 4 KiB block ({@code WalStats.pipelinePaddingBytes}). With fdatasync one write is in flight.
+         * write is durable by itself (O_DSYNC) and the backend overlaps writes (io_uring), under load
+         * and while measured to pay ({@link #writeDepthMeasured}). The durable position moves only over
+         * writes completed without a gap. With fdatasync one write is in flight.
          *
          * @param durableWritesInFlightMax from 1 to {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT};
          *     default {@value WalConfig#DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT}.
@@ -482,11 +469,10 @@ public final class WalConfig {
         }
 
         /**
-         * Sets whether several durable writes go side by side only while the log measures that they
-         * pay (default): that a write beside others takes at most 1.4 times as long as one alone, as on
-         * storage with a deep queue; where the device serialises its flushes, one larger group at a
-         * time does better, and the log keeps to that, probing again now and then. False keeps up to
-         * {@link #durableWritesInFlightMax} in flight whenever writes wait, unmeasured.
+         * Sets whether several durable writes go side by side only while the log measures that they pay
+         * (a write beside others taking at most 1.4 times as long as one alone), probing again now and
+         * then. False keeps up to {@link #durableWritesInFlightMax} in flight whenever writes wait,
+         * unmeasured.
          *
          * @param writeDepthMeasured whether to measure; default true.
          * @return this builder.

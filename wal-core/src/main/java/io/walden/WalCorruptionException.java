@@ -2,10 +2,7 @@ package io.walden;
 
 import java.nio.file.Path;
 
-/**
- * Damaged or foreign data was found in a log. The message names the file, the byte offset in it
- * and what was wrong.
- */
+/** Damaged or foreign data in a log; the message names the file, the byte offset and what was wrong. */
 public final class WalCorruptionException extends WalException {
     private static final long serialVersionUID = 1L;
 

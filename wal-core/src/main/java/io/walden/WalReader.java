@@ -5,9 +5,8 @@ package io.walden;
  * log. By default a reader sees only durable records; one opened with {@link Durability#WRITTEN}
  * also sees records that are written but not yet synced.
  *
- * <p>A reader reads segment files with large positional reads into its own direct buffer and hands
- * out views of that buffer: there is no copy per record and no allocation per record. Every frame's
- * checksum is verified before it is handed out.
+ * <p>A reader reads segment files with large positional reads into its own direct buffer and hands out
+ * views of it, with no copy or allocation per record; every frame's checksum is verified first.
  *
  * <p><b>Threading:</b> not thread-safe; use a reader from one thread at a time. Any number of
  * readers may read one log concurrently with its writers.

@@ -9,17 +9,16 @@ import java.nio.file.Path;
  * A read-only view of a log, which another process may be writing: readers follow it as it grows,
  * and nothing in its directory is ever changed. Opened with {@link Wal#openReadOnly(Path)}.
  *
- * <p>What is visible: with {@link Durability#WRITTEN}, every record up to the last valid frame the
- * writer has written so far; with {@link Durability#SYNCED}, every record below the highest position
- * that valid frames or the segment header prove durable (a frame carries how far the log was synced
- * when it was written, so the newest records become visible once a later frame, a durability mark or
- * a roll proves them). Every frame is validated before it is handed out. Segment rolls and the
- * writer's retention deletes are followed; a frame that does not validate before a later segment
- * that holds data is reported as {@link WalCorruptionException} to the readers that reach it, as
- * opening the log would; a write in progress simply is not visible yet.
+ * <p>What is visible: with {@link Durability#WRITTEN}, every record up to the last valid frame written
+ * so far; with {@link Durability#SYNCED}, every record below the highest position that valid frames or
+ * the segment header prove durable (the newest records once a later frame, a durability mark or a roll
+ * proves them). Every frame is validated before it is handed out. Segment rolls and retention are
+ * followed; a frame that does not validate before a later segment that holds data is reported as {@link
+ * WalCorruptionException} to the readers that reach it, while a write in progress simply is not visible
+ * yet.
  *
  * <p>No lock is taken: any number of views, in any processes, may follow one log beside its writer.
- * For a full check of the log, as opening would do it, use {@link #inspect()}.
+ * {@link #inspect()} checks the whole log as opening would.
  *
  * <p><b>Threading:</b> thread-safe; each {@link WalReader} is for one thread.
  */

@@ -196,8 +196,7 @@ public final class FrameDecoder {
     }
 
     /**
-     * Whether anything was written in a frame slot: its length field is not zero. Segments are
-     * zero-filled when prepared, so a zero length means the slot was never written.
+     * Whether anything was written in a frame slot: its length field is not zero.
      *
      * @param buffer holds the slot's length field at {@code index}, in little-endian order.
      * @param index where the slot starts in {@code buffer}.
@@ -209,8 +208,8 @@ public final class FrameDecoder {
 
     /**
      * Whether the header at a position could be a valid frame's, without the checksum: the length
-     * fits and, for a full header, type, flags and durable offset are allowed. A cheap test before
-     * {@link #decode} where frames are searched for, or where frames already decoded are walked again.
+     * fits and, for a full header, type, flags and durable offset are allowed: a cheap test before
+     * {@link #decode}.
      *
      * @param buffer holds the frame's bytes from {@code index}, in little-endian order.
      * @param index where the frame's first byte is in {@code buffer}.

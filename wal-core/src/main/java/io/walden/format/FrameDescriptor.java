@@ -23,36 +23,30 @@ import org.agrona.BitUtil;
  * </pre>
  *
  * <ul>
- *   <li>A frame starts at an 8-byte aligned position; the next frame starts at
- *       {@code align(frameLength, 8)} bytes after it; the alignment gap between is zero. Alignment
- *       keeps the length field from tearing.
- *   <li>A frame length of zero marks space that was never written: segments are zero-filled when
- *       prepared.
- *   <li>The checksum is CRC32C over a 20-byte binding block (the frame's log position as int64, the
- *       log's identity as int64 and the frame length as int32, all little-endian) followed by the
- *       frame's bytes from {@link #TYPE_OFFSET} to the frame length. A frame therefore validates only
- *       at the position it was written for, in the log it was written for, with the length it was
- *       written with: stale bytes from a recycled file or a moved copy never validate.
- *   <li>A frame of exactly {@link #SHORT_PADDING_LENGTH} bytes holds only length and checksum; it is
- *       padding. It exists because a gap of 8 bytes cannot hold a full header.
- *   <li>A frame of type {@link #TYPE_PADDING} is skipped; padding closes every segment and fills
- *       the end of each pass over the in-memory log buffer.
- *   <li>The durable offset is the offset in this frame's segment below which the log was known
- *       durable (synced) when the frame was written, from the first frame offset up to the frame's
- *       own offset. A valid frame therefore proves that everything before that offset reached stable
- *       storage before the frame was written: recovery treats damage below the highest durable offset
- *       any valid frame carries as corruption, never as a torn write. The writer's I/O thread fills it
- *       in just before it computes the checksum.
- *   <li>A frame of type {@link #TYPE_DISCARD} is written by recovery only: it covers positions that
- *       the log gave up (a cut torn tail, or data discarded by policy) up to the end of its segment.
- *       Its checksum covers the binding block and its header only, since the bytes it covers are left
- *       as they were and never read again; positions under it are never given to another record.
+ *   <li>A frame starts at an 8-byte aligned position; the next frame starts {@code align(frameLength,
+ *       8)} bytes after it, and the gap between is zero. Alignment keeps the length field from tearing.
+ *   <li>A frame length of zero marks space never written (segments are zero-filled when prepared).
+ *   <li>The checksum is CRC32C over a 20-byte binding block (the frame's log position and the log's
+ *       identity as int64, the frame length as int32, little-endian) followed by the frame's bytes from
+ *       {@link #TYPE_OFFSET} to the frame length: a frame validates only at the position, in the log
+ *       and with the length it was written for, so stale bytes from a recycled file or a moved copy
+ *       never validate.
+ *   <li>A frame of exactly {@link #SHORT_PADDING_LENGTH} bytes holds only length and checksum: padding
+ *       for an 8-byte gap.
+ *   <li>A frame of type {@link #TYPE_PADDING} is skipped; padding closes every segment and each lap of
+ *       the log buffer.
+ *   <li>The durable offset is the offset in this frame's segment below which the log was durable
+ *       (synced) when the frame was written, from the first frame offset up to the frame's own. A valid
+ *       frame therefore proves that everything before it reached stable storage: recovery treats damage
+ *       below the highest durable offset any valid frame carries as corruption, never as a torn write.
+ *   <li>A frame of type {@link #TYPE_DISCARD} is written by recovery only, over positions the log gave
+ *       up, up to its segment's end. Its checksum covers the binding block and its header only, since
+ *       the bytes it covers are never read again; positions under it are never given to another record.
  *   <li>Flags: {@link #FLAG_BATCH_CONTINUES} on a data frame says that the next record of the same
- *       batch ({@code Wal.append(WalBatch, ...)}) follows in the next frame, in the same segment. A
- *       batch ends at its first data frame without the flag, or at a discard frame (a truncation kept
- *       the batch's records up to there). A batch whose frames end any other way (zeros, damage, a
- *       padding frame) is incomplete: readers never deliver it, and recovery cuts it as a torn tail.
- *       Every other flag bit is reserved and zero, and no other frame type carries a flag.
+ *       batch follows in the next frame. A batch ends at its first data frame without the flag, or at a
+ *       discard frame (a truncation kept the batch's records up to there); one whose frames end any
+ *       other way is incomplete: readers never deliver it, and recovery cuts it as a torn tail. Every
+ *       other flag bit is reserved and zero, and no other frame type carries a flag.
  *   <li>Types with the high bit ({@link #TYPE_SKIPPABLE_MASK}) set may be skipped by readers that do
  *       not know them; other unknown types are corruption.
  * </ul>

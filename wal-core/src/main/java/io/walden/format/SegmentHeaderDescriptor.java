@@ -38,42 +38,33 @@ package io.walden.format;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <p>The header fills one 4 KiB block so that O_DIRECT writes of frames never rewrite it. It is
- * written when the segment is prepared, and made durable before the segment is renamed into place;
- * a file with a segment name therefore always has a valid header, or it is corrupt.
- *
- * <p><b>Durable position and clean close.</b> The header is rewritten in place while its segment is
- * the one being written, to record ground truth that recovery cannot learn from the frames alone:
+ * <p>The header fills one 4 KiB block so that O_DIRECT writes of frames never rewrite it. It is made
+ * durable before the segment is renamed into place, so a file with a segment name always has a valid
+ * header, or it is corrupt. While its segment is the one being written, the header is rewritten in
+ * place to record what recovery cannot learn from the frames alone:
  *
  * <ul>
- *   <li>The <em>durable position</em>: every position of this segment below it had been synced when
- *       the header was written (zero: nothing recorded). The writer records it when the log goes idle
- *       after a sync (a durability mark), because the frames synced last are proven by no later
- *       frame; the periodic sync makes the mark durable.
- *   <li>{@link #FLAG_CLOSED_CLEANLY}: the session that wrote this segment closed the log cleanly, at
- *       the durable position: every frame before it was synced before the flag was written, and every
- *       byte after it is zero. Opening such a log clears the flag (and syncs) before the first new
- *       frame is written.
+ *   <li>The <em>durable position</em>: every position of this segment below it had been synced when the
+ *       header was written (zero: nothing recorded). The writer records it when the log goes idle after
+ *       a sync (a durability mark), because no later frame proves the frames synced last.
+ *   <li>{@link #FLAG_CLOSED_CLEANLY}: the session closed the log cleanly at the durable position: every
+ *       frame before it was synced before the flag was written, and every byte after it is zero.
+ *       Opening such a log clears the flag (and syncs) before the first new frame is written.
  *   <li>The <em>write limit</em>: an offset in this segment, a multiple of 4096, at or past which no
- *       byte of a frame had been written when the header was written (zero: none recorded, the whole
- *       segment may hold frames). The writer raises it, durably, before it writes past it; after a
- *       crash the log continues at the limit in the same segment instead of giving the rest of the
- *       segment up, because no position there can have been seen by a reader.
- *   <li>{@link #FLAG_CONTINUED}: the log went on into the next segment. The writer sets it, durably,
- *       before the first byte of the next segment is written, so the next segment's file must exist:
- *       a missing one was lost, and recovery refuses the log naming it.
- *   <li>{@link #FLAG_RECYCLED}: the file held an earlier segment of the log, which retention freed,
- *       and was not zero-filled again: past what this segment's frames cover, its body holds the
- *       earlier segment's frames (stale bytes, which never validate here, since a frame's checksum
- *       binds it to its position). Such a segment always records a write limit, and every reader
- *       takes the bytes at or past the limit for zeros (never written in this life). The writer
- *       raises the limit, durably, before it writes past it, as in a session's first segment; at a
- *       clean close it lowers it to the end of the last block written and writes zeros from the clean
- *       end up to there, so that every byte after the clean end reads as zero.
+ *       frame byte had been written when the header was written (zero: none recorded). The writer
+ *       raises it, durably, before it writes past it; after a crash the log continues at the limit in
+ *       the same segment, since no position there can have been seen by a reader.
+ *   <li>{@link #FLAG_CONTINUED}: the log went on into the next segment, set durably before the next
+ *       segment's first byte is written; a missing next segment was lost, and recovery refuses the log
+ *       naming it.
+ *   <li>{@link #FLAG_RECYCLED}: the file held an earlier segment of the log and was not zero-filled
+ *       again; its bytes at or past the write limit, which such a segment always records, are stale and
+ *       read as zeros. A clean close zeroes the rest of its last block and lowers the limit to that
+ *       block's end (FORMAT.md, "Recycled segments").
  * </ul>
  *
- * <p>A rewrite changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during
- * it leaves the old or the new header, each valid.
+ * <p>A rewrite changes only bytes 44 to 63, inside the first 512-byte sector, so a power loss during it
+ * leaves the old or the new header, each valid.
  */
 public final class SegmentHeaderDescriptor {
     /** "WALDNSEG" read as a little-endian int64. */

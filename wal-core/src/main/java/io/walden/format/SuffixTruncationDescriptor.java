@@ -33,11 +33,10 @@ package io.walden.format;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <p>The <em>cut position</em> is where the kept records end: the aligned end of the last kept
- * record's frame, or the first frame position of the oldest segment when no record is kept. The
- * <em>continue position</em> is the base of the segment after the highest one the log had: the log
- * continues there, so that no position a reader may have seen is given to another record. The file
- * is one 4 KiB block (direct I/O writes it like any other), written under {@link #TEMPORARY_NAME},
+ * <p>The <em>cut position</em> is where the kept records end: the aligned end of the last kept record's
+ * frame, or the oldest segment's first frame position when none is kept. The <em>continue position</em>
+ * is the base of the segment after the highest one the log had, so that no position a reader may have
+ * seen is given to another record. The file is one 4 KiB block, written under {@link #TEMPORARY_NAME},
  * synced and renamed into place, so it is either absent or whole.
  */
 public final class SuffixTruncationDescriptor {

@@ -95,10 +95,7 @@ public final class EngineHolder {
         }
     }
 
-    /**
-     * Where the log ends for a waiter, so that a wait beyond it is refused rather than never
-     * ending: the closed tail of a closed log; none while the log is open.
-     */
+    /** The closed tail of a closed log (a wait past it is refused, not endless); none while open. */
     public long finalPosition(final LogEngine e) {
         // An engine replaced by truncateAfter closed its buffer's tail too, but the log goes on.
         return closed && e.logBuffer().isTailClosed() ? e.logBuffer().tailPosition() : Long.MAX_VALUE;
@@ -121,8 +118,7 @@ public final class EngineHolder {
 
     /**
      * Closes the log whose engine is stopped and could not be replaced: every waiter and appender
-     * learns why, and the lock is released for the next open, which recovers the log. The caller
-     * holds the close lock.
+     * learns why, and the lock is released for the next open. The caller holds the close lock.
      */
     public void closeStopped(final WalException failure) {
         if (failure != null) {

@@ -51,9 +51,8 @@ final class LogDirectories {
     }
 
     /**
-     * Warns when the log's file system keeps nothing across a power loss (at WARNING once per file
-     * system type and JVM: a test suite may open thousands of logs there, and every log's
-     * statistics say it anyway), and when the backend's session has a durability note.
+     * Warns when the log's file system keeps nothing across a power loss (once per type and JVM: the
+     * statistics say it too), and when the backend's session has a durability note.
      */
     public static void warnIfNotDurable(final Path directory, final String fileSystemType, final String note) {
         if (!FileSystemTypes.survivesPowerLoss(fileSystemType)) {

@@ -127,10 +127,7 @@ public final class LogEngine {
         RecoveredLog open(StorageSession session, StorageCapabilities capabilities) throws IOException;
     }
 
-    /**
-     * Drains every appended record, syncs, completes every waiter and stops the I/O thread; the
-     * state is then closed, or left open for the next engine.
-     */
+    /** Drains, syncs, completes every waiter, stops the I/O thread; closes or hands over the state. */
     public boolean stop(final boolean handOver) {
         if (handOver) {
             agent.requestHandOver();

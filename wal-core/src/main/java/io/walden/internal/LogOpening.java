@@ -20,7 +20,6 @@ import java.util.function.Function;
 public final class LogOpening {
     private LogOpening() {}
 
-    /** Makes the log from its opened parts. */
     @FunctionalInterface
     public interface Opened<T> {
         T open(
@@ -33,10 +32,8 @@ public final class LogOpening {
     }
 
     /**
-     * Opens a log, creating it if the directory holds none, and runs recovery. A pending interrupt
-     * would close the FileChannels that opening reads and writes through
-     * (ClosedByInterruptException) and fail the open: it runs with the flag cleared, and the flag
-     * is set again for the caller.
+     * Opens a log, creating it if the directory holds none, and runs recovery, with the interrupt flag
+     * cleared (an interrupt would close the FileChannels it uses) and set again for the caller.
      */
     public static <T> T open(
             final WalConfig config, final Function<Path, String> fileSystemTypes, final Opened<T> opened) {

@@ -58,10 +58,9 @@ public final class FileSystemTypes {
     }
 
     /**
-     * What an io_uring backend with O_DSYNC does differently on a FUSE file system, in words for {@link
-     * StorageCapabilities#durabilityNote()}: through io_uring, the kernel's FUSE path completes O_DSYNC
-     * writes without the flush O_DSYNC requires, so such a backend opens its files without O_DSYNC and
-     * the log syncs with fdatasync instead.
+     * What an io_uring backend with O_DSYNC does differently on a FUSE file system, whose io_uring path
+     * completes O_DSYNC writes without a flush: it opens its files without O_DSYNC and the log syncs
+     * with fdatasync. In words for {@link StorageCapabilities#durabilityNote()}.
      *
      * @param type the file system type, a FUSE one.
      * @param backendName the backend's name.

@@ -7,10 +7,11 @@ import java.util.function.BiConsumer;
 
 /**
  * The handles a {@link StorageSession} gives out for open files: small integers that index a table
- * of the backend's file objects and their paths, reused once closed. A helper for backends.
+ * of the backend's file objects and their paths, reused once closed.
+ *
+ * <p><b>Threading:</b> not thread-safe; owned by the session's owning thread.
  *
  * @param <F> the backend's file type, for example a {@code FileChannel}.
- *     <p><b>Threading:</b> not thread-safe; owned by the session's owning thread.
  */
 public final class FileTable<F> {
     private final List<F> files = new ArrayList<>();

@@ -7,10 +7,9 @@ import java.util.Objects;
 
 /**
  * A storage session that forwards every call to another: the base for a session that changes a few
- * operations of a real one (to inject faults, delays or interrupts, or to record what it is asked to
- * do) and leaves the rest as they are. Override what changes; every method, including the defaults
- * of {@link StorageSession}, forwards as it is, but {@link #submitWriteOnCaller}, which goes through
- * this session's own {@link #submitWrite}.
+ * operations of a real one (to inject faults, delays or interrupts, or to record them). Every method,
+ * including the defaults of {@link StorageSession}, forwards as it is, but {@link
+ * #submitWriteOnCaller}, which goes through this session's {@link #submitWrite}.
  *
  * <p><b>Threading:</b> as the session it forwards to.
  */
@@ -31,11 +30,7 @@ public class ForwardingStorageSession implements StorageSession {
         return delegate;
     }
 
-    /**
-     * The delegate's capabilities. A wrapper that changes what the log may do (fewer operations in
-     * flight, no I/O on callers' threads) overrides this, and answers the same every time: the log
-     * reads it once, when the session is opened.
-     */
+    /** The delegate's; a wrapper that changes them overrides this, answering alike on every call. */
     @Override
     public StorageCapabilities capabilities() {
         return delegate.capabilities();
@@ -63,9 +58,8 @@ public class ForwardingStorageSession implements StorageSession {
     }
 
     /**
-     * Submits through this session's {@link #submitWrite}, so that a wrapper that changes writes (delays
-     * them, fails them, records them) changes these too; a wrapper that changes nothing about writes may
-     * override this to pass them on to its delegate's {@code submitWriteOnCaller}.
+     * Submits through this session's {@link #submitWrite}, so that a wrapper that changes writes
+     * changes these too; one that does not may pass them to its delegate's {@code submitWriteOnCaller}.
      */
     @Override
     public void submitWriteOnCaller(
@@ -89,9 +83,8 @@ public class ForwardingStorageSession implements StorageSession {
     }
 
     /**
-     * Passes the sync on to the delegate's {@code submitSyncOnCaller}, so that the backend may still
-     * run it on the calling thread. A wrapper that changes syncs (fails them, delays them, gives them
-     * tokens of its own) overrides this too, if only to route it through its own {@link #submitSync}.
+     * Passes the sync on to the delegate's {@code submitSyncOnCaller}; a wrapper that changes syncs
+     * overrides this too, if only to route it through its own {@link #submitSync}.
      */
     @Override
     public void submitSyncOnCaller(final int fileHandle, final long token) {

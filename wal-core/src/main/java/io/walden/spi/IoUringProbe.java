@@ -8,16 +8,11 @@ import java.util.Locale;
 /**
  * Finds out once whether the kernel lets this process use io_uring, and if not, why: the platform
  * (Linux, and the architecture the backend is built for), the {@code kernel.io_uring_disabled}
- * sysctl, or a ring that cannot be set up (a kernel older than 5.6, the sysctl forbidding it to this
- * user, a seccomp filter in a container returning EPERM or ENOSYS). Each io_uring backend holds one
- * probe, says why it runs on x86_64 only, and sets up a ring its own way ({@link RingSetup}); what
- * the kernel refuses is put in the same words for every backend, and every reason names the
- * FileChannel backend as the alternative.
- *
- * <p>It is part of the SPI, which otherwise names no system interface, because both io_uring
- * backends ({@code wal-uring} on jasyncfio, {@code wal-uring-ffm} on the Foreign Function and Memory
- * API) need these checks, and the SPI is the only module both depend on. It knows nothing of either
- * binding: it reads a sysctl and system properties, and calls the backend's setup.
+ * sysctl, or a ring that cannot be set up (a kernel older than 5.6, the sysctl forbidding it to
+ * this user, a seccomp filter returning EPERM or ENOSYS). Each io_uring backend holds one probe and
+ * sets up a ring its own way ({@link RingSetup}); every reason is worded alike and names the
+ * FileChannel backend as the alternative. It is in the SPI because both io_uring backends need it;
+ * it knows neither binding.
  *
  * <p><b>Threading:</b> thread-safe; the probe runs once, on the first call to {@link
  * #unavailableReason()}.
@@ -62,9 +57,8 @@ public final class IoUringProbe {
     }
 
     /**
-     * Why the backend cannot use io_uring here, or null if it can.
-     *
-     * @return the reason, naming the cause and the alternative, or null.
+     * @return why the backend cannot use io_uring here, naming the cause and the alternative, or
+     *     null if it can.
      */
     public String unavailableReason() {
         if (!probed) {

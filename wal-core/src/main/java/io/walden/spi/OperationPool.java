@@ -4,21 +4,21 @@ import java.util.function.IntFunction;
 
 /**
  * A session's operations in flight: a fixed number of {@link PooledOperation}s made up front and
- * handed out and taken back through a free list, so that submitting and completing allocate nothing.
- * Each operation keeps its {@linkplain PooledOperation#index() index} for the pool's life, so a
- * completion that carries the index (an io_uring entry's user data) finds its operation without a
- * lookup ({@link #get}). Operations are handed out in the order they came back.
+ * handed out and taken back through a free list, so that submitting and completing allocate
+ * nothing. Each operation keeps its {@linkplain PooledOperation#index() index} for the pool's life,
+ * so a completion that carries the index (an io_uring entry's user data) finds it with {@link
+ * #get}. Operations are handed out in the order they came back.
  *
  * <pre>
  *   take(kind, token) --&gt; operation --&gt; backend carries it out --&gt; poll: deliver, release(operation)
  *        ^------------------------------- free list ---------------------------------------|
  * </pre>
  *
- * <p>{@link StorageCapabilities#maxInFlight()} is the pool's capacity: the log never has more in
- * flight, so a pool that runs dry is a bug, and {@link #take} says so.
+ * <p>The capacity is {@link StorageCapabilities#maxInFlight()}: the log never has more in flight,
+ * so a pool that runs dry is a bug, and {@link #take} says so.
  *
- * <p><b>Threading:</b> not thread-safe: the session's owning thread takes and releases (the holder
- * of the log's I/O duty, one at a time, as the SPI calls the session).
+ * <p><b>Threading:</b> not thread-safe: used by the session's owning thread (the holder of the
+ * log's I/O duty).
  *
  * @param <T> the backend's operation type.
  */
@@ -107,20 +107,12 @@ public final class OperationPool<T extends PooledOperation> {
         return (T) operations[index];
     }
 
-    /**
-     * Operations taken and not yet released.
-     *
-     * @return the count.
-     */
+    /** @return how many operations are taken and not yet released. */
     public int inFlight() {
         return operations.length - freeCount;
     }
 
-    /**
-     * The most operations in flight at once.
-     *
-     * @return the capacity given at construction.
-     */
+    /** @return the most operations in flight at once, as given at construction. */
     public int capacity() {
         return operations.length;
     }

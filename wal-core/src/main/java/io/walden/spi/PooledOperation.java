@@ -1,10 +1,9 @@
 package io.walden.spi;
 
 /**
- * One operation of a session in flight, kept in an {@link OperationPool}: what every backend's
- * operation holds (its kind, the log's token, its fixed place in the pool). A backend's subclass adds
- * what it needs to carry the operation out (a channel, a file descriptor, a buffer address, a result)
- * and says in {@link #clear()} how to let go of it.
+ * One operation of a session in flight, kept in an {@link OperationPool}: its kind, the log's token
+ * and its fixed place in the pool. A backend's subclass adds what it needs to carry the operation
+ * out and says in {@link #clear()} how to let go of it.
  *
  * <p><b>Threading:</b> taken and released by the session's owning thread, as the pool; in between a
  * backend may hand it to a thread of its own and back through queues that order the hand-offs.
@@ -42,37 +41,26 @@ public abstract class PooledOperation {
     }
 
     /**
-     * Its place in the pool, fixed for the pool's life: what an io_uring backend sends as a ring
-     * entry's user data, to find the operation again with {@link OperationPool#get}.
-     *
-     * @return the index.
+     * @return its place in the pool, fixed for the pool's life: an io_uring ring entry's user data,
+     *     for {@link OperationPool#get}.
      */
     public final int index() {
         return index;
     }
 
-    /**
-     * What the operation does; set when it was taken.
-     *
-     * @return the kind.
-     */
+    /** @return what the operation does; set when it was taken. */
     public final Kind kind() {
         return kind;
     }
 
-    /**
-     * The token the log gave at submission, for its completion; set when it was taken.
-     *
-     * @return the token.
-     */
+    /** @return the token the log gave at submission; set when it was taken. */
     public final long token() {
         return token;
     }
 
     /**
      * Lets go of what the backend's fields refer to (files, paths, buffers, a failure) and resets its
-     * result, as the operation goes back to the pool: a free operation keeps nothing alive, and the
-     * next taker finds it as new. Called by {@link OperationPool#release}.
+     * result, so a free operation keeps nothing alive. Called by {@link OperationPool#release}.
      */
     protected abstract void clear();
 

@@ -2,63 +2,44 @@ package io.walden.spi;
 
 /**
  * What a {@link StorageSession} can do and how the log must drive it: its I/O mode, its limits and
- * which threads may run its operations. The session returns it from {@link
- * StorageSession#capabilities()}; the log reads it once, when the session is opened, and never again,
- * so it must not change while the session is open.
- *
- * <p>Build one with {@link #of(StorageOptions, int)} (or {@link #of(boolean, boolean, int, int)}),
- * which gives the optional components their defaults, and change those that differ with the {@code
- * with...} methods; each returns a new record.
+ * which threads may run its operations. The log reads it once, when the session is opened, so it
+ * must not change while the session is open. Build one with {@link #of(StorageOptions, int)} and
+ * change the optional components with the {@code with...} methods.
  *
  * <p><b>Threading:</b> immutable.
  *
- * @param directIo whether writes go around the page cache (O_DIRECT). Then every write's file
+ * @param directIo whether writes go around the page cache (O_DIRECT); then every write's file
  *     offset, length and memory address are multiples of {@code blockSizeBytes}.
- * @param writesDurable whether a completed write is already durable (O_DSYNC or equivalent), so
- *     that no sync is needed to make written data survive power loss.
- * @param blockSizeBytes the alignment required for direct I/O, a power of two; 1 when {@code
- *     directIo} is false ({@link StorageOptions#blockSizeBytes()}).
- * @param maxInFlight the most operations the session accepts in flight at once, at least 1; more
- *     are refused.
+ * @param writesDurable whether a completed write is already durable (O_DSYNC or equivalent), with
+ *     no sync needed.
+ * @param blockSizeBytes the alignment direct I/O requires, a power of two; 1 without direct I/O
+ *     ({@link StorageOptions#blockSizeBytes()}).
+ * @param maxInFlight the most operations the session accepts in flight at once, at least 1.
  * @param callerMayRunIo whether an appender may run the session's writes and {@link
- *     StorageSession#submitSyncOnCaller} syncs on its own thread when the log's I/O path is idle,
- *     instead of handing them to the I/O thread (RocksDB's write leader, for a group of one). Worth
- *     it when those operations complete before the submit call returns: the appender then reaches
- *     its durability level without waking any other thread; or when {@code completionThreadMayRunIo}
- *     holds: the appender then hands its write straight to the backend, not to the I/O thread. An
- *     appender that finds the active segment full also rolls it, and so may close a file.
- *     <p>A session that says yes must survive an interrupt of the calling thread during any
- *     operation: the interrupt is the appender's, not the log's, so it must neither fail the
- *     operation nor leave the session unusable (a {@code FileChannel} that an interrupt closed must
- *     be replaced, and a sync whose outcome the interrupt hid must be made again on a file
- *     descriptor that has seen every write-back error since the last sync). The calling thread's
- *     interrupt status is kept. Default false: only the I/O thread runs operations.
+ *     StorageSession#submitSyncOnCaller} syncs on its own thread while the log's I/O path is idle
+ *     (worth it where they complete before the submit call returns, or with {@code
+ *     completionThreadMayRunIo}); such an appender may also roll the segment, and so close a file.
+ *     The session must then survive an interrupt of the calling thread during any operation,
+ *     neither failing it nor becoming unusable (a {@code FileChannel} the interrupt closed is
+ *     replaced; a sync whose outcome it hid is made again on a descriptor that has seen every
+ *     write-back error since the last sync), and keep the thread's interrupt status. Default false.
  * @param completionThreadMayRunIo whether the completion signal ({@link StorageBackend#open}) may
- *     run the log's I/O on the thread that signals: deliver completions with {@link
- *     StorageSession#poll} and submit the writes and syncs that follow them, there and then, instead
- *     of waking the log's I/O thread to do it. Worth it for a backend that completes operations on a
- *     thread of its own (an event loop) from which submitting is cheaper than from any other thread:
- *     a write, its sync and the acknowledgement then follow each other on that thread with no thread
- *     woken between them.
- *     <p>A session that says yes promises that, on the thread that signals, {@link
- *     StorageSession#submitWrite}, {@link StorageSession#submitSync} and {@link StorageSession#poll}
- *     neither block nor wait for a completion. The log then never calls the other methods there (file
- *     opens and closes, directory operations, allocation), never runs user code there, and runs these
- *     three only while it holds the log's I/O duty, so the SPI's one-thread-at-a-time rule still
- *     holds. The signal may also run on a thread that is submitting (an operation that completed
- *     before its submit call returned); the log copes with that. Default false: the signal only wakes
- *     the I/O thread.
- * @param overlappingWritesMax how many writes the session carries out at once, each overlapping the
- *     others, where {@code writesDurable} holds: the log then keeps up to that many (and at most
- *     {@code WalConfig.durableWritesInFlightMax}) group writes in flight, each its own group commit.
- *     A session whose writes complete in any order says how many it overlaps (an io_uring ring:
- *     many); one that carries out each write on the submitting thread before the call returns gains
- *     nothing from more, and says 1. The log never submits more writes at once than this says, and
- *     never two that touch the same block with direct I/O. At least 1; default 1.
- * @param durabilityNote what the session does differently from the options it was created with, so
- *     as to keep the durability they promise on this file system; for example, syncing with
- *     fdatasync where O_DSYNC writes are known not to be durable. It names the file system, the mode
- *     and what is done instead; the log reports it in its statistics and logs. Default null: nothing.
+ *     deliver completions with {@link StorageSession#poll} and submit the writes and syncs that
+ *     follow, on the signalling thread, instead of waking the I/O thread (worth it for a backend
+ *     with an event loop of its own). The session then promises that on that thread {@link
+ *     StorageSession#submitWrite}, {@link StorageSession#submitSync} and {@code poll} neither block
+ *     nor wait for a completion; the log calls nothing else there, runs no user code there, and
+ *     calls these only while it holds the log's I/O duty. The signal may also run on a submitting
+ *     thread. Default false.
+ * @param overlappingWritesMax how many writes the session carries out at once where {@code
+ *     writesDurable} holds: the log keeps up to that many (and at most {@code
+ *     WalConfig.durableWritesInFlightMax}) group writes in flight, each its own group commit, never
+ *     two that touch the same block with direct I/O. A session that completes each write before the
+ *     submit call returns says 1. At least 1; default 1.
+ * @param durabilityNote what the session does differently from its options to keep their durability
+ *     on this file system (for example fdatasync where O_DSYNC writes are not durable), naming the
+ *     file system, the mode and what is done instead; the log reports it in its statistics and
+ *     logs. Default null.
  */
 public record StorageCapabilities(
         boolean directIo,
@@ -91,8 +72,7 @@ public record StorageCapabilities(
      * The capabilities of a session that does what its options say, with the defaults for the
      * optional components: no caller or completion thread runs I/O, one write at a time, no note.
      *
-     * @param options the options the session was created with: direct I/O, O_DSYNC and their block
-     *     size.
+     * @param options the options the session was created with.
      * @param maxInFlight the most operations the session accepts in flight at once.
      * @return the capabilities.
      */

@@ -5,10 +5,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
- * One log's connection to its backend. Operations are submitted and complete later; each
- * completion is delivered exactly once through {@link #poll} with the token given at submission.
- * A backend may complete an operation before the submit call returns, but the completion is still
- * delivered by {@code poll}.
+ * One log's connection to its backend. Operations are submitted and complete later; each completion
+ * is delivered exactly once through {@link #poll} with the token given at submission, even one that
+ * completed before its submit call returned.
  *
  * <p>Ordering: a sync covers every write whose completion was delivered before the sync was
  * submitted; nothing else is promised. Writes that are in flight at the same time must not overlap.
@@ -17,19 +16,16 @@ import java.nio.file.Path;
  * names the file and the cause. The core treats every failure as fatal for the log and never
  * retries a sync.
  *
- * <p><b>Threading:</b> all methods are called by one thread at a time: the opening thread during
- * recovery, then the log's I/O thread, with a happens-before edge between each and the next. A
- * session whose {@linkplain #capabilities() capabilities} say {@link
- * StorageCapabilities#callerMayRunIo()} is also used, one at a time, by appenders that run the log's
- * I/O on their own thread while its I/O thread rests; one that says {@link
- * StorageCapabilities#completionThreadMayRunIo()}, by the thread that signals completions, in the
- * same way.
+ * <p><b>Threading:</b> all methods are called by one thread at a time, with a happens-before edge
+ * between each and the next: the opening thread during recovery, then the log's I/O thread, and,
+ * where the {@linkplain #capabilities() capabilities} allow it ({@link
+ * StorageCapabilities#callerMayRunIo()}, {@link StorageCapabilities#completionThreadMayRunIo()}),
+ * an appender or the thread that signals completions while it holds the log's I/O duty.
  */
 public interface StorageSession extends AutoCloseable {
     /**
-     * What this session can do and how the log must drive it. The log asks once, when the session is
-     * opened, and relies on the answer until the session is closed: every call must return equal
-     * capabilities.
+     * What this session can do and how the log must drive it. The log asks once, when the session
+     * is opened: every call must return equal capabilities.
      *
      * @return the capabilities.
      */
@@ -54,14 +50,13 @@ public interface StorageSession extends AutoCloseable {
     void closeFile(int fileHandle) throws IOException;
 
     /**
-     * Submits a positional write. The bytes must stay unchanged until completion. The result is the
-     * number of bytes written, which must equal the length: a backend completes a short write itself
-     * or reports it as a failure.
+     * Submits a positional write. The bytes must stay unchanged until completion. The result must
+     * equal the length: a backend completes a short write itself or reports it as a failure.
      *
      * @param fileHandle the file.
      * @param fileOffset byte offset in the file.
-     * @param source a direct buffer holding the bytes; the backend may change its position and limit
-     *     and must not keep it after the completion.
+     * @param source a direct buffer holding the bytes; the backend may change its position and
+     *     limit and must not keep it after the completion.
      * @param sourceOffset index of the first byte in {@code source}.
      * @param lengthBytes how many bytes.
      * @param token returned with the completion.
@@ -69,15 +64,12 @@ public interface StorageSession extends AutoCloseable {
     void submitWrite(int fileHandle, long fileOffset, ByteBuffer source, int sourceOffset, int lengthBytes, long token);
 
     /**
-     * Submits the allocation of disk space for a byte range of a file (Linux {@code fallocate}
-     * mode 0): the file grows to cover the range if needed, bytes never written read as zeros, and
-     * later writes into the range cannot fail for lack of space. Allocated but unwritten space is
-     * still metadata to the file system, so the core writes zeros over the range afterwards anyway;
-     * allocating first finds a full disk early and gives the segment contiguous extents.
-     *
-     * <p>The result is {@code lengthBytes} when the space was allocated, and 0 when this backend or
-     * the file system cannot allocate ahead (nothing changed; the caller goes on without). A failure,
-     * for example ENOSPC, completes with a negative result.
+     * Submits the allocation of disk space for a byte range of a file (Linux {@code fallocate} mode
+     * 0): the file grows to cover the range if needed, bytes never written read as zeros, and later
+     * writes into the range cannot fail for lack of space. The result is {@code lengthBytes} when
+     * the space was allocated, 0 when this backend or the file system cannot allocate ahead
+     * (nothing changed), and negative on a failure such as ENOSPC. The core writes zeros over the
+     * range afterwards either way (docs/design/backends.md says why).
      *
      * @param fileHandle the file.
      * @param fileOffset first byte of the range.
@@ -95,11 +87,10 @@ public interface StorageSession extends AutoCloseable {
     void submitSync(int fileHandle, long token);
 
     /**
-     * Submits fdatasync (or its equivalent) of a file that the backend may carry out on the calling
-     * thread before returning, its completion then waiting for the next {@link #poll} like any other.
-     * The owning thread asks for it when it has nothing else to do until the sync completes (a lone
-     * writer waits for it): a backend that otherwise hands syncs to a thread of its own saves the two
-     * thread hand-offs. The default submits as {@link #submitSync} does.
+     * Submits fdatasync (or its equivalent) of a file, which the backend may carry out on the calling
+     * thread before returning (the completion still waits for {@link #poll}); asked for when the caller
+     * would only wait for it, so a backend that hands syncs to a thread of its own saves two hand-offs.
+     * The default is {@link #submitSync}.
      *
      * @param fileHandle the file.
      * @param token returned with the completion.
@@ -109,14 +100,11 @@ public interface StorageSession extends AutoCloseable {
     }
 
     /**
-     * Submits a positional write, as {@link #submitWrite} does, that the backend may carry out on the
-     * calling thread before returning, its completion then waiting for the next {@link #poll} like any
-     * other. The owning thread asks for it only where writes are {@linkplain StorageCapabilities#writesDurable()
-     * durable by themselves}, the caller is an appender running its own record's I/O ({@link
-     * StorageCapabilities#callerMayRunIo()}),
-     * and no other write is in flight: the appender would only wait for this write. A backend that
-     * otherwise learns of completions on a thread of its own saves the hand-off back (as {@link
-     * #submitSyncOnCaller} does for syncs). The default submits as {@link #submitWrite} does.
+     * Submits a positional write, as {@link #submitWrite}, which the backend may carry out on the
+     * calling thread before returning (the completion still waits for {@link #poll}); asked for only
+     * where writes are {@linkplain StorageCapabilities#writesDurable() durable by themselves}, by an
+     * appender running its own record's I/O with no other write in flight. The default is {@link
+     * #submitWrite}.
      *
      * @param fileHandle the file.
      * @param fileOffset byte offset in the file.
@@ -168,17 +156,10 @@ public interface StorageSession extends AutoCloseable {
      */
     int poll(CompletionHandler handler, int limit);
 
-    /**
-     * Operations submitted and not yet delivered by {@link #poll}.
-     *
-     * @return the count.
-     */
+    /** @return how many operations were submitted and not yet delivered by {@link #poll}. */
     int inFlight();
 
-    /**
-     * Waits for in-flight operations to finish, releases every resource and stops the session's
-     * threads. Idempotent.
-     */
+    /** Waits for operations in flight, frees all resources, stops the session's threads; idempotent. */
     @Override
     void close();
 }

@@ -106,7 +106,6 @@ public final class AppendPath {
         return future;
     }
 
-    /** Appends a record as BUFFERED if there is space now, without waiting. */
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
         limits.checkLength(length);
         Objects.checkFromIndexSize(offset, length, payload.capacity());

@@ -10,10 +10,10 @@ import io.walden.internal.state.WaitFailure;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Waits for records to reach a durability level: after an append (where the appender may run the
- * I/O for its own record rather than wake the I/O thread), for a given record, for a sync, or
- * through a future. Each wait that needs a sync counts itself as a sync request first, so that group
- * commit sees it. Allocates nothing but on failure, and for the future.
+ * Waits for records to reach a durability level: after an append (where the appender may run its own
+ * record's I/O), for a given record, for a sync, or through a future. Each wait that needs a sync
+ * counts itself as a sync request first, so that group commit sees it. Allocates nothing but on
+ * failure, and for the future.
  *
  * <p><b>Threading:</b> immutable; called by any thread.
  */
@@ -43,9 +43,8 @@ public final class AppendWaits {
 
     /**
      * Waits for a record to reach a level. An appender whose frame is the last claimed (and, for
-     * SYNCED, whose sync request is the last made) first tries to run the I/O itself: the log is
-     * then likely idle but for it. Under contention the check fails without touching the I/O
-     * thread's state, and group commit takes its course.
+     * SYNCED, whose sync request is the last) first tries to run the I/O itself, a check that fails
+     * under contention without touching the I/O thread's state.
      */
     public void awaitAppended(
             final LogEngine e,
@@ -121,7 +120,6 @@ public final class AppendWaits {
         }
     }
 
-    /** Makes every record appended before this call durable, and waits for it. */
     public void sync() {
         holder.checkOpen();
         final LogEngine e = holder.engine();

@@ -8,10 +8,9 @@ import io.walden.internal.state.StatsCounters;
 import java.nio.file.Path;
 
 /**
- * Claims space for an appender's frames in a log buffer, waiting while the buffer is full (back
- * pressure) up to the append timeout, and reporting the wait: a count in the statistics, and a
- * Flight Recorder event when a recording has it enabled. Allocates nothing unless the event is
- * enabled or the wait times out.
+ * Claims space for an appender's frames in a log buffer, waiting while the buffer is full up to the
+ * append timeout, and reporting the wait (a count, and a Flight Recorder event when enabled). Allocates
+ * nothing unless the event is enabled or the wait times out.
  *
  * <p><b>Threading:</b> immutable; called by any appending thread.
  */
@@ -30,9 +29,8 @@ public final class BufferClaim {
     }
 
     /**
-     * Claims contiguous space, waiting while the buffer is full up to the append timeout. Every
-     * refusal (the timeout, a file system with no space for the next segment, an interrupt) claims
-     * nothing.
+     * Claims contiguous space, waiting while the buffer is full up to the append timeout. A refusal
+     * (the timeout, no space for the next segment, an interrupt) claims nothing.
      */
     public long claim(final LogBuffer logBuffer, final Runnable ioWake, final int alignedLength) {
         long lsn = logBuffer.claim(alignedLength);

@@ -6,8 +6,8 @@ import org.agrona.DirectBuffer;
 
 /**
  * Copies one kind of payload into the frames claimed for it and publishes them: the one step of an
- * append that depends on what the payload is held in. The kinds are constants, so that the append
- * path is written once for every kind and no call allocates a strategy.
+ * append that depends on what holds the payload. The kinds are constants, so no call allocates a
+ * strategy.
  *
  * <p><b>Threading:</b> stateless; called by any appending thread, on the space it claimed.
  */

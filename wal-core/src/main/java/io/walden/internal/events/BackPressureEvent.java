@@ -8,10 +8,8 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 
 /**
- * An append that found the log buffer full and waited for space. Its duration is the wait; it has
- * the appending thread's stack trace.
- *
- * <p><b>Threading:</b> created and committed by the appending thread.
+ * An append that found the log buffer full and waited for space, with the appending thread's stack
+ * trace. <b>Threading:</b> created and committed by the appending thread.
  */
 @Name(BackPressureEvent.NAME)
 @Label("Walden Back-Pressure Wait")

@@ -8,10 +8,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * The log failed: an I/O operation failed, and the log acknowledges nothing more until it is
- * reopened. Instant.
- *
- * <p><b>Threading:</b> created and committed by the holder of the log's I/O duty.
+ * The log failed and acknowledges nothing more until it is reopened. Instant. <b>Threading:</b> created
+ * and committed by the holder of the log's I/O duty.
  */
 @Name(FailStopEvent.NAME)
 @Label("Walden Fail-Stop")
@@ -27,11 +25,9 @@ public final class FailStopEvent extends Event {
     @Label("Cause")
     public String cause;
 
-    /** Records up to this position were written when the log failed. */
     @Label("Written Position")
     public long writtenPosition;
 
-    /** Records up to this position were durable when the log failed. */
     @Label("Durable Position")
     public long durablePosition;
 }

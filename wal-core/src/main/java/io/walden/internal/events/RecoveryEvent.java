@@ -10,11 +10,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * Opening a log: the validation of its segments and what recovery found and did; each field is the
- * {@link io.walden.RecoveryReport} component of its name. Emitted also when recovery refuses the log
- * (then {@link #refusal} says why).
- *
- * <p><b>Threading:</b> created and committed by the thread opening the log.
+ * Opening a log: each field is the {@link io.walden.RecoveryReport} component of its name; emitted also
+ * when recovery refuses the log ({@link #refusal}). <b>Threading:</b> the opening thread.
  */
 @Name(RecoveryEvent.NAME)
 @Label("Walden Recovery")

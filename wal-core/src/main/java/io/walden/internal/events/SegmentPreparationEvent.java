@@ -8,10 +8,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * The preparation of a segment ahead of need: creation, allocation, header, zero-fill, syncs, rename
- * and directory sync, from start to ready.
- *
- * <p><b>Threading:</b> created, ended and committed by the holder of the log's I/O duty.
+ * The preparation of a segment ahead of need, from start to ready. <b>Threading:</b> created, ended and
+ * committed by the holder of the log's I/O duty.
  */
 @Name(SegmentPreparationEvent.NAME)
 @Label("Walden Segment Preparation")

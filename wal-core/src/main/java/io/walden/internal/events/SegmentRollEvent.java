@@ -8,13 +8,7 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
-/**
- * The log moved from a full segment to the next one. Instant; {@link #waitedNs} is how long the
- * full segment waited for the next one to be prepared.
- *
- * <p><b>Threading:</b> created and committed by the holder of the log's I/O duty (the I/O thread or an
- * appender driving its record).
- */
+/** The log moved from a full segment to the next one. Instant. <b>Threading:</b> the duty holder. */
 @Name(SegmentRollEvent.NAME)
 @Label("Walden Segment Roll")
 @Category("Walden")

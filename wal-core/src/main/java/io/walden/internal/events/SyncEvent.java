@@ -9,10 +9,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * One operation that made written records durable: a data sync, or, where the storage opens its
- * files with O_DSYNC, a durable write. Its duration is from submission to completion.
- *
- * <p><b>Threading:</b> created, ended and committed by the holder of the log's I/O duty.
+ * One operation that made written records durable (fdatasync, or an O_DSYNC write), from submission to
+ * completion. <b>Threading:</b> created, ended and committed by the holder of the log's I/O duty.
  */
 @Name(SyncEvent.NAME)
 @Label("Walden Sync")
@@ -40,14 +38,10 @@ public final class SyncEvent extends Event {
     @Label("Records")
     public long records;
 
-    /**
-     * Appends waiting for {@code SYNCED} that asked for a sync since the previous one was submitted;
-     * 0 for a durable write.
-     */
+    /** Appends that asked for a sync since the last one was submitted; 0 for a durable write. */
     @Label("Waiters")
     public long waiters;
 
-    /** The log's durable position once the operation completed. */
     @Label("Durable Position")
     public long durablePosition;
 

@@ -9,9 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * Completes the futures of the asynchronous API when their position is written or durable. This
- * path allocates (a future and a queue node per append) and is documented as such; the blocking
- * waits do not use it.
+ * Completes the futures of the asynchronous API when their position is written or durable; allocates (a
+ * future and a queue node per append), and the blocking waits do not use it.
  *
  * <p><b>Threading:</b> {@link #add} from any thread; everything else from the holder of the I/O duty,
  * never in a completion round: a callback attached with a non-async method runs there and must not block.

@@ -14,12 +14,9 @@ package io.walden.internal.io;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <ul>
- *   <li>T (writes only): set on the part of a direct write that rewrites the partial last block from
- *       scratch memory ({@link #WRITE_TAIL}); clear on the part written from the log buffer.
- *   <li>Slot (writes only): which of the writes in flight (see {@code WriteStage}) it belongs to.
- *   <li>Every other bit is zero: one operation of each other kind is in flight at a time.
- * </ul>
+ * <p>T (writes only) is set on the part of a direct write that rewrites the partial last block from
+ * scratch memory ({@link #WRITE_TAIL}); Slot (writes only) names the write in flight (see {@code
+ * WriteStage}). Every other bit is zero: one operation of each other kind is in flight at a time.
  *
  * <p><b>Threading:</b> stateless; any thread.
  */

@@ -17,35 +17,29 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps the active segment's header: the ground truth about the segment that its frames cannot carry,
- * rewritten in place (one 4 KiB write of the header's block, which no data write touches: data writes
- * go on beside it, one header write in flight at a time).
+ * Keeps the active segment's header: the ground truth about the segment that its frames cannot
+ * carry, rewritten in place (one 4 KiB write that no data write touches; one header write in flight
+ * at a time). SegmentHeaderDescriptor defines the fields.
  *
  * <ul>
- *   <li><b>The durability mark</b>: when the log has gone idle with records durable that no frame on
- *       disk proves (the last group commit before a pause), the header records the durable position.
- *       Without it, damage to those records after a crash could not be told from a torn write, and a
- *       lost sector or page at the end of the data could take their proof with it; the header lies
- *       elsewhere. The next sync makes it durable (a process crash keeps it anyway: it is in the page
- *       cache).
+ *   <li><b>The durability mark</b>: when the log has gone idle with records durable that no frame
+ *       on disk proves, the header records the durable position, so that damage to them after a
+ *       crash is not taken for a torn write. The next sync makes it durable.
  *   <li><b>The write limit</b> ({@link WriteLimits}): no frame byte is written at or past the limit
  *       of a header known durable. The limit is raised ahead of the writes, and a write that would
- *       pass the durable limit waits until a sync ({@link #limitWaitsForSync}) or, with durable writes,
- *       the header write's completion makes the raised limit durable. After a crash the log continues
- *       at the limit, in the same segment. Zero-filled segments the log rolls into record no limit
- *       (their whole capacity may hold frames): only the segment a session starts in has one, and
- *       every recycled segment, whose bytes past the limit are stale.
+ *       pass the durable limit waits until a sync ({@link #limitWaitsForSync}) or, with durable
+ *       writes, the header write's completion makes it durable. Only the segment a session starts
+ *       in and recycled segments have one.
  *   <li><b>Continued</b>: before the log rolls, the full segment's header records that the log goes
- *       on into the next one, made durable by the roll fence's sync; recovery refuses a log whose
- *       continued segment has no successor (a lost segment file).
+ *       on, made durable by the roll fence's sync.
  *   <li><b>The clean close</b>, when the log closes.
  * </ul>
  *
  * <p>A sync makes durable the header writes completed before it was submitted: {@link
  * #onSyncSubmitted} notes which, {@link #onSynced} takes them as durable.
  *
- * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #recordCleanClose} and {@link #close}
- * by the I/O thread as it stops.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #recordCleanClose} and {@link
+ * #close} by the I/O thread as it stops.
  */
 final class DurabilityMarker {
     /** How long the durable position must rest past everything a frame proves before the mark is written. */
@@ -163,7 +157,7 @@ final class DurabilityMarker {
 
     /**
      * Whether a mark is due: records durable that neither a frame nor the header proves, resting for
-     * {@link #MARK_IDLE_NS}. The caller also checks that the log is idle before it {@link #write writes}.
+     * {@link #MARK_IDLE_NS}; the caller also checks the log is idle before it {@link #write writes}.
      */
     boolean due(final long nowNs, final long durablePosition, final long durableSinceNs, final long provenPosition) {
         return durablePosition > provenPosition

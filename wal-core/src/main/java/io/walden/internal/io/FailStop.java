@@ -8,10 +8,10 @@ import io.walden.spi.StorageSession;
 import java.nio.file.Path;
 
 /**
- * Fail-stop: the first failed operation fails the log. Appends are refused before anyone can learn
- * of the failure (a thread that saw an append fail must never get a later append acknowledged),
- * waiters, futures and delete requests fail with the cause, nothing is acknowledged after it and no
- * operation is retried; until it is closed the failed log only drains the completions still due.
+ * Fail-stop: the first failed operation fails the log. Appends are refused before anyone can learn of
+ * the failure (a thread that saw an append fail must never get a later append acknowledged); waiters,
+ * futures and delete requests fail with the cause; nothing is acknowledged after it and nothing is
+ * retried.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
  */

@@ -16,11 +16,10 @@ import java.nio.ByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Finishes the frames appenders published and cuts them into write batches. Scanning a frame fills
- * in its two I/O-side fields, the durable offset (what was durable when it was framed: a valid frame
- * on disk proves it) and then the checksum over the whole frame, and counts it. Frames are scanned in
- * log order and only while the next write stays within one segment, one lap of the log buffer and
- * the batch limit.
+ * Finishes the frames appenders published and cuts them into write batches. Scanning a frame fills in
+ * the durable offset (what was durable when it was framed: a valid frame on disk proves it) and then
+ * the checksum, and counts it. Frames are scanned in log order and only while the next write stays
+ * within one segment, one lap of the log buffer and the batch limit.
  *
  * <pre>
  *   submitted <= (block cut) <= scanned                 (log positions)
@@ -78,17 +77,14 @@ final class FrameScanner {
         this.provenPosition = endPosition;
     }
 
-    /** The end of the frames scanned so far. */
     long position() {
         return scannedPosition;
     }
 
-    /** The data records scanned so far (since the log was opened). */
     long records() {
         return scannedRecords;
     }
 
-    /** The highest durable position a scanned frame records as its durable offset. */
     long provenPosition() {
         return provenPosition;
     }
@@ -141,8 +137,8 @@ final class FrameScanner {
     }
 
     /**
-     * Where the write that starts at {@code start} ends: the scanned position, or, with direct I/O and
-     * a batch of at least half the limit, the block cut; {@link #batchEndRecords()} gives its records.
+     * Where the write from {@code start} ends: the scanned position, or, with direct I/O and a batch of
+     * at least half the limit, the block cut; {@link #batchEndRecords()} gives its records.
      */
     long batchEnd(final long start) {
         final boolean blockCut = directIo

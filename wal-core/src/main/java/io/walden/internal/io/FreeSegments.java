@@ -10,15 +10,13 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * The segment files retention freed and keeps for reuse, up to a bound ({@code
- * WalConfig.recycledSegmentsMax}): each is named {@code <base it had>.wal.free}, which recovery does not
- * read, and becomes a next segment through {@link SegmentPreparer} (its header rewritten, not
- * zero-filled) instead of a new file.
+ * The segment files retention freed and keeps for reuse, up to {@code WalConfig.recycledSegmentsMax}:
+ * each named {@code <base it had>.wal.free}, which recovery does not read, and made a next segment by
+ * {@link SegmentPreparer} instead of a new file (docs/design/recycling.md).
  *
- * <p>Retention asks {@link #wantsMore()} before it frees a segment: if so it renames the segment to its
- * free name instead of deleting it, and {@link #add adds} it once the rename is durable. At open, the
- * free files already in the directory are found again; a file of another size than the segment
- * capacity is no segment of this log and is left alone, and files past the bound are deleted.
+ * <p>Retention asks {@link #wantsMore()} before it frees a segment: if so it renames it instead of
+ * deleting it, and {@link #add adds} it once the rename is durable. At open the free files are found
+ * again; one of another size is left alone, and those past the bound are deleted.
  *
  * <p><b>Threading:</b> created by the opening thread; then owned by the holder of the I/O duty.
  */
@@ -74,7 +72,6 @@ final class FreeSegments {
         return directory.resolve(SegmentNames.freeName(base));
     }
 
-    /** The rename is durable: the file may be reused. */
     void add(final Path path) {
         pending--;
         files.add(path);

@@ -24,14 +24,11 @@ import java.util.concurrent.TimeUnit;
  *   otherwise                                                    -> SYNC
  * </pre>
  *
- * <p>The hold's deadline is the last sync's completion plus the last sync's duration, at most
- * {@link #COHORT_HOLD_NS_MAX}. A hold that ends with the whole group back earns one credit (up to
- * {@link #HOLD_CREDIT_MAX}); one that runs out costs {@link #HOLD_MISS_COST}; without credit the log
- * syncs at once (the writers on few processors come back more slowly than a sync takes, and waiting
- * for them then only costs) and tries holding again after {@link #HOLD_RETRY_SYNCS} decisions.
- *
- * <p>Consequences the unit tests pin: a lone writer never waits; a hold never lasts past its
- * deadline; a fence or a close always syncs; nothing syncs without a reason.
+ * <p>The hold's deadline is the last sync's completion plus its duration, at most {@link
+ * #COHORT_HOLD_NS_MAX}; hold credit ({@link #HOLD_CREDIT_MAX}, {@link #HOLD_MISS_COST}, {@link
+ * #HOLD_RETRY_SYNCS}) stops holding where groups do not come back in time
+ * (docs/design/how-it-works.md). So a lone writer never waits, a hold never lasts past its deadline, a
+ * fence or a close always syncs, and nothing syncs without a reason.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty (see {@code IoDuty}).
  */
@@ -167,7 +164,6 @@ final class GroupCommitPolicy {
         return holdUntilNs;
     }
 
-    /** The hold credit (for tests). */
     int holdCredit() {
         return holdCredit;
     }

@@ -4,21 +4,18 @@ import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.StatsCounters;
 
 /**
- * Ends a group of frames on a block boundary, with a padding frame, so that the next group can be
- * written beside it: with direct I/O and several durable writes in flight, no two writes in flight
- * may touch the same block (see {@link WriteStage}), and a group that ends inside a block would make
- * the next one wait for it.
+ * Ends a group of frames on a block boundary with a padding frame, so that the next group can be
+ * written beside it (with direct I/O no two writes in flight touch one block: see {@link WriteStage}).
  *
  * <pre>
  *   block:   |  group k frames  | padding | |  group k+1 frames ...
  *            ^ block start                  ^ block end: the next claim starts here
  * </pre>
  *
- * <p>The decision ({@link #shouldSeal}) is a pure function: seal only with direct I/O, only a group
- * that ends inside a block, and only under load: a write is already in flight beside which this one
- * goes, or more than one sync request came since the last write was submitted. A lone writer never
- * pays for padding. The padding is claimed only where the log buffer's tail stands at the end of the
- * scanned frames (no appender holds a claim after them); else the group is written as it is.
+ * <p>{@link #shouldSeal} is a pure function: seal only with direct I/O, only a group that ends inside a
+ * block, and only under load (a write in flight beside which this one goes, or more than one sync
+ * request since the last write), so a lone writer never pays for padding. The padding is claimed only
+ * where the log buffer's tail stands at the end of the scanned frames.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
  */

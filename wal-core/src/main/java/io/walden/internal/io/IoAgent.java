@@ -16,12 +16,11 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
 
 /**
- * The log's I/O agent: decides who runs the log's next {@link IoRound round of I/O} and when. The
- * round runs on whichever thread holds the {@link IoDuty I/O duty}: the I/O thread (this agent's
- * {@link AgentRunner}), which holds it but while it parks or rests; an appender driving its own record
- * when it is alone ({@link #driveFor}: RocksDB's write leader for a group of one); or the backend's
- * completion thread, in a completion round after a completion ({@link #onCompletionSignal}). A round
- * run off the I/O thread that leaves work only the I/O thread does wakes it.
+ * The log's I/O agent: decides who runs the log's next {@link IoRound round of I/O} and when, as
+ * the {@link IoDuty I/O duty} allows: the I/O thread (this agent's {@link AgentRunner}), which
+ * holds the duty but while it parks or rests; an appender alone with its record ({@link
+ * #driveFor}); or the backend's completion thread ({@link #onCompletionSignal}). A round run off
+ * the I/O thread that leaves work only the I/O thread does wakes it.
  *
  * <pre>
  *   I/O thread:   doWork -> IoRound.run(IO_THREAD) ... idle: rest or park (duty let go) -> take it back
@@ -29,8 +28,8 @@ import org.agrona.concurrent.AgentTerminationException;
  *   completions:  onCompletionSignal -> tryTakeForCompletion -> IoRound.run(COMPLETION) -> release -> ...
  * </pre>
  *
- * <p><b>Threading:</b> the public methods say which thread calls them; the round belongs to the holder
- * of the duty ({@link IoDuty} says how each holder sees what its predecessor did).
+ * <p><b>Threading:</b> the public methods say which thread calls them; the round belongs to the
+ * holder of the duty.
  */
 public final class IoAgent implements Agent {
     private static final System.Logger LOGGER = System.getLogger(IoAgent.class.getName());
@@ -84,24 +83,21 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * After a BUFFERED publish: unparks the I/O thread if it is parked. Without a fence a wake can be
-     * missed; the record is then written within the longest idle park ({@value
-     * IoIdleStrategy#PARK_MS_MAX} ms), which BUFFERED records may wait. Any thread; one volatile read.
+     * After a BUFFERED publish: unparks the I/O thread if it is parked, without a fence, so a missed
+     * wake delays the record by at most the longest idle park ({@value IoIdleStrategy#PARK_MS_MAX}
+     * ms). Any thread; one volatile read.
      */
     public void wakeIfParked() {
         duty.wakeIfParked();
     }
 
-    /** Wakes the I/O thread if it is parked. Any thread; cheap when it is running. */
     public void wake() {
         duty.wake();
     }
 
     /**
-     * The backend's completion signal: a completion round on this thread if the backend allows it
-     * ({@link StorageCapabilities#completionThreadMayRunIo()}) and the duty is free, else the holder or the
-     * woken I/O thread sees it. Any thread, including a holder that is submitting (an operation that
-     * completed at once): the flag is then left for it.
+     * The backend's completion signal: a completion round here if allowed and the duty is free, else
+     * left to the holder or the woken I/O thread. Any thread, a submitting holder included.
      */
     public void onCompletionSignal() {
         if (!completionsRunIo) {
@@ -113,9 +109,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Runs completion rounds while a completion is pending and the duty is free; called by every
-     * thread that signals a completion or lets go of the duty, except the I/O thread, which looks at
-     * the flag before it parks. Wakes the I/O thread when work is left that only it may do.
+     * Runs completion rounds while one is pending and the duty is free; called by every thread that
+     * signals a completion or lets go of the duty but the I/O thread, which checks before it parks.
      */
     private void runPendingCompletions() {
         while (duty.tryTakeForCompletion()) {
@@ -147,8 +142,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Asks the thread to drain, sync and stop, leaving the log state open for the agent that takes over
-     * ({@code Wal.truncateAfter} on an open log): waiters and readers keep waiting on it. Any thread.
+     * Asks the thread to drain, sync and stop, leaving the log state open for the next agent ({@code
+     * Wal.truncateAfter} on an open log), so waiters and readers keep waiting. Any thread.
      */
     public void requestHandOver() {
         handOver = true;
@@ -163,9 +158,8 @@ public final class IoAgent implements Agent {
 
     /**
      * Appender: runs the I/O for its own record on the calling thread when {@link #mayDrive} allows it,
-     * in the I/O thread's own rounds (every published frame, not only its own), so every rule holds
-     * unchanged. It stops when the position is reached, when a round makes no progress (an operation
-     * completing elsewhere, a held sync, a roll waiting for its segment) or when interrupted. Allocates nothing.
+     * in the I/O thread's own rounds, so every rule holds unchanged; stops when the position is
+     * reached, when a round makes no progress, or when interrupted. Allocates nothing.
      */
     public Drive driveFor(final long position, final boolean synced, final long frameEnd, final long syncTicket) {
         if (!mayDrive(synced, frameEnd, syncTicket) || !duty.tryTake()) {
@@ -192,9 +186,9 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * Whether an appender may run its own record's I/O: the whole rule. Its record must be the last
-     * published (nothing after it to wait for) and, for SYNCED, its sync request the last (else group
-     * commit gathers them); a lone writer, the duty free, nobody blocked, not closing, not interrupted.
+     * Whether an appender may run its own record's I/O, the whole rule: its record the last published
+     * and, for SYNCED, its sync request the last (else group commit gathers them); the duty free,
+     * nobody blocked, not closing, not interrupted.
      */
     private boolean mayDrive(final boolean synced, final long frameEnd, final long syncTicket) {
         return callerMayRunIo
@@ -252,8 +246,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * One round of the I/O thread. Every failure fails the log here rather than reach the runner, which
-     * would go on running rounds; {@link AgentTerminationException} ends it once closing is done.
+     * One round of the I/O thread. Every failure fails the log here, not in the runner (which would run
+     * on); {@link AgentTerminationException} ends it once closing is done.
      */
     @Override
     public int doWork() {
@@ -281,9 +275,8 @@ public final class IoAgent implements Agent {
     }
 
     /**
-     * The I/O thread as {@link IoIdleStrategy} sees it. It rests without the duty only when nothing of
-     * its own is in flight and nobody is blocked; not while group commit holds a sync for returning
-     * writers, or while waiters are blocked: it then keeps scanning and writing the frames that come in.
+     * The I/O thread as {@link IoIdleStrategy} sees it: it rests without the duty only when nothing
+     * of its own is in flight and nobody is blocked.
      */
     private final class IdleHost implements IoIdleStrategy.Host {
         @Override

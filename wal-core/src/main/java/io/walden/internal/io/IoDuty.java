@@ -23,14 +23,14 @@ import java.util.concurrent.locks.LockSupport;
  *                               if free and a completion is pending
  * </pre>
  *
- * <p>The rule that no wake is lost: the I/O thread raises {@code parked}, fences, and only then looks
- * for work (signals, pending completions, and frames while the duty is free); anyone who leaves work
- * sets {@code signalled} or lets go of the duty first and reads {@code parked} after, so one of the
- * two sees the other. A frame published while another thread holds the duty is that holder's to
- * drive: when it lets go it looks at {@code parked} and wakes the thread for what it leaves.
+ * <p>No wake is lost: the I/O thread raises {@code parked}, fences, and only then looks for work
+ * (signals, pending completions, and frames while the duty is free); anyone who leaves work sets
+ * {@code signalled} or lets go of the duty first and reads {@code parked} after. A frame published
+ * while another thread holds the duty is that holder's to drive: when it lets go it wakes the
+ * thread for what it leaves.
  *
- * <p>Tests force interleavings with a {@link Hook} that stops threads at the named points ({@code
- * POINT_*}) and a model of {@link LockSupport}'s permits ({@link Parking}); production uses neither.
+ * <p>Tests force interleavings with a {@link Hook} at the {@code POINT_*}s and a model of {@link
+ * LockSupport}'s permits ({@link Parking}).
  *
  * <p><b>Threading:</b> every method says which thread calls it; every field is shared and volatile.
  */
@@ -136,7 +136,7 @@ final class IoDuty {
 
     /**
      * Takes the duty for a completion round if a completion is pending and the duty is free, clearing
-     * the flag. The backend's completion thread, or whoever just let go of the duty; not the I/O thread.
+     * the flag. The completion thread, or whoever just let go; not the I/O thread.
      */
     boolean tryTakeForCompletion() {
         if (completionPending && tryTake()) {
@@ -157,8 +157,7 @@ final class IoDuty {
 
     /**
      * After {@link #release}: wakes the I/O thread if work is left that only it does, or if it parked
-     * while the duty was held and work waits now (a frame published meanwhile: the no-lost-wake rule of
-     * the class comment). The thread that let go.
+     * while the duty was held and work waits now (no lost wake). The thread that let go.
      */
     void wakeIfWorkLeft(final boolean ioThreadNeeded, final Work work) {
         hook.at(POINT_BEFORE_WAKE_CHECK);

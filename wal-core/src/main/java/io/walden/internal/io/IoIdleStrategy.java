@@ -5,23 +5,20 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * How the I/O thread waits when a round found no work: the steps of Agrona's {@link
- * BackoffIdleStrategy} (spin, then yield, then park) with two a plain back-off cannot take, because
- * they depend on the log:
+ * How the I/O thread waits when a round found no work: Agrona's {@link BackoffIdleStrategy} steps
+ * (spin, yield, park) plus two that depend on the log:
  *
  * <ul>
  *   <li><b>Rest without the duty.</b> When the host allows it, the spin and yield steps are spent
- *       without the I/O duty, watching only the wake flag, and a rest that no wake ends parks without
- *       taking the duty back first: a lone appender that comes back runs its own I/O rather than race
- *       this thread for its frame. Where the completion thread runs the I/O ({@code parkAfterRest}
- *       false) the rest ends by taking the duty back: the direct park was measured only with FileChannel.
- *   <li><b>Keep yielding while a completion is expected.</b> A sync or write in flight completes
- *       within a few hundred microseconds; yielding until then saves the wake-up of a parked thread
- *       on every acknowledgement, up to a bound.
+ *       without the I/O duty, and a rest that no wake ends parks without taking the duty back
+ *       first, so a lone appender that comes back runs its own I/O. Where the completion thread
+ *       runs the I/O ({@code parkAfterRest} false) the rest ends by taking the duty back.
+ *   <li><b>Keep yielding while a completion is expected</b>, up to a bound: it saves a parked
+ *       thread's wake-up on every acknowledgement.
  * </ul>
  *
  * The park is the host's: it lets go of the duty, looks for work once more and honours the group
- * commit's hold deadline. {@link #action} is a pure function, tested on its own.
+ * commit's hold deadline. {@link #action} is a pure function.
  *
  * <pre>
  *   idle count:  1 .. SPIN-1         SPIN .. SPIN+YIELD-1     .. +YIELD_IN_FLIGHT    beyond

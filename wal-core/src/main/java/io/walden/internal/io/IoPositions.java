@@ -5,11 +5,10 @@ import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogState;
 
 /**
- * Where the I/O path stands, in log positions: the active segment, and how far frames are released
- * to the appenders, submitted for writing, written and durable, with the record counts at the last
- * two. The stages move them only through the methods below, each of which checks the order (on the
- * slow path: once per write or sync, never per record; off with {@code -Dwalden.checks=false}). They
- * are published to the appenders and readers through {@link LogState}.
+ * Where the I/O path stands, in log positions: the active segment, and how far frames are released to
+ * the appenders, submitted for writing, written and durable, with the record counts at the last two.
+ * The stages move them only through the methods below, each of which checks the order (once per write
+ * or sync; off with {@code -Dwalden.checks=false}); {@link LogState} publishes them.
  *
  * <pre>
  *   activeBase  released    durable      written     submitted   (scanned)   tail

@@ -29,10 +29,10 @@ import java.io.IOException;
  *   9 wake blocked waiters after a sync; complete futures (not in a completion round)
  * </pre>
  *
- * <p>What a round may do depends on who runs it ({@link IoAgent} says who): the I/O thread's does
- * everything; an appender's ({@link Kind#CALLER}) no background work (preparation, deletes, durability
- * marks, closing); the completion thread's ({@link Kind#COMPLETION}) nothing that blocks or runs user
- * code either: no roll, which closes a file, and no futures, whose callbacks are user code.
+ * <p>What a round may do depends on who runs it ({@link IoAgent}): the I/O thread's does
+ * everything; an appender's ({@link Kind#CALLER}) no background work (preparation, deletes,
+ * durability marks, closing); the completion thread's ({@link Kind#COMPLETION}) nothing that blocks
+ * or runs user code either (no roll, no futures).
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty ({@link IoDuty}), but for {@link
  * #hasWorkHint}, a hint read by any thread, and {@link #requestClose}.
@@ -104,7 +104,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.seal = new GroupSeal(logBuffer, stats, capabilities.directIo() ? capabilities.blockSizeBytes() : 0);
     }
 
-    /** The positions, for the stage tests. */
     IoPositions positions() {
         return positions;
     }
@@ -159,7 +158,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         closeRequested = true;
     }
 
-    /** Whether closing was asked for. Any thread. */
     boolean closeRequested() {
         return closeRequested;
     }

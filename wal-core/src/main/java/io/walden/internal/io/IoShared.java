@@ -9,11 +9,11 @@ import java.nio.file.Path;
 
 /**
  * What the stages of one log's I/O path share, and nothing else: the storage session and its
- * capabilities (read once, when the session was opened), the log buffer, the log's state and counters, the I/O positions, the directory and the segment capacity.
- * It holds no stage; each stage is handed the stages it talks to by name ({@link IoRound} builds them).
+ * capabilities (read once), the log buffer, the log's state and counters, the I/O positions, the
+ * directory and the segment capacity. Each stage is handed the stages it talks to by name ({@link
+ * IoRound} builds them).
  *
- * <p><b>Threading:</b> immutable; what its fields hold is owned as each class says (the positions by
- * the holder of the I/O duty).
+ * <p><b>Threading:</b> immutable; what its fields hold is owned as each class says.
  */
 record IoShared(
         StorageSession session,

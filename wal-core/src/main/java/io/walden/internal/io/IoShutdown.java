@@ -116,9 +116,8 @@ final class IoShutdown {
     }
 
     /**
-     * Records the clean close in the active segment's header: every frame is durable now, so the log
-     * ends exactly at the durable position. If that fails, nothing acknowledged is at risk: the next
-     * open recovers the log as after a crash.
+     * Records the clean close in the active segment's header: every frame is durable now. If that
+     * fails, nothing acknowledged is at risk: the next open recovers the log as after a crash.
      */
     private void markClosedCleanly() {
         Invariants.check(
@@ -140,8 +139,8 @@ final class IoShutdown {
 
     /**
      * After a failure: waits until every producer that claimed space before the tail closed has
-     * published its frame (they do not block). One that does not publish within the wait (a
-     * descheduled or dying thread) keeps the buffer from being freed.
+     * published its frame; one that never does (a descheduled or dying thread) keeps the buffer from
+     * being freed.
      */
     private boolean awaitProducersAfterFailure() {
         final long deadlineNs = System.nanoTime() + CLOSE_PUBLISH_WAIT_NS;

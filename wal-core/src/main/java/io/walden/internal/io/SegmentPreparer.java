@@ -19,34 +19,26 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
- * the file is created under a temporary name, allocated to its whole capacity (fallocate, where
- * offered: contiguous extents, and a full disk shows up here, ahead of need), its header written, the
- * rest zero-filled and synced chunk by chunk, and only then renamed into place and the directory
- * synced. A file with a segment name is therefore always complete and durable. Allocation alone is
- * not enough: the first write into an unwritten extent changes metadata that the next fdatasync must
- * commit; zero-filling converts the extents once, in the background.
+ * the file is created under a temporary name, allocated (fallocate, where offered), its header
+ * written, the rest zero-filled and synced chunk by chunk, and only then renamed into place and the
+ * directory synced. A file with a segment name is therefore always complete and durable. Why
+ * zero-fill after allocating: docs/design/backends.md.
  *
  * <pre>
  *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
  * </pre>
  *
- * <p><b>Hurrying.</b> Zero-filling writes every byte twice. When the appenders outrun it, {@link
- * #hurry()} skips the rest: the file gets its full size (from fallocate, or by writing its last block,
- * leaving a hole, only if {@link #roomForHole there is room for it}) and is synced and renamed at once.
- * It is as valid as a zero-filled segment, since unwritten space reads as zeros; only its syncs may
- * also commit extent metadata.
- *
- * <p><b>Recycling.</b> A file {@link FreeSegments} holds becomes the segment instead, unallocated: its
- * header is rewritten for the new base with {@link io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED}
- * and a write limit one window past the header ({@link WriteLimits#initialLimit}), only the window below
- * the limit is zero-filled (so an unused recycled segment reads as zeros as far as it is this segment's),
- * and the file is synced, renamed into place and the directory synced. Past the limit it holds stale
- * frames, which every reader takes for zeros ({@link DurabilityMarker} raises the limit).
+ * <p>{@link #hurry()} skips the rest of the zero-fill when the appenders outrun it: the file gets
+ * its full size (from fallocate, or by writing its last block if {@link #roomForHole there is room
+ * for the hole}) and is synced and renamed at once; unwritten space reads as zeros. A file {@link
+ * FreeSegments} holds is recycled instead (docs/design/recycling.md): its header is rewritten for
+ * the new base with {@link io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED} and a write
+ * limit one window past the header ({@link WriteLimits#initialLimit}), and only that window is
+ * zero-filled.
  *
  * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
  * SegmentFill#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
- * most. Zero-fill writes are small so that the page cache keeps small folios for the segment and the
- * log's own small writes into it stay cheap.
+ * most.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; steps are submitted by the I/O thread
  * only, and their completions settled by whichever holder delivers them.
@@ -71,10 +63,8 @@ final class SegmentPreparer implements AutoCloseable {
     private static final int HURRIED_TAIL_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
 
     /**
-     * Zero-fill write size where writes run on the submitting thread (FileChannel): one page, and the
-     * largest direct I/O block. Each runs under the I/O duty, and a lone appender that comes meanwhile
-     * hands its record over and waits for it. Backends whose completion thread runs writes keep {@link
-     * SegmentFill#PREPARE_WRITE_BYTES}.
+     * Zero-fill write size where writes run on the submitting thread (FileChannel): one page, keeping
+     * page-cache folios small; a lone appender that comes meanwhile waits for it.
      */
     static final int INLINE_WRITE_BYTES = 4 * 1024;
 
@@ -321,10 +311,8 @@ final class SegmentPreparer implements AutoCloseable {
     }
 
     /**
-     * Whether the file system has room for the hole a hurried, unallocated segment would leave: its
-     * blocks are allocated only when frames reach them, and a data write that finds no space fails the
-     * log, where a zero-fill write that finds none is back-pressure. Asked at most once per {@link
-     * #NO_SPACE_RETRY_NS}; an unknown answer is no.
+     * Whether there is room for the hole a hurried, unallocated segment leaves (a data write that finds
+     * no space fails the log). Asked at most once per {@link #NO_SPACE_RETRY_NS}; unknown means no.
      */
     private boolean roomForHole() {
         final long nowNs = System.nanoTime();
@@ -353,8 +341,8 @@ final class SegmentPreparer implements AutoCloseable {
 
     /**
      * A step failed. A full file system while the temporary file is allocated, zero-filled or synced is
-     * no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later (a failed sync from
-     * the last synced offset, its writes with it). The file holds no record, so nothing acknowledged can
+     * no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later. The file holds
+     * no record, so nothing acknowledged can
      * be lost; it keeps its space, which the next segment needs anyway, and is deleted if the log closes.
      */
     boolean onFailure(final IOException failure) {
@@ -448,7 +436,6 @@ final class SegmentPreparer implements AutoCloseable {
         return handle;
     }
 
-    /** Adopts a prepared segment found by recovery. */
     void adoptReady(final long position, final int handle) throws IOException {
         Invariants.check(state == State.IDLE, "adopt in state %s", state);
         basePosition = position;

@@ -12,17 +12,15 @@ import java.nio.file.Path;
 /**
  * Moves the log to its next segment behind the roll fence, and paces the next segment's preparation.
  *
- * <p>Roll fence: no byte is written to segment n+1 before segment n is completely written and synced
- * (scanned, written and durable up to its end), its header durably records that the log continued
- * (so that a lost segment n+1 is noticed), no durability mark write and no sync is in flight
- * (a sync submitted after the fence, to make a mark durable while the roll waited for its segment,
- * targets the old segment's end, and its completion after the roll would move the durable position
- * back into the old segment), and the next segment is prepared. After a crash, damage in any segment
- * but the newest is therefore corruption, never a torn tail.
+ * <p>Roll fence: no byte is written to segment n+1 before segment n is completely written and durable
+ * up to its end, its header durably records that the log continued, no durability mark write and no
+ * sync is in flight (a sync's completion after the roll would move the durable position back into the
+ * old segment), and the next segment is prepared. After a crash, damage in any segment but the newest
+ * is therefore corruption, never a torn tail.
  *
- * <p>Preparation yields to the log's own writes (its zero-fill writes every byte a second time): a step
- * is submitted only when no frame waits to be written, unless the preparer is {@link
- * SegmentPreparer#hurry hurried}, as it is once the appenders come within an eighth of the segment's end.
+ * <p>Preparation yields to the log's own writes: a step is submitted only when no frame waits to be
+ * written, unless the preparer is {@link SegmentPreparer#hurry hurried}, as it is once the appenders
+ * come within an eighth of the segment's end.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; rolls run on the I/O thread or an
  * appender driving its record, never in a completion round (a roll closes a file).
@@ -88,7 +86,7 @@ final class SegmentRoller {
 
     /**
      * Writes "continued" into the full segment's header once every frame is written and the next
-     * segment's file is in place (so a close before the roll leaves the successor the flag promises).
+     * segment's file is in place (so a close before the roll leaves the promised successor).
      */
     int seal() {
         final long segmentEnd = positions.activeEnd();

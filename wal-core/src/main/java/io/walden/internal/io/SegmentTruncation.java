@@ -8,24 +8,22 @@ import java.nio.file.Path;
 import org.agrona.BitUtil;
 
 /**
- * Frees the segments below a requested position, oldest first, each change made durable before the
- * next is submitted: a segment is deleted, or, while {@link FreeSegments} wants more, renamed to its
- * free name to be reused as a next segment (and offered for reuse once the rename is durable):
+ * Frees the segments below a requested position, oldest first, each change made durable before the next
+ * is submitted: a segment is deleted, or, while {@link FreeSegments} wants more, renamed to its free
+ * name (and offered for reuse once the rename is durable):
  *
  * <pre>
  *   IDLE --taken--> publish the new start --> ( DELETE --> SYNC_DIRECTORY )* --> complete --> IDLE
  * </pre>
  *
- * Unsynced directory operations may survive a power failure in any subset; an older segment that
- * came back while a newer one stayed deleted would leave a gap, which recovery must refuse as
- * corruption. Syncing the directory after each delete keeps the log a contiguous run of segments at
- * every instant. The new start position is published before the first delete, so that no reader is
- * handed a position in a segment about to go. The active segment is never deleted. One operation is
- * in flight at a time.
+ * Unsynced directory operations may survive a power failure in any subset, and an older segment that
+ * came back while a newer one stayed deleted would be a gap recovery must refuse: syncing after each
+ * delete keeps the log a contiguous run of segments. The new start is published before the first
+ * delete, so no reader is handed a position in a segment about to go. The active segment is never
+ * deleted; one operation is in flight at a time.
  *
- * <p><b>Threading:</b> {@link #request} from any thread (one at a time, as {@code Wal.truncateBefore}
- * serialises them); {@link #step} by the I/O thread in its background rounds; the rest by the holder of
- * the I/O duty (completions, failure).
+ * <p><b>Threading:</b> {@link #request} from any thread, one at a time; {@link #step} by the I/O thread
+ * in its background rounds; the rest by the holder of the I/O duty.
  */
 final class SegmentTruncation {
     private final StorageSession session;

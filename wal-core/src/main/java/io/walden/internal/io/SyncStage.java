@@ -9,16 +9,15 @@ import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
 
 /**
- * The sync stage of the I/O path: carries out {@link GroupCommitPolicy}'s decision (sync now, hold
- * for a returning group, or wait), one data sync in flight at a time, and publishes the durable
- * position its completion proves. A sync covers only what was written when it was submitted: its
- * target is the written position then. Blocked waiters are woken after the next sync is submitted
- * ({@link #takeWakePending}), so that their next appends join it.
+ * The sync stage: carries out {@link GroupCommitPolicy}'s decision, one data sync in flight at a time,
+ * and publishes the durable position its completion proves. A sync covers only what was written when it
+ * was submitted: its target is the written position then. Blocked waiters are woken after the next sync
+ * is submitted ({@link #takeWakePending}), so that their next appends join it. Also records the {@link
+ * SyncEvent}s (of syncs, and of O_DSYNC writes), each committed once the durable position it reports
+ * has moved.
  *
- * <p>Also records the Flight Recorder {@link SyncEvent}s (of syncs, and of O_DSYNC writes, this mode's
- * syncs), each committed once the durable position it reports has moved.
- *
- * <p><b>Threading:</b> owned by the holder of the I/O duty, except {@link #loneWriter}, which any thread reads.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty, except {@link #loneWriter}, which any
+ * thread reads.
  */
 final class SyncStage {
     private final StorageSession session;
@@ -179,7 +178,6 @@ final class SyncStage {
         state.publishDurable(positions.durable());
     }
 
-    /** Whether blocked waiters are to be woken; clears it. */
     boolean takeWakePending() {
         if (!wakePending) {
             return false;

@@ -33,7 +33,6 @@ public final class TruncateRequest {
         return deletedCount;
     }
 
-    /** Why the request failed, or null. */
     public Throwable failure() {
         return failure;
     }

@@ -4,13 +4,9 @@ import java.util.Arrays;
 
 /**
  * Decides whether a durable write (O_DSYNC) may go beside writes already in flight: the depth rule
- * of the pipelined group commit, apart from any I/O, clock or thread.
- *
- * <p>Depth pays only on storage that completes several flushes in about the time of one (a deep
- * queue). Where the device serialises its flushes, a write beside another only waits longer and
- * carries fewer records. In a closed loop one write at a time already groups everything that arrived
- * during the previous write, so depth gains at most about 1.5x, and only while a write beside others
- * takes little longer than one alone. So the policy measures (see docs/design/pipelined-sync.md):
+ * of the pipelined group commit, apart from any I/O, clock or thread. Depth pays only where the
+ * device completes several flushes in about the time of one, so the policy measures
+ * (docs/design/pipelined-sync.md says why):
  *
  * <pre>
  *   writes alone:   latency moving average (weight 1/8)                         aloneNs
@@ -26,20 +22,14 @@ import java.util.Arrays;
  *   ON       each further window, judged the same way                 ON or OFF
  * </pre>
  *
- * <p>Beside writes are allowed while PROBING or ON; a probe that turns depth on resets the interval.
- * A first window can be unlucky (still warming up), so a failed probe is tried again soon, then ever
- * more rarely (a serialising disk pays a window of 16 writes beside others per 16,384 writes). A
- * window's median ignores the odd stall (a preparation, a collection) that a moving average would
- * carry for long. A lone writer never puts a write beside another, so the rule costs it nothing. The
- * bound on writes in flight is the caller's ({@code WalConfig.durableWritesInFlightMax}).
+ * <p>Beside writes are allowed while PROBING or ON; a probe that turns depth on resets the
+ * interval. A lone writer never puts a write beside another. The bound on writes in flight is the
+ * caller's ({@code WalConfig.durableWritesInFlightMax}).
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
  */
 final class WriteDepthPolicy {
-    /**
-     * How much longer than a write alone the median write beside others may take for depth to be
-     * used: under the 1.5 at which a closed loop breaks even, with a margin for noise.
-     */
+    /** Largest ratio of a beside write's median to a lone write's latency at which depth is used. */
     static final double BESIDE_LATENCY_RATIO_MAX = 1.4;
     /** Writes before the first probe: past the open's first segment preparation and the JIT's warm-up. */
     static final int FIRST_PROBE_AFTER_WRITES = 1024;
@@ -100,12 +90,10 @@ final class WriteDepthPolicy {
         writesUntilProbe = probeIntervalWrites;
     }
 
-    /** The moving average of writes alone, -1 before one completed (for tests). */
     long aloneNs() {
         return aloneNs;
     }
 
-    /** Whether depth is on outside probes (for tests). */
     boolean on() {
         return on;
     }

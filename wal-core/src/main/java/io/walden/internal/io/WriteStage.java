@@ -16,13 +16,12 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The write stage: submits writes of published frames of the active segment, straight from the log
- * buffer, and settles their completions.
+ * buffer, and settles their completions (docs/design/pipelined-sync.md).
  *
- * <p><b>Writes in flight.</b> Where a write is not durable by itself (fdatasync mode) one write is in
- * flight at a time: a write that fails can then never be followed by a later write that lands, so the
- * file holds a prefix of the log; writes still overlap syncs. Where every write is durable on
- * completion (O_DSYNC) up to {@code inFlightMax} writes are in flight, each its own group commit, while
- * {@link WriteDepthPolicy} allows it; they are kept in a ring in submission order:
+ * <p>Without durable writes (fdatasync mode) one write is in flight at a time, so a failed write is
+ * never followed by one that lands and the file holds a prefix of the log. With O_DSYNC up to
+ * {@code inFlightMax} writes are in flight while {@link WriteDepthPolicy} allows it, in a ring in
+ * submission order:
  *
  * <pre>
  *   retired ... | oldest in flight ... newest in flight | next
@@ -32,25 +31,20 @@ import org.agrona.concurrent.UnsafeBuffer;
  * </pre>
  *
  * <ul>
- *   <li>The written (and so, with O_DSYNC, the durable) position moves only over the <b>contiguous
- *       prefix</b> of completed writes ({@link #retireOldest}): a write that completes before an
- *       earlier one waits in its slot. A waiter is acknowledged only when every byte up to its record
- *       is written. A failure fails the log at once; nothing completed after it is acknowledged.
- *   <li><b>No two writes in flight touch the same block</b> ({@link #maySubmit}): a write starts at or
- *       past where the newest write in flight ends, rounded up to its block. A write with a partial
- *       last block is therefore the last in flight until it completes; groups that end on a block
- *       boundary (the round seals them with a padding frame under load) go on side by side.
- *   <li>A frame scanned while writes are in flight records the durable position then, which never
- *       covers a write in flight: after a crash a later write found durable behind a missing earlier
- *       one lies past every durable offset a frame proves, a torn tail that recovery cuts.
+ *   <li>The written (with O_DSYNC, durable) position moves only over the <b>contiguous prefix</b>
+ *       of completed writes ({@link #retireOldest}); a failure fails the log at once.
+ *   <li><b>No two writes in flight touch the same block</b> ({@link #maySubmit}): a write starts at
+ *       or past the newest one's end, rounded up to its block.
+ *   <li>A frame scanned while writes are in flight proves no write in flight, so a later write
+ *       found durable behind a missing earlier one is a torn tail after a crash.
  * </ul>
  *
  * <p>With direct I/O a write has up to two parts: the whole blocks, from the log buffer, and the
- * partial last block, copied to scratch memory and padded with zeros (its token's {@link
- * CompletionToken#WRITE_TAIL} bit), which a later write rewrites identically in place with more
- * frames; or whole blocks only ({@link FrameScanner}'s block cut).
+ * partial last block, padded with zeros in scratch memory ({@link CompletionToken#WRITE_TAIL}),
+ * which a later write rewrites in place with more frames.
  *
- * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #close} by the I/O thread as it stops.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #close} by the I/O thread as it
+ * stops.
  */
 final class WriteStage {
     /** What a completion did to its write ({@link #onComplete}). */
@@ -328,10 +322,9 @@ final class WriteStage {
     }
 
     /**
-     * Publishes what the write retired last made visible: the written position and record count, and
-     * the buffer's space below it (with direct I/O, below the partial last block, which the next write
-     * rewrites). Written is published before anyone can publish durable past it, so that no observer
-     * ever sees durable ahead of written.
+     * Publishes what the write retired last made visible: the written position and record count,
+     * and the buffer's space below it (with direct I/O, below the partial last block). Written is
+     * published before anyone can publish durable past it.
      */
     boolean publishWritten() {
         if (retiredEnd == positions.written()) {
@@ -344,11 +337,7 @@ final class WriteStage {
         return true;
     }
 
-    /**
-     * The failure of a short write. The SPI makes a backend finish a short write or fail it; a short
-     * result taken for a whole write would acknowledge records that never reached the file. Failing at
-     * once also acknowledges nothing that completes after it.
-     */
+    /** The failure of a short write (the SPI forbids one): never taken for a whole write. */
     IOException shortWriteFailure(final long token, final long result, final long activeBase) {
         final int slot = CompletionToken.writeSlot(token);
         final long startPosition = slotStart[slot];

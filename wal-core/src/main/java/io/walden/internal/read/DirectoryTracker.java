@@ -39,17 +39,13 @@ import org.agrona.concurrent.IdleStrategy;
  * </pre>
  *
  * <p>The active segment is the first one that valid frames do not fill. Each refresh validates the
- * frames written since the last one; a frame that does not validate is a write in progress, tried
- * again next time. By the roll fence (no byte is written to a segment before the one before it is
- * complete and synced), a frame in the next segment proves the active one complete and durable:
- * an invalid frame in the active one is then damage, reported to readers that reach it. Segments
- * deleted by the writer's retention are skipped (also the oldest one, if it goes while a tracker
- * opens); a reader that needs one learns it was truncated away.
+ * frames written since the last one; a frame that does not validate is a write in progress, tried again
+ * next time, unless a frame in the next segment proves the active one complete and durable (the roll
+ * fence): then it is damage, reported to readers that reach it. Segments deleted by the writer's
+ * retention are skipped; a reader that needs one learns it was truncated away.
  *
- * <p>While the record of an unfinished suffix truncation ({@code Wal.truncateAfter} cut short by a
- * crash) is in the directory, nothing at or after its cut becomes visible: readers never see
- * records that the next open discards. Once an open has completed it, its discard frames lead
- * readers past the cut.
+ * <p>While the record of an unfinished suffix truncation is in the directory, nothing at or after its
+ * cut becomes visible: readers never see records that the next open discards.
  *
  * <p><b>Threading:</b> thread-safe; refreshes are serialized.
  */
@@ -109,10 +105,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     }
 
     /**
-     * With hooks a test uses to make the writer move on at a moment a live writer meets only by
-     * chance: right after each refresh's first scan of the active segment, and right after the
-     * oldest segment's file was opened, before its header is read (retention frees and recycles it
-     * then).
+     * With hooks a test uses to move the writer on at moments a live writer meets only by chance: after
+     * each refresh's first scan, and after the oldest segment's file was opened.
      */
     static DirectoryTracker open(
             final Path directory, final Runnable afterFirstScan, final Runnable afterOldestOpened) {
@@ -304,9 +298,8 @@ public final class DirectoryTracker implements LogPositions, AutoCloseable {
     }
 
     /**
-     * Whether valid frames fill the active segment from its first frame on: scans it again from the
-     * start, keeping the scan position where it was if not. Cold path: only when the next segment holds
-     * a frame and the scan position does not reach the end.
+     * Whether valid frames fill the active segment from its first frame on, scanning it again (the scan
+     * position stays if not). Cold: only when the next segment holds a frame.
      */
     private boolean completeFromItsStart(final FileChannel channel) throws IOException {
         final long keptScanOffset = scanOffset;

@@ -33,10 +33,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   frames:   position -> frame -> frame -> ...      delivered while below the visible position
  * </pre>
  *
- * <p>Every frame is judged by {@link FrameDecoder}, with recovery's rules: a frame that recovery would
- * refuse (a bad checksum, an unknown type that is not skippable, flags, durable offset or alignment gap
- * that the format does not allow) is damage here too, never skipped; padding, discard frames and
- * unknown types marked skippable are skipped.
+ * <p>Every frame is judged by {@link FrameDecoder}, with recovery's rules: a frame recovery would
+ * refuse is damage here too, never skipped; padding, discard frames and unknown types marked skippable
+ * are skipped.
  *
  * <p><b>Threading:</b> owned by the thread that polls it.
  */
@@ -77,10 +76,7 @@ public final class LogReader implements WalReader {
     private long validEnd;
     private boolean closed;
 
-    /**
-     * The log a reader reads: its directory, identity, segment capacity, and the ranges recovery
-     * skipped (SKIP policy), which readers step over.
-     */
+    /** The log a reader reads; {@code skippedRanges}: what recovery skipped (SKIP), stepped over. */
     public record Log(Path directory, long logId, long segmentCapacityBytes, long[] skippedRanges) {}
 
     public LogReader(
@@ -253,11 +249,9 @@ public final class LogReader implements WalReader {
     /**
      * Checks that every frame of the batch whose record is at {@link #position} is visible, so that its
      * records may be delivered: the batch ends at its first data frame without {@link
-     * FrameDescriptor#FLAG_BATCH_CONTINUES}, or where a truncation cut it (a discard frame or a
-     * discarded range), or where the SKIP policy skips damage. It reads the frame headers only ({@link
-     * FrameDecoder#plausibleHeader}): every frame below the visible position was written whole (or, in
-     * a read-only view, validated), and each frame's checksum is checked as it is delivered. Leaves the
-     * buffer holding the frame at {@link #position}.
+     * FrameDescriptor#FLAG_BATCH_CONTINUES}, where a truncation cut it, or where the SKIP policy skips
+     * damage. Reads frame headers only ({@link FrameDecoder#plausibleHeader}); each checksum is checked
+     * as its frame is delivered. Leaves the buffer holding the frame at {@link #position}.
      */
     private boolean checkBatch(final long visible, final int firstAlignedLength) {
         final long segmentEnd = (position | segmentMask) + 1;
@@ -315,10 +309,7 @@ public final class LogReader implements WalReader {
         fill(visible);
     }
 
-    /**
-     * Decodes the frame at {@link #position}, reading into the buffer as much of it as the decoder
-     * needs and the visible position allows.
-     */
+    /** Decodes the frame at {@link #position}, reading what it needs up to the visible position. */
     private FrameDecoder.Verdict decodeFrame(final long visible) {
         if (position < bufferPosition || position + HEADER_LENGTH > validEnd) {
             fill(visible);

@@ -14,14 +14,11 @@ import java.util.concurrent.locks.LockSupport;
  * Inspects a log that another process may be writing, where one inspection can meet the writer
  * half-way, and decides which inspection to report.
  *
- * <p>One inspection reads the files one after the other over some milliseconds, and a live writer
- * can make it see trouble that is not there: <b>a segment deleted by retention</b> after the
- * directory was listed ({@link NoSuchFileException}), or <b>the roll fence seen out of order</b>
- * (the newest segment scanned up to a write in progress, then the first frame of the next one
- * found, written after the writer completed, synced and rolled: an early end followed by data,
- * which reads as corruption). Real damage does not move: every inspection finds it at the same
- * file and offset, while a race does not repeat in one place, since the writer only moves forward.
- * So the rule is:
+ * <p>A live writer can make one inspection see trouble that is not there: <b>a segment deleted by
+ * retention</b> after the directory was listed ({@link NoSuchFileException}), or <b>the roll fence
+ * seen out of order</b> (the newest segment scanned up to a write in progress, then the next
+ * segment's first frame found: an early end followed by data). Real damage does not move, while a
+ * race does not repeat in one place, since the writer only moves forward. So:
  *
  * <pre>
  *   outcome of an inspection         | then
@@ -35,9 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  *   any other I/O error              | fail (WalException IO, naming the directory)
  * </pre>
  *
- * <p>A log that is not being written is inspected once if it is sound, twice if it is corrupt.
- * Retention deletes segments oldest first, one directory sync apart, so a burst of deletions can make
- * several inspections in a row meet a vanished segment: hence the pause and the larger allowance.
+ * <p>Retention deletes oldest first, one directory sync apart, so a burst of deletions can meet
+ * several inspections in a row: hence the pause and the larger allowance.
  *
  * <p><b>Threading:</b> stateless; runs on the caller's thread.
  */
@@ -47,7 +43,6 @@ public final class LiveInspection {
     /** Pause after an inspection met a vanished segment: lets a burst of deletions finish. */
     public static final long VANISHED_BACKOFF_NS = TimeUnit.MILLISECONDS.toNanos(2);
 
-    /** One inspection of the directory. */
     @FunctionalInterface
     public interface Inspector {
         LogInspection inspect() throws IOException;

@@ -28,29 +28,20 @@ import java.util.TreeMap;
 /**
  * Opens a log directory: validates every segment header and every frame, decides with {@link
  * RecoveryRule} what the end of the log is, cuts a torn tail, and applies the {@link RecoveryPolicy}
- * to corruption.
- *
- * <p>Decisions, in order:
+ * to corruption (FORMAT.md, "Recovery rules"). Decisions, in order:
  *
  * <ol>
- *   <li>Leftover {@code .wal.tmp} files are unfinished preparations: deleted, directory synced.
+ *   <li>Leftover {@code .wal.tmp} files (unfinished preparations) are deleted, directory synced.
  *   <li>No segment: a new log with a new identity and a prepared first segment.
- *   <li>A segment with a bad header, the wrong size, another log's identity, or a gap before it:
- *       structural corruption.
- *   <li>Segments are scanned in order, each to its end, looking past invalid frames for valid ones.
- *       The first one that valid frames do not fill is the tail segment, whose end {@link
- *       RecoveryRule} judges.
- *   <li>After a clean close the log continues where it ended; the clean-close record is cleared
- *       (and synced) first, so that a later crash is never mistaken for a clean close.
- *   <li>Otherwise (a crash) what lies after the tail segment's valid frames is copied into the
- *       evidence directory, zeroed and synced, and covered by a discard frame up to the write limit
- *       the segment's header records, where the log continues ({@link WriteLimits#continueOffset});
- *       without a usable limit, the discard frame covers the rest of the segment and the log
- *       continues in the next one. No position a reader may have seen before the crash is given to
- *       another record: no frame was ever written at or past the limit.
- *   <li>Discarding under {@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later
- *       segments are moved whole into the evidence directory and replaced by segments that hold one
- *       discard frame, so that positions stay unique and segments contiguous.
+ *   <li>A bad header, the wrong size, another log's identity, or a gap: structural corruption.
+ *   <li>The tail segment, the first that valid frames do not fill, is judged by {@link RecoveryRule}.
+ *   <li>After a clean close the log continues where it ended, the clean-close record cleared (and
+ *       synced) first, so that a later crash is never mistaken for a clean close.
+ *   <li>After a crash the torn tail is kept as evidence, zeroed, synced and covered by a discard frame
+ *       up to the header's write limit, where the log continues ({@link WriteLimits#continueOffset}),
+ *       else to the segment's end: no position a reader may have seen is given out again.
+ *   <li>{@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later segments are moved to
+ *       the evidence directory and replaced by segments holding one discard frame.
  * </ol>
  *
  * <p>Evidence is made durable (file, directory) before the log is changed, and every change is synced
@@ -189,14 +180,10 @@ public final class LogRecovery {
     }
 
     /**
-     * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote,
-     * and returns the log to continue at the first frame of the segment at {@code continueBase},
-     * without scanning it: the caller stopped the log there, so every position it gave out lies
-     * below that base, every record is durable, and the segment at the base, if any, is one the log
-     * prepared and never wrote. A missing one is prepared now, without its zero-fill (as a hurried
-     * preparation): milliseconds rather than a write of the whole capacity, at the price of syncs
-     * that may also commit extent metadata until the log rolls past it. Refuses the log if the
-     * record is gone or the kept records are damaged.
+     * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote, and
+     * returns the log to continue at the first frame of the segment at {@code continueBase}, without
+     * scanning (the caller stopped the log there, every record durable); a missing segment there is
+     * prepared now, hurried. Refuses the log if the record is gone or the kept records are damaged.
      */
     public RecoveredLog completeTruncationAndContinue(
             final long firstSegmentBase,
@@ -374,10 +361,8 @@ public final class LogRecovery {
     }
 
     /**
-     * Called before recovery's first change to the directory: removes the leftover temporary files
-     * (and syncs the directory) then, not before, so that every refusal found while the log is only
-     * read (configuration, identity, format, a lost segment, corruption under {@link
-     * RecoveryPolicy#FAIL}, too little space for the evidence) leaves every file as it was.
+     * Before recovery's first change to the directory: removes the leftover temporary files (and syncs
+     * the directory) only then, so that a refusal while the log is only read changes nothing.
      */
     private void beginChanges() throws IOException {
         if (!temporariesRemoved) {

@@ -12,10 +12,9 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Recovery's walk over the segments: scans each in order, counts what the complete ones keep, and
- * has {@link TailJudge} judge the end of the tail segment (the first that valid frames do not
- * fill). It also follows where the records end before any range an earlier recovery gave up, for
- * {@code recoveredEndPosition}.
+ * Recovery's walk over the segments: scans each in order, counts what the complete ones keep, and has
+ * {@link TailJudge} judge the end of the tail segment. It also follows where the records end before any
+ * range an earlier recovery gave up ({@code recoveredEndPosition}).
  *
  * <p><b>Threading:</b> the opening thread.
  */
@@ -30,10 +29,7 @@ final class LogScan {
         this.tally = tally;
     }
 
-    /**
-     * The tail segment's index in the bases (-1 when valid frames fill every segment), its scan and
-     * how it ends.
-     */
+    /** The tail segment's index in the bases (-1: none), its scan and how it ends. */
     record Decision(int tailIndex, SegmentScan scan, Tail tail) {}
 
     Decision scan(
@@ -93,10 +89,9 @@ final class LogScan {
     }
 
     /**
-     * Follows where the records end across the kept runs of a segment below an offset: a run with
-     * data ends the discarded range before it, and a discard frame after the last record starts one
-     * (a range an earlier recovery gave up, which a crash during or after that recovery leaves in
-     * place: the records still end where it starts).
+     * Follows where the records end across the kept runs of a segment below an offset: a run with data
+     * ends the discarded range before it, and a discard frame after the last record starts one (a range
+     * an earlier recovery gave up and a crash left in place).
      */
     private static long discardedAfterRecords(
             final long discardedFrom, final long base, final SegmentScan result, final long belowOffset) {

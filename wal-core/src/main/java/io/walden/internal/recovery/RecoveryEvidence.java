@@ -15,12 +15,9 @@ import java.util.List;
 
 /**
  * The evidence a recovery keeps of what it cuts or discards, in the log's {@code recovery-evidence}
- * directory: a copy of a range of a segment, or a whole segment moved there. Each file, and the
- * directory entry that names it, is durable before the method returns, so the log may be changed
- * afterwards.
- *
- * <p>Files are named by {@link EvidenceFiles}, stamped with the recovery's start time, so that
- * evidence of successive recoveries stays apart.
+ * directory ({@link EvidenceFiles} names the files): a copy of a range of a segment, or a whole
+ * segment. Each file, and the directory entry that names it, is durable before the method returns, so
+ * the log may be changed afterwards.
  *
  * <p><b>Threading:</b> the opening thread.
  */
@@ -76,9 +73,8 @@ final class RecoveryEvidence {
     }
 
     /**
-     * Keeps a whole segment file as evidence while it stays in place: a second name (a hard link),
-     * so that the caller can then replace the segment in one rename and a crash in between never
-     * leaves its name missing. Where the file system has no hard links the file is copied instead.
+     * Keeps a segment file as evidence in place, as a hard link (a copy where there are none), so that
+     * the caller replaces it in one rename and its name is never missing.
      */
     void keepSegment(final Path segment) throws IOException {
         final Path target =

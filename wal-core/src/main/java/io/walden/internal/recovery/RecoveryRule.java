@@ -15,15 +15,13 @@ import io.walden.internal.state.Invariants;
  *   <li><b>data after</b>: whether any byte at or after the valid end is non-zero (an invalid frame,
  *       stray bytes, or valid frames found further on);
  *   <li><b>proven durable offset</b>: the highest durable offset carried by any valid frame of the
- *       segment, before or after the valid end. A frame carries the offset below which the log was
- *       synced when the frame was written, so its mere presence proves that everything below it reached
- *       stable storage;
+ *       segment, before or after the valid end: a frame proves that everything below its durable offset
+ *       reached stable storage;
  *   <li><b>clean end</b>: where the log ended if its segment header records a clean close, else -1;
- *   <li><b>later segment holds data</b>: no byte is written to segment n+1 before segment n is
- *       completely written and synced (the roll fence);
- *   <li><b>open batch</b>: where the batch that the valid frames leave open starts (the valid end
- *       falls between two records of one {@code Wal.append(WalBatch, ...)}), else -1. Its records were
- *       never acknowledged: a batch is acknowledged only once its last frame is written.
+ *   <li><b>later segment holds data</b>: the roll fence allows it only once this one is complete and
+ *       synced;
+ *   <li><b>open batch</b>: where the batch the valid frames leave open starts, else -1 (never
+ *       acknowledged: a batch is acknowledged once its last frame is written).
  * </ul>
  *
  * <table>
@@ -41,19 +39,16 @@ import io.walden.internal.state.Invariants;
  * </table>
  *
  * <p>Where the log ends ({@link #endOffset}): at the valid end, or, when a batch is open there, at
- * that batch's start, so that a batch is kept whole or not at all. The open batch's frames may lie
- * below the proven durable offset (a sync covered the records written before the batch was complete);
- * they are cut all the same, since none of them was acknowledged.
+ * that batch's start, so that a batch is kept whole or not at all; the open batch is cut even below
+ * the proven durable offset, since none of it was acknowledged.
  *
- * <p>What it cannot tell apart: damage to synced data past the proven durable offset of a log that
- * was not closed cleanly. The last frames synced before a crash are proven only by a frame written
- * after their sync completed; if no such frame reached the disk, their damage looks exactly like a
- * write the crash cut short, and is cut (with the cut bytes kept as evidence).
+ * <p>What it cannot tell apart (DURABILITY.md): damage to synced data past the proven durable offset
+ * of a log that was not closed cleanly looks exactly like a torn write, and is cut (kept as
+ * evidence).
  *
  * <p><b>Threading:</b> stateless.
  */
 final class RecoveryRule {
-    /** What a segment's end is. */
     public enum Verdict {
         /** Nothing was written from the valid end on: the log ends there. */
         END,
@@ -104,10 +99,7 @@ final class RecoveryRule {
         return openBatchOffset >= 0 ? openBatchOffset : validEndOffset;
     }
 
-    /**
-     * Where a corruption verdict names the damage: the valid end, or a clean end before it (frames after
-     * a recorded clean close).
-     */
+    /** Where a corruption verdict puts the damage: the valid end, or a recorded clean end before it. */
     public static long damageOffset(final Verdict verdict, final long validEndOffset, final long cleanEndOffset) {
         return verdict == Verdict.CORRUPT_AFTER_CLEAN_CLOSE ? Math.min(validEndOffset, cleanEndOffset) : validEndOffset;
     }

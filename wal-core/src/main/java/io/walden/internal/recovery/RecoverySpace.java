@@ -8,13 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Refuses a recovery that would run out of space part way, before it changes anything: what it must
- * write that needs new blocks (the evidence of a cut tail, a new segment) is compared with the free
- * space of the log's file system first. A refusal then leaves every file as it was, and says how much
- * to free.
- *
- * <p>The check is a forecast, not a reservation: another process may take the space meanwhile; the
- * write that then fails is reported the same way ({@link NoSpace}).
+ * Refuses a recovery that would run out of space part way, before it changes anything, by comparing
+ * what it must write to new blocks (the evidence of a cut tail, a new segment) with the free space;
+ * the refusal says how much to free. A forecast, not a reservation: a write that fails later is
+ * reported the same way ({@link NoSpace}).
  *
  * <p><b>Threading:</b> stateless.
  */

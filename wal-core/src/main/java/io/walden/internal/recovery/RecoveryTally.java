@@ -7,10 +7,8 @@ import java.util.List;
 import org.agrona.collections.LongArrayList;
 
 /**
- * What one recovery counted, found and did, gathered as it goes for its {@link RecoveryReport}: the
- * records and bytes it kept, the end it decided and why, the torn tail it cut, the bytes it dropped or
- * skipped, and one sentence per finding. The recovery's parts write to it; nothing reads it but the
- * report.
+ * What one recovery counted, found and did, for its {@link RecoveryReport}; the recovery's parts
+ * write to it and only the report reads it.
  *
  * <p><b>Threading:</b> the opening thread.
  */
@@ -50,7 +48,6 @@ final class RecoveryTally {
         records -= count;
     }
 
-    /** Counts bytes discarded under {@code TRUNCATE}. */
     void dropped(final long bytes) {
         droppedBytes += bytes;
     }

@@ -20,12 +20,9 @@ import java.util.NavigableSet;
 
 /**
  * Every write a recovery makes to a log's segment files, through the storage session: zeroing a
- * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding
- * one discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller
- * orders the syncs its crash-safety argument needs; a new segment is synced and in place, directory
- * synced, when its method returns. Kept apart from the classes that decide what to write, so that
- * the layout rules of a write (block-aligned read-modify-write, a frame that never runs past its
- * segment, small zeroing chunks) live in one small class.
+ * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding one
+ * discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller orders
+ * the syncs; a new segment is synced and in place, directory synced, when its method returns.
  *
  * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
  */
@@ -51,10 +48,7 @@ final class RecoveryWriter {
         this.capacityBytes = capacityBytes;
     }
 
-    /**
-     * Zeroes [from, to) of an open segment in small block-aligned writes; the bytes of the first
-     * block before {@code fromOffset} are rewritten as they are.
-     */
+    /** Zeroes [from, to) in small block-aligned writes, rewriting the bytes before it as they are. */
     void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
         final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
         final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
@@ -174,10 +168,7 @@ final class RecoveryWriter {
         }
     }
 
-    /**
-     * As {@link #prepareSegment}, hurried: allocated where the backend can (else the last block
-     * written, leaving a hole that reads as zeros) and not zero-filled.
-     */
+    /** As {@link #prepareSegment}, hurried: allocated or its last block written, not zero-filled. */
     int prepareSegmentHurried(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         final int handle = session.openFile(temporary, true);
@@ -200,9 +191,8 @@ final class RecoveryWriter {
     }
 
     /**
-     * After a preparation failed: closes the file and deletes the temporary, so that it does not hold
-     * the space a full file system lacks (a file renamed into place already is left: the log's
-     * recovery judges it). What fails here is added to the failure as suppressed.
+     * After a preparation failed: closes the file and deletes the temporary so it holds no space a full
+     * file system lacks (one renamed into place is left to recovery); what fails here is suppressed.
      */
     private void removeTemporary(final int handle, final Path temporary, final Exception failure) {
         try {
@@ -220,9 +210,8 @@ final class RecoveryWriter {
     }
 
     /**
-     * Replaces the segment at a base (if any) with one that holds a single discard frame, through a
-     * temporary file renamed over it, directory synced; the existing file is kept as evidence first
-     * if {@code evidence} is given.
+     * Replaces the segment at a base (if any) with one holding a single discard frame, renamed over it
+     * from a temporary, directory synced; keeps the old file as {@code evidence} first if given.
      */
     void replaceWithDiscarded(final long base, final Path existing, final RecoveryEvidence evidence)
             throws IOException {

@@ -35,10 +35,7 @@ final class SegmentInventory {
 
     record Identity(long logId, int capacityBytes) {}
 
-    /**
-     * The segments that passed the structural checks, oldest first, and, under TRUNCATE, the base
-     * from which everything is to be discarded (-1 if none).
-     */
+    /** Bases that passed the structural checks, oldest first; where TRUNCATE discards from, or -1. */
     record Structure(List<Long> bases, long discardFromBase) {}
 
     private final WalConfig config;
@@ -105,11 +102,7 @@ final class SegmentInventory {
         io.syncDirectory();
     }
 
-    /**
-     * Refuses ({@code FORMAT}) a log in another format version, under every policy and before
-     * anything is changed: no recovery policy applies to a format this release cannot read (under
-     * {@code TRUNCATE} it would discard the whole log as damage).
-     */
+    /** Refuses ({@code FORMAT}) another format version, under every policy, before anything changes. */
     void refuseOtherFormats(final TreeMap<Long, Path> segments) throws IOException {
         for (final Path path : segments.values()) {
             final ByteBuffer header = FileReads.readHeader(path);
@@ -164,7 +157,6 @@ final class SegmentInventory {
         return new Identity(newLogId.getAsLong(), config.segmentCapacityBytes());
     }
 
-    /** Checks every segment's header, size and place; applies the policy to the first problem. */
     Structure validate(final TreeMap<Long, Path> segments, final Identity identity) throws IOException {
         final List<Long> bases = new ArrayList<>();
         long expectedBase = -1;
@@ -187,10 +179,8 @@ final class SegmentInventory {
 
     /**
      * Refuses a log whose newest segment records that the log went on into the next one, which is
-     * missing: the newest segment file(s) were deleted or lost, and with them records that may have
-     * been acknowledged. No policy applies: the log cannot know how far it went, so continuing
-     * would give positions out again. Runs before recovery changes anything; a header that is not
-     * valid is left to the structural checks.
+     * missing (lost with records that may have been acknowledged). No policy applies: continuing
+     * would give positions out again. Runs before recovery changes anything.
      */
     void refuseLostSuccessor(final TreeMap<Long, Path> segments) throws IOException {
         if (segments.isEmpty()) {

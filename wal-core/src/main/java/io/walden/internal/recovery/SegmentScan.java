@@ -36,7 +36,6 @@ public record SegmentScan(
         }
     }
 
-    /** Whether valid frames fill the segment to its capacity. */
     boolean complete() {
         return gaps.isEmpty();
     }

@@ -28,10 +28,9 @@ import java.util.List;
  * what it found. Every frame is judged by {@link FrameDecoder}, with the rules readers apply too.
  *
  * <p>Where a frame does not validate (a zero length included), the scanner looks past it for the next
- * valid frame at every 8-byte aligned offset. A frame validates only at the position and in the log
- * it was written for, so a frame found past a gap is proof that it was written there, and its durable
- * offset proves what was synced before it. A recycled segment's bytes at or past its write limit are
- * its earlier life's and read as zeros.
+ * valid frame at every 8-byte aligned offset: a frame validates only at the position and in the log
+ * it was written for, so a frame found past a gap was written there, and its durable offset proves
+ * what was synced before it. A recycled segment's bytes at or past its write limit read as zeros.
  *
  * <p><b>Threading:</b> not thread-safe; owned by the recovering thread.
  */
@@ -191,9 +190,8 @@ public final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Where a segment file's stale bytes begin: the write limit of a recycled segment ({@link
-     * SegmentHeaderDescriptor#FLAG_RECYCLED}); no offset for any other file, or a header that does
-     * not check out (left to the structural checks).
+     * Where a file's stale bytes begin: a recycled segment's write limit, else no offset (also for a
+     * header that does not check out, left to the structural checks).
      */
     private static long staleFrom(final FileChannel file) throws IOException {
         final ByteBuffer header = ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_CHECKSUM_OFFSET + Integer.BYTES)
@@ -209,9 +207,9 @@ public final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Looks for the next valid frame after an invalid one at every 8-byte aligned offset, trying
-     * only those with a plausible header (so a checksum is computed rarely); the capacity if there
-     * is none. Notes where the gap's non-zero bytes end in {@link #gapNonZeroEnd}.
+     * Finds the next valid frame after an invalid one at each 8-byte aligned offset (checksumming
+     * plausible headers only), else the capacity; notes the gap's non-zero end in {@link
+     * #gapNonZeroEnd}.
      */
     private long findNextValid(final long gapStart, final long basePosition, final long capacityBytes)
             throws IOException {
@@ -309,10 +307,7 @@ public final class SegmentScanner implements AutoCloseable {
         return lastNonZeroEnd;
     }
 
-    /**
-     * The end of the data frame that starts at an offset inside a run (walking the run's frames from
-     * its start), or -1 if no data frame starts there.
-     */
+    /** The end of the data frame starting at an offset inside a run, or -1 if none starts there. */
     public long dataFrameEnd(final Path path, final Run run, final long offset) throws IOException {
         if (offset < run.startOffset() || offset >= run.endOffset()) {
             return -1;
@@ -337,8 +332,8 @@ public final class SegmentScanner implements AutoCloseable {
     }
 
     /**
-     * Walks the frames of a run from its start, one frame header at a time, while frames start before
-     * {@code toOffset}. The run's frames were validated by a scan: only their headers are read again.
+     * Walks the frames of a run from its start while frames start before {@code toOffset}, reading only
+     * their headers (a scan validated them).
      */
     void forEachFrame(final Path path, final long runStartOffset, final long toOffset, final FrameVisitor visitor)
             throws IOException {

@@ -22,9 +22,8 @@ import java.util.TreeMap;
  * segment up to the continue position is replaced by one that holds a discard frame (newest first),
  * the segment that holds the cut is zeroed from the cut on and closed with a discard frame, and the
  * record is deleted. Each step is synced before the next, and the record stays until the end, so a
- * crash at any step is completed again by the next open. Nothing is kept as evidence: the records
- * were discarded on request. The records before the cut must be intact: they are what the truncation
- * keeps.
+ * crash at any step is completed again by the next open. Nothing is kept as evidence; the records
+ * before the cut must be intact.
  *
  * <p><b>Threading:</b> the opening thread.
  */

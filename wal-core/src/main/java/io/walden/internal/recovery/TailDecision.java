@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * What recovery does at the end of the valid frames of the tail segment, as a table: from {@link
- * RecoveryRule}'s verdict there and the {@link RecoveryPolicy} to a {@link TailOutcome}. A pure
- * decision, held as data and checked over every input by its test (in the manner of TigerBeetle's
- * {@code recovery_cases}).
+ * What recovery does at the end of the valid frames of the tail segment: from {@link RecoveryRule}'s
+ * verdict there and the {@link RecoveryPolicy} to a {@link TailOutcome}, a pure decision held as data
+ * and checked over every input by its test.
  *
  * <pre>
  *  verdict    clean policy   damage@end nextRun laterData | outcome
@@ -27,8 +26,7 @@ import java.util.Set;
  * </pre>
  *
  * <ul>
- *   <li>verdict: {@link RecoveryRule}'s judgement of the end of the valid frames (CORRUPT_*: any of
- *       its three kinds of corruption).
+ *   <li>verdict: {@link RecoveryRule}'s, CORRUPT_* standing for its three kinds of corruption.
  *   <li>clean: the segment header records a clean close.
  *   <li>damage@end: the damage starts where the valid frames end (it may start earlier: bytes after a
  *       recorded clean end), so there is something to skip past.

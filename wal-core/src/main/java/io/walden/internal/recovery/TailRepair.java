@@ -49,17 +49,14 @@ final class TailRepair {
 
     /**
      * Gives up the rest of the tail segment from the tail's end: keeps what lies there as evidence,
-     * zeroes it, makes the frames before it durable, and covers the rest of the segment with a discard
-     * frame.
+     * zeroes it, makes the frames before it durable, and covers the rest of the segment with a
+     * discard frame.
      *
-     * <p>The zeroing survives a crash in its middle. A cut may give up valid frames that prove
-     * positions past the cut durable (a batch the crash left open whose first frames a sync covered,
-     * and the frames after it); zeroed bytes below such a proof, with the proving frame still intact,
-     * would read as damage to synced data at the next recovery. So the range is zeroed from its end
-     * down, in steps that start at the durable offsets its frames carry, each step synced before the
-     * next: whenever a crash comes, no frame left intact proves a zeroed byte, and the next recovery
-     * makes the same cut. The segment header's durability mark is such a proof too: a mark past the
-     * cut is lowered to the cut, and synced, before anything is zeroed.
+     * <p>The zeroing survives a crash in its middle: the range is zeroed from its end down, in steps
+     * that start at the durable offsets its frames carry, each synced before the next, so no frame
+     * left intact ever proves a zeroed byte and the next recovery makes the same cut; a durability
+     * mark past the cut is lowered to the cut, and synced, first (docs/design/how-it-works.md,
+     * "Recovery is crash-safe by its order").
      */
     void cutAndDiscard(
             final SegmentScanner scanner,
@@ -157,9 +154,9 @@ final class TailRepair {
     }
 
     /**
-     * Discards every segment from a base on ({@code TRUNCATE}): each file that holds data is kept
-     * as evidence, and every base up to the highest one the log had gets a segment that holds only
-     * a discard frame, so that segments stay contiguous and no position is given out twice.
+     * Discards every segment from a base on ({@code TRUNCATE}): each file that holds data is kept as
+     * evidence, and every base up to the highest the log had gets a segment holding only a discard
+     * frame.
      */
     long discardSegments(final SegmentScanner scanner, final TreeMap<Long, Path> segments, final long fromBase)
             throws IOException {
@@ -207,10 +204,7 @@ final class TailRepair {
         return nextHandle;
     }
 
-    /**
-     * Clears the clean-close record of the segment that holds it, if it holds one, before the log is
-     * written again: a later crash must never look like a clean close.
-     */
+    /** Clears a clean-close record before new writes, so that a later crash never looks like one. */
     boolean clearCleanClose(final TreeMap<Long, Path> segments, final long base, final long endPosition)
             throws IOException {
         boolean clean = false;

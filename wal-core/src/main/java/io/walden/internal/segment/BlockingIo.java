@@ -24,7 +24,6 @@ public final class BlockingIo implements CompletionHandler {
         this.session = session;
     }
 
-    /** The session it runs on. */
     public StorageSession session() {
         return session;
     }

@@ -30,7 +30,6 @@ public final class FileReads {
         return true;
     }
 
-    /** A segment file's header block, or null if the file is shorter. */
     public static ByteBuffer readHeader(final Path path) throws IOException {
         final ByteBuffer header =
                 ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);

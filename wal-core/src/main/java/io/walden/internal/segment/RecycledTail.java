@@ -7,12 +7,10 @@ import java.nio.ByteBuffer;
 
 /**
  * The clean close of a recycled segment ({@link SegmentHeaderDescriptor#FLAG_RECYCLED}): every byte
- * after the clean end must read as zero, but a recycled body holds stale bytes up to its write limit,
- * which is raised ahead of the writes. So the close writes zeros from the clean end to the end of its
- * block (direct I/O already wrote the whole block from the log buffer) and the header records that
- * block end as the limit, past which readers take the bytes for zeros. The zeros are synced before
- * the header is written: a power loss that kept the clean-close header but not the zeros would leave
- * stale bytes after the clean end, which recovery must take for damage.
+ * after the clean end must read as zero, but the body holds stale bytes up to the write limit. So the
+ * close writes zeros from the clean end to the end of its block, syncs them, and only then records that
+ * block end as the limit in the header; without the sync a power loss could keep the header and lose
+ * the zeros (docs/design/recycling.md).
  *
  * <p><b>Threading:</b> stateless; called by the thread that closes the segment.
  */

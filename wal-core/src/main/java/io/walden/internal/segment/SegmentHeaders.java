@@ -52,10 +52,7 @@ public final class SegmentHeaders {
         block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
     }
 
-    /**
-     * Records the durable position and the clean-close flag in a valid header block: only they and the
-     * checksum change, all within the first sector.
-     */
+    /** Records durable position, clean flag and checksum in a valid header, all in the first sector. */
     public static void writeState(final ByteBuffer block, final long durablePosition, final boolean closedCleanly) {
         final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CLOSED_CLEANLY;
         block.putInt(FLAGS_OFFSET, otherFlags | (closedCleanly ? FLAG_CLOSED_CLEANLY : 0));
@@ -81,10 +78,7 @@ public final class SegmentHeaders {
         block.putInt(HEADER_CHECKSUM_OFFSET, SegmentHeaderDecoder.checksum(block));
     }
 
-    /**
-     * Records the write limit and the continued flag in a valid header block: only they and the
-     * checksum change, all within the first sector.
-     */
+    /** Records write limit, continued flag and checksum in a valid header, all in the first sector. */
     public static void writeLimitAndContinued(
             final ByteBuffer block, final int writeLimitOffset, final boolean continued) {
         final int otherFlags = block.getInt(FLAGS_OFFSET) & ~FLAG_CONTINUED;

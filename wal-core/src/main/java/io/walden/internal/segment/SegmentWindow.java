@@ -19,8 +19,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>A window is bound to one open file at a time ({@link #bind}), up to an end offset (the file's size
  * or the segment's capacity, whichever the caller trusts). Bytes at or past a recycled segment's write
- * limit ({@code staleFromOffset}) read as zeros: they were written in the file's earlier life, not in
- * this one. The memory grows, rarely, for a frame larger than the window; growing drops what it held.
+ * limit ({@code staleFromOffset}) read as zeros. The memory grows, rarely, for a frame larger than the
+ * window; growing drops what it held.
  *
  * <p><b>Threading:</b> not thread-safe; owned by the thread that scans or reads.
  */
@@ -59,9 +59,8 @@ public final class SegmentWindow implements AutoCloseable {
     }
 
     /**
-     * Makes {@code [offset, offset + lengthBytes)} readable in the window, reading from {@code offset}
-     * if it is not held yet (growing the window for a range larger than it). False if the range runs
-     * past the bound end or the file holds fewer bytes.
+     * Makes {@code [offset, offset + lengthBytes)} readable in the window, reading (and growing) as
+     * needed; false if the range runs past the bound end or the file holds fewer bytes.
      */
     public boolean ensure(final long offset, final int lengthBytes) throws IOException {
         if (offset + lengthBytes > endOffset) {
@@ -100,7 +99,6 @@ public final class SegmentWindow implements AutoCloseable {
         return filled;
     }
 
-    /** Drops what the window held. Cold. */
     public void grow(final int lengthBytes) {
         memory.close();
         memory = new AlignedBuffer(Integer.highestOneBit(lengthBytes) * 2);

@@ -7,11 +7,9 @@ import io.walden.format.SegmentHeaderDescriptor;
  * it and to where, and where a log continues after a crash in a segment whose header records one. See
  * {@link SegmentHeaderDescriptor#WRITE_LIMIT_OFFSET}.
  *
- * <p>The limit bounds what a crash gives up. No position of the crashed segment past its last valid
- * frame can be given out again (a reader may have seen a frame there that the crash then lost); but
- * nothing at or past the limit was ever written, so the log continues there instead of in the next
- * segment. A crash gives up at most the distance from the last write to the limit, which these rules
- * keep small for a session that wrote little and proportionate for one that wrote much:
+ * <p>The limit bounds what a crash gives up: no position of the crashed segment past its last valid
+ * frame can be given out again, but nothing at or past the limit was ever written, so the log continues
+ * there instead of in the next segment:
  *
  * <pre>
  *   window          = capacity / 16, within [4 KiB, 64 KiB]
@@ -24,8 +22,8 @@ import io.walden.format.SegmentHeaderDescriptor;
  * </pre>
  *
  * <p>So a crash gives up at most max(window, twice what the session wrote in the segment) plus 4 KiB,
- * never more than the rest of the segment; the limit is raised about log2(capacity / window) times
- * per segment and session, each time one header write that the next sync makes durable.
+ * never more than the rest of the segment; the limit is raised about log2(capacity / window) times per
+ * segment and session.
  *
  * <p><b>Threading:</b> stateless.
  */
@@ -47,10 +45,7 @@ public final class WriteLimits {
         return (int) Math.min(capacityBytes, alignUp(startOffset + windowBytes(capacityBytes)));
     }
 
-    /**
-     * Whether a write that ends at an offset calls for a higher limit now, so that it is durable before
-     * the writes reach it.
-     */
+    /** Whether a write ending at an offset calls for raising the limit now, ahead of the writes. */
     public static boolean raiseDue(
             final long startOffset, final long writeEndOffset, final int limitOffset, final int capacityBytes) {
         if (limitOffset >= capacityBytes) {

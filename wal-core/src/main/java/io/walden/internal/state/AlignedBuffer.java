@@ -5,11 +5,8 @@ import java.nio.ByteOrder;
 import org.agrona.BufferUtil;
 
 /**
- * Direct memory aligned to a page, freed explicitly on {@link #close()} rather than whenever the
- * garbage collector runs, so that a closed log holds no native memory.
- *
- * <p>Not Agrona's {@code BufferUtil.allocateDirectAligned}: its aligned slice of a larger allocation
- * cannot be freed explicitly; this class keeps the allocation beside the aligned view to free it.
+ * Direct memory aligned to a page, freed explicitly on {@link #close()} (which Agrona's aligned
+ * allocation cannot be), so that a closed log holds no native memory.
  *
  * <p><b>Threading:</b> the owner frees it once no thread uses it.
  */
@@ -29,12 +26,10 @@ public final class AlignedBuffer implements AutoCloseable {
         buffer = allocation.slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** The aligned buffer, little-endian. */
     public ByteBuffer buffer() {
         return buffer;
     }
 
-    /** Frees the memory. Idempotent. No view of the buffer may be used afterwards. */
     @Override
     public void close() {
         if (!freed) {

@@ -25,19 +25,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   ring offsets:   0 ............................................ capacity
  * </pre>
  *
- * <p>Claiming: a producer reads the tail, checks that the claimed space is free (below {@code
- * released + capacity}), and moves the tail with one compare-and-set. A frame never crosses the end
- * of a lap (a multiple of the capacity): the producer whose frame would cross claims the rest of
- * the lap as a padding frame and places its frame at the next lap. Because the segment capacity is a
- * multiple of the buffer capacity, every segment end is a lap end, and there the frame moves past
- * the next segment's header. A compare-and-set rather than an atomic add keeps claims exact: no
- * producer ever overshoots the free space, so a timed-out append leaves nothing behind.
+ * <p>Claiming: a producer reads the tail, checks that the claimed space is free (below {@code released
+ * + capacity}), and moves the tail with one compare-and-set, which keeps claims exact: a timed-out
+ * append leaves nothing behind. A frame never crosses the end of a lap (a multiple of the capacity):
+ * the producer whose frame would cross claims the rest of the lap as padding and places its frame at
+ * the next lap. Every segment end is a lap end (a segment holds whole laps), and there the frame moves
+ * past the next segment's header.
  *
- * <p>Publishing: the producer copies the payload and header fields, then stores the frame length
- * with release semantics. The I/O thread loads it with acquire semantics, and only then fills in the
- * durable offset and the checksum. After the I/O thread has
- * written a range it zeroes it and only then moves {@code released}, so unclaimed space always reads
- * as zero length.
+ * <p>Publishing: the producer copies the payload and header fields, then stores the frame length with
+ * release semantics; the I/O thread loads it with acquire semantics, and only then fills in the durable
+ * offset and the checksum. After a range is written the I/O thread zeroes it and only then moves {@code
+ * released}, so unclaimed space always reads as zero length.
  *
  * <p><b>Threading:</b> {@link #claim} and the {@code publish*} methods are called by any producer
  * thread; {@link #release}, {@link #frameLengthAcquire} and the read accessors by the I/O thread.
@@ -140,10 +138,9 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * Ends the block the tail stands in with a padding frame, so that the next claim starts on a block
-     * boundary: only if the tail still stands at {@code expectedTail} (every frame before it is
-     * published and seen by the caller) and the space is free. The padding never crosses a lap end,
-     * which is a block boundary too. The holder of the I/O duty only.
+     * Pads the block the tail stands in, so the next claim starts on a block boundary: only if the tail
+     * is still at {@code expectedTail} (all before it published) and the space is free. The duty holder
+     * only.
      */
     public int padToBlockEnd(final long expectedTail, final int blockSizeBytes) {
         final long blockEnd = (expectedTail | (blockSizeBytes - 1L)) + 1;
@@ -248,9 +245,7 @@ public final class LogBuffer implements AutoCloseable {
     }
 
     /**
-     * Zeroes a range of the ring. A lone writer releases one small frame at a time, and {@link
-     * UnsafeBuffer#setMemory} is a call into the VM that costs more than the few stores a small frame
-     * needs; frames are 8-byte aligned, so short ranges are zeroed a long at a time.
+     * Zeroes a range; short ones a long at a time, cheaper than setMemory for a lone writer's frame.
      */
     private void zero(final int offset, final int length) {
         if (length <= SMALL_ZERO_BYTES_MAX && ((offset | length) & (Long.BYTES - 1)) == 0) {

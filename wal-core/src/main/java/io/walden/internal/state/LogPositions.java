@@ -30,8 +30,8 @@ public interface LogPositions {
     /**
      * Positions that {@code truncateAfter} discarded from an open log, as pairs [cut, continue): a
      * reader that reaches a cut goes on at its continue position, and one that had delivered records
-     * after a cut learns that they are gone. Empty where the files themselves show every truncation
-     * (a read-only view).
+     * after a cut learns that they are gone. Empty for a read-only view, whose files show every
+     * truncation.
      */
     default long[] discardedRanges() {
         return NO_RANGES;

@@ -9,21 +9,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The positions and state a log shares between its I/O thread and its users, and the waiting on
- * them. Waiting allocates nothing: a short spin (for a write, not for a sync); then the waiter yields
- * the processor for up to the configured time; then it parks in a slot of a fixed registry, and the
- * I/O thread unparks exactly the waiters whose position it reached, each once (no thundering herd of
- * woken threads that must block again). Back-pressure waits use a monitor that the I/O thread
- * notifies only when someone waits on it.
+ * The positions and state a log shares between its I/O thread and its users, and the waiting on them.
+ * Waiting allocates nothing: a short spin (for a write), then a yield for up to the configured time,
+ * then a park in a slot of a {@link WaiterRegistry} from which the I/O thread unparks exactly the
+ * waiters it reached, each once (docs/design/how-it-works.md, "Waiting"). Back-pressure waits use a
+ * monitor that the I/O thread notifies only when someone waits on it.
  *
  * <p>Positions: a frame at log position {@code lsn} is written once {@link #writtenPosition()} is
- * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward
- * and only to frame boundaries.
+ * greater than {@code lsn}, and durable once {@link #durablePosition()} is. Both move only forward and
+ * only to frame boundaries.
  *
- * <p><b>Threading:</b> positions are written only by the holder of the I/O duty (see {@code
- * IoDuty}: the I/O thread, an appender driving its record, or the backend's completion thread in a
- * completion round), and by the opening thread before the I/O thread starts; {@link #requestSync}
- * and the waits are called by any thread.
+ * <p><b>Threading:</b> positions are written only by the holder of the I/O duty, and by the opening
+ * thread before the I/O thread starts; {@link #requestSync} and the waits are called by any thread.
  */
 public final class LogState implements LogPositions {
     private static final VarHandle SYNC_REQUEST;
@@ -142,7 +139,6 @@ public final class LogState implements LogPositions {
         return registry.registeredCount() + waiterCount;
     }
 
-    /** The failure that stopped the log, or null. */
     public Throwable failure() {
         return failure;
     }
@@ -165,9 +161,9 @@ public final class LogState implements LogPositions {
     }
 
     /**
-     * I/O thread: publishes the durable position without waking blocked waiters yet; spinning and
-     * yielding waiters see it at once. The I/O thread calls {@link #wakeDurable()} once it has
-     * submitted the next sync, so that the sync is not delayed by the wake-ups.
+     * I/O thread: publishes the durable position without waking blocked waiters yet (spinning and
+     * yielding ones see it); {@link #wakeDurable()} follows the next sync's submission, so wake-ups do
+     * not delay it.
      */
     public void publishDurableQuietly(final long position) {
         durablePosition = position;
@@ -189,7 +185,6 @@ public final class LogState implements LogPositions {
         wakeRegistered(false);
     }
 
-    /** I/O thread: publishes the first position after truncation. */
     public void publishStart(final long position) {
         startPosition = position;
     }
@@ -224,8 +219,8 @@ public final class LogState implements LogPositions {
 
     /**
      * Moves the written, durable and requested positions up to where a log continues after {@code
-     * truncateAfter} reopened its files, and wakes every waiter and reader to look again. Called
-     * between two I/O agents, when none runs.
+     * truncateAfter} reopened its files, and wakes every waiter and reader. Called between two I/O
+     * agents.
      */
     public void continueAt(final long position) {
         Invariants.check(
@@ -268,9 +263,8 @@ public final class LogState implements LogPositions {
     }
 
     /**
-     * Whether the request with this count must wake the I/O thread. While it holds a sync for a group
-     * of waiters, only the request that completes the group does; it wakes by itself at the end of the
-     * hold anyway, so a request that skips the wake can delay nothing beyond that.
+     * Whether the request with this count must wake the I/O thread: while it holds a sync for a group,
+     * only the request that completes the group does (the hold ends by itself anyway).
      */
     public boolean wakeNeeded(final long requestCount) {
         return requestCount >= cohortWakeCount;
@@ -348,10 +342,8 @@ public final class LogState implements LogPositions {
     }
 
     /**
-     * Yields until the position is reached or the wait-yield time passes; why, in {@code
-     * WalConfig.Builder.waitYieldNs}. A sync waiter does not yield while recent syncs outlast the yield
-     * (a slow disk). Ends early at the caller's timeout, on an interrupt (the park loop then reports
-     * it), and when the log fails or closes.
+     * Yields until the position is reached or the wait-yield time passes (not for a sync while recent
+     * syncs outlast it); ends early at the timeout, on an interrupt, and when the log fails or closes.
      */
     private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
         final long yieldNs = Math.min(waitYieldNs, timeoutNs);

@@ -15,11 +15,7 @@ public final class NoSpace {
 
     private NoSpace() {}
 
-    /**
-     * Whether a failure is ENOSPC anywhere in its cause chain: backends wrap the errno
-     * (FileChannel's {@code IOException}, jasyncfio's "Error code: 28") in their own exception naming
-     * the file.
-     */
+    /** Whether a failure is ENOSPC anywhere in its cause chain (backends wrap the errno). */
     public static boolean isNoSpace(final Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             final String text = cause instanceof FileSystemException fse ? fse.getReason() : cause.getMessage();

@@ -163,7 +163,6 @@ public final class StatsCounters {
         segmentsHurried = segmentsHurried + 1;
     }
 
-    /** The log rolled into a segment made from a freed file. */
     public void recordSegmentRecycled() {
         segmentsRecycled = segmentsRecycled + 1;
     }

@@ -26,15 +26,13 @@ import java.util.function.Consumer;
  *
  * A waiter takes a free slot (sequence even) by setting it to {@code sequence + 1} with W set, writes
  * its thread, position and kind, then clears W with a volatile store: from then on a waker that reads
- * the stamp sees the fields. A waker that reads a held, unwoken stamp, reads the fields and
- * finds the position reached, sets W with a compare-and-set against the stamp it read; only if that
- * succeeds does it unpark the thread it read, which is then certainly the slot's waiter of that
- * stamp. The waiter may have left in between; an unpark of a thread that is no longer parked here is
- * one spurious wake-up, which every park loop tolerates.
+ * the stamp sees the fields. A waker that reads a held, unwoken stamp whose position is reached sets W
+ * with a compare-and-set against the stamp it read, and only if that succeeds unparks the thread it
+ * read, which is then certainly that stamp's waiter. An unpark of a waiter that has left is one
+ * spurious wake-up, which every park loop tolerates.
  *
- * <p>Slots are taken lowest first, and wakers scan up to the highest slot ever taken, so a log with
- * few concurrent waiters scans few slots. When every slot is taken, {@link #register} returns -1 and
- * the caller polls instead.
+ * <p>Slots are taken lowest first, and wakers scan up to the highest slot ever taken. When every slot
+ * is taken, {@link #register} returns -1 and the caller polls instead.
  *
  * <p><b>Threading:</b> any thread registers and deregisters its own slot; any thread may wake.
  */

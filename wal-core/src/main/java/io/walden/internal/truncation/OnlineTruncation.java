@@ -14,18 +14,10 @@ import java.io.IOException;
 
 /**
  * {@code truncateAfter} on an open log: stops the engine (which drains, syncs and completes every
- * waiter first), truncates the files, and starts the next engine where the log continues, on the
- * same state, so that waiters and readers carry on across it. A truncation refused for its position
- * changes nothing and starts the files again as they were; one that fails otherwise closes the log,
- * whose next open recovers it either as it was or truncated.
- *
- * <pre>
- *   check position ──► stop engine (hand over) ──► truncate and start next ──► replace
- *                                                    │ POSITION: restart as it was, rethrow
- *                                                    └ else: close the log, throw
- * </pre>
- *
- * <p><b>Threading:</b> immutable; called by any thread, one at a time under the close lock.
+ * waiter first), truncates the files, and starts the next engine where the log continues, on the same
+ * state, so that waiters and readers carry on across it. A refusal for the position restarts the files
+ * as they were; any other failure closes the log, whose next open recovers it either as it was or
+ * truncated.
  */
 public final class OnlineTruncation {
     private final WalConfig config;

@@ -13,9 +13,8 @@ import org.agrona.BitUtil;
  *   |<-- may go -------------------->|<-- kept, whatever the policy asks ------->|
  * </pre>
  *
- * <p>Every rule keeps the segment being written and the segment holding the protected position
- * (a consumer's position: everything at or after it stays), and never returns less than {@code
- * startBase} (a cut there deletes nothing).
+ * <p>Every rule keeps the segment being written and the segment holding the protected position, and
+ * never returns less than {@code startBase} (a cut there deletes nothing).
  *
  * <p><b>Threading:</b> stateless.
  */
@@ -42,10 +41,7 @@ final class RetentionRule {
                 protectedPosition);
     }
 
-    /**
-     * The cut that deletes every segment last written before a time. Segments are written in
-     * order, so the cut stops at the first segment written at or after it.
-     */
+    /** Cuts at the first segment last written at or after a time (segments are written in order). */
     public static long byAge(
             final long startBase,
             final long activeBase,

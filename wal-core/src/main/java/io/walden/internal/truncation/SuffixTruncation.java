@@ -27,39 +27,33 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /**
- * Discards every record after a given one, durably and crash-safely ({@code Wal.truncateAfter}): in
- * a closed log ({@link #truncateAfter}), or in an open one between stopping its I/O agent and starting
- * the next ({@link #truncateStopped}, which skips the recoveries because the stopped agent knows the
- * log's state). For a closed log, under the log's lock:
+ * Discards every record after a given one, durably and crash-safely ({@code Wal.truncateAfter}): in a
+ * closed log ({@link #truncateAfter}), or in an open one between stopping its I/O agent and starting
+ * the next ({@link #truncateStopped}, without the recoveries: the stopped agent knows the log's state).
+ * For a closed log, under the log's lock:
  *
  * <ol>
- *   <li>recovery runs as at any open, so the log is consistent and its end known, and the log is
- *       closed cleanly there again;
- *   <li>the cut position is found: the aligned end of the kept record's frame, which must be a valid
- *       data frame below the end (or the first frame position of the oldest segment, to keep none);
+ *   <li>recovery runs as at any open, and the log is closed cleanly at its end;
+ *   <li>the cut position is found: the aligned end of the kept record's frame, a valid data frame below
+ *       the end (or the oldest segment's first frame position, to keep none);
  *   <li>the suffix-truncation record ({@link SuffixTruncationDescriptor}: the cut, and the base of the
- *       segment after the one the log ends in, where the log will continue) is written under a
- *       temporary name, synced, renamed into place and the directory synced;
- *   <li>recovery runs again, completes the truncation the record describes before anything else
- *       ({@code SuffixTruncationCompletion}), and the log is closed cleanly where it now continues.
+ *       segment after the one the log ends in) is written under a temporary name, synced, renamed into
+ *       place and the directory synced;
+ *   <li>recovery runs again, completes the truncation the record describes first ({@code
+ *       SuffixTruncationCompletion}), and closes the log cleanly where it now continues.
  * </ol>
  *
- * <p>A crash before the record is durable leaves the old log; a crash after it, the new one, which
- * the next open completes. No position is given out again: the log continues after the segment it
- * ended in (a segment prepared there ahead of need, and never written, is kept for it).
+ * <p>A crash before the record is durable leaves the old log; a crash after it, the new one, which the
+ * next open completes. No position is given out again: the log continues after the segment it ended in.
  *
  * <p><b>Threading:</b> runs on the calling thread, which owns the session throughout.
  */
 public final class SuffixTruncation {
-    /** The position that asks to keep no record at all. */
     public static final long KEEP_NONE = -1;
 
     private SuffixTruncation() {}
 
-    /**
-     * Refuses with {@code LOCKED} if the log is open, and with {@code POSITION}, nothing changed,
-     * if no record starts at {@code lsn}.
-     */
+    /** Refuses with LOCKED if the log is open, POSITION (nothing changed) if no record is at lsn. */
     public static long truncateAfter(final WalConfig config, final long lsn) {
         final Path directory = config.directory();
         if (!Files.isDirectory(directory)) {
@@ -102,9 +96,9 @@ public final class SuffixTruncation {
     }
 
     /**
-     * Completes the truncation at once, through {@link LogRecovery#completeTruncationAndContinue}.
-     * Refuses with {@code POSITION}, nothing changed, if no record starts at {@code lsn}; null if
-     * it is the last record.
+     * Completes the truncation at once ({@link LogRecovery#completeTruncationAndContinue}); refuses
+     * with {@code POSITION}, nothing changed, if no record starts at {@code lsn}; null if it is the
+     * last.
      */
     public static RecoveredLog truncateStopped(
             final WalConfig config,
@@ -136,11 +130,7 @@ public final class SuffixTruncation {
         void beforeCut(long cutPosition, long continuePosition);
     }
 
-    /**
-     * Recovers the log, then closes it cleanly at its end (as {@code close()} would: the active
-     * segment's header records the clean close, synced), so that the next open continues exactly
-     * there, and releases the handles recovery opened.
-     */
+    /** Recovers the log, closes it cleanly at its end and releases the handles recovery opened. */
     private static RecoveredLog recoverAndRelease(
             final WalConfig config, final StorageSession session, final boolean directIo) throws IOException {
         final RecoveredLog recovered = new LogRecovery(config, session).recover();
