@@ -22,7 +22,7 @@ import io.walden.format.SegmentHeaderDescriptor;
  * </pre>
  *
  * <p>So a crash gives up at most max(window, twice what the session wrote in the segment) plus 4 KiB,
- * never more than the rest of the segment; the limit is raised about log2(capacity / window) times per
+ * never more than the rest of the segment; the limit is raised about log1.5(capacity / window) times per
  * segment and session.
  *
  * <p><b>Threading:</b> stateless.
