@@ -1,5 +1,14 @@
 package io.walden;
 
+import static io.walden.ContractChecks.LEVELS;
+import static io.walden.ContractChecks.assertWellFormed;
+import static io.walden.ContractChecks.awaitCondition;
+import static io.walden.ContractChecks.fillBuffer;
+import static io.walden.ContractChecks.frameSpace;
+import static io.walden.ContractFixture.BUFFER_BYTES;
+import static io.walden.ContractFixture.MAX_RECORD_BYTES;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.pollAll;
 import static io.walden.testing.TestRecords.replayAll;
@@ -38,10 +47,21 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class AppendContractTest extends ContractSupport {
+public abstract class AppendContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected AppendContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldAppendByteArraysWithStrictlyIncreasingLsnsAndReadThemBackIntact() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final SplittableRandom random = new SplittableRandom(42);
         final List<Read> expected = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
@@ -78,14 +98,14 @@ public abstract class AppendContractTest extends ContractSupport {
         // durable position back to the old segment's end: the next frames would record a durable
         // offset of 0, and the log, closed cleanly, would refuse to open. (Found by the power-loss
         // property test.)
-        final Path directory = logWithoutItsNextSegment();
-        final ControllableBackend backend = controllable();
+        final Path directory = fixture.logWithoutItsNextSegment();
+        final ControllableBackend backend = fixture.controllable();
         backend.holdPreparationWrites();
         final byte[] payload = bytes(1, 1000);
         final List<Read> expected = new ArrayList<>();
         // The periodic sync is what makes a durability mark durable.
         final long syncIntervalNs = TimeUnit.MILLISECONDS.toNanos(1);
-        try (Wal wal = open(config(directory)
+        try (Wal wal = fixture.open(fixture.config(directory)
                 .backend(backend)
                 .syncIntervalNs(syncIntervalNs)
                 .build())) {
@@ -93,7 +113,7 @@ public abstract class AppendContractTest extends ContractSupport {
                 // With O_DSYNC a write is its own sync and a mark needs none: there the test checks
                 // only that the roll and the reopen go through. Elsewhere the sync of the mark that
                 // records the full segment's end is held from the moment the mark is written.
-                if (!writesDurable()) {
+                if (!fixture.writesDurable()) {
                     backend.holdDataSyncsFromMark(SEGMENT_BYTES);
                 }
                 while (wal.writtenPosition() + 2 * frameSpace(payload.length) < SEGMENT_BYTES) {
@@ -106,7 +126,7 @@ public abstract class AppendContractTest extends ContractSupport {
                     expected.add(new Read(lsn, payload));
                 } while (lsn < SEGMENT_BYTES);
                 awaitCondition(() -> wal.durablePosition() == SEGMENT_BYTES, "the roll fence");
-                if (!writesDurable()) {
+                if (!fixture.writesDurable()) {
                     final long deadlineNs = System.nanoTime() + WAIT_NS;
                     while (backend.dataSyncsSinceMarkHold() < 1) {
                         if (System.nanoTime() - deadlineNs > 0) {
@@ -139,7 +159,7 @@ public abstract class AppendContractTest extends ContractSupport {
                 backend.releaseAll();
             }
         }
-        try (Wal reopened = open(config(directory).build())) {
+        try (Wal reopened = fixture.open(fixture.config(directory).build())) {
             assertEquals(expected, replayAll(reopened));
         }
     }
@@ -166,7 +186,7 @@ public abstract class AppendContractTest extends ContractSupport {
         };
         logger.addHandler(handler);
         try {
-            final Wal wal = open(config(logDirectory()).build());
+            final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
             wal.append(bytes(1, 100), Durability.SYNCED);
             wal.append(bytes(2, 100), Durability.WRITTEN);
             wal.close();
@@ -182,7 +202,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldAppendFromByteBuffersHonouringAndKeepingTheirPositionAndLimit() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final byte[] backing = bytes(7, 400);
         final List<Read> expected = new ArrayList<>();
 
@@ -223,7 +243,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldAppendFromDirectBufferRegions() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final byte[] backing = bytes(8, 512);
         final List<Read> expected = new ArrayList<>();
 
@@ -250,7 +270,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldAppendAndReadBackZeroLengthRecords() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final long first = wal.append(new byte[0], Durability.BUFFERED);
         final long second = wal.append(new byte[0], Durability.WRITTEN);
         assertEquals(FrameDescriptor.alignedLength(FrameDescriptor.frameLength(0)), second - first);
@@ -275,7 +295,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldAppendRecordsOfExactlyMaxRecordBytesFromEverySource() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final List<Read> expected = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
             final byte[] payload = bytes(100 + i, MAX_RECORD_BYTES);
@@ -303,7 +323,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldRefuseRecordsOverMaxRecordBytesNamingTheSettingAndLeaveNothingBehind() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final long firstLsn = wal.append(bytes(1, 10), Durability.SYNCED);
         final long tailBefore = wal.tailPosition();
         final byte[] tooLarge = bytes(2, MAX_RECORD_BYTES + 1);
@@ -327,7 +347,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldRefuseAnOutOfBoundsSourceRegionWithoutClaimingSpace() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final byte[] payload = bytes(1, 100);
         final UnsafeBuffer source = new UnsafeBuffer(payload);
         final long tailBefore = wal.tailPosition();
@@ -351,8 +371,9 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldReturnBackPressuredFromTryAppendWhenTheBufferIsFull() {
-        final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).backend(backend).build());
         final List<Read> expected = new ArrayList<>();
         final byte[] payload = bytes(5, 1000);
         expected.add(new Read(wal.append(payload, Durability.SYNCED), payload));
@@ -377,8 +398,8 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldFailAnAppendWithBackPressureTimeoutWhenTheBufferStaysFull() {
-        final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory())
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory())
                 .backend(backend)
                 .appendTimeoutNs(TimeUnit.MILLISECONDS.toNanos(50))
                 .build());
@@ -413,7 +434,7 @@ public abstract class AppendContractTest extends ContractSupport {
 
     @Test
     void shouldSayNothingWasAppendedWhenARecordIsRefused() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final WalException tooLarge =
                 assertThrows(WalException.class, () -> wal.append(new byte[MAX_RECORD_BYTES + 1], Durability.SYNCED));
         assertEquals(WalException.NO_LSN, tooLarge.lsn());

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentNames;
-import io.walden.spi.StorageSession;
 import io.walden.testing.LogImages;
 import io.walden.testing.TestRecords;
 import io.walden.testing.TestRecords.Read;
@@ -17,7 +16,6 @@ import io.walden.testing.TestRecords.Tag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -36,34 +34,26 @@ import org.junit.jupiter.api.Timeout;
  * frames, are read back in order, are recovered all or none after a crash, and are never delivered in
  * part by a reader of a live log, a read-only view or a log truncated inside a batch.
  *
- * <p>{@link WalContractTest} extends this class, so every backend runs these tests.
+ * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class BatchContractTest extends OpenRefusalContractTest {
+public abstract class BatchContractTest {
     private static final int BATCH_SEGMENT_BYTES = 256 * 1024;
 
-    private Boolean writesDurable;
+    private final ContractFixture fixture;
 
     /**
-     * Whether the backend's writes are durable on completion (O_DSYNC), in which case no sync is
-     * needed and written records are durable at once.
+     * The topic's tests, run against a backend.
      *
-     * @return true for such backends.
-     * @throws IOException if a probe session cannot be opened.
+     * @param fixture the backend under test and the logs a test opens.
      */
-    protected final boolean writesDurable() throws IOException {
-        if (writesDurable == null) {
-            final Path probe = Files.createDirectories(tempDir.resolve("probe"));
-            try (StorageSession session = newBackend().open(probe, () -> {})) {
-                writesDurable = session.capabilities().writesDurable();
-            }
-        }
-        return writesDurable;
+    protected BatchContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
     }
 
     private WalConfig batchConfig(final Path directory) {
         // No periodic sync: a crash image then proves durable only what a test made SYNCED.
-        return config(directory)
+        return fixture.config(directory)
                 .segmentCapacityBytes(BATCH_SEGMENT_BYTES)
                 .syncIntervalNs(0)
                 .build();
@@ -71,7 +61,7 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
 
     @Test
     void aBatchTakesConsecutiveFramesAndIsReadBackInOrderAtEveryLevel() {
-        final Path directory = tempDir.resolve("log");
+        final Path directory = fixture.tempDir().resolve("log");
         final List<byte[]> appended = new ArrayList<>();
         final List<Long> lsns = new ArrayList<>();
         try (Wal wal = Wal.open(batchConfig(directory))) {
@@ -107,7 +97,7 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
 
     @Test
     void aBatchTooLargeOrEmptyIsRefusedWholeAndNothingIsAppended() {
-        try (Wal wal = Wal.open(batchConfig(tempDir.resolve("log")))) {
+        try (Wal wal = Wal.open(batchConfig(fixture.tempDir().resolve("log")))) {
             final int maxRecordBytes = wal.config().maxRecordBytes();
             final WalBatch batch = new WalBatch();
             final WalException empty = assertThrows(WalException.class, () -> wal.append(batch, Durability.SYNCED));
@@ -128,8 +118,8 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
 
     @Test
     void aCrashThatLosesTheLastFrameOfABatchLosesTheWholeBatch() throws IOException {
-        final Path live = tempDir.resolve("live");
-        final Path image = tempDir.resolve("image");
+        final Path live = fixture.tempDir().resolve("live");
+        final Path image = fixture.tempDir().resolve("image");
         final byte[] before = tagged(1, 0, 100);
         final long beforeLsn;
         final WalBatch batch = new WalBatch();
@@ -143,7 +133,7 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
         }
         // The crash wrote every frame of the batch but its last.
         zeroFrame(image, batch.lsn(3), batch.length(3));
-        if (writesDurable()) {
+        if (fixture.writesDurable()) {
             // Every completed write was durable (O_DSYNC). If the log recorded so in the segment
             // header when it went idle before the copy, a frame missing below that is damage to synced
             // data, whatever batch it belongs to; if not, the batch is cut whole as below.
@@ -170,8 +160,8 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
 
     @Test
     void damageToTheLastFrameOfASyncedBatchIsCorruptionNotACut() throws IOException {
-        final Path live = tempDir.resolve("live");
-        final Path image = tempDir.resolve("image");
+        final Path live = fixture.tempDir().resolve("live");
+        final Path image = fixture.tempDir().resolve("image");
         final WalBatch batch = new WalBatch();
         try (Wal wal = Wal.open(batchConfig(live))) {
             for (int i = 0; i < 3; i++) {
@@ -190,8 +180,8 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
 
     @Test
     void aReadOnlyViewNeverDeliversABatchWhoseLastFrameIsMissing() throws IOException {
-        final Path live = tempDir.resolve("live");
-        final Path image = tempDir.resolve("image");
+        final Path live = fixture.tempDir().resolve("live");
+        final Path image = fixture.tempDir().resolve("image");
         final byte[] before = tagged(1, 0, 100);
         final long beforeLsn;
         final WalBatch batch = new WalBatch();
@@ -214,7 +204,7 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
 
     @Test
     void truncateAfterInsideABatchKeepsItsRecordsUpToTheCut() {
-        final Path directory = tempDir.resolve("log");
+        final Path directory = fixture.tempDir().resolve("log");
         final WalBatch batch = new WalBatch();
         final List<byte[]> kept = new ArrayList<>();
         final List<Long> keptLsns = new ArrayList<>();
@@ -251,7 +241,7 @@ public abstract class BatchContractTest extends OpenRefusalContractTest {
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         final Map<Long, Integer> batchSizes = new ConcurrentHashMap<>();
         final AtomicBoolean done = new AtomicBoolean();
-        try (Wal wal = Wal.open(batchConfig(tempDir.resolve("log")))) {
+        try (Wal wal = Wal.open(batchConfig(fixture.tempDir().resolve("log")))) {
             final int maxRecordBytes = wal.config().maxRecordBytes();
             final List<Read> tailed = new ArrayList<>();
             final Thread tailer = new Thread(

@@ -1,5 +1,8 @@
 package io.walden;
 
+import static io.walden.ContractChecks.awaitCondition;
+import static io.walden.ContractChecks.fillBuffer;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,10 +30,21 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class CloseContractTest extends RecyclingContractTest {
+public abstract class CloseContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected CloseContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldCloseIdempotently() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         wal.append(bytes(1, 10), Durability.SYNCED);
         wal.close();
         wal.close();
@@ -39,17 +53,17 @@ public abstract class CloseContractTest extends RecyclingContractTest {
 
     @Test
     void shouldDrainBufferedAppendsOnCloseSoThatReopeningFindsThemAll() {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final List<Read> expected = new ArrayList<>();
         final SplittableRandom random = new SplittableRandom(3);
-        final Wal wal = open(config(directory).build());
+        final Wal wal = fixture.open(fixture.config(directory).build());
         for (int i = 0; i < 3000; i++) {
             final byte[] payload = bytes(i, random.nextInt(0, 600));
             expected.add(new Read(wal.append(payload, Durability.BUFFERED), payload));
         }
         wal.close();
         assertTrue(wal.durablePosition() > expected.get(expected.size() - 1).lsn());
-        try (Wal reopened = open(config(directory).build())) {
+        try (Wal reopened = fixture.open(fixture.config(directory).build())) {
             assertEquals(expected.size(), reopened.recoveryReport().records());
             assertEquals(expected, replayAll(reopened));
         }
@@ -57,9 +71,9 @@ public abstract class CloseContractTest extends RecyclingContractTest {
 
     @Test
     void shouldDrainTheFullBufferWhenClosedWhileTheDeviceStalls() throws InterruptedException {
-        final Path directory = logDirectory();
-        final ControllableBackend backend = controllable();
-        final Wal wal = open(config(directory).backend(backend).build());
+        final Path directory = fixture.logDirectory();
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(fixture.config(directory).backend(backend).build());
         final byte[] payload = bytes(9, 700);
         final List<Read> expected = new ArrayList<>();
         expected.add(new Read(wal.append(payload, Durability.SYNCED), payload));
@@ -88,15 +102,15 @@ public abstract class CloseContractTest extends RecyclingContractTest {
         assertFalse(closer.isAlive(), "close did not finish after the device resumed");
         assertNull(closeFailure.get());
 
-        try (Wal reopened = open(config(directory).build())) {
+        try (Wal reopened = fixture.open(fixture.config(directory).build())) {
             assertEquals(expected, replayAll(reopened));
         }
     }
 
     @Test
     void shouldRefuseEveryAppendAfterCloseWithErrorCodeClosed() {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long lsn = wal.append(bytes(1, 10), Durability.SYNCED);
         wal.close();
         final byte[] payload = bytes(2, 10);
@@ -123,17 +137,17 @@ public abstract class CloseContractTest extends RecyclingContractTest {
 
     @Test
     void shouldRefuseASecondOpenOfTheSameDirectoryWithLockedNamingTheDirectory() {
-        final Path directory = logDirectory();
-        final Wal first = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal first = fixture.open(fixture.config(directory).build());
         final long firstLsn = first.append(bytes(1, 10), Durability.SYNCED);
-        final WalException ex =
-                assertThrows(WalException.class, () -> open(config(directory).build()));
+        final WalException ex = assertThrows(
+                WalException.class, () -> fixture.open(fixture.config(directory).build()));
         assertEquals(WalException.ErrorCode.LOCKED, ex.errorCode(), ex.getMessage());
         assertTrue(ex.getMessage().contains(directory.toString()), ex.getMessage());
 
         final long secondLsn = first.append(bytes(2, 10), Durability.SYNCED);
         first.close();
-        try (Wal second = open(config(directory).build())) {
+        try (Wal second = fixture.open(fixture.config(directory).build())) {
             assertEquals(
                     List.of(new Read(firstLsn, bytes(1, 10)), new Read(secondLsn, bytes(2, 10))), replayAll(second));
         }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.walden.spi.StorageBackend;
 import io.walden.testing.TestRecords;
 import io.walden.testing.TestRecords.Read;
 import io.walden.testing.TestRecords.Tag;
@@ -32,7 +31,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Many threads append at once with mixed durability levels, record sizes and sources; every
@@ -42,8 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Each payload is tagged with its writer and sequence number and a checksum, and its content is
  * generated from both, so a reader can check every byte on its own.
  *
- * <p>{@link WalContractTest} extends this class, so a backend module that extends the contract
- * suite runs these tests too.
+ * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class ConcurrentAppendContractTest {
@@ -51,36 +48,30 @@ public abstract class ConcurrentAppendContractTest {
     private static final int APPENDS_PER_THREAD = 1500;
     private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(60);
 
-    /** A fresh directory per test. */
-    @TempDir
-    protected Path tempDir;
+    private final ContractFixture fixture;
 
     /**
-     * Creates the backend under test.
+     * The topic's tests, run against a backend.
      *
-     * @return a new backend.
+     * @param fixture the backend under test and the logs a test opens.
      */
-    protected abstract StorageBackend newBackend();
-
-    /**
-     * A configuration with the backend under test.
-     *
-     * @param directory the log directory.
-     * @return the builder.
-     */
-    protected abstract WalConfig.Builder config(Path directory);
+    protected ConcurrentAppendContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
 
     @Test
     void shouldReadBackEveryAcknowledgedRecordExactlyOnceInLsnOrderIntact() throws Exception {
-        appendConcurrentlyAndCheck(tempDir.resolve("log"), config(tempDir.resolve("log")));
+        appendConcurrentlyAndCheck(
+                fixture.tempDir().resolve("log"),
+                fixture.config(fixture.tempDir().resolve("log")));
     }
 
     @Test
     void shouldReadBackEveryAcknowledgedRecordWithLargerBuffersAndAGroupWindow() throws Exception {
-        final Path directory = tempDir.resolve("log");
+        final Path directory = fixture.tempDir().resolve("log");
         appendConcurrentlyAndCheck(
                 directory,
-                config(directory)
+                fixture.config(directory)
                         .segmentCapacityBytes(1024 * 1024)
                         .bufferCapacityBytes(256 * 1024)
                         .groupWindowNs(TimeUnit.MICROSECONDS.toNanos(200)));
@@ -88,15 +79,15 @@ public abstract class ConcurrentAppendContractTest {
 
     @Test
     void shouldReadBackEveryAcknowledgedRecordWithNaturalBatchingOnly() throws Exception {
-        final Path directory = tempDir.resolve("log");
-        appendConcurrentlyAndCheck(directory, config(directory).groupReturnWait(false));
+        final Path directory = fixture.tempDir().resolve("log");
+        appendConcurrentlyAndCheck(directory, fixture.config(directory).groupReturnWait(false));
     }
 
     @Test
     void shouldReadBackEveryAcknowledgedRecordWhenEveryWaiterBlocksAtOnce() throws Exception {
         // No yielding: every WRITTEN and SYNCED wait parks and is unparked by the I/O thread.
-        final Path directory = tempDir.resolve("log");
-        appendConcurrentlyAndCheck(directory, config(directory).waitYieldNs(0));
+        final Path directory = fixture.tempDir().resolve("log");
+        appendConcurrentlyAndCheck(directory, fixture.config(directory).waitYieldNs(0));
     }
 
     private void appendConcurrentlyAndCheck(final Path directory, final WalConfig.Builder builder) throws Exception {
@@ -145,7 +136,7 @@ public abstract class ConcurrentAppendContractTest {
             assertEquals(records, tailed, "the tailing reader saw a different log");
         }
         assertTrue(rolled > 0, "the test should roll segments under concurrency");
-        try (Wal wal = Wal.open(config(directory).build())) {
+        try (Wal wal = Wal.open(fixture.config(directory).build())) {
             assertEquals(total, wal.recoveryReport().records());
             assertLogMatches(acknowledged, replayAll(wal));
         }
@@ -153,12 +144,12 @@ public abstract class ConcurrentAppendContractTest {
 
     @Test
     void shouldKeepEveryAcknowledgedRecordWhenClosedWhileThreadsAppend() throws Exception {
-        final Path directory = tempDir.resolve("log");
+        final Path directory = fixture.tempDir().resolve("log");
         final Map<Tag, Long> acknowledged = new ConcurrentHashMap<>();
         final Set<Tag> unknown = ConcurrentHashMap.newKeySet();
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         final AtomicInteger closedThreads = new AtomicInteger();
-        final Wal wal = Wal.open(config(directory).build());
+        final Wal wal = Wal.open(fixture.config(directory).build());
         final CyclicBarrier start = new CyclicBarrier(THREADS + 1);
         final List<Thread> appenders = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
@@ -197,7 +188,7 @@ public abstract class ConcurrentAppendContractTest {
         assertNoFailures(failures);
         assertEquals(THREADS, closedThreads.get(), "every appender must be refused with CLOSED");
 
-        try (Wal reopened = Wal.open(config(directory).build())) {
+        try (Wal reopened = Wal.open(fixture.config(directory).build())) {
             final List<Read> records = replayAll(reopened);
             final Map<Tag, Long> found = checkRecords(records);
             for (final Map.Entry<Tag, Long> entry : acknowledged.entrySet()) {

@@ -1,5 +1,10 @@
 package io.walden;
 
+import static io.walden.ContractChecks.LEVELS;
+import static io.walden.ContractChecks.assertWellFormed;
+import static io.walden.ContractChecks.invalid;
+import static io.walden.ContractFixture.BUFFER_BYTES;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,7 +31,18 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class ConfigContractTest extends FailStopContractTest {
+public abstract class ConfigContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected ConfigContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @TestFactory
     Stream<DynamicTest> shouldRefuseEachInvalidSettingWithConfigNamingTheSetting() {
         final int limit = (BUFFER_BYTES - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH;
@@ -69,7 +85,7 @@ public abstract class ConfigContractTest extends FailStopContractTest {
                         invalid("appendTimeoutNs", "negative", b -> b.appendTimeoutNs(-5)),
                         invalid("recoveryPolicy", "null", b -> b.recoveryPolicy(null)))
                 .map(c -> DynamicTest.dynamicTest(c.name(), () -> {
-                    final WalConfig.Builder builder = config(logDirectory());
+                    final WalConfig.Builder builder = fixture.config(fixture.logDirectory());
                     c.change().accept(builder);
                     final WalException ex = assertThrows(WalException.class, builder::build);
                     assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode(), ex.getMessage());
@@ -80,7 +96,8 @@ public abstract class ConfigContractTest extends FailStopContractTest {
     @Test
     void shouldAcceptAndStoreTheLargestRecordTheBufferAllows() {
         final int limit = (BUFFER_BYTES - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH;
-        final Wal wal = open(config(logDirectory()).maxRecordBytes(limit).build());
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).maxRecordBytes(limit).build());
         final List<Read> expected = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             final byte[] payload = bytes(i, i % 3 == 0 ? limit : 1000 * i);
@@ -93,10 +110,10 @@ public abstract class ConfigContractTest extends FailStopContractTest {
 
     @Test
     void shouldRefuseAMaxRecordBytesTheExistingLogsSegmentsCannotHold() {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final int small = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
         final long firstLsn;
-        try (Wal wal = open(config(directory)
+        try (Wal wal = fixture.open(fixture.config(directory)
                 .segmentCapacityBytes(small)
                 .bufferCapacityBytes(small)
                 .maxRecordBytes(1000)
@@ -106,14 +123,14 @@ public abstract class ConfigContractTest extends FailStopContractTest {
         final int large = 1024 * 1024;
         final WalException ex = assertThrows(
                 WalException.class,
-                () -> open(config(directory)
+                () -> fixture.open(fixture.config(directory)
                         .segmentCapacityBytes(large)
                         .bufferCapacityBytes(large)
                         .maxRecordBytes(200_000)
                         .build()));
         assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode(), ex.getMessage());
         assertTrue(ex.getMessage().contains("maxRecordBytes"), ex.getMessage());
-        try (Wal wal = open(config(directory)
+        try (Wal wal = fixture.open(fixture.config(directory)
                 .segmentCapacityBytes(large)
                 .bufferCapacityBytes(large)
                 .maxRecordBytes(20_000)
@@ -127,16 +144,17 @@ public abstract class ConfigContractTest extends FailStopContractTest {
 
     @Test
     void shouldWaitForReturningGroupsByDefaultAndTakeTheSettingFromASystemProperty() {
-        assertTrue(WalConfig.builder(logDirectory()).build().groupReturnWait());
+        assertTrue(WalConfig.builder(fixture.logDirectory()).build().groupReturnWait());
         try {
             System.setProperty(WalConfig.GROUP_RETURN_WAIT_PROP_NAME, "false");
-            assertFalse(WalConfig.builder(logDirectory())
+            assertFalse(WalConfig.builder(fixture.logDirectory())
                     .fromSystemProperties()
                     .build()
                     .groupReturnWait());
             System.setProperty(WalConfig.GROUP_RETURN_WAIT_PROP_NAME, "sometimes");
-            final WalException refused = assertThrows(
-                    WalException.class, () -> WalConfig.builder(logDirectory()).fromSystemProperties());
+            final WalException refused =
+                    assertThrows(WalException.class, () -> WalConfig.builder(fixture.logDirectory())
+                            .fromSystemProperties());
             assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
             assertTrue(refused.getMessage().contains(WalConfig.GROUP_RETURN_WAIT_PROP_NAME), refused.getMessage());
         } finally {
@@ -148,20 +166,21 @@ public abstract class ConfigContractTest extends FailStopContractTest {
     void shouldYieldHalfAMillisecondByDefaultAndTakeTheWaitYieldFromASystemProperty() {
         assertEquals(
                 WalConfig.WAIT_YIELD_NS_DEFAULT,
-                WalConfig.builder(logDirectory()).build().waitYieldNs());
+                WalConfig.builder(fixture.logDirectory()).build().waitYieldNs());
         assertEquals(TimeUnit.MICROSECONDS.toNanos(500), WalConfig.WAIT_YIELD_NS_DEFAULT);
         try {
             System.setProperty(WalConfig.WAIT_YIELD_NS_PROP_NAME, "0");
             assertEquals(
                     0,
-                    WalConfig.builder(logDirectory())
+                    WalConfig.builder(fixture.logDirectory())
                             .fromSystemProperties()
                             .build()
                             .waitYieldNs());
             System.setProperty(WalConfig.WAIT_YIELD_NS_PROP_NAME, "-5");
-            final WalException refused = assertThrows(WalException.class, () -> WalConfig.builder(logDirectory())
-                    .fromSystemProperties()
-                    .build());
+            final WalException refused =
+                    assertThrows(WalException.class, () -> WalConfig.builder(fixture.logDirectory())
+                            .fromSystemProperties()
+                            .build());
             assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
             assertTrue(refused.getMessage().contains("waitYieldNs=-5"), refused.getMessage());
         } finally {
@@ -173,9 +192,9 @@ public abstract class ConfigContractTest extends FailStopContractTest {
     void shouldBoundTheDurableWritesInFlightAndTakeTheBoundFromASystemProperty() {
         assertEquals(
                 WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT,
-                WalConfig.builder(logDirectory()).build().durableWritesInFlightMax());
+                WalConfig.builder(fixture.logDirectory()).build().durableWritesInFlightMax());
         for (final int refused : new int[] {0, WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_LIMIT + 1}) {
-            final WalException ex = assertThrows(WalException.class, () -> WalConfig.builder(logDirectory())
+            final WalException ex = assertThrows(WalException.class, () -> WalConfig.builder(fixture.logDirectory())
                     .durableWritesInFlightMax(refused)
                     .build());
             assertTrue(ex.getMessage().contains("durableWritesInFlightMax=" + refused), ex.getMessage());
@@ -184,13 +203,14 @@ public abstract class ConfigContractTest extends FailStopContractTest {
             System.setProperty(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, "4");
             assertEquals(
                     4,
-                    WalConfig.builder(logDirectory())
+                    WalConfig.builder(fixture.logDirectory())
                             .fromSystemProperties()
                             .build()
                             .durableWritesInFlightMax());
             System.setProperty(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, "4294967297");
-            final WalException refused = assertThrows(
-                    WalException.class, () -> WalConfig.builder(logDirectory()).fromSystemProperties());
+            final WalException refused =
+                    assertThrows(WalException.class, () -> WalConfig.builder(fixture.logDirectory())
+                            .fromSystemProperties());
             assertEquals(WalException.ErrorCode.CONFIG, refused.errorCode());
             assertTrue(
                     refused.getMessage().contains(WalConfig.DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME),

@@ -1,5 +1,11 @@
 package io.walden;
 
+import static io.walden.ContractChecks.LEVELS;
+import static io.walden.ContractChecks.assertWellFormed;
+import static io.walden.ContractChecks.awaitCondition;
+import static io.walden.ContractFixture.BUFFER_BYTES;
+import static io.walden.ContractFixture.MAX_RECORD_BYTES;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.pollAll;
 import static io.walden.testing.TestRecords.replayAll;
@@ -26,10 +32,21 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class DurabilityContractTest extends AppendContractTest {
+public abstract class DurabilityContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected DurabilityContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldMakeASyncedAppendDurableBeforeItReturns() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         for (int i = 0; i < 50; i++) {
             final long lsn = wal.append(bytes(i, 100 + i * 10), Durability.SYNCED);
             assertTrue(wal.durablePosition() > lsn, "durable " + wal.durablePosition() + " after SYNCED lsn " + lsn);
@@ -40,7 +57,7 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldMakeAWrittenAppendWrittenBeforeItReturns() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         for (int i = 0; i < 50; i++) {
             final long lsn = wal.append(bytes(i, 100 + i * 10), Durability.WRITTEN);
             assertTrue(wal.writtenPosition() > lsn, "written " + wal.writtenPosition() + " after WRITTEN lsn " + lsn);
@@ -52,7 +69,7 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldLetAwaitTakeABufferedAppendToEachLevel() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final long lsn = wal.append(bytes(1, 500), Durability.BUFFERED);
         wal.await(lsn, Durability.BUFFERED);
         wal.await(lsn, Durability.WRITTEN);
@@ -70,8 +87,9 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldTimeOutAnAwaitWhileTheDeviceStallsAndSucceedOnceItResumes() {
-        final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).backend(backend).build());
         wal.append(bytes(0, 10), Durability.SYNCED);
         backend.holdWrites();
         final long lsn = wal.append(bytes(1, 500), Durability.BUFFERED);
@@ -86,7 +104,7 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldCompleteAsyncAppendFuturesWithTheirLsnAtTheirLevel() throws Exception {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final List<CompletableFuture<Long>> futures = new ArrayList<>();
         final List<byte[]> payloads = new ArrayList<>();
         for (int i = 0; i < 90; i++) {
@@ -112,8 +130,9 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldNotCompleteAnAsyncAppendWhileTheDeviceStalls() throws Exception {
-        final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).backend(backend).build());
         wal.append(bytes(0, 10), Durability.SYNCED);
         backend.holdWrites();
         final CompletableFuture<Long> buffered = wal.appendAsync(bytes(1, 100), Durability.BUFFERED);
@@ -131,7 +150,7 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldMakeEveryEarlierAppendDurableOnSync() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final List<Read> expected = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             final byte[] payload = bytes(i, 300);
@@ -146,7 +165,7 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldSyncWrittenRecordsInTheBackground() {
-        final Wal wal = open(config(logDirectory())
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory())
                 .syncIntervalNs(TimeUnit.MILLISECONDS.toNanos(5))
                 .build());
         final long lsn = wal.append(bytes(1, 100), Durability.WRITTEN);
@@ -155,7 +174,7 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldCompleteSyncedAppendsWithAGroupWindowAndSmallBatches() {
-        final Wal wal = open(config(logDirectory())
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory())
                 .groupWindowNs(TimeUnit.MILLISECONDS.toNanos(2))
                 .maxBatchBytes(WalConfig.MAX_BATCH_BYTES_MIN)
                 .build());
@@ -171,19 +190,19 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldCountAppendsWritesAndSyncsInStats() throws IOException {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         long payloadBytes = 0;
         for (int i = 0; i < 60; i++) {
             wal.append(bytes(i, 100 + i), Durability.SYNCED);
             payloadBytes += 100 + i;
         }
         final WalStats stats = wal.stats();
-        assertEquals(newBackend().name(), stats.backend());
+        assertEquals(fixture.newBackend().name(), stats.backend());
         assertEquals(60, stats.appends());
         assertEquals(payloadBytes, stats.appendBytes());
         assertTrue(stats.writes() > 0, stats.toString());
         assertTrue(stats.writeBytes() >= payloadBytes + 60L * FrameDescriptor.HEADER_LENGTH, stats.toString());
-        if (!writesDurable()) {
+        if (!fixture.writesDurable()) {
             assertTrue(stats.syncs() > 0, stats.toString());
             assertTrue(stats.recordsPerSyncMax() >= 1, stats.toString());
             assertTrue(stats.recordsPerSyncMean() >= 1, stats.toString());
@@ -197,12 +216,13 @@ public abstract class DurabilityContractTest extends AppendContractTest {
 
     @Test
     void shouldNameTheRecordsLsnWhenAWaitForItIsInterruptedAndStillMakeItDurable() throws IOException {
-        final ControllableBackend backend = controllable();
-        final Wal wal = open(config(logDirectory()).backend(backend).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).backend(backend).build());
         wal.append(bytes(0, 10), Durability.SYNCED);
         // Held so that the record cannot become durable before the wait sees the interrupt: its sync,
         // or, where every write is durable (O_DSYNC), its write.
-        final boolean durableWrites = writesDurable();
+        final boolean durableWrites = fixture.writesDurable();
         if (durableWrites) {
             backend.holdWrites();
         } else {

@@ -1,5 +1,10 @@
 package io.walden;
 
+import static io.walden.ContractChecks.assertCausedBy;
+import static io.walden.ContractChecks.assertFailedStopped;
+import static io.walden.ContractChecks.assertRecoveredPrefix;
+import static io.walden.ContractChecks.awaitCondition;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,20 +31,31 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class FailStopContractTest extends RetentionContractTest {
+public abstract class FailStopContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected FailStopContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldFailStopWhenASyncFailsAndRecoverEveryAcknowledgedRecord() throws Exception {
-        final Path directory = logDirectory();
-        final ControllableBackend backend = controllable();
-        final Wal wal =
-                open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final Path directory = fixture.logDirectory();
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(directory).backend(backend).syncIntervalNs(0).build());
         final List<Read> acknowledged = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             final byte[] payload = bytes(i, 100 + i);
             acknowledged.add(new Read(wal.append(payload, i < 20 ? Durability.SYNCED : Durability.WRITTEN), payload));
         }
         final IOException injected = new IOException("injected fdatasync failure (contract test)");
-        if (writesDurable()) {
+        if (fixture.writesDurable()) {
             // With O_DSYNC the write is the sync.
             backend.failNextDataWrite(injected);
         } else {
@@ -56,17 +72,17 @@ public abstract class FailStopContractTest extends RetentionContractTest {
         assertFailedStopped(wal, injected, acknowledged);
         wal.close();
 
-        try (Wal reopened = open(config(directory).build())) {
+        try (Wal reopened = fixture.open(fixture.config(directory).build())) {
             assertRecoveredPrefix(acknowledged, replayAll(reopened), pendingPayload, refusedPayload);
         }
     }
 
     @Test
     void shouldFailStopWhenAWriteFailsAndRecoverEveryAcknowledgedRecord() throws Exception {
-        final Path directory = logDirectory();
-        final ControllableBackend backend = controllable();
-        final Wal wal =
-                open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final Path directory = fixture.logDirectory();
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(directory).backend(backend).syncIntervalNs(0).build());
         final List<Read> acknowledged = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             final byte[] payload = bytes(i, 300 + i);
@@ -81,17 +97,17 @@ public abstract class FailStopContractTest extends RetentionContractTest {
         assertFailedStopped(wal, injected, acknowledged);
         wal.close();
 
-        try (Wal reopened = open(config(directory).build())) {
+        try (Wal reopened = fixture.open(fixture.config(directory).build())) {
             assertRecoveredPrefix(acknowledged, replayAll(reopened), refusedPayload);
         }
     }
 
     @Test
     void shouldAcknowledgeNothingThatCompletesAfterAFailure() throws Exception {
-        final Path directory = logDirectory();
-        final ControllableBackend backend = controllable();
-        final Wal wal =
-                open(config(directory).backend(backend).syncIntervalNs(0).build());
+        final Path directory = fixture.logDirectory();
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(directory).backend(backend).syncIntervalNs(0).build());
         final byte[] first = bytes(1, 100);
         final List<Read> acknowledged = List.of(new Read(wal.append(first, Durability.SYNCED), first));
         final IOException injected = new IOException("injected fdatasync failure (contract test)");
@@ -108,7 +124,7 @@ public abstract class FailStopContractTest extends RetentionContractTest {
                 },
                 "contract-later-appender");
         final CompletableFuture<Long> failingFuture;
-        if (!writesDurable()) {
+        if (!fixture.writesDurable()) {
             // The sync fails first and a later write succeeds after it; a backend may deliver both in
             // one poll, and the write must not be acknowledged.
             backend.holdSyncs();
@@ -135,7 +151,7 @@ public abstract class FailStopContractTest extends RetentionContractTest {
         final ExecutionException failingEx =
                 assertThrows(ExecutionException.class, () -> failingFuture.get(30, TimeUnit.SECONDS));
         assertCausedBy(injected, failingEx);
-        if (writesDurable()) {
+        if (fixture.writesDurable()) {
             appender.start();
         }
         appender.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
@@ -148,7 +164,7 @@ public abstract class FailStopContractTest extends RetentionContractTest {
         assertEquals(durableBefore, wal.durablePosition(), "the durable position moved after the failure");
         wal.close();
 
-        try (Wal reopened = open(config(directory).build())) {
+        try (Wal reopened = fixture.open(fixture.config(directory).build())) {
             assertRecoveredPrefix(acknowledged, replayAll(reopened), failing, later);
         }
     }

@@ -1,5 +1,11 @@
 package io.walden;
 
+import static io.walden.ContractChecks.appendSegments;
+import static io.walden.ContractChecks.fillBuffer;
+import static io.walden.ContractChecks.frameSpace;
+import static io.walden.ContractFixture.BUFFER_BYTES;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,17 +46,28 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class ObservabilityContractTest extends DurabilityContractTest {
+public abstract class ObservabilityContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected ObservabilityContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     /**
      * The log's counters as a JMX MXBean: registered on request under a name that carries the
      * directory, every attribute read from the log as it stands, unregistered when the log closes.
      */
     @Test
     void shouldServeItsCountersAsAnMBeanUntilItCloses() throws Exception {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
         final javax.management.ObjectName name;
-        final Wal wal = open(config(directory).build());
+        final Wal wal = fixture.open(fixture.config(directory).build());
         name = wal.registerMBean();
         assertEquals(name, wal.registerMBean(), "a second registration returns the same name");
         assertEquals("io.walden", name.getDomain());
@@ -77,9 +94,11 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
 
     @Test
     void shouldReportPositionsLagFailureAndSyncLatencyInStats() throws IOException {
-        final ControllableBackend backend = controllable();
-        final Wal wal =
-                open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory())
+                .backend(backend)
+                .syncIntervalNs(0)
+                .build());
         for (int i = 0; i < 50; i++) {
             wal.append(bytes(i, 200), Durability.SYNCED);
         }
@@ -93,7 +112,7 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
         assertFalse(settled.failed());
         assertNull(settled.failure());
         final LatencyHistogram latency = settled.syncLatency();
-        if (writesDurable()) {
+        if (fixture.writesDurable()) {
             assertTrue(latency.count() >= 1 && latency.count() <= settled.writes(), latency + " / " + settled);
         } else {
             assertEquals(settled.syncs(), latency.count(), settled.toString());
@@ -109,13 +128,13 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
         assertTrue(wal.stats().unwrittenBytes() >= frameSpace(300), wal.stats().toString());
         backend.releaseWrites();
         assertTrue(wal.await(held, Durability.WRITTEN, WAIT_NS));
-        if (!writesDurable()) {
+        if (!fixture.writesDurable()) {
             assertTrue(
                     wal.stats().unsyncedBytes() >= frameSpace(300), wal.stats().toString());
         }
 
         final IOException injected = new IOException("injected failure (stats contract test)");
-        if (writesDurable()) {
+        if (fixture.writesDurable()) {
             backend.failNextDataWrite(injected);
         } else {
             backend.failNextDataSync(injected);
@@ -128,11 +147,11 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
 
     @Test
     void shouldEmitFlightRecorderEventsForSyncsRollsPreparationBackPressureRecoveryAndFailStop() throws IOException {
-        final Path directory = logDirectory();
-        final Path refused = tempDir.resolve("refused");
-        final Path recordingFile = tempDir.resolve("walden.jfr");
+        final Path directory = fixture.logDirectory();
+        final Path refused = fixture.tempDir().resolve("refused");
+        final Path recordingFile = fixture.tempDir().resolve("walden.jfr");
         final List<Read> appended;
-        final String expectedMethod = writesDurable() ? "O_DSYNC write" : "fdatasync";
+        final String expectedMethod = fixture.writesDurable() ? "O_DSYNC write" : "fdatasync";
         try (Recording recording = new Recording()) {
             for (final String name : List.of(
                     SyncEvent.NAME,
@@ -144,8 +163,8 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
                 recording.enable(name).withThreshold(Duration.ZERO);
             }
             recording.start();
-            final ControllableBackend backend = controllable();
-            final Wal wal = open(config(directory)
+            final ControllableBackend backend = fixture.controllable();
+            final Wal wal = fixture.open(fixture.config(directory)
                     .backend(backend)
                     .syncIntervalNs(0)
                     .appendTimeoutNs(TimeUnit.MILLISECONDS.toNanos(50))
@@ -161,7 +180,7 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
             backend.releaseWrites();
 
             final IOException injected = new IOException("injected failure (flight recorder contract test)");
-            if (writesDurable()) {
+            if (fixture.writesDurable()) {
                 backend.failNextDataWrite(injected);
             } else {
                 backend.failNextDataSync(injected);
@@ -170,7 +189,9 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
 
             Files.createDirectories(refused);
             Files.write(SegmentNames.segmentPath(refused, 0), new byte[2 * SegmentHeaderDescriptor.HEADER_LENGTH]);
-            assertThrows(WalException.class, () -> open(config(refused).build()));
+            assertThrows(
+                    WalException.class,
+                    () -> fixture.open(fixture.config(refused).build()));
             recording.stop();
             recording.dump(recordingFile);
         }
@@ -230,7 +251,7 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
 
     @Test
     void shouldRefuseANullDurabilityBeforeAppendingAnything() throws IOException {
-        try (Wal wal = open(config(logDirectory()).build())) {
+        try (Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build())) {
             final long tail = wal.stats().tailPosition();
             for (final org.junit.jupiter.api.function.Executable call :
                     List.<org.junit.jupiter.api.function.Executable>of(
@@ -248,12 +269,12 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
 
     @Test
     void shouldOpenOnAThreadWhoseInterruptIsPendingAndLeaveItPending() throws IOException {
-        final Path directory = logDirectory();
-        try (Wal wal = open(config(directory).build())) {
+        final Path directory = fixture.logDirectory();
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             wal.append(bytes(1, 100), Durability.SYNCED);
         }
         Thread.currentThread().interrupt();
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertTrue(Thread.interrupted(), "the caller's interrupt stays pending (and is cleared here)");
             assertEquals(1, replayAll(wal).size());
         } finally {
@@ -263,9 +284,9 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
 
     @Test
     void shouldSayInWordsWhyTheLogDirectoryCannotBeCreated() throws IOException {
-        final Path file = Files.writeString(tempDir.resolve("a-file"), "not a directory");
-        final WalException ex =
-                assertThrows(WalException.class, () -> open(config(file).build()));
+        final Path file = Files.writeString(fixture.tempDir().resolve("a-file"), "not a directory");
+        final WalException ex = assertThrows(
+                WalException.class, () -> fixture.open(fixture.config(file).build()));
         assertEquals(WalException.ErrorCode.IO, ex.errorCode());
         assertTrue(ex.getMessage().contains("not a directory"), ex.getMessage());
     }
@@ -274,15 +295,16 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
     void shouldReportInEachSyncEventTheDurablePositionItsSyncMadeAndAgreeWithStats() throws IOException {
         // Each event is committed once its sync moved the durable position, so the last one reports the
         // position the log reports; one event per sync the counters count.
-        final Path directory = logDirectory();
-        final Path recordingFile = tempDir.resolve("syncs.jfr");
+        final Path directory = fixture.logDirectory();
+        final Path recordingFile = fixture.tempDir().resolve("syncs.jfr");
         final int records = 40;
         final long durable;
         final WalStats stats;
         try (Recording recording = new Recording()) {
             recording.enable(SyncEvent.NAME).withThreshold(Duration.ZERO);
             recording.start();
-            try (Wal wal = open(config(directory).syncIntervalNs(0).build())) {
+            try (Wal wal =
+                    fixture.open(fixture.config(directory).syncIntervalNs(0).build())) {
                 for (int i = 0; i < records; i++) {
                     wal.append(bytes(i, 100), Durability.SYNCED);
                 }
@@ -308,23 +330,24 @@ public abstract class ObservabilityContractTest extends DurabilityContractTest {
         assertEquals(durable, highest, "the last event reports the durable position its sync made: " + syncs);
         assertEquals(durable - SegmentHeaderDescriptor.HEADER_LENGTH, bytes, "bytes made durable, event by event");
         assertEquals(records, syncedRecords, "records made durable, event by event");
-        if (!writesDurable()) {
+        if (!fixture.writesDurable()) {
             assertEquals(stats.syncs(), syncs.size(), "one event per sync counted: " + stats);
         }
     }
 
     @Test
     void shouldReportTheFileSystemAndThatALogInMemorySurvivesNoPowerLoss() {
-        final Wal onDisk = open(config(logDirectory()).build());
-        assertEquals(FileSystemTypes.type(logDirectory()), onDisk.stats().fileSystemType());
+        final Wal onDisk = fixture.open(fixture.config(fixture.logDirectory()).build());
+        assertEquals(
+                FileSystemTypes.type(fixture.logDirectory()), onDisk.stats().fileSystemType());
         onDisk.close();
-        final Wal inMemory = Wal.open(config(logDirectory()).build(), directory -> "tmpfs");
-        openLogs.add(inMemory);
+        final Wal inMemory = Wal.open(fixture.config(fixture.logDirectory()).build(), directory -> "tmpfs");
+        fixture.closeAfterTheTest(inMemory);
         assertEquals("tmpfs", inMemory.stats().fileSystemType());
         assertFalse(inMemory.stats().survivesPowerLoss(), "SYNCED survives no power loss on tmpfs");
         inMemory.close();
-        final Wal onExt4 = Wal.open(config(logDirectory()).build(), directory -> "ext4");
-        openLogs.add(onExt4);
+        final Wal onExt4 = Wal.open(fixture.config(fixture.logDirectory()).build(), directory -> "ext4");
+        fixture.closeAfterTheTest(onExt4);
         assertTrue(onExt4.stats().survivesPowerLoss());
     }
 }

@@ -8,28 +8,44 @@ import io.walden.testing.TestFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The contract of an open that is refused because of its configuration: the log's files are left
  * exactly as they were, byte for byte, so that the next open with a fitting configuration finds the
  * log as the last session left it (a cleanly closed log is still cleanly closed).
+ *
+ * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
-public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTest {
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class OpenRefusalContractTest {
     private static final int SMALL_SEGMENT_BYTES = 1024 * 1024;
+
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected OpenRefusalContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
 
     @Test
     void anExistingLogWithSmallSegmentsOpensWithTheDefaultsItsSegmentsAllow() throws IOException {
-        final Path directory = tempDir.resolve("small");
+        final Path directory = fixture.tempDir().resolve("small");
         try (Wal wal = Wal.open(WalConfig.builder(directory)
-                .backend(newBackend())
+                .backend(fixture.newBackend())
                 .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
                 .build())) {
             wal.append("kept".getBytes(), Durability.SYNCED);
         }
         // Nothing set but the backend: the log's segments decide the buffer and the largest record.
-        try (Wal wal =
-                Wal.open(WalConfig.builder(directory).backend(newBackend()).build())) {
+        try (Wal wal = Wal.open(
+                WalConfig.builder(directory).backend(fixture.newBackend()).build())) {
             assertEquals(SMALL_SEGMENT_BYTES, wal.config().segmentCapacityBytes());
             assertEquals(
                     (Math.min(SMALL_SEGMENT_BYTES, WalConfig.BUFFER_CAPACITY_BYTES_DEFAULT) - 4096) / 2 - 16,
@@ -40,8 +56,8 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
 
     @Test
     void anOpenRefusedBecauseAnotherHoldsTheLogChangesNothing() throws IOException {
-        final Path directory = tempDir.resolve("held");
-        try (Wal holder = Wal.open(config(directory).syncIntervalNs(0).build())) {
+        final Path directory = fixture.tempDir().resolve("held");
+        try (Wal holder = Wal.open(fixture.config(directory).syncIntervalNs(0).build())) {
             holder.append("kept".getBytes(), Durability.SYNCED);
             // Quiet: the next segment prepared, the idle log's durability mark written, nothing appended:
             // the holder changes no file now.
@@ -56,7 +72,7 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
 
             final WalException refused = assertThrows(
                     WalException.class,
-                    () -> Wal.open(config(directory).build()).close());
+                    () -> Wal.open(fixture.config(directory).build()).close());
 
             assertEquals(WalException.ErrorCode.LOCKED, refused.errorCode(), refused.getMessage());
             assertEquals(before, TestFiles.contents(directory), "the refused open changed the log's files");
@@ -65,9 +81,9 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
 
     @Test
     void anOpenRefusedForItsConfigurationChangesNothing() throws IOException {
-        final Path directory = tempDir.resolve("log");
+        final Path directory = fixture.tempDir().resolve("log");
         final long lastLsn;
-        try (Wal wal = Wal.open(config(directory)
+        try (Wal wal = Wal.open(fixture.config(directory)
                 .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
                 .syncIntervalNs(0)
                 .build())) {
@@ -81,7 +97,7 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
 
         // A record larger than half of the log's 1 MiB buffer cannot fit; the default segment size
         // in the configuration applies to new logs only.
-        final WalException refused = assertThrows(WalException.class, () -> Wal.open(config(directory)
+        final WalException refused = assertThrows(WalException.class, () -> Wal.open(fixture.config(directory)
                         .segmentCapacityBytes(64 * SMALL_SEGMENT_BYTES)
                         .bufferCapacityBytes(8 * SMALL_SEGMENT_BYTES)
                         .maxRecordBytes(SMALL_SEGMENT_BYTES)
@@ -92,7 +108,7 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
         assertTrue(refused.getMessage().contains("nothing was changed"), refused.getMessage());
         assertEquals(before, TestFiles.contents(directory), "the refused open changed the log's files");
 
-        try (Wal wal = Wal.open(config(directory)
+        try (Wal wal = Wal.open(fixture.config(directory)
                 .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
                 .syncIntervalNs(0)
                 .build())) {
@@ -105,8 +121,8 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
 
     @Test
     void anOpenRefusedForCorruptionChangesNothingNotEvenALeftoverPreparation() throws IOException {
-        final Path directory = tempDir.resolve("corrupt");
-        try (Wal wal = Wal.open(config(directory)
+        final Path directory = fixture.tempDir().resolve("corrupt");
+        try (Wal wal = Wal.open(fixture.config(directory)
                 .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
                 .syncIntervalNs(0)
                 .build())) {
@@ -126,7 +142,7 @@ public abstract class OpenRefusalContractTest extends ConcurrentAppendContractTe
                 new byte[] {1, 2, 3});
         final Map<String, String> before = TestFiles.contents(directory);
 
-        final WalException refused = assertThrows(WalException.class, () -> Wal.open(config(directory)
+        final WalException refused = assertThrows(WalException.class, () -> Wal.open(fixture.config(directory)
                         .segmentCapacityBytes(SMALL_SEGMENT_BYTES)
                         .recoveryPolicy(RecoveryPolicy.FAIL)
                         .build())

@@ -1,5 +1,12 @@
 package io.walden;
 
+import static io.walden.ContractChecks.LEVELS;
+import static io.walden.ContractChecks.collect;
+import static io.walden.ContractChecks.drain;
+import static io.walden.ContractChecks.frameSpace;
+import static io.walden.ContractChecks.segmentBases;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.pollAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,18 +39,31 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class ReaderContractTest extends CloseContractTest {
+public abstract class ReaderContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected ReaderContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldLetAReaderTailALiveLogAndSeeRecordsOnceTheyAreDurable() throws IOException {
-        final ControllableBackend backend = controllable();
-        final Wal wal =
-                open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory())
+                .backend(backend)
+                .syncIntervalNs(0)
+                .build());
         try (WalReader reader = wal.reader(wal.startPosition())) {
             assertEquals(0, pollAll(reader, 10).size());
             backend.holdSyncs();
             final byte[] first = bytes(1, 300);
             final long firstLsn = wal.append(first, Durability.WRITTEN);
-            if (!writesDurable()) {
+            if (!fixture.writesDurable()) {
                 assertTrue(wal.durablePosition() <= firstLsn);
                 assertEquals(List.of(), pollAll(reader, 10), "a default reader sees only durable records");
             }
@@ -61,9 +81,11 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldLetAWrittenVisibilityReaderSeeWrittenButUnsyncedRecords() throws IOException {
-        final ControllableBackend backend = controllable();
-        final Wal wal =
-                open(config(logDirectory()).backend(backend).syncIntervalNs(0).build());
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory())
+                .backend(backend)
+                .syncIntervalNs(0)
+                .build());
         final long start = wal.startPosition();
         try (WalReader writtenReader = wal.reader(start, Durability.WRITTEN);
                 WalReader durableReader = wal.reader(start, Durability.SYNCED)) {
@@ -71,13 +93,13 @@ public abstract class ReaderContractTest extends CloseContractTest {
             final byte[] payload = bytes(1, 1000);
             final long lsn = wal.append(payload, Durability.WRITTEN);
             assertEquals(List.of(new Read(lsn, payload)), pollAll(writtenReader, 10));
-            if (!writesDurable()) {
+            if (!fixture.writesDurable()) {
                 assertTrue(wal.durablePosition() <= lsn);
                 assertEquals(List.of(), pollAll(durableReader, 10));
             }
             backend.releaseSyncs();
             wal.sync();
-            if (!writesDurable()) {
+            if (!fixture.writesDurable()) {
                 assertEquals(List.of(new Read(lsn, payload)), pollAll(durableReader, 10));
             }
         }
@@ -85,7 +107,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldRefuseAReaderThatStartsInsideARecordWithPosition() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final byte[] payload = bytes(4, 200);
         // Make the payload's first word look like a plausible frame length.
         payload[0] = 24;
@@ -109,7 +131,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldRefuseToPollAClosedReaderAndCloseItIdempotently() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final long lsn = wal.append(bytes(1, 10), Durability.SYNCED);
         final WalReader reader = wal.reader(lsn);
         reader.close();
@@ -120,7 +142,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldWaitInPollForARecordAppendedMeanwhileAndTimeOutWhenNoneComes() throws Exception {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final long first = wal.append(bytes(1, 100), Durability.SYNCED);
         try (WalReader reader = wal.reader(first, Durability.WRITTEN)) {
             final List<Read> read = new ArrayList<>();
@@ -137,7 +159,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldLetTheHandlerEndAPollAfterOrBeforeARecordAndSeek() {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final List<Long> lsns = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             lsns.add(wal.append(bytes(i, 50 + i), Durability.SYNCED));
@@ -191,9 +213,9 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldFollowALiveLogReadOnlyAcrossRollsAndRetention() throws Exception {
-        final Wal wal = open(config(logDirectory()).build());
+        final Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build());
         final List<Read> expected = new ArrayList<>();
-        try (WalView view = Wal.openReadOnly(logDirectory());
+        try (WalView view = Wal.openReadOnly(fixture.logDirectory());
                 WalReader written = view.reader(view.startPosition(), Durability.WRITTEN);
                 WalReader durable = view.reader(view.startPosition(), Durability.SYNCED)) {
             final List<Read> seenWritten = new ArrayList<>();
@@ -212,7 +234,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
                             wal.truncateBefore(expected.get(expected.size() - 1).lsn()) > 0);
                 }
             }
-            assertTrue(segmentBases(logDirectory()).get(0) > 0, "segments were deleted under the view");
+            assertTrue(segmentBases(fixture.logDirectory()).get(0) > 0, "segments were deleted under the view");
             assertEquals(expected, seenWritten, "every record once, in order, intact (WRITTEN)");
             assertEquals(expected, seenDurable, "every record once, in order, intact (SYNCED)");
             assertTrue(view.durablePosition() <= view.writtenPosition());
@@ -222,12 +244,13 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldShowOnlyWhatFramesProveDurableToADurableViewReader() throws IOException {
-        final Wal wal = open(config(logDirectory()).syncIntervalNs(0).build());
-        try (WalView view = Wal.openReadOnly(logDirectory());
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).syncIntervalNs(0).build());
+        try (WalView view = Wal.openReadOnly(fixture.logDirectory());
                 WalReader durable = view.reader(view.startPosition(), Durability.SYNCED)) {
             final long first = wal.append(bytes(1, 300), Durability.WRITTEN);
             final List<Read> seen = new ArrayList<>();
-            if (!writesDurable()) {
+            if (!fixture.writesDurable()) {
                 // Where every write is durable (O_DSYNC) a WRITTEN record is durable at once, and the
                 // durability mark of the idle log may prove it before this poll: nothing to check.
                 assertEquals(0, durable.poll(collect(seen), 10), "a WRITTEN record is not durable yet");
@@ -242,7 +265,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
     @Test
     void shouldReportDamageToAViewReaderThatReachesItAndDeliverNoDamagedRecord() throws IOException {
         final List<Read> expected = new ArrayList<>();
-        try (Wal wal = open(config(logDirectory()).build())) {
+        try (Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build())) {
             for (int i = 0; wal.writtenPosition() < SEGMENT_BYTES + SEGMENT_BYTES / 2; i++) {
                 final byte[] payload = bytes(i, 200 + (i * 131) % 3000);
                 expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
@@ -255,7 +278,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
             victim++;
         }
         final long victimLsn = expected.get(victim).lsn();
-        final Path firstSegment = SegmentNames.segmentPath(logDirectory(), 0);
+        final Path firstSegment = SegmentNames.segmentPath(fixture.logDirectory(), 0);
         final long damagedOffset = victimLsn + FrameDescriptor.HEADER_LENGTH + 7;
         try (FileChannel channel = FileChannel.open(firstSegment, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             final ByteBuffer one = ByteBuffer.allocate(1);
@@ -263,7 +286,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
             one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
             channel.write(one, damagedOffset);
         }
-        try (WalView view = Wal.openReadOnly(logDirectory());
+        try (WalView view = Wal.openReadOnly(fixture.logDirectory());
                 WalReader reader = view.reader(view.startPosition(), Durability.WRITTEN)) {
             final List<Read> seen = new ArrayList<>();
             final WalCorruptionException damage = assertThrows(WalCorruptionException.class, () -> {
@@ -281,14 +304,14 @@ public abstract class ReaderContractTest extends CloseContractTest {
     void shouldNotShowAViewReaderAFrameThatIsStillBeingWritten() throws IOException {
         final List<Read> expected = new ArrayList<>();
         final long end;
-        try (Wal wal = open(config(logDirectory()).build())) {
+        try (Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build())) {
             for (int i = 0; i < 5; i++) {
                 final byte[] payload = bytes(i, 700);
                 expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
             }
             end = wal.writtenPosition();
         }
-        try (WalView view = Wal.openReadOnly(logDirectory());
+        try (WalView view = Wal.openReadOnly(fixture.logDirectory());
                 WalReader reader = view.reader(view.startPosition(), Durability.WRITTEN)) {
             assertEquals(end, view.writtenPosition());
             // What a write in progress can look like to a reader of the file: the frame's length is
@@ -297,7 +320,7 @@ public abstract class ReaderContractTest extends CloseContractTest {
                     ByteBuffer.allocate(FrameDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             partial.putInt(FrameDescriptor.LENGTH_OFFSET, FrameDescriptor.frameLength(700));
             try (FileChannel channel =
-                    FileChannel.open(SegmentNames.segmentPath(logDirectory(), 0), StandardOpenOption.WRITE)) {
+                    FileChannel.open(SegmentNames.segmentPath(fixture.logDirectory(), 0), StandardOpenOption.WRITE)) {
                 channel.write(partial, end);
             }
             assertEquals(end, view.writtenPosition(), "a frame that does not validate is not visible");
@@ -310,11 +333,11 @@ public abstract class ReaderContractTest extends CloseContractTest {
 
     @Test
     void shouldRefuseAReadOnlyViewOfWhatIsNoLogWithAClearMessage() throws IOException {
-        final WalException missing =
-                assertThrows(WalException.class, () -> Wal.openReadOnly(tempDir.resolve("absent")));
+        final WalException missing = assertThrows(
+                WalException.class, () -> Wal.openReadOnly(fixture.tempDir().resolve("absent")));
         assertEquals(WalException.ErrorCode.CONFIG, missing.errorCode());
         assertTrue(missing.getMessage().contains("absent"), missing.getMessage());
-        final Path empty = Files.createDirectories(tempDir.resolve("empty"));
+        final Path empty = Files.createDirectories(fixture.tempDir().resolve("empty"));
         final WalException none = assertThrows(WalException.class, () -> Wal.openReadOnly(empty));
         assertTrue(none.getMessage().contains("no Walden log"), none.getMessage());
     }

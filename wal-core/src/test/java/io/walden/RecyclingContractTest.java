@@ -1,5 +1,8 @@
 package io.walden;
 
+import static io.walden.ContractChecks.LEVELS;
+import static io.walden.ContractChecks.drain;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,19 +35,29 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class RecyclingContractTest extends SegmentContractTest {
+public abstract class RecyclingContractTest {
     private static final int RECORD_BYTES = 3000;
+
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected RecyclingContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
 
     /** A log of six segments' worth of records, whose three oldest segments retention freed. */
     private final class RecycledLog {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final List<Read> retained = new ArrayList<>();
         final List<Object> freedKeys = new ArrayList<>();
         int next;
 
         Wal open() {
-            return RecyclingContractTest.this.open(
-                    config(directory).recycledSegmentsMax(2).build());
+            return fixture.open(fixture.config(directory).recycledSegmentsMax(2).build());
         }
 
         /** Appends until the log's end lies past a position. */
@@ -115,7 +128,7 @@ public abstract class RecyclingContractTest extends SegmentContractTest {
                     recycled(SegmentNames.segmentPath(log.directory, crashedIn)), "the log writes a recycled segment");
             LogImages.crashImage(log.directory, image);
         }
-        try (Wal wal = open(config(image).recycledSegmentsMax(2).build())) {
+        try (Wal wal = fixture.open(fixture.config(image).recycledSegmentsMax(2).build())) {
             final RecoveryReport report = wal.recoveryReport();
             assertEquals(log.retained, replayAll(wal), report::summary);
             final long lastEnd = log.retained.get(log.retained.size() - 1).lsn() + RECORD_BYTES;
@@ -126,7 +139,7 @@ public abstract class RecyclingContractTest extends SegmentContractTest {
             log.retained.add(new Read(wal.append(payload, Durability.SYNCED), payload));
             assertEquals(log.retained, replayAll(wal));
         }
-        try (Wal wal = open(config(image).recycledSegmentsMax(2).build())) {
+        try (Wal wal = fixture.open(fixture.config(image).recycledSegmentsMax(2).build())) {
             assertTrue(wal.recoveryReport().closedCleanly(), wal.recoveryReport()::summary);
             assertEquals(log.retained, replayAll(wal));
         }
@@ -186,7 +199,7 @@ public abstract class RecyclingContractTest extends SegmentContractTest {
         // And on the closed log, in the segment it now writes.
         final int keep = log.retained.size() - 3;
         Wal.truncateAfter(
-                config(log.directory).recycledSegmentsMax(2).build(),
+                fixture.config(log.directory).recycledSegmentsMax(2).build(),
                 log.retained.get(keep - 1).lsn());
         log.retained.subList(keep, log.retained.size()).clear();
         try (Wal wal = log.open()) {

@@ -1,5 +1,10 @@
 package io.walden;
 
+import static io.walden.ContractChecks.appendSegments;
+import static io.walden.ContractChecks.firstLsnAtOrAfter;
+import static io.walden.ContractChecks.recordsFrom;
+import static io.walden.ContractChecks.segmentBases;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,11 +30,22 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class RetentionContractTest extends ReaderContractTest {
+public abstract class RetentionContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected RetentionContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldTruncateWholeSegmentsOnlyAndNeverTheActiveOne() throws IOException {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final List<Read> expected = appendSegments(wal, 4.5);
         final long activeBase = wal.tailPosition() & -(long) SEGMENT_BYTES;
         assertTrue(activeBase >= 4L * SEGMENT_BYTES);
@@ -69,8 +85,8 @@ public abstract class RetentionContractTest extends ReaderContractTest {
 
     @Test
     void shouldDeleteOldestSegmentsBySizeButNeverAProtectedPosition() throws IOException {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final List<Read> expected = appendSegments(wal, 5.5);
         final long activeBase = (wal.writtenPosition() - 1) & -(long) SEGMENT_BYTES;
         assertEquals(5L * SEGMENT_BYTES, activeBase);
@@ -105,8 +121,8 @@ public abstract class RetentionContractTest extends ReaderContractTest {
 
     @Test
     void shouldDeleteSegmentsLastWrittenBeforeAnAgeButNeverAProtectedPositionOrAYoungerOne() throws IOException {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final List<Read> expected = appendSegments(wal, 5.5);
         final long now = System.currentTimeMillis();
         // Ages by segment: 0..2 are days old, 3 an hour, 4 a day (written out of order: an age rule
@@ -136,16 +152,16 @@ public abstract class RetentionContractTest extends ReaderContractTest {
 
     @Test
     void shouldKeepTruncationAcrossReopen() {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final List<Read> expected;
         final long startPosition;
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             expected = appendSegments(wal, 3.5);
             assertEquals(3, wal.truncateBefore(firstLsnAtOrAfter(expected, 3L * SEGMENT_BYTES)));
             startPosition = wal.startPosition();
             assertEquals(3L * SEGMENT_BYTES, startPosition);
         }
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertEquals(startPosition, wal.startPosition());
             assertEquals(startPosition, wal.recoveryReport().startPosition());
             assertEquals(recordsFrom(expected, startPosition), replayAll(wal));

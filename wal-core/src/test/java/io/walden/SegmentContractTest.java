@@ -1,5 +1,11 @@
 package io.walden;
 
+import static io.walden.ContractChecks.LEVELS;
+import static io.walden.ContractChecks.assertWellFormed;
+import static io.walden.ContractChecks.awaitCompletion;
+import static io.walden.ContractChecks.frameSpace;
+import static io.walden.ContractChecks.segmentBases;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,16 +38,27 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class SegmentContractTest extends ObservabilityContractTest {
+public abstract class SegmentContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected SegmentContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldSkipTheRestOfTheZeroFillWhenTheAppendersCatchUpWithThePreparation() throws IOException {
         // Reopening prepares the next segment again, and that preparation stalls at its first write:
         // the appenders catch up with it.
-        final Path directory = logWithoutItsNextSegment();
-        final ControllableBackend backend = controllable();
+        final Path directory = fixture.logWithoutItsNextSegment();
+        final ControllableBackend backend = fixture.controllable();
         backend.holdPreparationWrites();
         final List<Read> expected = new ArrayList<>();
-        try (Wal wal = open(config(directory).backend(backend).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).backend(backend).build())) {
             for (int i = 0; wal.writtenPosition() < SEGMENT_BYTES - SEGMENT_BYTES / 16; i++) {
                 final byte[] payload = bytes(i, 1000);
                 expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
@@ -62,7 +79,7 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
         }
         // The hurried segment has its full size; the part never zero-filled reads as zeros.
         assertEquals(SEGMENT_BYTES, Files.size(SegmentNames.segmentPath(directory, SEGMENT_BYTES)));
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertEquals(expected.size(), wal.recoveryReport().records());
             assertEquals(0, wal.recoveryReport().tornTailBytesCut());
             assertEquals(expected, replayAll(wal));
@@ -73,11 +90,12 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
     void shouldKeepEveryRecordWhenLongBatchesEndAtBlockBoundaries() throws IOException {
         // With the smallest batch limit nearly every batch is long: with direct I/O each ends at the
         // last block boundary it reaches, and the next rewrites that block's frames in place.
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final List<Read> expected = new ArrayList<>();
         final SplittableRandom random = new SplittableRandom(23);
-        try (Wal wal = open(
-                config(directory).maxBatchBytes(WalConfig.MAX_BATCH_BYTES_MIN).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory)
+                .maxBatchBytes(WalConfig.MAX_BATCH_BYTES_MIN)
+                .build())) {
             for (int i = 0; i < 4000; i++) {
                 final byte[] payload = bytes(i, random.nextInt(0, 700));
                 final Durability level = i % 97 == 0 ? Durability.SYNCED : Durability.BUFFERED;
@@ -87,7 +105,7 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
             assertWellFormed(expected);
             assertEquals(expected, replayAll(wal));
         }
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertEquals(0, wal.recoveryReport().tornTailBytesCut());
             assertEquals(expected, replayAll(wal));
         }
@@ -95,12 +113,12 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
 
     @Test
     void shouldRollSegmentsAndReadEverythingBackInOrderAfterReopen() throws IOException {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final List<Read> expected = new ArrayList<>();
         final long rolled;
         final long logId;
         final long tailAtClose;
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             final RecoveryReport created = wal.recoveryReport();
             assertTrue(created.newLog());
             assertEquals(0, created.records());
@@ -126,7 +144,7 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
             tailAtClose = wal.tailPosition();
             assertTrue(tailAtClose % SEGMENT_BYTES != 0, "test data should not end at a segment boundary");
         }
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             final RecoveryReport report = wal.recoveryReport();
             assertFalse(report.newLog());
             assertEquals(logId, report.logId());
@@ -151,9 +169,9 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
 
     @Test
     void shouldReopenAnEmptyLogAndKeepAppending() {
-        final Path directory = logDirectory();
-        open(config(directory).build()).close();
-        try (Wal wal = open(config(directory).build())) {
+        final Path directory = fixture.logDirectory();
+        fixture.open(fixture.config(directory).build()).close();
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertFalse(wal.recoveryReport().newLog());
             assertEquals(0, wal.recoveryReport().records());
             assertEquals(List.of(), replayAll(wal));
@@ -164,10 +182,10 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
 
     @Test
     void shouldReopenAfterCloseRepeatedlyKeepingEveryRecordInOrder() {
-        final Path directory = logDirectory();
+        final Path directory = fixture.logDirectory();
         final List<Read> expected = new ArrayList<>();
         for (int cycle = 0; cycle < 5; cycle++) {
-            try (Wal wal = open(config(directory).build())) {
+            try (Wal wal = fixture.open(fixture.config(directory).build())) {
                 assertEquals(expected.size(), wal.recoveryReport().records());
                 assertEquals(expected, replayAll(wal));
                 for (int i = 0; i < 20; i++) {
@@ -177,7 +195,7 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
             }
         }
         assertWellFormed(expected);
-        try (Wal wal = open(config(directory).build())) {
+        try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertEquals(expected, replayAll(wal));
         }
     }
@@ -187,7 +205,7 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
         // Records larger than any reader buffer the smaller setting would size (256 KiB at least).
         final int largeRecordBytes = 600 * 1024;
         final List<Read> written = new ArrayList<>();
-        try (Wal wal = Wal.open(config(logDirectory())
+        try (Wal wal = Wal.open(fixture.config(fixture.logDirectory())
                 .segmentCapacityBytes(4 * 1024 * 1024)
                 .bufferCapacityBytes(2 * 1024 * 1024)
                 .maxRecordBytes(largeRecordBytes)
@@ -197,7 +215,8 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
                 written.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
             }
         }
-        final Wal wal = open(config(logDirectory()).maxRecordBytes(1024).build());
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).maxRecordBytes(1024).build());
         assertEquals(written, replayAll(wal), "records larger than the new maxRecordBytes are still read");
         final WalException refused =
                 assertThrows(WalException.class, () -> wal.append(new byte[2048], Durability.WRITTEN));
@@ -206,12 +225,12 @@ public abstract class SegmentContractTest extends ObservabilityContractTest {
 
     @Test
     void shouldAllocateSpaceOrDeclineWithoutChangingContent() throws IOException {
-        final Path probe = Files.createDirectories(tempDir.resolve("allocate"));
+        final Path probe = Files.createDirectories(fixture.tempDir().resolve("allocate"));
         final Path file = probe.resolve("allocated");
         final int allocateBytes = 1 << 20;
         final long[] completion = {-1, Long.MIN_VALUE};
         final IOException[] failure = new IOException[1];
-        try (StorageSession session = newBackend().open(probe, () -> {})) {
+        try (StorageSession session = fixture.newBackend().open(probe, () -> {})) {
             final int blockBytes = Math.max(4096, session.capabilities().blockSizeBytes());
             final ByteBuffer block = BufferUtil.allocateDirectAligned(blockBytes, blockBytes);
             final int sourceOffset = 0;

@@ -1,5 +1,12 @@
 package io.walden;
 
+import static io.walden.ContractChecks.appendRecords;
+import static io.walden.ContractChecks.assertHoldsExactly;
+import static io.walden.ContractChecks.awaitCondition;
+import static io.walden.ContractChecks.lsnsOf;
+import static io.walden.ContractChecks.writePendingTruncation;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,26 +36,37 @@ import org.junit.jupiter.api.Timeout;
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class TruncateAfterContractTest extends ConfigContractTest {
+public abstract class TruncateAfterContractTest {
+    private final ContractFixture fixture;
+
+    /**
+     * The topic's tests, run against a backend.
+     *
+     * @param fixture the backend under test and the logs a test opens.
+     */
+    protected TruncateAfterContractTest(final ContractFixture fixture) {
+        this.fixture = fixture;
+    }
+
     @Test
     void shouldKeepRecordsUpToTheOneTruncatedAfterAndGiveNoOldPositionAgain() {
-        final Path directory = logDirectory();
-        final long[] lsns = closedLogOf(directory, 120);
+        final Path directory = fixture.logDirectory();
+        final long[] lsns = fixture.closedLogOf(directory, 120);
         for (final int kept : new int[] {117, 40}) {
             // First within the newest segment, then segments before it.
-            final long next = Wal.truncateAfter(config(directory).build(), lsns[kept - 1]);
+            final long next = Wal.truncateAfter(fixture.config(directory).build(), lsns[kept - 1]);
             assertTrue(next > lsns[lsns.length - 1], "the log continues at " + next + ", before old positions");
             assertEquals(SegmentHeaderDescriptor.HEADER_LENGTH, next % SEGMENT_BYTES);
             assertFalse(Files.exists(directory.resolve(SuffixTruncationDescriptor.FILE_NAME)));
-            try (Wal wal = Wal.open(config(directory).build())) {
+            try (Wal wal = Wal.open(fixture.config(directory).build())) {
                 assertHoldsExactly(wal, lsns, kept);
             }
         }
-        try (Wal wal = Wal.open(config(directory).build())) {
+        try (Wal wal = Wal.open(fixture.config(directory).build())) {
             final long appended = wal.append(TestRecords.bytes(1000, 100), Durability.SYNCED);
             assertTrue(appended > lsns[lsns.length - 1]);
         }
-        try (Wal wal = Wal.open(config(directory).build())) {
+        try (Wal wal = Wal.open(fixture.config(directory).build())) {
             final List<TestRecords.Read> records = replayAll(wal);
             assertEquals(41, records.size());
             assertArrayEquals(TestRecords.bytes(1000, 100), records.get(40).payload());
@@ -57,11 +75,11 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
 
     @Test
     void shouldKeepNoRecordWhenTruncatedAfterMinusOne() {
-        final Path directory = logDirectory();
-        final long[] lsns = closedLogOf(directory, 40);
-        final long next = Wal.truncateAfter(config(directory).build(), -1);
+        final Path directory = fixture.logDirectory();
+        final long[] lsns = fixture.closedLogOf(directory, 40);
+        final long next = Wal.truncateAfter(fixture.config(directory).build(), -1);
         assertTrue(next > lsns[lsns.length - 1]);
-        try (Wal wal = Wal.open(config(directory).build())) {
+        try (Wal wal = Wal.open(fixture.config(directory).build())) {
             assertHoldsExactly(wal, lsns, 0);
             assertEquals(next, wal.append(TestRecords.bytes(7, 10), Durability.SYNCED));
         }
@@ -69,35 +87,35 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
 
     @Test
     void shouldChangeNothingWhenTruncatedAfterTheLastRecord() {
-        final Path directory = logDirectory();
-        final long[] lsns = closedLogOf(directory, 40);
-        Wal.truncateAfter(config(directory).build(), lsns[39]);
-        try (Wal wal = Wal.open(config(directory).build())) {
+        final Path directory = fixture.logDirectory();
+        final long[] lsns = fixture.closedLogOf(directory, 40);
+        Wal.truncateAfter(fixture.config(directory).build(), lsns[39]);
+        try (Wal wal = Wal.open(fixture.config(directory).build())) {
             assertHoldsExactly(wal, lsns, 40);
         }
     }
 
     @Test
     void shouldRefuseToTruncateAfterAPositionWhereNoRecordStartsAndChangeNothing() {
-        final Path directory = logDirectory();
-        final long[] lsns = closedLogOf(directory, 40);
+        final Path directory = fixture.logDirectory();
+        final long[] lsns = fixture.closedLogOf(directory, 40);
         for (final long lsn : new long[] {lsns[5] + 8, lsns[39] + 1_000_000, 17}) {
             final WalException refused = assertThrows(
                     WalException.class,
-                    () -> Wal.truncateAfter(config(directory).build(), lsn));
+                    () -> Wal.truncateAfter(fixture.config(directory).build(), lsn));
             assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
             assertTrue(refused.getMessage().contains(String.valueOf(lsn)), refused.getMessage());
             assertTrue(refused.getMessage().contains("nothing was changed"), refused.getMessage());
         }
-        try (Wal wal = Wal.open(config(directory).build())) {
+        try (Wal wal = Wal.open(fixture.config(directory).build())) {
             assertHoldsExactly(wal, lsns, 40);
         }
     }
 
     @Test
     void shouldHideFromAViewWhatAnInterruptedTruncationDiscardsAndCompleteItAtOpen() throws IOException {
-        final Path directory = logDirectory();
-        final long[] lsns = closedLogOf(directory, 120);
+        final Path directory = fixture.logDirectory();
+        final long[] lsns = fixture.closedLogOf(directory, 120);
         final int kept = 40;
         final long cut = lsns[kept - 1] + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(8 * 1024));
         final long continueAt = (lsns[lsns.length - 1] / SEGMENT_BYTES + 2) * SEGMENT_BYTES;
@@ -110,7 +128,7 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
             assertTrue(Wal.inspect(directory).report().findings().stream()
                     .anyMatch(finding -> finding.contains("suffix truncation")));
             final long next;
-            try (Wal wal = Wal.open(config(directory).build())) {
+            try (Wal wal = Wal.open(fixture.config(directory).build())) {
                 assertHoldsExactly(wal, lsns, kept);
                 next = wal.append(TestRecords.bytes(500, 100), Durability.SYNCED);
                 assertTrue(next >= continueAt, "the log continues at " + next + ", before " + continueAt);
@@ -135,20 +153,21 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
 
     @Test
     void shouldRefuseToTruncateAnOpenLog() {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long lsn = wal.append(new byte[10], Durability.SYNCED);
         wal.append(new byte[10], Durability.SYNCED);
         final WalException refused = assertThrows(
-                WalException.class, () -> Wal.truncateAfter(config(directory).build(), lsn));
+                WalException.class,
+                () -> Wal.truncateAfter(fixture.config(directory).build(), lsn));
         assertEquals(WalException.ErrorCode.LOCKED, refused.errorCode());
         assertEquals(2, replayAll(wal).size());
     }
 
     @Test
     void shouldTruncateAnOpenLogAndGoOnAppendingThere() {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long[] lsns = appendRecords(wal, 120);
         // First within the newest segment, then segments before it, then every record.
         final long first = wal.truncateAfter(lsns[116]);
@@ -162,7 +181,7 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
         assertTrue(appended >= second, "appended at " + appended + ", before " + second);
         assertTrue(wal.durablePosition() > appended);
         wal.close();
-        try (Wal reopened = Wal.open(config(directory).build())) {
+        try (Wal reopened = Wal.open(fixture.config(directory).build())) {
             final List<TestRecords.Read> records = replayAll(reopened);
             assertEquals(41, records.size());
             assertEquals(appended, records.get(40).lsn());
@@ -172,15 +191,15 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
             assertEquals(0, replayAll(reopened).size());
             assertEquals(none, reopened.append(TestRecords.bytes(7, 10), Durability.SYNCED));
         }
-        try (Wal reopened = Wal.open(config(directory).build())) {
+        try (Wal reopened = Wal.open(fixture.config(directory).build())) {
             assertEquals(1, replayAll(reopened).size());
         }
     }
 
     @Test
     void shouldRefuseToTruncateAnOpenLogWhereNoRecordStartsAndGoOn() {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long[] lsns = appendRecords(wal, 40);
         for (final long lsn : new long[] {lsns[5] + 8, lsns[39] + 1_000_000, 17, -2}) {
             final WalException refused = assertThrows(WalException.class, () -> wal.truncateAfter(lsn));
@@ -199,8 +218,8 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
 
     @Test
     void shouldMoveReadersOnAtTheCutAndTellThoseThatDeliveredDiscardedRecords() {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long[] lsns = appendRecords(wal, 120);
         final WalReader behind = wal.reader(wal.startPosition());
         assertEquals(20, behind.poll((buffer, offset, length, lsn) -> {}, 20));
@@ -239,8 +258,8 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
 
     @Test
     void shouldWakeAReaderWaitingAtTheEndWithTheRecordAfterTheTruncation() throws Exception {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long[] lsns = appendRecords(wal, 60);
         final CompletableFuture<List<Long>> seen = new CompletableFuture<>();
         final Thread waiting = new Thread(() -> {
@@ -267,8 +286,8 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
 
     @Test
     void shouldOrderAppendsRacingAnOnlineTruncationBeforeOrAfterItAndLoseNoneAfter() throws Exception {
-        final Path directory = logDirectory();
-        final Wal wal = open(config(directory).build());
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
         final long[] lsns = appendRecords(wal, 40);
         final int writers = 3;
         final List<List<Long>> acknowledged = new ArrayList<>();
@@ -325,7 +344,7 @@ public abstract class TruncateAfterContractTest extends ConfigContractTest {
         expected.sort(null);
         assertEquals(expected, lsnsOf(replayAll(wal)));
         wal.close();
-        try (Wal reopened = Wal.open(config(directory).build())) {
+        try (Wal reopened = Wal.open(fixture.config(directory).build())) {
             assertEquals(expected, lsnsOf(replayAll(reopened)));
         }
     }

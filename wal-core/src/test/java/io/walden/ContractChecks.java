@@ -1,5 +1,8 @@
 package io.walden;
 
+import static io.walden.ContractFixture.BUFFER_BYTES;
+import static io.walden.ContractFixture.SEGMENT_BYTES;
+import static io.walden.ContractFixture.WAIT_NS;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -13,9 +16,7 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.format.SuffixTruncationDescriptor;
-import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageSession;
-import io.walden.testing.ControllableBackend;
 import io.walden.testing.TestRecords;
 import io.walden.testing.TestRecords.Read;
 import java.io.IOException;
@@ -36,92 +37,19 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Timeout;
 
 /**
- * What the contract suite's tests share: small sizes, the backend under test, logs opened through {@link #open} and closed after each test, and the waits and checks the topics use.
+ * The waits, checks and log-building steps the contract suite's topics share: static, so that a topic
+ * suite imports the ones it uses.
  *
  * <p>Part of the contract suite every storage backend runs: see {@link WalContractTest}.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class ContractSupport extends BatchContractTest {
-    /** Segment capacity used by most tests: small, so that tests roll segments cheaply. */
-    protected static final int SEGMENT_BYTES = 256 * 1024;
-    /** Log buffer capacity used by most tests. */
-    protected static final int BUFFER_BYTES = 64 * 1024;
-    /** Largest record used by most tests. */
-    protected static final int MAX_RECORD_BYTES = 16 * 1024;
-    /** Bound of every wait for something that must happen. */
-    protected static final long WAIT_NS = TimeUnit.SECONDS.toNanos(30);
-
+public final class ContractChecks {
     static final Durability[] LEVELS = Durability.values();
 
-    final List<Wal> openLogs = new ArrayList<>();
-    final List<ControllableBackend> controllables = new ArrayList<>();
+    private ContractChecks() {}
 
-    /**
-     * Creates the backend under test. Called once per opened log.
-     *
-     * @return a new backend.
-     */
-    @Override
-    protected abstract StorageBackend newBackend();
-
-    /**
-     * A configuration with the backend under test and small sizes.
-     *
-     * @param directory the log directory.
-     * @return the builder, for tests to adjust.
-     */
-    @Override
-    protected WalConfig.Builder config(final Path directory) {
-        return WalConfig.builder(directory)
-                .backend(newBackend())
-                .segmentCapacityBytes(SEGMENT_BYTES)
-                .bufferCapacityBytes(BUFFER_BYTES)
-                .maxRecordBytes(MAX_RECORD_BYTES);
-    }
-
-    @AfterEach
-    void releaseAndCloseEverything() throws InterruptedException {
-        controllables.forEach(ControllableBackend::releaseAll);
-        // Close on another thread, so that a log that cannot close fails the test instead of hanging
-        // the build.
-        final Thread closer = new Thread(
-                () -> {
-                    for (final Wal wal : openLogs) {
-                        try {
-                            wal.close();
-                        } catch (final WalException ignored) {
-                            // A failed log may refuse to close cleanly; its test checked what it needed.
-                        }
-                    }
-                },
-                "contract-cleanup");
-        closer.setDaemon(true);
-        closer.start();
-        closer.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NS));
-        if (closer.isAlive()) {
-            final AssertionError error =
-                    new AssertionError("a log did not close within " + WAIT_NS / 1_000_000 + " ms");
-            error.setStackTrace(closer.getStackTrace());
-            throw error;
-        }
-    }
-
-    /** Appends SYNCED records of 8 KiB (several segments' worth), closes the log, returns their LSNs. */
-    long[] closedLogOf(final Path directory, final int count) {
-        final long[] lsns = new long[count];
-        try (Wal wal = Wal.open(config(directory).build())) {
-            for (int i = 0; i < count; i++) {
-                lsns[i] = wal.append(TestRecords.bytes(i, 8 * 1024), Durability.SYNCED);
-            }
-        }
-        return lsns;
-    }
-
-    void assertHoldsExactly(final Wal wal, final long[] lsns, final int keptCount) {
+    static void assertHoldsExactly(final Wal wal, final long[] lsns, final int keptCount) {
         final List<TestRecords.Read> records = replayAll(wal);
         assertEquals(keptCount, records.size(), "records after the truncation");
         for (int i = 0; i < keptCount; i++) {
@@ -166,50 +94,6 @@ public abstract class ContractSupport extends BatchContractTest {
         return records.stream().map(TestRecords.Read::lsn).collect(Collectors.toList());
     }
 
-    /**
-     * Opens a log that is closed after the test.
-     *
-     * @param config the configuration.
-     * @return the open log.
-     */
-    protected final Wal open(final WalConfig config) {
-        final Wal wal = Wal.open(config);
-        openLogs.add(wal);
-        return wal;
-    }
-
-    /**
-     * A controllable wrapper of the backend under test, released after the test.
-     *
-     * @return the wrapper.
-     */
-    protected final ControllableBackend controllable() {
-        final ControllableBackend backend = new ControllableBackend(newBackend());
-        controllables.add(backend);
-        return backend;
-    }
-
-    /**
-     * Creates a log and removes the empty next segment its first session prepared, so that the next
-     * open has to prepare that segment again (with a {@link ControllableBackend}, under the test's
-     * control).
-     *
-     * @return the log's directory.
-     */
-    protected final Path logWithoutItsNextSegment() throws IOException {
-        final Path directory = logDirectory();
-        try (Wal wal = open(config(directory).build())) {
-            assertTrue(wal.recoveryReport().newLog());
-        }
-        Files.deleteIfExists(SegmentNames.segmentPath(directory, SEGMENT_BYTES));
-        return directory;
-    }
-
-    /** @return a log directory that does not exist yet. */
-    protected final Path logDirectory() {
-        return tempDir.resolve("log");
-    }
-
     static void drain(final WalReader reader, final List<Read> seen, final int expectedCount) {
         final long deadlineNs = System.nanoTime() + WAIT_NS;
         while (seen.size() < expectedCount && System.nanoTime() - deadlineNs < 0) {
@@ -243,12 +127,12 @@ public abstract class ContractSupport extends BatchContractTest {
     }
 
     /**
-     * Waits for a condition, failing after {@link #WAIT_NS}.
+     * Waits for a condition, failing after {@link ContractFixture#WAIT_NS}.
      *
      * @param condition the condition.
      * @param what what is awaited, for the failure message.
      */
-    protected static void awaitCondition(final BooleanSupplier condition, final String what) {
+    public static void awaitCondition(final BooleanSupplier condition, final String what) {
         final long deadline = System.nanoTime() + WAIT_NS;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
@@ -318,7 +202,7 @@ public abstract class ContractSupport extends BatchContractTest {
      *
      * @param records the records in append order.
      */
-    protected static void assertWellFormed(final List<Read> records) {
+    public static void assertWellFormed(final List<Read> records) {
         long end = -1;
         for (final Read record : records) {
             final long lsn = record.lsn();
