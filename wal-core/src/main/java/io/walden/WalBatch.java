@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.MutableDirectBuffer;
 
 /**
  * Records to append as one unit with {@link Wal#append(WalBatch, Durability)}, with one durability
@@ -147,12 +148,42 @@ public final class WalBatch {
         return lengths[index];
     }
 
-    DirectBuffer payloads() {
+    /**
+     * Adds a record of {@code length} bytes that the caller writes itself, at the returned offset of
+     * {@link #buffer()}: a layer that frames its own records (a header before the caller's bytes) builds
+     * them in place, with no copy. The bytes there are undefined until written.
+     *
+     * @param length the record's length.
+     * @return where the record's first byte goes in {@link #buffer()}.
+     */
+    public int claim(final int length) {
+        final int offset = reserve(length);
+        payloads.checkLimit(offset + length);
+        return offset;
+    }
+
+    /**
+     * The batch's memory: record {@code i} is {@link #length(int)} bytes at {@link #offset(int)}. A
+     * record may be rewritten in place until the batch is appended; the buffer may be replaced by a
+     * later {@link #claim} or {@code add}, so take it again after adding.
+     *
+     * @return the memory the records are held in.
+     */
+    public MutableDirectBuffer buffer() {
         return payloads;
     }
 
-    int offset(final int index) {
+    /**
+     * @param index the record's index in the batch, from 0.
+     * @return where the record's first byte is in {@link #buffer()}.
+     */
+    public int offset(final int index) {
+        Objects.checkIndex(index, size);
         return offsets[index];
+    }
+
+    DirectBuffer payloads() {
+        return payloads;
     }
 
     /** Records the LSNs an append gave the records, the first at {@code firstLsn}. */

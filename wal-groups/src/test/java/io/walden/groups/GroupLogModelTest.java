@@ -1,0 +1,266 @@
+package io.walden.groups;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.walden.Durability;
+import io.walden.WalConfig;
+import io.walden.WalException;
+import io.walden.nio.NioStorageBackend;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A group log against a simple model ({@link GroupModel}): random operations over a few groups (entries
+ * at the next index, over held ones and past gaps; entries below the first index, refused; truncations;
+ * resets; removals; key-values), with purges that relocate and reopens in between; after each step every
+ * group's bounds, entries and key-values must be the model's.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class GroupLogModelTest {
+    private static final int GROUPS = 6;
+    private static final int STEPS = 1500;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void matchesTheModel(final long seed) {
+        final Random random = new Random(seed);
+        final GroupModel model = new GroupModel();
+        GroupLog log = open();
+        long relocated = 0;
+        long freed = 0;
+        try {
+            for (int step = 0; step < STEPS; step++) {
+                final int op = random.nextInt(100);
+                if (op < 45) {
+                    appendBatch(log, model, random);
+                } else if (op < 52) {
+                    final long g = random.nextInt(GROUPS);
+                    final long k = model.first(g) - 2 + random.nextInt((int) model.size(g) + 5);
+                    log.truncatePrefix(g, k, Durability.BUFFERED);
+                    model.truncatePrefix(g, k);
+                } else if (op < 59) {
+                    final long g = random.nextInt(GROUPS);
+                    final long k = model.first(g) - 2 + random.nextInt((int) model.size(g) + 4);
+                    log.truncateSuffix(g, k, Durability.BUFFERED);
+                    model.truncateSuffix(g, k);
+                } else if (op < 62) {
+                    final long g = random.nextInt(GROUPS);
+                    final long n = 1 + random.nextInt(50);
+                    log.reset(g, n, Durability.BUFFERED);
+                    model.reset(g, n);
+                } else if (op < 64) {
+                    final long g = random.nextInt(GROUPS);
+                    log.removeGroup(g, Durability.BUFFERED);
+                    model.remove(g);
+                } else if (op < 72) {
+                    final long g = random.nextInt(GROUPS);
+                    final String key = "k" + random.nextInt(3);
+                    if (random.nextInt(4) == 0) {
+                        log.delete(g, key, Durability.BUFFERED);
+                        model.delete(g, key);
+                    } else {
+                        final byte[] value = bytes(random, 1 + random.nextInt(40));
+                        log.put(g, key, value, Durability.BUFFERED);
+                        model.put(g, key, value);
+                    }
+                } else if (op < 77) {
+                    refusedBelowFirst(log, model, random);
+                } else if (op < 92) {
+                    final PurgeReport report = log.purge();
+                    relocated += report.relocatedRecords();
+                    freed += report.segmentsFreed();
+                } else {
+                    log.close();
+                    log = open();
+                }
+                check(log, model);
+            }
+            assertEquals(
+                    true,
+                    relocated > 0 && freed > 0,
+                    "relocated " + relocated + ", freed " + freed + ": the run tests too little");
+        } finally {
+            log.close();
+        }
+    }
+
+    private void appendBatch(final GroupLog log, final GroupModel model, final Random random) {
+        final GroupBatch batch = new GroupBatch();
+        final GroupModel after = model.copy();
+        final int ops = 1 + random.nextInt(8);
+        for (int i = 0; i < ops; i++) {
+            final long g = random.nextInt(GROUPS);
+            final int kind = random.nextInt(10);
+            if (kind == 0 && !after.isEmpty(g)) {
+                batch.truncateSuffix(g, after.last(g) - 1);
+                after.truncateSuffix(g, after.last(g) - 1);
+                continue;
+            }
+            final long index;
+            if (after.isEmpty(g)) {
+                index = 1 + random.nextInt(30);
+            } else if (kind < 3) {
+                index = after.first(g) + random.nextInt((int) after.size(g));
+            } else if (kind < 4) {
+                index = after.last(g) + 2 + random.nextInt(3);
+            } else {
+                index = after.last(g) + 1;
+            }
+            final byte[] entry = bytes(random, random.nextInt(300));
+            batch.add(g, index, entry);
+            after.append(g, index, entry);
+        }
+        log.append(batch, random.nextBoolean() ? Durability.BUFFERED : Durability.WRITTEN);
+        model.replaceWith(after);
+    }
+
+    private void refusedBelowFirst(final GroupLog log, final GroupModel model, final Random random) {
+        final long g = random.nextInt(GROUPS);
+        if (model.isEmpty(g) || model.first(g) <= 1) {
+            return;
+        }
+        final GroupBatch batch = new GroupBatch().add((g + 1) % GROUPS, 7, new byte[3]);
+        batch.add(g, model.first(g) - 1, new byte[5]);
+        final WalException refused = assertThrows(WalException.class, () -> log.append(batch, Durability.BUFFERED));
+        assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
+    }
+
+    private void check(final GroupLog log, final GroupModel model) {
+        for (long g = 0; g < GROUPS; g++) {
+            assertEquals(model.first(g), log.firstIndex(g), "first index of group " + g);
+            assertEquals(model.last(g), log.lastIndex(g), "last index of group " + g);
+            for (long i = model.first(g) - 1; i <= model.last(g) + 1; i++) {
+                assertArrayEquals(model.entry(g, i), log.entry(g, i), "group " + g + " index " + i);
+            }
+            for (int k = 0; k < 3; k++) {
+                assertArrayEquals(model.get(g, "k" + k), log.get(g, "k" + k), "group " + g + " key k" + k);
+            }
+        }
+    }
+
+    private GroupLog open() {
+        final WalConfig wal = WalConfig.builder(dir)
+                .backend(new NioStorageBackend())
+                .segmentCapacityBytes(64 * 1024)
+                .bufferCapacityBytes(64 * 1024)
+                .maxRecordBytes(16 * 1024)
+                .build();
+        return GroupLog.open(
+                GroupLogConfig.builder(wal).relocateAfterRounds(1).readers(2).build());
+    }
+
+    private static byte[] bytes(final Random random, final int length) {
+        final byte[] bytes = new byte[length];
+        random.nextBytes(bytes);
+        return bytes;
+    }
+
+    /** The model: per group, bounds, a map of entries and a map of key-values. */
+    static final class GroupModel {
+        private final Map<Long, long[]> bounds = new HashMap<>();
+        private final Map<Long, TreeMap<Long, byte[]>> entries = new HashMap<>();
+        private final Map<Long, Map<String, byte[]>> values = new HashMap<>();
+
+        long first(final long g) {
+            return bounds.getOrDefault(g, new long[] {1, 0})[0];
+        }
+
+        long last(final long g) {
+            return bounds.getOrDefault(g, new long[] {1, 0})[1];
+        }
+
+        long size(final long g) {
+            return last(g) - first(g) + 1;
+        }
+
+        boolean isEmpty(final long g) {
+            return size(g) <= 0;
+        }
+
+        byte[] entry(final long g, final long i) {
+            return i < first(g) || i > last(g)
+                    ? null
+                    : entries.getOrDefault(g, new TreeMap<>()).get(i);
+        }
+
+        byte[] get(final long g, final String key) {
+            return values.getOrDefault(g, Map.of()).get(key);
+        }
+
+        void append(final long g, final long i, final byte[] entry) {
+            final long first = isEmpty(g) ? i : Math.min(first(g), i);
+            final long last = isEmpty(g) ? i : Math.max(last(g), i);
+            setBounds(g, first, last);
+            entries.computeIfAbsent(g, x -> new TreeMap<>()).put(i, entry);
+        }
+
+        void truncatePrefix(final long g, final long k) {
+            if (k > first(g)) {
+                setBounds(g, k, Math.max(last(g), k - 1));
+            }
+        }
+
+        void truncateSuffix(final long g, final long k) {
+            if (k < last(g)) {
+                setBounds(g, first(g), Math.max(k, first(g) - 1));
+            }
+        }
+
+        void reset(final long g, final long n) {
+            setBounds(g, n, n - 1);
+        }
+
+        void remove(final long g) {
+            bounds.remove(g);
+            entries.remove(g);
+            values.remove(g);
+        }
+
+        void put(final long g, final String key, final byte[] value) {
+            values.computeIfAbsent(g, x -> new HashMap<>()).put(key, value);
+        }
+
+        void delete(final long g, final String key) {
+            values.getOrDefault(g, new HashMap<>()).remove(key);
+        }
+
+        GroupModel copy() {
+            final GroupModel copy = new GroupModel();
+            bounds.forEach((g, b) -> copy.bounds.put(g, b.clone()));
+            entries.forEach((g, e) -> copy.entries.put(g, new TreeMap<>(e)));
+            values.forEach((g, v) -> copy.values.put(g, new HashMap<>(v)));
+            return copy;
+        }
+
+        void replaceWith(final GroupModel other) {
+            bounds.clear();
+            bounds.putAll(other.bounds);
+            entries.clear();
+            entries.putAll(other.entries);
+            values.clear();
+            values.putAll(other.values);
+        }
+
+        private void setBounds(final long g, final long first, final long last) {
+            bounds.put(g, new long[] {first, last});
+            final TreeMap<Long, byte[]> held = entries.get(g);
+            if (held != null) {
+                held.headMap(first, false).clear();
+                held.tailMap(last, false).clear();
+            }
+        }
+    }
+}
