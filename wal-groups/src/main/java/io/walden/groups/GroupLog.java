@@ -344,6 +344,16 @@ public final class GroupLog implements AutoCloseable {
         wal.await(lsn, durability);
     }
 
+    /** @return the position up to which every record is durable ({@code SYNCED}). */
+    public long durablePosition() {
+        return wal.durablePosition();
+    }
+
+    /** @return the position the next record will take: every record appended so far lies below it. */
+    public long tailPosition() {
+        return wal.tailPosition();
+    }
+
     /**
      * Frees space: deletes every segment below the oldest record a group needs, then, for groups that
      * pinned the oldest segment left for {@link GroupLogConfig#relocateAfterRounds()} purges in a row,
