@@ -1,6 +1,7 @@
 package io.walden.groups;
 
 import io.walden.Durability;
+import io.walden.RecoveryReport;
 import io.walden.Wal;
 import io.walden.WalBatch;
 import io.walden.WalConfig;
@@ -344,6 +345,11 @@ public final class GroupLog implements AutoCloseable {
         wal.await(lsn, durability);
     }
 
+    /** @return what recovery found when the Walden log under this group log was opened. */
+    public RecoveryReport recoveryReport() {
+        return wal.recoveryReport();
+    }
+
     /** @return the position up to which every record is durable ({@code SYNCED}). */
     public long durablePosition() {
         return wal.durablePosition();
@@ -411,6 +417,10 @@ public final class GroupLog implements AutoCloseable {
             appendLock.unlock();
         }
         CloseHelper.closeAll(readers, wal);
+    }
+
+    Purger purger() {
+        return purger;
     }
 
     private long appendSingle(final Durability durability) {

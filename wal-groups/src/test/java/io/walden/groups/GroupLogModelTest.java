@@ -1,6 +1,5 @@
 package io.walden.groups;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -9,10 +8,7 @@ import io.walden.WalConfig;
 import io.walden.WalException;
 import io.walden.nio.NioStorageBackend;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,7 +82,7 @@ class GroupLogModelTest {
                     log.close();
                     log = open();
                 }
-                check(log, model);
+                model.assertMatches(log, "seed " + seed + " step " + step);
             }
             assertEquals(
                     true,
@@ -138,19 +134,6 @@ class GroupLogModelTest {
         assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
     }
 
-    private void check(final GroupLog log, final GroupModel model) {
-        for (long g = 0; g < GROUPS; g++) {
-            assertEquals(model.first(g), log.firstIndex(g), "first index of group " + g);
-            assertEquals(model.last(g), log.lastIndex(g), "last index of group " + g);
-            for (long i = model.first(g) - 1; i <= model.last(g) + 1; i++) {
-                assertArrayEquals(model.entry(g, i), log.entry(g, i), "group " + g + " index " + i);
-            }
-            for (int k = 0; k < 3; k++) {
-                assertArrayEquals(model.get(g, "k" + k), log.get(g, "k" + k), "group " + g + " key k" + k);
-            }
-        }
-    }
-
     private GroupLog open() {
         final WalConfig wal = WalConfig.builder(dir)
                 .backend(new NioStorageBackend())
@@ -166,101 +149,5 @@ class GroupLogModelTest {
         final byte[] bytes = new byte[length];
         random.nextBytes(bytes);
         return bytes;
-    }
-
-    /** The model: per group, bounds, a map of entries and a map of key-values. */
-    static final class GroupModel {
-        private final Map<Long, long[]> bounds = new HashMap<>();
-        private final Map<Long, TreeMap<Long, byte[]>> entries = new HashMap<>();
-        private final Map<Long, Map<String, byte[]>> values = new HashMap<>();
-
-        long first(final long g) {
-            return bounds.getOrDefault(g, new long[] {1, 0})[0];
-        }
-
-        long last(final long g) {
-            return bounds.getOrDefault(g, new long[] {1, 0})[1];
-        }
-
-        long size(final long g) {
-            return last(g) - first(g) + 1;
-        }
-
-        boolean isEmpty(final long g) {
-            return size(g) <= 0;
-        }
-
-        byte[] entry(final long g, final long i) {
-            return i < first(g) || i > last(g)
-                    ? null
-                    : entries.getOrDefault(g, new TreeMap<>()).get(i);
-        }
-
-        byte[] get(final long g, final String key) {
-            return values.getOrDefault(g, Map.of()).get(key);
-        }
-
-        void append(final long g, final long i, final byte[] entry) {
-            final long first = isEmpty(g) ? i : Math.min(first(g), i);
-            final long last = isEmpty(g) ? i : Math.max(last(g), i);
-            setBounds(g, first, last);
-            entries.computeIfAbsent(g, x -> new TreeMap<>()).put(i, entry);
-        }
-
-        void truncatePrefix(final long g, final long k) {
-            if (k > first(g)) {
-                setBounds(g, k, Math.max(last(g), k - 1));
-            }
-        }
-
-        void truncateSuffix(final long g, final long k) {
-            if (k < last(g)) {
-                setBounds(g, first(g), Math.max(k, first(g) - 1));
-            }
-        }
-
-        void reset(final long g, final long n) {
-            setBounds(g, n, n - 1);
-        }
-
-        void remove(final long g) {
-            bounds.remove(g);
-            entries.remove(g);
-            values.remove(g);
-        }
-
-        void put(final long g, final String key, final byte[] value) {
-            values.computeIfAbsent(g, x -> new HashMap<>()).put(key, value);
-        }
-
-        void delete(final long g, final String key) {
-            values.getOrDefault(g, new HashMap<>()).remove(key);
-        }
-
-        GroupModel copy() {
-            final GroupModel copy = new GroupModel();
-            bounds.forEach((g, b) -> copy.bounds.put(g, b.clone()));
-            entries.forEach((g, e) -> copy.entries.put(g, new TreeMap<>(e)));
-            values.forEach((g, v) -> copy.values.put(g, new HashMap<>(v)));
-            return copy;
-        }
-
-        void replaceWith(final GroupModel other) {
-            bounds.clear();
-            bounds.putAll(other.bounds);
-            entries.clear();
-            entries.putAll(other.entries);
-            values.clear();
-            values.putAll(other.values);
-        }
-
-        private void setBounds(final long g, final long first, final long last) {
-            bounds.put(g, new long[] {first, last});
-            final TreeMap<Long, byte[]> held = entries.get(g);
-            if (held != null) {
-                held.headMap(first, false).clear();
-                held.tailMap(last, false).clear();
-            }
-        }
     }
 }

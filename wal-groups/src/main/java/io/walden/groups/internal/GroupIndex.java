@@ -14,7 +14,8 @@ import java.util.Arrays;
  * change is one of the operations the records of {@link io.walden.groups.GroupRecordDescriptor} name,
  * applied the same way when the log is written and when it is opened: {@link #put} (an entry; the
  * bounds grow to hold it), {@link #bounds} (the state after a truncation or reset) and the key-values.
- * Memory: 8 bytes per index between the bounds, the array grown by half and shrunk when a quarter full.
+ * Memory: 8 bytes per index between the bounds, the array grown by half when full and shrunk when a
+ * truncation leaves it less than half full: at most 16 bytes per index once a group has truncated.
  *
  * <p>{@link #pinLsn} is the lowest LSN a record must keep for the group to open as it is: every live
  * entry and key-value, and the last bounds record where the entries alone do not give the bounds (the
@@ -223,7 +224,7 @@ public final class GroupIndex {
             base = first;
             return;
         }
-        if (used < lsns.length / 4 && lsns.length > CAPACITY_MIN) {
+        if (used < lsns.length / 2 && lsns.length > CAPACITY_MIN) {
             final long[] smaller = new long[capacityFor(used)];
             System.arraycopy(lsns, (int) offset, smaller, 0, (int) used);
             lsns = smaller;

@@ -51,6 +51,8 @@ public final class Purger {
     private long movedRecords;
     private long movedBytes;
     private long lastMovedLsn = -1;
+    // Tests force an interleaving here: run after a group's copies are read, before they are appended.
+    private volatile Runnable beforeAppendHook = () -> {};
     private volatile long purges;
     private volatile long segmentsFreed;
     private volatile long relocatedRecords;
@@ -115,6 +117,11 @@ public final class Purger {
                     movedRecords,
                     movedBytes);
         }
+    }
+
+    /** For tests: runs {@code hook} after a group's copies are read and before they are appended. */
+    public void beforeAppendHook(final Runnable hook) {
+        this.beforeAppendHook = hook;
     }
 
     public long purges() {
@@ -218,6 +225,7 @@ public final class Purger {
      * index at them.
      */
     private void flush(final GroupIndex group) {
+        beforeAppendHook.run();
         appendLock.lock();
         try {
             if (stillCurrent(group)) {
