@@ -83,12 +83,29 @@ public final class GroupLedger {
      * acknowledgement is noted only when the append returns.
      */
     public long append(final GroupLog log, final Step step, final Durability durability) {
-        step.lastLsn = log.append(step.batch, durability);
+        try {
+            step.lastLsn = log.append(step.batch, durability);
+        } catch (final RuntimeException ex) {
+            // Claimed in the log before the wait failed (the power failed): it may be there.
+            if (step.batch.size() > 0 && claimed(step)) {
+                steps.add(step);
+            }
+            throw ex;
+        }
         steps.add(step);
         if (durability == Durability.SYNCED) {
             syncedSteps = steps.size();
         }
         return step.lastLsn;
+    }
+
+    private static boolean claimed(final Step step) {
+        try {
+            step.lastLsn = step.batch.lsn(step.batch.size() - 1);
+            return true;
+        } catch (final IllegalStateException notAppended) {
+            return false;
+        }
     }
 
     /**
