@@ -2,6 +2,7 @@ package io.walden.bench;
 
 import io.walden.bench.harness.BlowupCommand;
 import io.walden.bench.harness.DeviceBytesCommand;
+import io.walden.bench.harness.GroupsCommand;
 import io.walden.bench.harness.JraftOriginalBenchCommand;
 import io.walden.bench.harness.QueueDepthCommand;
 import io.walden.bench.harness.RaftCommand;
@@ -31,6 +32,7 @@ import picocli.CommandLine.Unmatched;
  *   java -jar bench/target/walden-bench.jar wakefloor    [--writers N] [--measure-ms M] [--rounds R] [--dir D]
  *   java -jar bench/target/walden-bench.jar raft-storage-bench [--stores walden,rocksdb] [--rounds R] [--entries N] ...
  *   java -jar bench/target/walden-bench.jar jraft-storage-benchmark --classes DIR [--store walden] ...
+ *   java -jar bench/target/walden-bench.jar groups [--store all] [--groups N] [--writers W] [--seconds S] ...
  * </pre>
  *
  * <p><b>Threading:</b> runs on the main thread.
@@ -49,7 +51,8 @@ import picocli.CommandLine.Unmatched;
             RaftCommand.class,
             RaftOpenCommand.class,
             RaftStorageBenchCommand.class,
-            JraftOriginalBenchCommand.class
+            JraftOriginalBenchCommand.class,
+            GroupsCommand.class
         })
 public final class Main implements Callable<Integer> {
     /** Creates the top-level command; picocli calls it. */

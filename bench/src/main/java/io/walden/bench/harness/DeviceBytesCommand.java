@@ -4,13 +4,10 @@ import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.bench.BenchFiles;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,8 +31,6 @@ import picocli.CommandLine.Option;
 public final class DeviceBytesCommand implements Callable<Integer> {
     /** Prefix of the result line. */
     public static final String RESULT_PREFIX = "@@DEVICE-BYTES ";
-
-    private static final long SECTOR_BYTES = 512;
 
     @Option(names = "--dir", required = true, description = "directory for the log (emptied first)")
     Path dir;
@@ -70,12 +65,12 @@ public final class DeviceBytesCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         BenchFiles.deleteRecursively(dir);
         Files.createDirectories(dir);
-        final String deviceName = device != null ? device : deviceOf(dir);
+        final BlockDevice blockDevice = device != null ? new BlockDevice(device) : BlockDevice.of(dir);
         final long segmentBytes = (long) segmentMib << 20;
         final long totalBytes = totalMib << 20;
         final long perWriter = totalBytes / writers / recordBytes;
         final AtomicLong appended = new AtomicLong();
-        final long sectorsBefore = sectorsWritten(deviceName);
+        final long deviceBytesBefore = blockDevice.bytesWritten();
         final long startNs = System.nanoTime();
         long rolled;
         long recycledSegments;
@@ -108,9 +103,9 @@ public final class DeviceBytesCommand implements Callable<Integer> {
             rolled = wal.stats().segmentsRolled();
             recycledSegments = wal.stats().segmentsRecycled();
         }
-        syncFileSystem(dir);
+        BlockDevice.syncFileSystem(dir);
         final long elapsedNs = System.nanoTime() - startNs;
-        final long deviceBytes = (sectorsWritten(deviceName) - sectorsBefore) * SECTOR_BYTES;
+        final long deviceBytes = blockDevice.bytesWritten() - deviceBytesBefore;
         final long payloadBytes = appended.get();
         System.out.println(RESULT_PREFIX
                 + String.format(
@@ -127,38 +122,8 @@ public final class DeviceBytesCommand implements Callable<Integer> {
                         rolled,
                         recycledSegments,
                         elapsedNs / 1e9,
-                        deviceName));
+                        blockDevice.name()));
         BenchFiles.deleteRecursively(dir);
         return 0;
-    }
-
-    /** The block device that holds a directory, from {@code df}. */
-    private static String deviceOf(final Path directory) throws IOException, InterruptedException {
-        final Process df = new ProcessBuilder("df", "--output=source", directory.toString())
-                .redirectErrorStream(true)
-                .start();
-        final String[] lines = new String(df.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-                .trim()
-                .split("\n");
-        if (!df.waitFor(10, TimeUnit.SECONDS) || df.exitValue() != 0 || lines.length < 2) {
-            throw new IOException("cannot tell the device of " + directory + " from df: " + String.join(" ", lines));
-        }
-        final String source = lines[lines.length - 1].trim();
-        return Path.of(source).getFileName().toString();
-    }
-
-    private static long sectorsWritten(final String deviceName) throws IOException {
-        final Path stat = Path.of("/sys/class/block", deviceName, "stat");
-        final String[] fields = Files.readString(stat).trim().split("\\s+");
-        return Long.parseLong(fields[6]);
-    }
-
-    private static void syncFileSystem(final Path directory) throws IOException, InterruptedException {
-        final Process sync = new ProcessBuilder("sync", "-f", directory.toString())
-                .inheritIO()
-                .start();
-        if (!sync.waitFor(60, TimeUnit.SECONDS) || sync.exitValue() != 0) {
-            throw new IOException("sync -f " + directory + " failed");
-        }
     }
 }

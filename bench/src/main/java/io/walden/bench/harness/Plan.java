@@ -11,7 +11,8 @@ import java.util.Set;
  * each backend and level, then the baselines at the same size and writer count, so that what is
  * compared is measured minutes apart at most. Then the scenarios the brief's bar needs that the
  * matrix lacks (each once), the one-writer asynchronous-acknowledgement scenario, the group window
- * sweep and the recovery scan. The start-up scenario (a new log's first {@value #START_UP_WARMUP_MS}
+ * sweep and the recovery scan; the full run then runs the {@code groups} scenario on each of its stores
+ * ({@link #groupsStores()}). The start-up scenario (a new log's first {@value #START_UP_WARMUP_MS}
  * + {@value #START_UP_MEASURE_MS} ms, variant {@link Systems#VARIANT_START_UP}) runs right after the
  * steady-state scenario it is judged against, in quick and full runs alike.
  *
@@ -270,6 +271,23 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
     }
 
     /**
+     * The stores of the {@code groups} scenario ({@link GroupsScenario}), each in a fresh JVM: all four in
+     * the full run, none in the quick one.
+     *
+     * @return the stores' ids, in the order they run.
+     */
+    public List<String> groupsStores() {
+        if (settings.quick()) {
+            return List.of();
+        }
+        final List<String> stores = new ArrayList<>();
+        for (final GroupStoreKind kind : GroupStoreKind.values()) {
+            stores.add(kind.id);
+        }
+        return List.copyOf(stores);
+    }
+
+    /**
      * Expected wall time of the whole run.
      *
      * @return milliseconds.
@@ -284,6 +302,7 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
             total += job.budgetMs();
         }
         total += blowupRuns().size() * (settings.blowupSeconds() * 1000 + ChildJvm.STARTUP_ALLOWANCE_MS);
+        total += groupsStores().size() * GroupsScenario.budgetMs();
         return total;
     }
 }

@@ -59,6 +59,7 @@ public final class Report {
         ratios();
         batching();
         blowup();
+        groups();
         charts();
         groupWindow();
         fio();
@@ -261,6 +262,42 @@ public final class Report {
                     + count(b.elapsedMs()) + " ms | " + count(b.submitted()) + " | " + count(b.completed()) + " | "
                     + decimal(b.heapPeakMb()) + " MiB | " + decimal(b.directPeakMb()) + " MiB | " + b.threadsPeak()
                     + " |");
+        }
+        line("");
+    }
+
+    private void groups() {
+        final List<ResultRow> rows = results.rows().stream()
+                .filter(r -> r.system().equals(GroupsResult.SYSTEM))
+                .toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        final GroupsWorkload workload = GroupsScenario.WORKLOAD;
+        line("## Many Raft groups: durable batches over several groups");
+        line("");
+        line("`walden-bench.jar groups` (after TiKV raft-engine's stress tool), each store in a fresh JVM: "
+                + workload.describe() + ". Stores: `walden-groups`, every group in one Walden `GroupLog` (a batch is"
+                + " one atomic append); `walden-separate`, a Walden log per group (a batch is one `SYNCED` append per"
+                + " group, not atomic across groups); `rocksdb-per-group`, a RocksDB per group laid out as SOFAJRaft's"
+                + " `RocksDBLogStorage` (one `sync=true` write per group, not atomic); `rocksdb-shared`, one RocksDB,"
+                + " key = group id + index (one atomic write). Latency is per batch, append to durable; device bytes"
+                + " count every writer to the disk; heap is per group after a full GC, the store open and idle after"
+                + " the run (for `walden-groups` it includes the index of every entry written).");
+        line("");
+        line(
+                "| store | entries/s | / walden-groups | batch p50 µs | p99 µs | p99.9 µs | device, memory, threads, open |");
+        line("| --- | --- | --- | --- | --- | --- | --- |");
+        final Optional<ResultRow> reference = rows.stream()
+                .filter(r -> r.backend().equals(GroupStoreKind.WALDEN_GROUPS.id) && r.measured())
+                .findFirst();
+        for (final ResultRow r : rows) {
+            line("| " + r.backend() + " | " + count(r.recordsPerS()) + " | "
+                    + reference
+                            .map(w -> ratio(r.recordsPerS() / w.recordsPerS()))
+                            .orElse("–") + " | "
+                    + decimal(r.p50Us()) + " | " + decimal(r.p99Us()) + " | " + decimal(r.p999Us()) + " | "
+                    + cell(r.note()) + " |");
         }
         line("");
     }

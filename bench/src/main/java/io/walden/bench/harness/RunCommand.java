@@ -111,6 +111,12 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--no-blowup", description = "skip the AsynchronousFileChannel memory blow-up reproduction")
     boolean noBlowup;
 
+    @Option(
+            names = "--no-groups",
+            description = "skip the groups scenario (100 groups, durable batches over 5 groups, on each store; full run"
+                    + " only)")
+    boolean noGroups;
+
     @Option(names = "--dry-run", description = "print the plan and its estimated time, run nothing")
     boolean dryRun;
 
@@ -173,18 +179,14 @@ public final class RunCommand implements Callable<Integer> {
         final String command = "java -jar bench/target/walden-bench.jar run" + (quick ? " --quick" : "");
         System.out.printf(
                 Locale.ROOT,
-                "plan: %d scenarios, %d fio jobs, %d memory blow-up runs; estimated %.1f min%n",
+                "plan: %d scenarios, %d fio jobs, %d groups stores, %d memory blow-up runs; estimated %.1f min%n",
                 plan.scenarios().size(),
                 plan.fioJobs().size(),
+                noGroups ? 0 : plan.groupsStores().size(),
                 noBlowup ? 0 : plan.blowupRuns().size(),
                 plan.estimateMs() / 60_000.0);
         if (dryRun) {
-            for (final Scenario scenario : plan.scenarios()) {
-                System.out.println("  " + scenario.id());
-            }
-            for (final Fio.Job job : plan.fioJobs()) {
-                System.out.println("  " + job.describe());
-            }
+            printPlan(plan);
             return 0;
         }
         final Path base = dir != null ? dir : Path.of("target");
@@ -206,6 +208,9 @@ public final class RunCommand implements Callable<Integer> {
                 final ResultRow row = runScenario(scenario, base, histograms, log);
                 rows.add(row);
                 System.out.println(progress(index, plan.scenarios().size(), row, startNs));
+            }
+            if (!noGroups) {
+                rows.addAll(GroupsScenario.run(plan.groupsStores(), log));
             }
             if (!noBlowup) {
                 for (final String[] run : plan.blowupRuns()) {
@@ -248,6 +253,18 @@ public final class RunCommand implements Callable<Integer> {
                 images.size(),
                 out.toAbsolutePath());
         return 0;
+    }
+
+    private void printPlan(final Plan plan) {
+        for (final Scenario scenario : plan.scenarios()) {
+            System.out.println("  " + scenario.id());
+        }
+        for (final Fio.Job job : plan.fioJobs()) {
+            System.out.println("  " + job.describe());
+        }
+        for (final String store : noGroups ? List.<String>of() : plan.groupsStores()) {
+            System.out.println("  groups " + store + ": " + GroupsScenario.WORKLOAD.describe());
+        }
     }
 
     private static void runFio(final Plan plan, final String fioVersion, final List<ResultRow> rows) {
