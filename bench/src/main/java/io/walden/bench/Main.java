@@ -3,6 +3,7 @@ package io.walden.bench;
 import io.walden.bench.harness.BlowupCommand;
 import io.walden.bench.harness.DeviceBytesCommand;
 import io.walden.bench.harness.GroupsCommand;
+import io.walden.bench.harness.GroupsRetentionCommand;
 import io.walden.bench.harness.JraftOriginalBenchCommand;
 import io.walden.bench.harness.QueueDepthCommand;
 import io.walden.bench.harness.RaftCommand;
@@ -33,6 +34,7 @@ import picocli.CommandLine.Unmatched;
  *   java -jar bench/target/walden-bench.jar raft-storage-bench [--stores walden,rocksdb] [--rounds R] [--entries N] ...
  *   java -jar bench/target/walden-bench.jar jraft-storage-benchmark --classes DIR [--store walden] ...
  *   java -jar bench/target/walden-bench.jar groups [--store all] [--groups N] [--writers W] [--seconds S] ...
+ *   java -jar bench/target/walden-bench.jar groups-retention [--groups N] [--laggard-percent P] [--seconds S] ...
  * </pre>
  *
  * <p><b>Threading:</b> runs on the main thread.
@@ -52,7 +54,8 @@ import picocli.CommandLine.Unmatched;
             RaftOpenCommand.class,
             RaftStorageBenchCommand.class,
             JraftOriginalBenchCommand.class,
-            GroupsCommand.class
+            GroupsCommand.class,
+            GroupsRetentionCommand.class
         })
 public final class Main implements Callable<Integer> {
     /** Creates the top-level command; picocli calls it. */

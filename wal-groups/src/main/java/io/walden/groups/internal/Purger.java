@@ -22,8 +22,10 @@ import org.agrona.collections.LongArrayList;
 
 /**
  * Reclaims space in a group log: frees every segment below the oldest record any group needs ({@link
- * GroupIndex#pinLsn}), names the groups that pin the oldest segment left, and relocates the live records
- * there of groups that pinned it for {@link GroupLogConfig#relocateAfterRounds()} purges in a row.
+ * GroupIndex#pinLsn}), and names the groups that pin the oldest segment left. A group that pinned it for
+ * {@link GroupLogConfig#relocateAfterRounds()} purges in a row is relocatable: its live records below the
+ * target (the oldest record of a group that is not relocatable, or the segment being written) are copied
+ * to the head of the log, so that one purge frees everything up to the target.
  *
  * <p>Relocation copies each record as it is, flagged {@link GroupRecordDescriptor#FLAG_RELOCATED}, to
  * the head of the log and points the group's index at the copy. The copies are read outside the append
@@ -80,28 +82,31 @@ public final class Purger {
             final List<GroupIndex> groups = table.snapshot();
             long freed = wal.truncateBefore(cut(groups));
             final long oldestEnd = segmentBase(wal.startPosition()) + segmentBytes;
-            final boolean oldestIsWritten = wal.tailPosition() < oldestEnd;
+            final long tailBase = segmentBase(wal.tailPosition());
             final long[] pins = new long[groups.size()];
             int pinners = 0;
-            movedRecords = 0;
-            movedBytes = 0;
+            // How far relocation may free: up to the segment being written and the oldest record of a
+            // group that is not (yet) to be relocated.
+            long target = tailBase;
             for (int i = 0; i < groups.size(); i++) {
                 final GroupIndex group = groups.get(i);
-                final long pin;
                 synchronized (group) {
-                    pin = group.pinLsn();
+                    pins[i] = group.pinLsn();
                 }
-                pins[i] = pin;
-                if (oldestIsWritten || pin >= oldestEnd) {
+                if (tailBase < oldestEnd || pins[i] >= oldestEnd) {
                     group.pinRounds(0);
-                    continue;
+                } else {
+                    pinners++;
+                    group.pinRounds(group.pinRounds() + 1);
                 }
-                pinners++;
-                group.pinRounds(group.pinRounds() + 1);
-                if (config.relocateAfterRounds() > 0 && group.pinRounds() >= config.relocateAfterRounds()) {
-                    relocate(group, oldestEnd);
-                    group.pinRounds(0);
+                if (!relocatable(group)) {
+                    target = Math.min(target, pins[i]);
                 }
+            }
+            movedRecords = 0;
+            movedBytes = 0;
+            if (target >= oldestEnd) {
+                relocateBelow(groups, pins, target);
             }
             if (movedRecords > 0) {
                 wal.await(lastMovedLsn, Durability.SYNCED);
@@ -116,6 +121,21 @@ public final class Purger {
                     pinningGroups(groups, pins, pinners, oldestEnd),
                     movedRecords,
                     movedBytes);
+        }
+    }
+
+    private boolean relocatable(final GroupIndex group) {
+        return config.relocateAfterRounds() > 0 && group.pinRounds() >= config.relocateAfterRounds();
+    }
+
+    /** Moves every live record below {@code target} of the groups that pinned long enough. */
+    private void relocateBelow(final List<GroupIndex> groups, final long[] pins, final long target) {
+        for (int i = 0; i < groups.size(); i++) {
+            final GroupIndex group = groups.get(i);
+            if (relocatable(group) && pins[i] < target) {
+                relocate(group, target);
+                group.pinRounds(0);
+            }
         }
     }
 
