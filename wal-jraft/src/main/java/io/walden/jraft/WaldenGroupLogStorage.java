@@ -493,7 +493,10 @@ public final class WaldenGroupLogStorage implements LogStorage {
             final long callBytes = framed(recordMark ? recordBytesOfMark() : 0) + entriesFramedBytes(rewrite);
             if (callBytes <= batchLimitBytes) {
                 fillOneBatch(rewrite);
-                log.append(batch, Durability.SYNCED);
+                if (!batch.isEmpty()) {
+                    // Empty: every entry lies below the mark, and none is held, as in RaftLogIndex#put.
+                    log.append(batch, Durability.SYNCED);
+                }
             } else if (!appendInSeveralBatches(rewrite)) {
                 return 0;
             }
