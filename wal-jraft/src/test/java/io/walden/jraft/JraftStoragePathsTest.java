@@ -19,6 +19,7 @@ import com.alipay.sofa.jraft.option.LogManagerOptions;
 import com.alipay.sofa.jraft.option.LogStorageOptions;
 import com.alipay.sofa.jraft.option.RaftOptions;
 import com.alipay.sofa.jraft.storage.LogManager;
+import com.alipay.sofa.jraft.storage.LogStorage;
 import com.alipay.sofa.jraft.storage.impl.LogManagerImpl;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -51,7 +52,7 @@ class JraftStoragePathsTest {
     @TempDir
     Path tempDir;
 
-    private final List<WaldenLogStorage> storages = new ArrayList<>();
+    private final List<LogStorage> storages = new ArrayList<>();
     private final List<LogManagerImpl> managers = new ArrayList<>();
     private final List<Status> managerErrors = new CopyOnWriteArrayList<>();
     private final ConfigurationManager configurations = new ConfigurationManager();
@@ -62,15 +63,31 @@ class JraftStoragePathsTest {
             manager.shutdown();
             manager.join();
         }
-        storages.forEach(WaldenLogStorage::shutdown);
+        storages.forEach(LogStorage::shutdown);
+        afterStorages();
+    }
+
+    /** Runs after every storage of a test shut down; a subclass closes what its storages share here. */
+    void afterStorages() throws InterruptedException {}
+
+    /**
+     * A new storage, not yet initialised, named within the test ({@code "log"}): a subclass runs the
+     * same paths on another storage. A storage made again with a name holds what the last one of that
+     * name held.
+     *
+     * @param name the storage's name within the test.
+     * @return the storage.
+     */
+    LogStorage newStorage(final String name) {
+        return new WaldenLogStorage(tempDir.resolve(name));
     }
 
     // ---------------------------------------------------------------------------------------------
     // The storage calls of jraft's own storage tests
     // ---------------------------------------------------------------------------------------------
 
-    private WaldenLogStorage storage(final Path directory) {
-        final WaldenLogStorage storage = new WaldenLogStorage(directory);
+    private LogStorage storage(final String name) {
+        final LogStorage storage = newStorage(name);
         assertTrue(storage.init(options()), "init");
         storages.add(storage);
         return storage;
@@ -105,7 +122,7 @@ class JraftStoragePathsTest {
 
     @Test
     void anEmptyStoreStartsAtOneAndHoldsNothing() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         assertEquals(1, storage.getFirstLogIndex());
         assertEquals(0, storage.getLastLogIndex());
         assertNull(storage.getEntry(0));
@@ -114,7 +131,7 @@ class JraftStoragePathsTest {
 
     @Test
     void aFirstEntryAtOneHundredThenAGap() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         final LogEntry first = entry(100, 1, null);
         assertTrue(storage.appendEntry(first));
         assertEquals(100, storage.getFirstLogIndex());
@@ -131,8 +148,8 @@ class JraftStoragePathsTest {
 
     @Test
     void configurationEntriesAreReplayedAtInitInIndexOrder() {
-        final Path directory = tempDir.resolve("log");
-        WaldenLogStorage storage = storage(directory);
+        final String directory = "log";
+        LogStorage storage = storage(directory);
         assertTrue(configurations.getLastConfiguration().isEmpty());
         final LogEntry one = new LogEntry(EntryType.ENTRY_TYPE_CONFIGURATION);
         one.setId(new LogId(99, 1));
@@ -159,7 +176,7 @@ class JraftStoragePathsTest {
 
     @Test
     void entriesFromIndexZero() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         final List<LogEntry> entries = fromZero(10);
         assertEquals(10, storage.appendEntries(entries));
         assertEquals(0, storage.getFirstLogIndex());
@@ -172,7 +189,7 @@ class JraftStoragePathsTest {
 
     @Test
     void resetKeepsTheEntryAtTheNextIndex() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         assertEquals(10, storage.appendEntries(fromZero(10)));
         assertEquals(0, storage.getFirstLogIndex());
         assertTrue(storage.reset(5));
@@ -185,7 +202,7 @@ class JraftStoragePathsTest {
 
     @Test
     void truncatePrefixKeepsTheIndexKept() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         final List<LogEntry> entries = fromZero(10);
         assertEquals(10, storage.appendEntries(entries));
         assertTrue(storage.truncatePrefix(5));
@@ -201,7 +218,7 @@ class JraftStoragePathsTest {
 
     @Test
     void manyLargeEntriesFromZeroAndAReinitOfTheSameInstance() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         final int count = 2_000;
         final java.util.SplittableRandom random = new java.util.SplittableRandom(11);
         for (int from = 0; from < count; from += 100) {
@@ -221,7 +238,7 @@ class JraftStoragePathsTest {
         checkLargeEntries(storage, count);
     }
 
-    private static void checkLargeEntries(final WaldenLogStorage storage, final int count) {
+    private static void checkLargeEntries(final LogStorage storage, final int count) {
         for (int i = 0; i < count; i++) {
             final LogEntry read = storage.getEntry(i);
             assertNotNull(read, "entry " + i);
@@ -233,7 +250,7 @@ class JraftStoragePathsTest {
 
     @Test
     void truncateSuffixKeepsTheFirstIndex() {
-        final WaldenLogStorage storage = storage(tempDir.resolve("log"));
+        final LogStorage storage = storage("log");
         final List<LogEntry> entries = fromZero(10);
         assertEquals(10, storage.appendEntries(entries));
         assertTrue(storage.truncateSuffix(5));
@@ -251,8 +268,8 @@ class JraftStoragePathsTest {
     // jraft's LogManagerImpl over the storage
     // ---------------------------------------------------------------------------------------------
 
-    private LogManagerImpl manager(final Path directory) {
-        final WaldenLogStorage storage = new WaldenLogStorage(directory);
+    private LogManagerImpl manager(final String name) {
+        final LogStorage storage = newStorage(name);
         storages.add(storage);
         final LogManagerOptions options = new LogManagerOptions();
         options.setConfigurationManager(configurations);
@@ -297,7 +314,7 @@ class JraftStoragePathsTest {
         manager.shutdown();
         manager.join();
         managers.remove(manager);
-        final WaldenLogStorage storage = storages.remove(storages.size() - 1);
+        final LogStorage storage = storages.remove(storages.size() - 1);
         storage.shutdown();
     }
 
@@ -349,7 +366,7 @@ class JraftStoragePathsTest {
 
     @Test
     void aFollowerResolvesAConflictByTruncatingTheSuffix() throws InterruptedException {
-        final Path directory = tempDir.resolve("log");
+        final String directory = "log";
         LogManagerImpl manager = manager(directory);
         assertTrue(append(manager, data(1, 20, 1)).isOk());
         final List<LogEntry> conflicting = data(11, 14, 1);
@@ -366,7 +383,7 @@ class JraftStoragePathsTest {
 
     @Test
     void aSnapshotWithMatchingTermsTruncatesThePrefix() throws InterruptedException {
-        final Path directory = tempDir.resolve("log");
+        final String directory = "log";
         LogManagerImpl manager = manager(directory);
         final List<LogEntry> entries = data(1, 10, 1);
         assertTrue(append(manager, entries).isOk());
@@ -383,7 +400,7 @@ class JraftStoragePathsTest {
 
     @Test
     void aSnapshotPastTheEndOfTheLogLeavesItToContinueAfterTheSnapshot() throws InterruptedException {
-        final Path directory = tempDir.resolve("log");
+        final String directory = "log";
         LogManagerImpl manager = manager(directory);
         assertTrue(append(manager, data(1, 10, 1)).isOk());
         manager.setSnapshot(snapshot(20, 3));
@@ -398,7 +415,7 @@ class JraftStoragePathsTest {
 
     @Test
     void aSnapshotWhoseTermConflictsResetsTheLogAndTheFollowerAppendsFromThere() throws InterruptedException {
-        final Path directory = tempDir.resolve("log");
+        final String directory = "log";
         LogManagerImpl manager = manager(directory);
         assertTrue(append(manager, data(1, 10, 1)).isOk());
         // The leader's snapshot ends at 5 with term 2; the follower holds entry 5 of term 1.
@@ -415,7 +432,7 @@ class JraftStoragePathsTest {
     @Test
     void aSnapshotWhoseTermConflictsWithNoEntryAfterItResetsToANoOpThatTheFollowerOverwrites()
             throws InterruptedException {
-        final Path directory = tempDir.resolve("log");
+        final String directory = "log";
         LogManagerImpl manager = manager(directory);
         assertTrue(append(manager, data(1, 10, 1)).isOk());
         manager.setSnapshot(snapshot(10, 2));
