@@ -12,6 +12,8 @@ import java.util.Locale;
 enum GroupStoreKind {
     /** Every group in one Walden {@code GroupLog}; a batch is one atomic append. */
     WALDEN_GROUPS("walden-groups"),
+    /** The baseline: the same batches on one plain Walden log, no group layer (one group's cost). */
+    WALDEN_ONE_LOG("walden-one-log"),
     /** A Walden log per group; a batch is one append per group, not atomic across them. */
     WALDEN_SEPARATE("walden-separate"),
     /** A RocksDB per group, laid out as SOFAJRaft's {@code RocksDBLogStorage}; one write per group. */
@@ -43,7 +45,7 @@ enum GroupStoreKind {
             }
         }
         throw new IllegalArgumentException("unknown store '" + value
-                + "': walden-groups, walden-separate, rocksdb-per-group, rocksdb-shared or all");
+                + "': walden-groups, walden-one-log, walden-separate, rocksdb-per-group, rocksdb-shared or all");
     }
 
     /**
@@ -59,6 +61,7 @@ enum GroupStoreKind {
             throws Exception {
         return switch (this) {
             case WALDEN_GROUPS -> new WaldenGroupsStore(directory, settings.backend());
+            case WALDEN_ONE_LOG -> new WaldenOneLogStore(directory, settings.backend());
             case WALDEN_SEPARATE -> new WaldenSeparateStore(directory, workload, settings);
             case ROCKSDB_PER_GROUP -> new RocksDbPerGroupStore(directory, workload, settings.rocksDbWriteBufferBytes());
             case ROCKSDB_SHARED -> new RocksDbSharedStore(directory);
@@ -79,6 +82,10 @@ enum GroupStoreKind {
                 "one GroupLog over one Walden log (Walden's defaults: segment 64 MiB, buffer 8 MiB; backend "
                         + settings.backend() + "); one GroupBatch per writer, append(batch, SYNCED): a batch is"
                         + " atomic over its groups";
+            case WALDEN_ONE_LOG ->
+                "the baseline: one plain Walden log (defaults, backend " + settings.backend() + "), each batch one"
+                        + " WalBatch of its entries, SYNCED, with no group header, index or planning: the load as one"
+                        + " group's";
             case WALDEN_SEPARATE ->
                 String.format(
                         Locale.ROOT,

@@ -39,8 +39,9 @@ public final class GroupsCommand implements Callable<Integer> {
     @Option(
             names = "--store",
             defaultValue = "all",
-            description = "walden-groups, walden-separate, rocksdb-per-group, rocksdb-shared or all (default all,"
-                    + " in that order)")
+            description =
+                    "walden-groups, walden-one-log, walden-separate, rocksdb-per-group, rocksdb-shared or all (default all,"
+                            + " in that order)")
     String store;
 
     @Option(names = "--groups", defaultValue = "100", description = "groups (default 100)")

@@ -187,7 +187,7 @@ class GroupsCommandTest {
                         .userObject())
                 .settings());
         assertEquals(
-                List.of("walden-groups", "walden-separate", "rocksdb-per-group", "rocksdb-shared"),
+                List.of("walden-groups", "walden-one-log", "walden-separate", "rocksdb-per-group", "rocksdb-shared"),
                 full.groupsStores());
         final Plan quick = Plan.of(((RunCommand) Main.commandLine()
                         .parseArgs("run", "--quick")
