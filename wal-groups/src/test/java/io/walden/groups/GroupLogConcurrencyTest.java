@@ -3,8 +3,6 @@ package io.walden.groups;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
-import io.walden.WalConfig;
-import io.walden.nio.NioStorageBackend;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,13 +108,6 @@ class GroupLogConcurrencyTest {
     }
 
     private GroupLog open() {
-        final WalConfig wal = WalConfig.builder(dir)
-                .backend(new NioStorageBackend())
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(16 * 1024)
-                .build();
-        return GroupLog.open(
-                GroupLogConfig.builder(wal).relocateAfterRounds(2).readers(2).build());
+        return TestGroupLogs.open(dir, 2, 2);
     }
 }

@@ -10,7 +10,6 @@ import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
 import io.walden.WalException;
-import io.walden.nio.NioStorageBackend;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -24,12 +23,7 @@ class GroupLogErrorsTest {
     Path dir;
 
     private WalConfig walConfig() {
-        return WalConfig.builder(dir)
-                .backend(new NioStorageBackend())
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(16 * 1024)
-                .build();
+        return TestGroupLogs.walConfig(dir);
     }
 
     @Test

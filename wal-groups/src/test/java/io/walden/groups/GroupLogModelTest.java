@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.walden.Durability;
-import io.walden.WalConfig;
 import io.walden.WalException;
-import io.walden.nio.NioStorageBackend;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -135,14 +133,7 @@ class GroupLogModelTest {
     }
 
     private GroupLog open() {
-        final WalConfig wal = WalConfig.builder(dir)
-                .backend(new NioStorageBackend())
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(16 * 1024)
-                .build();
-        return GroupLog.open(
-                GroupLogConfig.builder(wal).relocateAfterRounds(1).readers(2).build());
+        return TestGroupLogs.open(dir, 1, 2);
     }
 
     private static byte[] bytes(final Random random, final int length) {

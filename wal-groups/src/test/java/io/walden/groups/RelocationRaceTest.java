@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
-import io.walden.WalConfig;
-import io.walden.nio.NioStorageBackend;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -99,13 +97,7 @@ class RelocationRaceTest {
     }
 
     private GroupLog open() {
-        final WalConfig wal = WalConfig.builder(dir)
-                .backend(new NioStorageBackend())
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(16 * 1024)
-                .build();
-        return GroupLog.open(GroupLogConfig.builder(wal).relocateAfterRounds(1).build());
+        return TestGroupLogs.open(dir, 1, 4);
     }
 
     private static byte[] filled(final int length, final byte value) {

@@ -102,12 +102,8 @@ public final class ReaderPool implements AutoCloseable {
 
         boolean read(final long lsn, final RecordVisitor visitor) {
             this.visitor = visitor;
-            this.wanted = lsn;
-            this.found = false;
             try {
-                reader.seek(lsn);
-                reader.poll(this, 1);
-                return found;
+                return pollAt(lsn);
             } finally {
                 this.visitor = null;
             }
@@ -117,15 +113,19 @@ public final class ReaderPool implements AutoCloseable {
             this.entryHandler = handler;
             this.groupId = groupId;
             this.index = index;
-            this.wanted = lsn;
-            this.found = false;
             try {
-                reader.seek(lsn);
-                reader.poll(this, 1);
-                return found;
+                return pollAt(lsn);
             } finally {
                 this.entryHandler = null;
             }
+        }
+
+        private boolean pollAt(final long lsn) {
+            wanted = lsn;
+            found = false;
+            reader.seek(lsn);
+            reader.poll(this, 1);
+            return found;
         }
 
         @Override
