@@ -25,6 +25,12 @@ public final class CrashTally {
     /** Child JVMs killed with SIGKILL and checked, on the ring-owning io_uring backend (JDK 22+). */
     public static final AtomicLong KILLS_URING_FFM = new AtomicLong();
 
+    /**
+     * Child JVMs killed with SIGKILL and checked while they appended to a group log ({@code wal-groups})
+     * and purged it, on the FileChannel backend.
+     */
+    public static final AtomicLong KILLS_GROUPS = new AtomicLong();
+
     /** Injected I/O fault cases (and real full-disk cases) checked. */
     public static final AtomicLong FAULTS = new AtomicLong();
 
@@ -93,7 +99,7 @@ public final class CrashTally {
      * The summary line.
      *
      * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... kills.uringFfm=...
-     *     faults=... bitflips=...
+     *     kills.groups=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
      *     hurried=... recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
      */
@@ -102,6 +108,7 @@ public final class CrashTally {
                 + " kills.nio=" + KILLS_NIO.get()
                 + " kills.uring=" + KILLS_URING.get()
                 + " kills.uringFfm=" + KILLS_URING_FFM.get()
+                + " kills.groups=" + KILLS_GROUPS.get()
                 + " faults=" + FAULTS.get()
                 + " bitflips=" + BITFLIPS.get()
                 + " flips.newest=" + FLIPS_NEWEST.get()

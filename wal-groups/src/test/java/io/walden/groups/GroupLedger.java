@@ -8,17 +8,60 @@ import java.util.function.Consumer;
 
 /**
  * What a crash test appended to a group log and what it was told, to check a log reopened after a
- * power failure: the log must hold exactly the steps (batches) before some point, every step
- * acknowledged {@code SYNCED} among them, each whole or not at all, and every group must then be what
- * those steps make it ({@link GroupModel}). The point is where recovery found the valid records to end
- * ({@link RecoveryReport#recoveredEndPosition()}): a step is in the log if its last record lies before it.
+ * crash: the log must hold exactly the steps (batches) before some point, every step acknowledged at a
+ * level that survives the crash among them ({@code SYNCED} for a power failure, {@code WRITTEN} too for
+ * a killed process), each whole or not at all, and every group must then be what those steps make it
+ * ({@link GroupModel}). The point is where recovery found the valid records to end ({@link
+ * RecoveryReport#recoveredEndPosition()}): a step is in the log if its last record lies before it. A
+ * step whose append never returned has no known position; it is in the log if the groups show it.
+ *
+ * <p>A test that appends in this process uses {@link #append}; one whose appends ran in a process it
+ * killed notes what that process reported ({@link #noteAcknowledged}, {@link #noteUnacknowledged}).
  *
  * <p><b>Threading:</b> not thread-safe; one thread runs the workload.
  */
 public final class GroupLedger {
+    /** The position of a step whose append never returned: unknown, so after every known one. */
+    private static final long UNKNOWN_LSN = Long.MAX_VALUE;
+
     private final List<Step> steps = new ArrayList<>();
-    private final GroupModel kept = new GroupModel();
-    private int syncedSteps;
+    private final GroupModel kept;
+    // How many of the noted steps the crash must keep: up to the last one acknowledged at a level it keeps.
+    private int promisedSteps;
+
+    /** A ledger of an empty log. */
+    public GroupLedger() {
+        this(new GroupModel());
+    }
+
+    /**
+     * A ledger of a log that already holds what a model shows (a process that reopened it).
+     *
+     * @param held what the log holds; copied.
+     */
+    public GroupLedger(final GroupModel held) {
+        this.kept = held.copy();
+    }
+
+    /**
+     * A check that found acknowledged steps missing.
+     *
+     * <p><b>Threading:</b> immutable.
+     */
+    public static final class AcknowledgedStepsLost extends AssertionError {
+        private static final long serialVersionUID = 1L;
+        private final int lostSteps;
+
+        AcknowledgedStepsLost(final String message, final int lostSteps) {
+            super(message);
+            this.lostSteps = lostSteps;
+        }
+
+        /** @return how many acknowledged steps the log lacks. */
+        public int lostSteps() {
+            return lostSteps;
+        }
+    }
 
     /** One batch: the operations for the log and, beside them, for the model. */
     public static final class Step {
@@ -94,9 +137,37 @@ public final class GroupLedger {
         }
         steps.add(step);
         if (durability == Durability.SYNCED) {
-            syncedSteps = steps.size();
+            promisedSteps = steps.size();
         }
         return step.lastLsn;
+    }
+
+    /**
+     * Notes a step that another process appended and reported appended: its append returned.
+     *
+     * @param step the step, as that process made it.
+     * @param lastLsn the position of its last record, as the append returned it.
+     * @param promised whether the level it was acknowledged at promises to survive the crash checked.
+     */
+    public void noteAcknowledged(final Step step, final long lastLsn, final boolean promised) {
+        if (!steps.isEmpty() && steps.get(steps.size() - 1).lastLsn == UNKNOWN_LSN) {
+            throw new IllegalStateException("a step is noted after one whose append never returned");
+        }
+        step.lastLsn = lastLsn;
+        steps.add(step);
+        if (promised) {
+            promisedSteps = steps.size();
+        }
+    }
+
+    /**
+     * Notes a step that another process began to append and died before its append returned: the last
+     * step it appended, in the log whole or not at all, at a position nobody was told.
+     *
+     * @param step the step, as that process made it.
+     */
+    public void noteUnacknowledged(final Step step) {
+        noteAcknowledged(step, UNKNOWN_LSN, false);
     }
 
     private static boolean claimed(final Step step) {
@@ -109,8 +180,9 @@ public final class GroupLedger {
     }
 
     /**
-     * Checks a reopened log: throws an {@link AssertionError} that names the first violation; then forgets
-     * the steps the log lost, so the workload can go on.
+     * Checks a reopened log: throws an {@link AssertionError} that names the first violation ({@link
+     * AcknowledgedStepsLost} if acknowledged steps are missing); then forgets the steps the log lost, so
+     * the workload can go on.
      *
      * @return how many of the noted steps the log holds.
      */
@@ -120,16 +192,39 @@ public final class GroupLedger {
         while (held < steps.size() && steps.get(held).lastLsn < end) {
             held++;
         }
-        if (held < syncedSteps) {
-            throw new AssertionError("step " + held + " of " + steps.size() + " (last record at "
-                    + steps.get(held).lastLsn + ") was acknowledged SYNCED but the log ends at " + end);
+        if (held < promisedSteps) {
+            throw new AcknowledgedStepsLost(
+                    "step " + held + " of " + steps.size() + " (last record at " + steps.get(held).lastLsn
+                            + ") was acknowledged at a level that survives this crash but the log ends at " + end,
+                    promisedSteps - held);
+        }
+        final boolean unknownLast = held == steps.size() - 1 && steps.get(held).lastLsn == UNKNOWN_LSN;
+        if (unknownLast && matches(log, held + 1)) {
+            held++;
         }
         for (int i = 0; i < held; i++) {
             steps.get(i).applyTo(kept);
         }
         steps.clear();
-        syncedSteps = 0;
-        kept.assertMatches(log, "after recovery, " + held + " steps kept");
+        promisedSteps = 0;
+        kept.assertMatches(
+                log,
+                "after recovery, " + held + " steps kept"
+                        + (unknownLast ? " (the log shows neither all nor none of the last, unacknowledged one)" : ""));
         return held;
+    }
+
+    /** Whether the log is what the kept model and the first {@code count} noted steps make it. */
+    private boolean matches(final GroupLog log, final int count) {
+        final GroupModel model = kept.copy();
+        for (int i = 0; i < count; i++) {
+            steps.get(i).applyTo(model);
+        }
+        try {
+            model.assertMatches(log, "");
+            return true;
+        } catch (final AssertionError differs) {
+            return false;
+        }
     }
 }

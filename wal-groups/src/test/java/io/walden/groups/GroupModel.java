@@ -19,6 +19,29 @@ public final class GroupModel {
     private final Map<Long, TreeMap<Long, byte[]>> entries = new HashMap<>();
     private final Map<Long, Map<String, byte[]>> values = new HashMap<>();
 
+    /**
+     * The model of what a log holds now: every group's bounds and entries, not its key-values (a log
+     * does not list its keys).
+     *
+     * @param log an open log.
+     * @return a new model.
+     */
+    public static GroupModel of(final GroupLog log) {
+        final GroupModel model = new GroupModel();
+        for (final long g : log.groupIds()) {
+            final long first = log.firstIndex(g);
+            final long last = log.lastIndex(g);
+            model.setBounds(g, first, last);
+            for (long i = first; i <= last; i++) {
+                final byte[] entry = log.entry(g, i);
+                if (entry != null) {
+                    model.entries.computeIfAbsent(g, x -> new TreeMap<>()).put(i, entry);
+                }
+            }
+        }
+        return model;
+    }
+
     public long first(final long g) {
         return bounds.getOrDefault(g, new long[] {1, 0})[0];
     }

@@ -11,7 +11,7 @@ import java.util.List;
  * <p><b>Threading:</b> filled by the thread that reads the child's output; read by the test thread only
  * after that thread has ended (a join orders the two).
  */
-final class ChildReport {
+final class ChildReport implements KillableChild.Health {
     /**
      * One acknowledgement: the append of record (thread, seq) returned at a level with an LSN.
      *
@@ -159,6 +159,19 @@ final class ChildReport {
         return Event.MALFORMED;
     }
 
+    /**
+     * The listener that fills this report with a child's lines and kills the child when a trigger fires.
+     *
+     * @param trigger when to kill.
+     * @return the listener, for the reader thread.
+     */
+    KillableChild.Listener listener(final KillTrigger trigger) {
+        return KillableChild.listener(
+                this::accept,
+                event -> event == Event.READY || event == Event.ERROR,
+                event -> trigger.onEvent(event, this) ? trigger.delayNs() : -1);
+    }
+
     /** @return the acknowledgements in the order reported. */
     List<Ack> acks() {
         return acks;
@@ -179,8 +192,8 @@ final class ChildReport {
         return acks.isEmpty() ? null : acks.get(acks.size() - 1);
     }
 
-    /** @return complete lines that were not in the protocol. */
-    List<String> malformedLines() {
+    @Override
+    public List<String> malformedLines() {
         return malformedLines;
     }
 
@@ -224,8 +237,8 @@ final class ChildReport {
                 + ", truncateBefore " + truncateLsns + (truncationInterrupted() ? " (the last interrupted)" : "");
     }
 
-    /** @return the child's own failure, or null. */
-    String error() {
+    @Override
+    public String error() {
         return error;
     }
 }

@@ -44,7 +44,6 @@ final class KillCampaign {
     private static final int CHILD_THREADS = 3;
     private static final long OPEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
     private static final long TRIGGER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(3);
-    private static final int SIGKILL_EXIT_STATUS = 128 + 9;
     /** How long a {@link KillTrigger.Kind#TORN_BATCH} cycle looks for a moment inside a batch. */
     private static final long TORN_BATCH_SEARCH_NS = TimeUnit.SECONDS.toNanos(2);
 
@@ -180,8 +179,18 @@ final class KillCampaign {
         final KillTrigger trigger = KillTrigger.random(random);
         final String context = "cycle " + cycle + " (" + backendName + ", " + trigger + ", seed " + seed + ", "
                 + directory + ", child stderr in " + stderrFile + ")";
+        final ChildReport report = new ChildReport();
         final KillableChild child = KillableChild.start(
-                directory, backendName, cycle, CHILD_THREADS, random.nextLong(), trigger, stderrFile, childClasses);
+                KillChild.class,
+                List.of(
+                        directory.toString(),
+                        backendName,
+                        Integer.toString(cycle),
+                        Integer.toString(CHILD_THREADS),
+                        Long.toString(random.nextLong())),
+                report.listener(trigger),
+                stderrFile,
+                childClasses);
         try {
             if (!child.awaitReadyOrDead(OPEN_TIMEOUT_NS)) {
                 throw new AssertionError("the child did not open its log within 60 s: " + context);
@@ -204,18 +213,7 @@ final class KillCampaign {
         } finally {
             child.kill();
         }
-        final int exitStatus = child.awaitExit();
-        final ChildReport report = child.report();
-        if (report.error() != null
-                || exitStatus != SIGKILL_EXIT_STATUS
-                || !report.malformedLines().isEmpty()) {
-            throw new AssertionError("the child failed by itself (exit status " + exitStatus + "): " + report.error()
-                    + "; malformed lines " + report.malformedLines() + "; " + context);
-        }
-        if (child.partialTrailingBytes() != 0) {
-            throw new AssertionError("the child's last report was cut (" + child.partialTrailingBytes()
-                    + " bytes): a report line must be written with one write(2): " + context);
-        }
+        child.awaitKilled(report, context);
         final List<String> filesAtKill = listFiles(directory);
         if (filesAtKill.stream().anyMatch(name -> name.endsWith(SegmentNames.TEMPORARY_SUFFIX))) {
             interruptedPreparations++;
@@ -288,7 +286,15 @@ final class KillCampaign {
         }
     }
 
-    private static Path copyOf(final Path directory) throws IOException {
+    /**
+     * Copies a log directory beside it (as {@code <name>-check}), to check what a kill left without
+     * changing the files the next child recovers.
+     *
+     * @param directory the log directory.
+     * @return the copy.
+     * @throws IOException if it cannot be copied.
+     */
+    static Path copyOf(final Path directory) throws IOException {
         final Path copy = directory.resolveSibling(directory.getFileName() + "-check");
         TestFiles.deleteRecursively(copy);
         Files.createDirectories(copy);

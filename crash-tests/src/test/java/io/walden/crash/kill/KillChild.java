@@ -213,14 +213,25 @@ public final class KillChild {
         return TestRecords.TAG_LENGTH + random.nextInt(KillSetup.MAX_RECORD_BYTES - TestRecords.TAG_LENGTH + 1);
     }
 
-    private static void write(final String line) throws IOException {
+    /**
+     * Reports a line to the parent with one {@code write(2)}; shared with the other children of this package.
+     *
+     * @param line the line, without its terminator.
+     * @throws IOException if the parent is gone.
+     */
+    static void write(final String line) throws IOException {
         final byte[] bytes = (line + "\n").getBytes(StandardCharsets.US_ASCII);
         synchronized (OUT) {
             OUT.write(bytes);
         }
     }
 
-    private static void fail(final Throwable ex) {
+    /**
+     * Reports an unexpected failure ({@code E}) and halts with {@link #EXIT_FAILED}.
+     *
+     * @param ex the failure.
+     */
+    static void fail(final Throwable ex) {
         try {
             ex.printStackTrace();
             final String text = String.valueOf(ex).replace('\n', ' ');

@@ -6,24 +6,78 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
- * A {@link KillChild} in its own JVM, with the thread that reads its reports and kills it with SIGKILL
- * ({@link ProcessHandle#destroyForcibly()}) when its {@link KillTrigger} fires.
+ * A child program of the kill tests ({@link KillChild}, {@link GroupKillChild}) in its own JVM, with the
+ * thread that reads its reports, hands each line to a {@link Listener}, and kills the child with SIGKILL
+ * ({@link ProcessHandle#destroyForcibly()}) when the listener says so.
  *
  * <p>The child is started by {@link ChildJvm}: the test JVM's {@code java} with the test class path
  * minus the test frameworks, a small heap, the serial collector and the C1 compiler only, which keeps
  * its start near 0.3 s.
  *
- * <p><b>Threading:</b> created and driven by the test thread; the reader thread owns the report until
- * it ends, and {@link #awaitExit} joins it before the report is handed out.
+ * <p><b>Threading:</b> created and driven by the test thread; the reader thread owns the listener (and
+ * the report it fills) until it ends, and {@link #awaitKilled} joins it before the report is read.
  */
 final class KillableChild {
     private static final long EXIT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    private static final int SIGKILL_EXIT_STATUS = 128 + 9;
+
+    /** What the reader thread makes of each line the child reports. */
+    interface Listener {
+        /**
+         * Takes one complete line.
+         *
+         * @param line the line without its terminator.
+         * @return whether it ends the wait for the child's open: the child opened its log, or failed.
+         */
+        boolean accept(String line);
+
+        /** @return how long after the line just taken to kill the child; negative to let it run. */
+        long killDelayNs();
+    }
+
+    /** What a child's report says of the child's own health, checked once it is gone. */
+    interface Health {
+        /** @return the failure the child reported, or null. */
+        String error();
+
+        /** @return the complete lines it reported outside its protocol. */
+        List<String> malformedLines();
+    }
+
+    /**
+     * A listener made of a report's parser and a kill trigger.
+     *
+     * @param parse parses a line into what the report makes of it, filling the report.
+     * @param settles whether what a line was ends the wait for the child's open.
+     * @param killDelayNs for what a line was, how long after it to kill the child; negative to let it run.
+     * @param <E> what the report makes of a line.
+     * @return the listener.
+     */
+    static <E> Listener listener(
+            final Function<String, E> parse, final Predicate<E> settles, final ToLongFunction<E> killDelayNs) {
+        return new Listener() {
+            private E last;
+
+            @Override
+            public boolean accept(final String line) {
+                last = parse.apply(line);
+                return settles.test(last);
+            }
+
+            @Override
+            public long killDelayNs() {
+                return killDelayNs.applyAsLong(last);
+            }
+        };
+    }
 
     private final Process process;
-    private final ChildReport report = new ChildReport();
-    private final KillTrigger trigger;
+    private final Listener listener;
     private final Thread reader;
     // Written by the reader thread; read by the test thread after the join.
     private int partialTrailingBytes;
@@ -31,9 +85,9 @@ final class KillableChild {
     private final CountDownLatch readyOrDead = new CountDownLatch(1);
     private volatile boolean killed;
 
-    private KillableChild(final Process process, final KillTrigger trigger) {
+    private KillableChild(final Process process, final Listener listener) {
         this.process = process;
-        this.trigger = trigger;
+        this.listener = listener;
         this.reader = new Thread(this::readReports, "kill-child-reader");
         reader.setDaemon(true);
         reader.start();
@@ -42,38 +96,22 @@ final class KillableChild {
     /**
      * Starts a child.
      *
-     * @param directory the log directory.
-     * @param backendName the backend.
-     * @param cycle the cycle number, tagged into every record.
-     * @param threadCount appender threads.
-     * @param seed random seed of the child.
-     * @param trigger when to kill it.
+     * @param mainClass the child program, in this package.
+     * @param arguments its arguments.
+     * @param listener takes its reports.
      * @param stderrFile where the child's standard error is appended.
      * @param childClasses the copy of the child's classes ({@link #copyChildClasses}).
      * @return the running child.
      * @throws IOException if the JVM cannot be started.
      */
     static KillableChild start(
-            final Path directory,
-            final String backendName,
-            final int cycle,
-            final int threadCount,
-            final long seed,
-            final KillTrigger trigger,
+            final Class<?> mainClass,
+            final List<String> arguments,
+            final Listener listener,
             final Path stderrFile,
             final Path childClasses)
             throws IOException {
-        final Process process = ChildJvm.start(
-                KillChild.class,
-                childClasses,
-                stderrFile,
-                List.of(
-                        directory.toString(),
-                        backendName,
-                        Integer.toString(cycle),
-                        Integer.toString(threadCount),
-                        Long.toString(seed)));
-        return new KillableChild(process, trigger);
+        return new KillableChild(ChildJvm.start(mainClass, childClasses, stderrFile, arguments), listener);
     }
 
     /**
@@ -90,13 +128,15 @@ final class KillableChild {
     private void readReports() {
         try {
             partialTrailingBytes = ChildJvm.readLines(process, text -> {
-                final ChildReport.Event event = report.accept(text);
-                if (event == ChildReport.Event.READY || event == ChildReport.Event.ERROR) {
+                if (listener.accept(text)) {
                     readyOrDead.countDown();
                 }
-                if (!killed && trigger.onEvent(event, report)) {
-                    spin(trigger.delayNs());
-                    kill();
+                if (!killed) {
+                    final long delayNs = listener.killDelayNs();
+                    if (delayNs >= 0) {
+                        spin(delayNs);
+                        kill();
+                    }
                 }
             });
         } finally {
@@ -160,7 +200,7 @@ final class KillableChild {
      * @throws InterruptedException if interrupted.
      * @throws IllegalStateException if it does not exit in time.
      */
-    int awaitExit() throws InterruptedException {
+    private int awaitExit() throws InterruptedException {
         if (!process.waitFor(EXIT_TIMEOUT_NS, TimeUnit.NANOSECONDS)) {
             process.toHandle().destroyForcibly();
             throw new IllegalStateException("child " + process.pid() + " did not exit after SIGKILL");
@@ -172,18 +212,26 @@ final class KillableChild {
         return process.exitValue();
     }
 
-    /** @return what the child reported; complete after {@link #awaitExit}. */
-    ChildReport report() {
-        return report;
-    }
-
-    /** @return bytes of an unfinished last line, which is ignored (the kill cut it). */
-    int partialTrailingBytes() {
-        return partialTrailingBytes;
-    }
-
-    /** @return the trigger. */
-    KillTrigger trigger() {
-        return trigger;
+    /**
+     * Waits for the child to be gone and for its last reports to be read, and fails unless it died of
+     * the kill: by SIGKILL, having reported no failure and only lines of its protocol, the last one whole.
+     *
+     * @param report what the child reported, read once its last reports are in.
+     * @param context the cycle, for the message.
+     * @throws InterruptedException if interrupted.
+     * @throws AssertionError if the child failed by itself or broke its protocol.
+     */
+    void awaitKilled(final Health report, final String context) throws InterruptedException {
+        final int exitStatus = awaitExit();
+        if (report.error() != null
+                || exitStatus != SIGKILL_EXIT_STATUS
+                || !report.malformedLines().isEmpty()) {
+            throw new AssertionError("the child failed by itself (exit status " + exitStatus + "): " + report.error()
+                    + "; malformed lines " + report.malformedLines() + "; " + context);
+        }
+        if (partialTrailingBytes != 0) {
+            throw new AssertionError("the child's last report was cut (" + partialTrailingBytes
+                    + " bytes): a report line must be written with one write(2): " + context);
+        }
     }
 }
