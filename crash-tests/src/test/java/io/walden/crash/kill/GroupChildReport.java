@@ -34,7 +34,10 @@ final class GroupChildReport implements KillableChild.Health {
         STEP,
         ACK,
         PURGING,
+        /** A purge returned having relocated nothing. */
         PURGED,
+        /** A purge returned having relocated records. */
+        RELOCATED,
         ERROR,
         MALFORMED
     }
@@ -47,6 +50,7 @@ final class GroupChildReport implements KillableChild.Health {
     private int steps;
     private int purgesStarted;
     private int purgesDone;
+    private int relocatingPurges;
     private long relocatedRecords;
     private long segmentsFreed;
     private String error;
@@ -96,10 +100,12 @@ final class GroupChildReport implements KillableChild.Health {
                     return Event.PURGING;
                 }
                 case "P" -> {
-                    relocatedRecords += Long.parseLong(fields[1]);
+                    final long relocated = Long.parseLong(fields[1]);
+                    relocatedRecords += relocated;
                     segmentsFreed += Long.parseLong(fields[2]);
                     purgesDone++;
-                    return Event.PURGED;
+                    relocatingPurges += relocated > 0 ? 1 : 0;
+                    return relocated > 0 ? Event.RELOCATED : Event.PURGED;
                 }
                 case "E" -> {
                     error = line.substring(Math.min(2, line.length()));
@@ -172,6 +178,11 @@ final class GroupChildReport implements KillableChild.Health {
         return purgesStarted > purgesDone;
     }
 
+    /** @return how many of the child's finished purges relocated records. */
+    int relocatingPurges() {
+        return relocatingPurges;
+    }
+
     /** @return records the child's finished purges relocated. */
     long relocatedRecords() {
         return relocatedRecords;
@@ -197,6 +208,6 @@ final class GroupChildReport implements KillableChild.Health {
     String summary() {
         return "opened " + ready + ", " + steps + " steps begun, " + acks.size() + " acknowledged, " + purgesStarted
                 + " purges" + (purgeInterrupted() ? " (the last interrupted)" : "") + ", " + relocatedRecords
-                + " records relocated, " + segmentsFreed + " segments freed";
+                + " records relocated by " + relocatingPurges + " of them, " + segmentsFreed + " segments freed";
     }
 }
