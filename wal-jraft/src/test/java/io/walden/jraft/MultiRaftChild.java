@@ -1,15 +1,19 @@
 package io.walden.jraft;
 
+import com.alipay.sofa.jraft.Node;
 import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.closure.ReadIndexClosure;
 import com.alipay.sofa.jraft.conf.Configuration;
 import com.alipay.sofa.jraft.entity.PeerId;
+import com.alipay.sofa.jraft.util.Describer;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,7 +32,8 @@ import java.nio.file.Path;
  * snapshot, then a purge of the shared log), {@code STOP|START <group> <token>}, {@code ET <group> <ms>
  * <token>} (election timeout), {@code TL <group> <peer> <token>} (transfer leadership), {@code IDX
  * <group> <token>} ({@code RE <token> <first> <last> <node's last index> <leader>}), {@code TERM
- * <group> <index> <token>}, {@code STATS <token>} ({@code RE <token> <threads> <cpu ms> <heap MiB>}),
+ * <group> <index> <token>}, {@code STATS <token>} ({@code RE <token> <threads> <cpu ms> <heap MiB>}), {@code
+ * D <group> <token>} (the group's node as jraft describes it, on one line: for a failure's report),
  * {@code Q} (stop cleanly and exit 0). The end of standard input halts the JVM.
  *
  * <p><b>Threading:</b> the main thread runs commands; jraft's threads report events and answers; lines are
@@ -143,6 +148,7 @@ public final class MultiRaftChild {
             case "TERM" ->
                 out.on("RE " + token + " "
                         + node.storage(Integer.parseInt(words[1])).termAt(Long.parseLong(words[2])));
+            case "D" -> out.on("RE " + token + " " + describe(node.node(Integer.parseInt(words[1]))));
             case "STATS" -> {
                 final long cpuNs = ((com.sun.management.OperatingSystemMXBean)
                                 ManagementFactory.getOperatingSystemMXBean())
@@ -153,5 +159,19 @@ public final class MultiRaftChild {
             }
             default -> out.on("EV -1 ERROR unknown command " + String.join(" ", words));
         }
+    }
+
+    /** A group's node as jraft describes it (its replicators, log manager, ballot box...), on one line. */
+    private static String describe(final Node raft) {
+        if (raft == null) {
+            return "stopped";
+        }
+        final StringWriter text = new StringWriter();
+        final PrintWriter printer = new PrintWriter(text);
+        raft.describe(new Describer.DefaultPrinter(printer));
+        printer.flush();
+        return raft.getNodeState() + " leader " + raft.getLeaderId() + " last " + raft.getLastLogIndex()
+                + " committed " + raft.getLastCommittedIndex() + " applied " + raft.getLastAppliedLogIndex() + " :: "
+                + text.toString().replace('\n', '|');
     }
 }

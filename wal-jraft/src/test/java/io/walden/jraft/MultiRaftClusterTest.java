@@ -20,6 +20,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -58,6 +60,15 @@ import org.junit.jupiter.api.io.TempDir;
  * storage refuse or throw. At the end every group holds the same register on every node, with every
  * acknowledged write of that group and no write the cut-off leader appended alone; and each node's shared
  * log reopens with every group's entries contiguous up to its applied index.
+ *
+ * <p>The children run with jraft's process-wide executors unbounded ({@link #JRAFT_EXECUTORS}): with jraft's
+ * defaults a burst of writes to 100 groups on 2 cores can make jraft drop a leader's replication wake-up, and
+ * the group's writes are never answered. An unanswered write is not re-sent (a refused one is, under a new
+ * id): every write sent to a running node must be answered, acknowledged or refused. On a failure the message
+ * names the writes a running node did not answer, the nodes leading their groups and how each node describes
+ * the first three of those groups (jraft's {@code Node.describe}: replicators, log manager, ballot box), and
+ * {@code target/multi-raft-failures/<time>/} keeps each child's thread dump and standard error (jraft's
+ * warnings and errors, through slf4j-simple), whose errors and last lines are printed.
  */
 @Timeout(value = 900, unit = TimeUnit.SECONDS)
 class MultiRaftClusterTest {
@@ -68,6 +79,25 @@ class MultiRaftClusterTest {
     private static final long WAIT_MS = 120_000;
     private static final int ISOLATED_WRITES = 24;
     private static final int KILL_AFTER_ACKS = 20;
+
+    /**
+     * jraft's process-wide executors in the children, made never to refuse a task. jraft 1.4.1 runs steps of
+     * every group on two pools with no queue, a maximum of threads and an abort policy: the group executor
+     * ({@code ThreadPoolsFactory}, max(64, 2 x cores) threads, property {@code
+     * jraft.closure.threadpool.size.max}) and the RPC closure executor ({@code RpcUtils}, max(100, 5 x
+     * cores), {@code jraft.rpc.closure.threadpool.size.max}). A refused task is a RejectedExecutionException
+     * thrown into the jraft thread that submitted it, and jraft loses what the task was to do. With 100
+     * groups per process on 2 cores a burst of writes (one to each group) reaches the group executor's
+     * maximum: {@code LogManagerImpl.appendEntries} on a leader wakes its replicators on that pool, and a
+     * refusal there drops the replicators' waiters (already taken out of the wait map) and the batch's own
+     * disk write. The group then keeps its leader and its heartbeats but never replicates nor commits
+     * again, and its writes are never answered (sofa-jraft issue 1271; a refusal on the RPC pool stops a
+     * replicator's heartbeats for good, issue 1274). With no maximum both are cached pools: a thread per
+     * task running at once, idle ones gone after 60 s.
+     */
+    static final List<String> JRAFT_EXECUTORS = List.of(
+            "-Djraft.closure.threadpool.size.max=" + Integer.MAX_VALUE,
+            "-Djraft.rpc.closure.threadpool.size.max=" + Integer.MAX_VALUE);
 
     @TempDir
     Path tempDir;
@@ -90,6 +120,8 @@ class MultiRaftClusterTest {
     private final Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
     private final Set<Long> answered = ConcurrentHashMap.newKeySet();
     private final Set<Long> doomed = ConcurrentHashMap.newKeySet();
+    // Write id -> the node it was sent to.
+    private final Map<Long, Member> sentTo = new ConcurrentHashMap<>();
     private final StringBuilder timeline = new StringBuilder();
     private long startNs;
     private boolean passed;
@@ -136,20 +168,26 @@ class MultiRaftClusterTest {
             }
             ready = false;
             gone = false;
-            final List<String> command = List.of(
+            final List<String> command = new ArrayList<>(List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx512m",
                     "-XX:+UseSerialGC",
                     "-XX:TieredStopAtLevel=1",
                     "-XX:-UsePerfData",
-                    "-Xss512k",
+                    "-Xss512k"));
+            command.addAll(JRAFT_EXECUTORS);
+            command.addAll(List.of(
+                    // jraft's warnings and errors go to the child's standard error (kept on a failure).
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                    "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
                     "-cp",
                     childClassPath,
                     MultiRaftChild.class.getName(),
                     configuration.toString(),
                     peer.toString(),
                     directory.toString(),
-                    Integer.toString(groups));
+                    Integer.toString(groups)));
             process = new ProcessBuilder(command)
                     .redirectError(ProcessBuilder.Redirect.appendTo(
                             tempDir.resolve("child-" + number + ".stderr").toFile()))
@@ -270,6 +308,28 @@ class MultiRaftClusterTest {
             }
         }
 
+        /** Like {@link #query}, for a failure's report: never fails, gives up after {@code timeoutMs}. */
+        String tryQuery(final String command, final long timeoutMs) {
+            final String token = Long.toString(nextToken.getAndIncrement());
+            send(command + " " + token);
+            try {
+                awaitUpTo(
+                        timeoutMs,
+                        () -> {
+                            synchronized (changes) {
+                                return replies.containsKey(token) || !alive();
+                            }
+                        },
+                        false);
+            } catch (final InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (changes) {
+                final String reply = replies.remove(token);
+                return reply != null ? reply : "no answer within " + timeoutMs + " ms";
+            }
+        }
+
         void kill() {
             process.toHandle().destroyForcibly();
         }
@@ -315,20 +375,27 @@ class MultiRaftClusterTest {
 
     private void await(final String what, final BooleanSupplier condition) throws InterruptedException {
         if (!awaitUpTo(WAIT_MS, condition)) {
-            fail("not within " + WAIT_MS + " ms: " + what + "; timeline " + timeline);
+            fail("not within " + WAIT_MS + " ms: " + what + "; timeline " + timeline + unansweredWrites());
         }
     }
 
     /** Waits until a condition holds, woken by every change; a node's failure fails the test at once. */
     private boolean awaitUpTo(final long timeoutMs, final BooleanSupplier condition) throws InterruptedException {
+        return awaitUpTo(timeoutMs, condition, true);
+    }
+
+    private boolean awaitUpTo(final long timeoutMs, final BooleanSupplier condition, final boolean failFast)
+            throws InterruptedException {
         final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (true) {
             final long seen;
+            final List<String> failed;
             synchronized (changes) {
-                if (!failures.isEmpty()) {
-                    fail("a node failed: " + failures + "; timeline " + timeline);
-                }
+                failed = failFast ? List.copyOf(failures) : List.of();
                 seen = changeCount;
+            }
+            if (!failed.isEmpty()) {
+                fail("a node failed: " + failed + "; timeline " + timeline + unansweredWrites());
             }
             if (condition.getAsBoolean()) {
                 return true;
@@ -359,6 +426,60 @@ class MultiRaftClusterTest {
         return leader[0];
     }
 
+    /**
+     * For a failure's report: the writes sent to a node still running and not answered, the nodes that
+     * lead their groups, and how the nodes of the first of those groups describe them.
+     */
+    private String unansweredWrites() {
+        final List<Long> ids = sentTo.entrySet().stream()
+                .filter(sent ->
+                        !answered.contains(sent.getKey()) && sent.getValue().alive())
+                .map(Map.Entry::getKey)
+                .sorted()
+                .toList();
+        if (ids.isEmpty()) {
+            return "";
+        }
+        final StringBuilder report =
+                new StringBuilder("; ").append(ids.size()).append(" writes unanswered by a running node:");
+        final Set<Integer> inGroups = new java.util.LinkedHashSet<>();
+        for (final long id : ids.subList(0, Math.min(ids.size(), 20))) {
+            final int group = groupOf.get(id);
+            inGroups.add(group);
+            report.append(" write ")
+                    .append(id)
+                    .append(" to group ")
+                    .append(group)
+                    .append(" sent to node ")
+                    .append(sentTo.get(id).number)
+                    .append(" (leaders now:");
+            for (final Member member : members) {
+                if (member.leads(group)) {
+                    report.append(" node ").append(member.number);
+                }
+            }
+            report.append(");");
+        }
+        inGroups.stream().limit(3).forEach(group -> {
+            for (final Member member : members) {
+                if (member.alive()) {
+                    report.append("\n  group ")
+                            .append(group)
+                            .append(" on ")
+                            .append(member)
+                            .append(": ")
+                            .append(member.tryQuery("D " + group, 10_000));
+                }
+            }
+        });
+        return report.toString();
+    }
+
+    private void sendWrite(final Member to, final int group, final long id) {
+        sentTo.put(id, to);
+        to.send("W " + group + " " + id);
+    }
+
     private long newWrite(final int group) {
         final long id = nextId.getAndIncrement();
         groupOf.put(id, group);
@@ -376,7 +497,7 @@ class MultiRaftClusterTest {
                 if (acked[group] < count) {
                     final long id = newWrite(group);
                     batch.put(id, group);
-                    leaderOf(group).send("W " + group + " " + id);
+                    sendWrite(leaderOf(group), group, id);
                 }
             }
             await("writes are answered", () -> answered.containsAll(batch.keySet()));
@@ -464,25 +585,76 @@ class MultiRaftClusterTest {
         }
     }
 
+    /**
+     * Stops the children. After a failure, first keeps what explains it in {@code
+     * target/multi-raft-failures/<time>/} (the @TempDir goes): each running child's thread dump ({@code
+     * jcmd Thread.print}) and each child's standard error (jraft's warnings and errors), whose errors and
+     * last lines are printed too.
+     */
     @AfterEach
-    void stopAll() throws InterruptedException {
+    void stopAll() throws InterruptedException, IOException {
+        final Path kept = passed
+                ? null
+                : Path.of(System.getProperty("basedir", "."), "target", "multi-raft-failures")
+                        .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        if (kept != null) {
+            Files.createDirectories(kept);
+        }
         for (final Member member : members) {
-            if (member.process != null) {
-                member.kill();
-                member.process.waitFor(WAIT_MS, TimeUnit.MILLISECONDS);
-                if (!passed) {
-                    try {
-                        final List<String> lines =
-                                Files.readAllLines(tempDir.resolve("child-" + member.number + ".stderr"));
-                        System.err.println("standard error of " + member + ":\n"
-                                + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
-                    } catch (final IOException ex) {
-                        System.err.println("no standard error of " + member + ": " + ex);
-                    }
-                }
+            if (member.process == null) {
+                continue;
+            }
+            if (kept != null && member.process.isAlive()) {
+                dumpThreads(member, kept.resolve("node-" + member.number + ".threads"));
+            }
+            member.kill();
+            member.process.waitFor(WAIT_MS, TimeUnit.MILLISECONDS);
+            if (kept != null) {
+                keepStandardError(member, kept.resolve("node-" + member.number + ".stderr"));
             }
         }
+        if (kept != null) {
+            System.err.println("MultiRaftClusterTest kept the nodes' thread dumps and standard error in " + kept);
+        }
         System.out.println("MultiRaftClusterTest [" + groups + " groups per node] " + timeline);
+    }
+
+    private static void dumpThreads(final Member member, final Path file) throws InterruptedException {
+        try {
+            final Process jcmd = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                    .toString(),
+                            Long.toString(member.process.pid()),
+                            "Thread.print")
+                    .redirectErrorStream(true)
+                    .redirectOutput(file.toFile())
+                    .start();
+            if (!jcmd.waitFor(60, TimeUnit.SECONDS)) {
+                jcmd.destroyForcibly();
+            }
+        } catch (final IOException ex) {
+            System.err.println("no thread dump of " + member + ": " + ex);
+        }
+    }
+
+    /** Copies a child's standard error, and prints its first errors and its last lines. */
+    private void keepStandardError(final Member member, final Path file) {
+        try {
+            Files.copy(tempDir.resolve("child-" + member.number + ".stderr"), file);
+            final List<String> lines = Files.readAllLines(file);
+            // An error line of jraft's log, and the line after it (the exception).
+            final List<String> errors = new ArrayList<>();
+            for (int i = 0; i < lines.size() && errors.size() < 40; i++) {
+                if (lines.get(i).contains(" ERROR ")) {
+                    errors.addAll(lines.subList(i, Math.min(i + 2, lines.size())));
+                }
+            }
+            System.err.println("standard error of " + member + ", its first errors:\n" + String.join("\n", errors)
+                    + "\n... and its last lines:\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+        } catch (final IOException ex) {
+            System.err.println("no standard error of " + member + ": " + ex);
+        }
     }
 
     @Test
@@ -570,7 +742,7 @@ class MultiRaftClusterTest {
             final long id = newWrite(group);
             isolated.add(id);
             doomed.add(id);
-            cutOff.send("W " + group + " " + id);
+            sendWrite(cutOff, group, id);
         }
         await(cutOff + " appends its own writes", () -> {
             final long[] index = index(cutOff, group);
@@ -690,7 +862,7 @@ class MultiRaftClusterTest {
             for (final int group : led) {
                 final long id = newWrite(group);
                 toVictim.add(id);
-                killed.send("W " + group + " " + id);
+                sendWrite(killed, group, id);
             }
             await(
                     "writes to " + killed + " are answered or it is killed",
