@@ -32,6 +32,14 @@ import java.util.Objects;
  * never purges: call {@code groupLog().purge()} periodically (after snapshots, for example) to free
  * the space of truncated prefixes.
  *
+ * <p><b>jraft's executors.</b> With many groups per process, raise jraft 1.4.1's two process-wide pools
+ * so that they never refuse a task: {@code -Djraft.closure.threadpool.size.max=2147483647
+ * -Djraft.rpc.closure.threadpool.size.max=2147483647} (or register a group executor that never refuses,
+ * {@code ThreadPoolsFactory.registerThreadPool}). Their defaults, max(64, 2 x cores) and max(100, 5 x
+ * cores) threads with no queue, refuse tasks in a burst of writes to many groups, and a refused
+ * replication wake-up leaves a group with a leader that never commits again (sofa-jraft issue 1271;
+ * docs/design/wal-jraft.md). This is jraft's, with any log storage.
+ *
  * <p><b>Threading:</b> thread-safe; views of different groups are created, initialised and used
  * concurrently.
  */

@@ -151,6 +151,15 @@ class RaftPathsClusterTest {
             changed();
         }
 
+        /** Stops the node in this JVM and starts it again, on the same port, in a child JVM. */
+        void moveToChild() throws InterruptedException, IOException {
+            final RaftPathsNode node = local;
+            local = null;
+            node.stopReleasingPort();
+            changed();
+            startChild();
+        }
+
         void startChild() throws IOException {
             forget();
             child = new Child(this);
@@ -787,8 +796,7 @@ class RaftPathsClusterTest {
         final Member before = leader();
         final Member killed =
                 members.stream().filter(member -> member != before).findFirst().orElseThrow();
-        killed.stopLocal();
-        killed.startChild();
+        killed.moveToChild();
         awaitCaughtUp(killed, before);
         mark("child up");
         for (int attempt = 0; !killed.isLeader(); attempt++) {
