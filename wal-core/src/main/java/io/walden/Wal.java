@@ -230,6 +230,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the record could not be appended, or did not reach the level: see above.
      */
     public long append(final byte[] payload, final Durability durability) {
+        RecordLimits.checkPayload(payload);
         return append(payload, 0, payload.length, durability);
     }
 
@@ -246,6 +247,7 @@ public final class Wal implements AutoCloseable {
      */
     public long append(final byte[] payload, final int offset, final int length, final Durability durability) {
         // Checked before claiming: a claimed frame that is never published would stall the log.
+        RecordLimits.checkPayload(payload);
         Objects.checkFromIndexSize(offset, length, payload.length);
         return appends.append(payload, offset, length, durability, FramePublisher.BYTES);
     }
@@ -260,6 +262,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException as {@link #append(byte[], Durability)}.
      */
     public long append(final ByteBuffer payload, final Durability durability) {
+        RecordLimits.checkPayload(payload);
         return appends.append(payload, 0, payload.remaining(), durability, FramePublisher.BYTE_BUFFER);
     }
 
@@ -275,6 +278,7 @@ public final class Wal implements AutoCloseable {
      * @throws IndexOutOfBoundsException if the region lies outside {@code payload}; nothing is appended.
      */
     public long append(final DirectBuffer payload, final int offset, final int length, final Durability durability) {
+        RecordLimits.checkPayload(payload);
         Objects.checkFromIndexSize(offset, length, payload.capacity());
         return appends.append(payload, offset, length, durability, FramePublisher.DIRECT_BUFFER);
     }
@@ -292,6 +296,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the batch could not be appended, or did not reach the level.
      */
     public long append(final WalBatch batch, final Durability durability) {
+        RecordLimits.checkBatchGiven(batch);
         final int framedBytes = appends.checkBatch(batch, durability);
         if (batch.size() == 1) {
             final long lsn = append(batch.payloads(), batch.offset(0), batch.length(0), durability);
@@ -323,6 +328,7 @@ public final class Wal implements AutoCloseable {
      * @throws IndexOutOfBoundsException if the region lies outside {@code payload}; nothing is appended.
      */
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
+        RecordLimits.checkPayload(payload);
         return appends.tryAppend(payload, offset, length);
     }
 
@@ -337,6 +343,7 @@ public final class Wal implements AutoCloseable {
      * @throws WalException if the record cannot be appended at all.
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
+        RecordLimits.checkPayload(payload);
         return appends.appendAsync(payload, durability);
     }
 

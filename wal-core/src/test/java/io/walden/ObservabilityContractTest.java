@@ -268,6 +268,43 @@ public abstract class ObservabilityContractTest {
     }
 
     @Test
+    void shouldRefuseANullPayloadNamingItBeforeAppendingAnything() throws IOException {
+        try (Wal wal = fixture.open(fixture.config(fixture.logDirectory()).build())) {
+            final long tail = wal.stats().tailPosition();
+            for (final org.junit.jupiter.api.function.Executable call :
+                    List.<org.junit.jupiter.api.function.Executable>of(
+                            () -> wal.append((byte[]) null, Durability.SYNCED),
+                            () -> wal.append((byte[]) null, 0, 0, Durability.WRITTEN),
+                            () -> wal.append((ByteBuffer) null, Durability.SYNCED),
+                            () -> wal.append((org.agrona.DirectBuffer) null, 0, 0, Durability.SYNCED),
+                            () -> wal.tryAppend(null, 0, 0),
+                            () -> wal.appendAsync(null, Durability.SYNCED))) {
+                final WalException ex = assertThrows(WalException.class, call);
+                assertEquals(WalException.ErrorCode.CONFIG, ex.errorCode());
+                assertTrue(ex.getMessage().startsWith("payload is null"), ex.getMessage());
+            }
+            final WalException batch =
+                    assertThrows(WalException.class, () -> wal.append((WalBatch) null, Durability.SYNCED));
+            assertTrue(batch.getMessage().startsWith("batch is null"), batch.getMessage());
+            assertEquals(tail, wal.stats().tailPosition(), "a refused append claims nothing");
+        }
+    }
+
+    @Test
+    void shouldRefuseANewReaderOnAClosedLogNamingTheReadOnlyView() throws IOException {
+        final Path directory = fixture.logDirectory();
+        final Wal wal = fixture.open(fixture.config(directory).build());
+        wal.append(bytes(1, 10), Durability.SYNCED);
+        wal.close();
+        for (final Durability visibility : List.of(Durability.SYNCED, Durability.WRITTEN)) {
+            final WalException ex = assertThrows(WalException.class, () -> wal.reader(0, visibility));
+            assertEquals(WalException.ErrorCode.CLOSED, ex.errorCode());
+            assertTrue(ex.getMessage().contains(directory.toString()), ex.getMessage());
+            assertTrue(ex.getMessage().contains("Wal.openReadOnly"), ex.getMessage());
+        }
+    }
+
+    @Test
     void shouldOpenOnAThreadWhoseInterruptIsPendingAndLeaveItPending() throws IOException {
         final Path directory = fixture.logDirectory();
         try (Wal wal = fixture.open(fixture.config(directory).build())) {

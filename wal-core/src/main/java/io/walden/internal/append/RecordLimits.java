@@ -8,7 +8,7 @@ import io.walden.format.FrameDescriptor;
 /**
  * What an append is refused for before anything is claimed (a claimed frame that is never
  * published would stall the log): a record larger than {@code maxRecordBytes}, a batch whose frames
- * take more than such a record's, an empty batch, a null durability level. Allocates nothing unless
+ * take more than such a record's, an empty batch, a null payload or durability level. Allocates nothing unless
  * it refuses.
  *
  * <p><b>Threading:</b> immutable; called by any appending thread.
@@ -36,6 +36,22 @@ public final class RecordLimits {
         if (durability == null) {
             throw new WalException(
                     WalException.ErrorCode.CONFIG, "durability is null; pass Durability.BUFFERED, WRITTEN or SYNCED");
+        }
+    }
+
+    /** Refuses a null payload with the argument named, not the JDK's message from deep inside. */
+    public static void checkPayload(final Object payload) {
+        if (payload == null) {
+            throw new WalException(
+                    WalException.ErrorCode.CONFIG,
+                    "payload is null; pass the record's bytes (an empty record is a zero-length array or buffer)");
+        }
+    }
+
+    /** Refuses a null batch with the argument named. */
+    public static void checkBatchGiven(final WalBatch batch) {
+        if (batch == null) {
+            throw new WalException(WalException.ErrorCode.CONFIG, "batch is null; pass a WalBatch with its records");
         }
     }
 

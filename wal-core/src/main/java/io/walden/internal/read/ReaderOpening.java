@@ -9,7 +9,7 @@ import io.walden.internal.recovery.RecoveredLog;
 
 /**
  * Opens readers on an open log, on what its current engine recovered (segment size, log id, the
- * ranges recovery skipped), refusing a position beyond the log's end.
+ * ranges recovery skipped), refusing a closed log and a position beyond the log's end.
  *
  * <p><b>Threading:</b> immutable; called by any thread.
  */
@@ -23,6 +23,12 @@ public final class ReaderOpening {
     }
 
     public WalReader open(final long fromLsn, final Durability visibility) {
+        if (holder.isClosed()) {
+            throw new WalException(
+                    WalException.ErrorCode.CLOSED,
+                    "the log in " + holder.directory() + " is closed: it opens no reader. Open readers before"
+                            + " closing it, or read the closed log with Wal.openReadOnly(directory)");
+        }
         final LogEngine e = holder.engine();
         final long tail = e.logBuffer().tailPosition();
         if (fromLsn > tail) {
