@@ -321,15 +321,23 @@ class FrameDecoderTest {
         long frames = 0;
         for (int i = 0; i < 20_000; i++) {
             frames += decode(data, available) == Verdict.FRAME ? 1 : 0;
-        }
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 10_000; i++) {
-            frames += decode(data, available) == Verdict.FRAME ? 1 : 0;
             frames += decoder.plausibleHeader(data, INDEX, available, FRAME_OFFSET, SEGMENT_END) ? 1 : 0;
         }
-        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertEquals(40_000, frames);
-        assertEquals(0, allocated, "bytes allocated by 10,000 decodes of a valid frame");
+        // Up to three measured rounds: a one-off allocation (class loading, a JIT deoptimisation) shows
+        // in one round at most; an allocation per call (at least 16 bytes each) shows in every round.
+        long allocated = -1;
+        for (int round = 0; round < 3 && allocated != 0; round++) {
+            frames = 0;
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 10_000; i++) {
+                frames += decode(data, available) == Verdict.FRAME ? 1 : 0;
+                frames += decoder.plausibleHeader(data, INDEX, available, FRAME_OFFSET, SEGMENT_END) ? 1 : 0;
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(20_000, frames);
+        }
+        assertEquals(0, allocated, "bytes allocated by 10,000 decodes of a valid frame, in each of 3 rounds");
     }
 
     private Verdict decode(final ByteBuffer buffer, final int available) {

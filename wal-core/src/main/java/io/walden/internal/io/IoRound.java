@@ -108,9 +108,11 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return positions;
     }
 
-    /** The I/O thread starts: it prepares the segment after the active one. */
+    /** The I/O thread starts: it prepares the segment after the active one if that is due already. */
     void start() throws IOException {
-        preparer.start(positions.activeEnd());
+        if (roller.preparationDue()) {
+            preparer.start(positions.activeEnd());
+        }
     }
 
     /** Shuts the path down as the I/O thread stops; whether the buffers may be freed (see {@link IoShutdown}). */
@@ -200,6 +202,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 || syncs.cohortHolding()
                 || hasWorkHint()
                 || preparer.hasStepToSubmit()
+                || roller.preparationDue()
                 || truncation.isActive()
                 || asyncCompletions.hasWaiting()
                 || (scanner.position() == segmentEnd && positions.durable() == segmentEnd);

@@ -18,9 +18,12 @@ import java.nio.file.Path;
  * old segment), and the next segment is prepared. After a crash, damage in any segment but the newest
  * is therefore corruption, never a torn tail.
  *
- * <p>Preparation yields to the log's own writes: a step is submitted only when no frame waits to be
- * written, unless the preparer is {@link SegmentPreparer#hurry hurried}, as it is once the appenders
- * come within an eighth of the segment's end.
+ * <p>Preparation starts once the frames reach a quarter of the active segment ({@link
+ * #prepareFromBytes}), so a new or small log takes one segment on disk, not two, and the next
+ * segment still has three quarters of one to be prepared in. It yields to the log's own writes: a
+ * step is submitted only when no frame waits to be written, unless the preparer is {@link
+ * SegmentPreparer#hurry hurried}, as it is once the appenders come within an eighth of the
+ * segment's end.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; rolls run on the I/O thread or an
  * appender driving its record, never in a completion round (a roll closes a file).
@@ -38,6 +41,8 @@ final class SegmentRoller {
     private final Path directory;
     private final long segmentCapacityBytes;
     private final long hurryDistanceBytes;
+    // How far into the active segment the frames go before the next segment is prepared.
+    private final long prepareFromBytes;
     // Since when the full active segment has waited for the next one, or -1; the space shortage
     // last published to the appenders.
     private long rollWantedSinceNs = -1;
@@ -61,13 +66,19 @@ final class SegmentRoller {
         this.directory = shared.directory();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.hurryDistanceBytes = segmentCapacityBytes / 8;
+        this.prepareFromBytes = segmentCapacityBytes / 4;
+    }
+
+    /** Whether the frames reached the point where the next segment is to be prepared and none is (class comment). */
+    boolean preparationDue() {
+        return preparer.isIdle() && scanner.position() - positions.activeBase() >= prepareFromBytes;
     }
 
     /** Runs a step of the next segment's preparation (class comment: yields to writes, or is hurried). */
     int prepare(final boolean framesWaiting) throws IOException {
-        if (preparer.isIdle() && preparer.spaceShortage() != null) {
-            // Its temporary file could not be created for space: tried again once its retry time has
-            // come (a no-op before).
+        if (preparationDue() || (preparer.isIdle() && preparer.spaceShortage() != null)) {
+            // Due, or its temporary file could not be created for space: tried again once its retry
+            // time has come (a no-op before).
             preparer.start(positions.activeEnd());
         }
         final String shortage = preparer.spaceShortage();
@@ -142,7 +153,7 @@ final class SegmentRoller {
         if (recycledLimitOffset != 0) {
             stats.recordSegmentRecycled();
         }
-        preparer.start(positions.activeEnd());
+        // The segment after this one is prepared once it is due (class comment).
         return 1;
     }
 }

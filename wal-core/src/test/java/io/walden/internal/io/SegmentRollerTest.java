@@ -73,9 +73,38 @@ class SegmentRollerTest {
                             seal,
                             "sync " + segmentName(0),
                             "close " + segmentName(0),
-                            "open " + temporaryName(2L * SEGMENT),
                             "write " + segmentName(SEGMENT) + " 4096+120"),
-                    session.operations());
+                    session.operations(),
+                    "the segment after the new one is not prepared before a quarter of it is used");
+        }
+    }
+
+    @Test
+    void shouldPrepareTheNextSegmentOnlyOnceAQuarterOfTheActiveOneIsUsed() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final SegmentRoller roller = path.round.roller;
+            // The first page holds the header: appends up to a page short of the quarter.
+            while (path.logBuffer.tailPosition() < SEGMENT / 4 - 4096) {
+                path.appendPage();
+            }
+            path.run(IoRound.Kind.CALLER);
+            path.run(IoRound.Kind.IO_THREAD, 3);
+            assertFalse(roller.preparationDue());
+            assertFalse(
+                    session.operations().stream().anyMatch(op -> op.contains(temporaryName(SEGMENT))),
+                    "prepared before a quarter of the segment was used: " + session.operations());
+
+            path.appendPage();
+            path.run(IoRound.Kind.CALLER);
+            assertEquals(SEGMENT / 4, path.round.scanner.position());
+            assertTrue(roller.preparationDue());
+            assertTrue(path.round.ioThreadNeeded(), "an appender's round hands the due preparation to the I/O thread");
+            path.run(IoRound.Kind.IO_THREAD);
+            assertTrue(
+                    session.operations().contains("open " + temporaryName(SEGMENT)),
+                    session.operations().toString());
+            assertFalse(roller.preparationDue(), "started once");
         }
     }
 
