@@ -8,7 +8,6 @@ import io.walden.WalConfig;
 import io.walden.WalReader;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -21,21 +20,35 @@ import java.nio.file.Path;
  * {@link Wal#sync()} before the replay, the replay would print the first record only. Opening the
  * reader with {@code wal.reader(position, Durability.WRITTEN)} instead would see both as well.
  *
- * <p>Run: {@code java -cp ... io.walden.examples.Quickstart [directory]}; without a directory the
- * log goes to a new temporary directory.
+ * <p>Run: {@code java -cp ... io.walden.examples.Quickstart [directory]}. Without a directory the log
+ * goes to a new temporary directory, which is deleted at the end (the log's segment files take 64 MiB
+ * each); a directory given is kept, with the log in it.
  */
 public final class Quickstart {
     private Quickstart() {}
 
     /**
-     * Runs the Quickstart.
+     * Runs the Quickstart in the directory given, which it keeps, or in a new temporary directory, which
+     * it deletes at the end.
      *
      * @param args the log directory, optional.
-     * @throws IOException if the temporary directory cannot be created.
+     * @throws IOException if the temporary directory cannot be created or deleted.
      */
     public static void main(final String[] args) throws IOException {
-        final Path directory = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("walden-quickstart");
-        run(directory, System.out);
+        if (args.length > 1) {
+            System.err.println("usage: Quickstart [log directory, kept; default: a temporary one, deleted]");
+            System.exit(2);
+        }
+        if (args.length == 1) {
+            run(Path.of(args[0]), System.out);
+            return;
+        }
+        final Path directory;
+        try (TemporaryDirectory temporary = TemporaryDirectory.create("walden-quickstart")) {
+            directory = temporary.path();
+            run(directory, System.out);
+        }
+        System.out.println("deleted the temporary log directory " + directory);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.walden.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Wal;
@@ -10,13 +11,19 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Runs the Quickstart's {@code main} and checks what it printed and what it left in the log. */
+/**
+ * Runs the Quickstart's {@code main} and checks what it printed and what it left: the log, in a
+ * directory given; nothing, in the temporary directory it creates otherwise.
+ */
 final class QuickstartTest {
     @TempDir
     Path directory;
@@ -38,6 +45,24 @@ final class QuickstartTest {
             reader.replay((buffer, offset, length, lsn) -> left.add(buffer.getStringWithoutLengthUtf8(offset, length)));
         }
         assertEquals(List.of("put k1 v1"), left);
+    }
+
+    @Test
+    void withoutADirectoryItDeletesTheTemporaryOneItCreated() throws IOException {
+        final String output = runMain();
+
+        final Matcher created =
+                Pattern.compile("^log directory: (.+)$", Pattern.MULTILINE).matcher(output);
+        assertTrue(created.find(), output);
+        final Path temporary = Path.of(created.group(1));
+        try {
+            assertTrue(output.contains("replayed 2 records\n"), output);
+            assertTrue(output.contains("deleted the temporary log directory " + temporary + "\n"), output);
+            assertFalse(Files.exists(temporary), () -> temporary + " is still there");
+        } finally {
+            // Not left behind if the test fails.
+            new TemporaryDirectory(temporary).close();
+        }
     }
 
     /** Runs main with System.out captured; tests in this module run one at a time. */

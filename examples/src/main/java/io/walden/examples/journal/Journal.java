@@ -10,7 +10,8 @@ import java.util.Objects;
 /**
  * An event journal: each event is a line of text appended to a log as one record, with the
  * durability its writer chooses. Other processes follow it with {@link JournalConsumer}, which reads
- * the log through a read-only view while this process keeps writing it.
+ * the log through a read-only view while this process keeps writing it. {@link JournalProducer} is a
+ * writer to run from the command line.
  *
  * <p>Which level to choose: {@link Durability#WRITTEN} returns once the event is handed to the
  * operating system, which is enough to survive a crash of this process (kill -9) and makes the event

@@ -127,15 +127,12 @@ final class KvStoreTest {
     }
 
     /**
-     * A 1 MiB segment needs a log buffer no larger than the segment (the default is 8 MiB) and records
-     * whose frames fit in half the buffer (the default largest record, 1 MiB, does not).
+     * 1 MiB segments, and nothing else: unset, the log buffer follows the segment capacity down (8 MiB,
+     * or the segment capacity if smaller: 1 MiB) and so does the largest record (1 MiB, or what half
+     * the buffer holds if less: about 510 KiB).
      */
     private static WalConfig config(final Path directory) {
-        return WalConfig.builder(directory)
-                .segmentCapacityBytes(SEGMENT_BYTES)
-                .bufferCapacityBytes(SEGMENT_BYTES)
-                .maxRecordBytes(64 * 1024)
-                .build();
+        return WalConfig.builder(directory).segmentCapacityBytes(SEGMENT_BYTES).build();
     }
 
     /** Copies the files of a live log (not its lock file) into another directory. */
