@@ -6,6 +6,7 @@ import io.walden.Wal;
 import io.walden.WalReader;
 import io.walden.groups.EntryHandler;
 import io.walden.groups.GroupRecordDescriptor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -24,6 +25,13 @@ public final class ReaderPool implements AutoCloseable {
     public interface RecordVisitor {
         void onRecord(DirectBuffer buffer, int offset, int length, long lsn);
     }
+
+    /**
+     * How long a read waits for the rest of its record's batch: the record is written, but a reader
+     * delivers a batch's records only once every frame of it is, and the I/O thread may have written
+     * the batch's first frames only. Bounded so that a stalled log cannot hang a read for good.
+     */
+    static final long BATCH_WAIT_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final Slot[] slots;
 
@@ -124,7 +132,7 @@ public final class ReaderPool implements AutoCloseable {
             wanted = lsn;
             found = false;
             reader.seek(lsn);
-            reader.poll(this, 1);
+            reader.poll(this, 1, BATCH_WAIT_NS);
             return found;
         }
 
