@@ -71,16 +71,22 @@ class SegmentCountTest {
         assertEquals((long) files.size(), (long) ((List<?>) statJson.get("segments")).size(), statJson::toString);
     }
 
-    /** A log of two segments, closed once the writer has prepared the third (it does so in the background). */
+    /**
+     * A log of two segments, closed once the writer has prepared the third. The writer prepares it in
+     * the background as its I/O rounds go on: small appends keep them going until the file is there.
+     */
     private void logWithPreparedSegment() {
         try (Wal wal = Wal.open(TestLogs.config(dir).build())) {
-            for (int i = 0; wal.tailPosition() < TestLogs.SEGMENT_BYTES + 10_000; i++) {
-                wal.append(TestLogs.payload(i, 1000), Durability.WRITTEN);
+            int i = 0;
+            while (wal.tailPosition() < TestLogs.SEGMENT_BYTES + 10_000) {
+                wal.append(TestLogs.payload(i++, 1000), Durability.WRITTEN);
             }
             final Path next = SegmentNames.segmentPath(dir, 2L * TestLogs.SEGMENT_BYTES);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!Files.exists(next)) {
                 assertTrue(System.nanoTime() < deadline, "the writer prepares the next segment: " + next);
+                assertTrue(wal.tailPosition() < 2L * TestLogs.SEGMENT_BYTES - 10_000, "still in the second segment");
+                wal.append(TestLogs.payload(i++, 10), Durability.WRITTEN);
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
             }
         }
