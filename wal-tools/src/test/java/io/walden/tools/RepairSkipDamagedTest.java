@@ -133,6 +133,24 @@ class RepairSkipDamagedTest {
         assertTrue(((List<?>) would.get("ranges")).size() > 0, predicted::toString);
     }
 
+    @ParameterizedTest(name = "dry-run={0}")
+    @ValueSource(booleans = {false, true})
+    void skipDamagedRefusesABadSegmentHeaderAndChangesNothing(final boolean dryRun) throws IOException {
+        TestLogs.logWithSegments(dir, 3, 1000);
+        final Path middle = SegmentNames.segmentPath(dir, TestLogs.SEGMENT_BYTES);
+        final byte[] bytes = Files.readAllBytes(middle);
+        bytes[3] ^= 0x20; // the magic
+        Files.write(middle, bytes);
+        final DirectorySnapshot before = DirectorySnapshot.of(dir);
+        final ToolRun run = dryRun
+                ? ToolRun.run("repair", "--skip-damaged", "--dry-run", "--scratch", scratch.toString(), dir.toString())
+                : ToolRun.run("repair", "--skip-damaged", dir.toString());
+        run.assertOneLineError(
+                2, middle.toString(), "Nothing was changed", "--skip-damaged", "`walden repair " + dir + "` without");
+        before.assertUnchanged(run);
+        assertEquals(List.of(), children(scratch), "the copy is deleted");
+    }
+
     @Test
     void theDefaultRepairListsItsEvidenceInOneLine() throws IOException {
         GarbageLog.create(dir);
