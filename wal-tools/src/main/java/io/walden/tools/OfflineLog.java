@@ -39,15 +39,31 @@ final class OfflineLog {
      *     directory holds no log.
      */
     static Wal open(final Path directory, final RecoveryPolicy policy, final String command) {
+        return open(
+                directory,
+                policy,
+                command,
+                command + " works on a log that opens; `walden repair " + directory + "` cuts the damage first,"
+                        + " keeping it as evidence");
+    }
+
+    /**
+     * Checks that a directory holds a log that no process has open, and opens it, saying what to do
+     * if recovery refuses it.
+     *
+     * @param directory the log directory.
+     * @param policy the recovery policy to open it with.
+     * @param command the command's name, for messages.
+     * @param whatToDo what to do if recovery refuses the log, after "Nothing was changed: ".
+     * @return the open log, holding its lock.
+     * @throws ToolException as {@link #open(Path, RecoveryPolicy, String)}.
+     */
+    static Wal open(final Path directory, final RecoveryPolicy policy, final String command, final String whatToDo) {
         final LogDirectory log = refuseIfOpen(directory, command);
         try {
             return Wal.open(config(log, policy));
         } catch (final WalCorruptionException ex) {
-            throw new ToolException(
-                    Walden.EXIT_CORRUPTION,
-                    ex.getMessage() + ". Nothing was changed: " + command + " works on a log that opens; `walden"
-                            + " repair " + directory + "` cuts the damage first, keeping it as evidence",
-                    ex);
+            throw new ToolException(Walden.EXIT_CORRUPTION, ex.getMessage() + ". Nothing was changed: " + whatToDo, ex);
         } catch (final WalException ex) {
             if (ex.errorCode() == WalException.ErrorCode.LOCKED) {
                 throw inUse(directory, command, "a process (or another open log in this one)", ex);

@@ -24,7 +24,8 @@ import picocli.CommandLine.Command;
 @Command(
         name = "stat",
         description = {
-            "Prints the log's segments (name, base, size, header), positions (start, written, durable), records,"
+            "Prints the log's segments (name, base, size, header; in use or prepared ahead, as verify counts them),"
+                    + " positions (start, written, durable), records,"
                     + " total bytes, clean-close state, whether a process has it open, and the recovery evidence"
                     + " kept in its directory.",
             "Exit code: 0 (also with a torn tail), 2 corruption, 3 no readable log."
@@ -85,11 +86,12 @@ public final class StatCommand extends LogCommand {
                 + human(report.segmentCapacityBytes()) + ")");
         final long total =
                 log.segments().stream().mapToLong(LogDirectory.Segment::size).sum();
-        out.println(
-                "segments:         " + log.segments().size() + ", " + total + " bytes on disk (" + human(total) + ")");
-        for (final LogDirectory.Segment segment : log.segments()) {
+        final SegmentCount count = SegmentCount.of(log, inspection);
+        out.println("segments:         " + count.text() + "; " + total + " bytes on disk (" + human(total) + ")");
+        for (int i = 0; i < log.segments().size(); i++) {
+            final LogDirectory.Segment segment = log.segments().get(i);
             out.println("  " + segment.name() + "  base " + segment.base() + "  size " + segment.size() + "  "
-                    + headerSummary(segment));
+                    + headerSummary(segment) + (count.isPrepared(i) ? "  (prepared ahead, empty)" : ""));
         }
         out.println("positions:        " + positions);
         out.println("records:          " + report.records() + " valid data record(s), " + report.bytesScanned()

@@ -53,6 +53,8 @@ final class StatJson {
                         log.segments().stream()
                                 .mapToLong(LogDirectory.Segment::size)
                                 .sum());
+        final SegmentCount count = SegmentCount.of(log, inspection);
+        json.field("segmentsInUse", count.inUse()).field("segmentsPrepared", count.prepared());
         json.array("segments");
         for (final LogDirectory.Segment segment : log.segments()) {
             segment(json, segment);

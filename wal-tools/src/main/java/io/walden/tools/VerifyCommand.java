@@ -53,10 +53,11 @@ public final class VerifyCommand extends LogCommand {
 
     @Override
     int run() {
-        LogDirectory.open(directory);
+        final LogDirectory log = LogDirectory.open(directory);
         final LockProbe.Holder holder = LockProbe.holder(directory);
         final Inspection result = Inspection.of(directory);
         final LogInspection inspection = result.inspection();
+        final SegmentCount segments = SegmentCount.of(log, inspection);
         final boolean liveTail = live
                 && inspection.verdict() == LogInspection.Verdict.TORN_TAIL
                 && (holder.state() == LockProbe.State.HELD || holder.state() == LockProbe.State.UNKNOWN);
@@ -64,10 +65,10 @@ public final class VerifyCommand extends LogCommand {
         final PrintWriter out = spec.commandLine().getOut();
         if (json()) {
             final LineWriter line = new LineWriter(out);
-            json(line, inspection, exitCode, liveTail, result, holder);
+            json(line, inspection, exitCode, liveTail, result, holder, segments);
             line.flush();
         } else {
-            text(out, inspection, exitCode, liveTail, result, holder);
+            text(out, inspection, exitCode, liveTail, result, holder, segments);
         }
         out.flush();
         if (inspection.verdict() == LogInspection.Verdict.CORRUPTION && !json()) {
@@ -95,12 +96,13 @@ public final class VerifyCommand extends LogCommand {
             final int exitCode,
             final boolean liveTail,
             final Inspection result,
-            final LockProbe.Holder holder) {
+            final LockProbe.Holder holder,
+            final SegmentCount segments) {
         final RecoveryReport report = inspection.report();
         out.println("verdict: " + inspection.verdict() + (liveTail ? ", live" : "") + " (exit " + exitCode + "): "
                 + (liveTail ? LIVE_MEANING : meaning(inspection.verdict())));
         out.println("log:     " + directory + ", identity " + String.format("%016x", report.logId()) + ", "
-                + report.segments() + " segment(s) of " + report.segmentCapacityBytes() + " bytes");
+                + segments.text() + ", of " + report.segmentCapacityBytes() + " bytes each");
         out.println("lock:    " + holder.describe());
         out.println("records: " + report.records() + " valid, positions [" + report.startPosition() + ", "
                 + (report.endPosition() < 0 ? "?" : Long.toString(report.endPosition())) + ")");
@@ -163,7 +165,8 @@ public final class VerifyCommand extends LogCommand {
             final int exitCode,
             final boolean liveTail,
             final Inspection result,
-            final LockProbe.Holder holder) {
+            final LockProbe.Holder holder,
+            final SegmentCount segments) {
         final RecoveryReport report = inspection.report();
         final Json json = new Json(out).begin();
         json.field("directory", directory.toString())
@@ -174,6 +177,8 @@ public final class VerifyCommand extends LogCommand {
                 .field("logId", String.format("%016x", report.logId()))
                 .field("segmentCapacityBytes", report.segmentCapacityBytes())
                 .field("segments", report.segments())
+                .field("segmentFiles", segments.files())
+                .field("segmentsPrepared", segments.prepared())
                 .field("records", report.records())
                 .field("bytesScanned", report.bytesScanned())
                 .field("durationNs", report.durationNs())

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
  *   walden stat DIR       segments, positions, sizes, records, clean-close state, lock holder, evidence
  *   walden tail DIR       follows a live log, one line per record
  *   walden truncate-after LSN DIR   offline: removes every record after LSN, keeping them as evidence
- *   walden repair DIR     offline: cuts corruption (RecoveryPolicy.TRUNCATE), keeping it as evidence
+ *   walden repair DIR     offline: cuts corruption (RecoveryPolicy.TRUNCATE), keeping it as evidence;
+ *                         --skip-damaged keeps the records after it (SKIP); --dry-run changes nothing
  * </pre>
  *
  * <p>Exit codes common to every command: {@value #EXIT_UNREADABLE} when the directory cannot be read,
@@ -70,6 +71,8 @@ import picocli.CommandLine.Spec;
             "2:the log is corrupt (verify, stat, dump, tail)",
             "3:the directory cannot be read, holds no log, or an I/O error occurred",
             "4:truncate-after, repair: a process has the log open (holds its lock); nothing was changed",
+            "5:repair --skip-damaged: the records after the damage are kept, the damage stays in place, skipped:"
+                    + " the log opens with RecoveryPolicy.SKIP only",
             "64:usage error",
             "70:internal error (a bug: rerun with --verbose and report it)"
         })
@@ -84,6 +87,11 @@ public final class Walden implements Callable<Integer> {
     public static final int EXIT_UNREADABLE = 3;
     /** Exit code of {@code truncate-after} and {@code repair}: a process holds the log's lock. */
     public static final int EXIT_IN_USE = 4;
+    /**
+     * Exit code of {@code repair --skip-damaged}: the records after the damage are kept, the damaged
+     * frames stay in place, skipped: the log opens with {@code RecoveryPolicy.SKIP} only.
+     */
+    public static final int EXIT_SKIP_ONLY = 5;
     /** Exit code: a usage error (unknown option, missing or invalid argument). */
     public static final int EXIT_USAGE = 64;
     /** Exit code: an internal error of the tool. */
