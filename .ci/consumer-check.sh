@@ -75,3 +75,11 @@ modulepath=$(cat "$work/classpath.txt")
 javac -d "$modular/out" --module-path "$modulepath" --module-source-path "$modular/src" -m example
 output=$(cd "$modular" && java --module-path "$modulepath:$modular/out" -m example/example.Quickstart 2>&1) || true
 expect_both "the module path" "$output"
+
+# The walden launcher of the checkout, on the log the Maven run left: `bin/walden verify DIR` as the
+# README says (exit 0: a healthy log).
+if ! bin/walden verify "$maven/quickstart-wal"; then
+    echo "consumer check: bin/walden verify failed on the Quickstart's log" >&2
+    exit 1
+fi
+echo "consumer check: bin/walden verify ran on the Quickstart's log"
