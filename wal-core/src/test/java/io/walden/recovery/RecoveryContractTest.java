@@ -986,7 +986,9 @@ public abstract class RecoveryContractTest {
                     report.findings().stream().anyMatch(f -> f.contains("covered by a discard frame")),
                     report::summary);
             assertEquals(
-                    !crossing, report.findings().stream().anyMatch(f -> f.contains("as they are")), report::summary);
+                    !crossing,
+                    report.findings().stream().anyMatch(f -> f.contains("left as they are")),
+                    report::summary);
         }
         if (crossing) {
             assertCleanReopen(dir, kept);

@@ -59,12 +59,12 @@ final class SkipRepair {
             final SkipCover.Cover cover =
                     SkipCover.cover(range.fromOffset(), range.toOffset(), capacityBytes, range.batchOpen());
             if (cover == null) {
-                tally.finding("left the skipped positions [" + position(range, range.fromOffset()) + ", "
+                tally.finding("skipped positions [" + position(range, range.fromOffset()) + ", "
                         + position(range, range.toOffset()) + ") of "
-                        + range.path().getFileName() + " as they are:"
-                        + " the batch of the record before them goes on there, and no discard frame, the one frame"
-                        + " that ends a batch, fits before the next 4096-byte block; every open under SKIP skips"
-                        + " them again, and the default policy FAIL refuses the log");
+                        + range.path().getFileName() + " left as they"
+                        + " are: the batch of the record before them goes on there, and no discard frame, the one"
+                        + " frame that ends a batch, fits before the next 4096-byte block; every open under SKIP"
+                        + " skips them again, and the default policy FAIL refuses the log");
                 continue;
             }
             cover(scanner, range, cover);
@@ -96,12 +96,12 @@ final class SkipRepair {
             session.closeFile(handle);
         }
         tally.covered(range);
-        tally.finding("the skipped positions [" + position(range, from) + ", " + position(range, to) + ") of "
-                + range.path().getFileName() + " were" + kept + " zeroed and covered by "
+        tally.finding("skipped positions [" + position(range, from) + ", " + position(range, to) + ") of "
+                + range.path().getFileName() + " made permanent:" + kept + " zeroed and covered by "
                 + (cover.discardEndOffset() > from ? "a discard frame" : "")
                 + (cover.discardEndOffset() > from && cover.discardEndOffset() < to ? " and " : "")
                 + (cover.discardEndOffset() < to ? "a padding frame" : "")
-                + ": the log now opens under every policy with the records this open keeps");
+                + "; the log now opens under every policy with the records this open keeps");
     }
 
     private static long position(final SkippedRange range, final long offset) {
