@@ -21,7 +21,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Power loss at every event of an open under {@link RecoveryPolicy#SKIP} that makes a skip durable: a
@@ -50,15 +51,22 @@ class SkipRepairPowerLossTest extends PowerLossSuite {
                 .build();
     }
 
-    @Test
-    void aSkipMadeDurableLosesNothingMoreAfterPowerLossAtEveryStep() throws Exception {
+    /**
+     * {@code SYNCED} appends: the frames after the damage prove it synced. {@code WRITTEN} appends: only
+     * the clean close does, which the open withdraws, so the skip must be permanent before that.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = Durability.class,
+            names = {"SYNCED", "WRITTEN"})
+    void aSkipMadeDurableLosesNothingMoreAfterPowerLossAtEveryStep(final Durability durability) throws Exception {
         final Path tryDirectory = scratch.newTryDirectory();
         final Path directory = Files.createDirectory(tryDirectory.resolve("log"));
         final long[] lsns = new long[RECORDS];
         try (Wal wal = Wal.open(
                 config(directory, SimulatedStorage.builder(directory).seed(5).build(), RecoveryPolicy.FAIL))) {
             for (int i = 0; i < RECORDS; i++) {
-                lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), Durability.SYNCED);
+                lsns[i] = wal.append(TestRecords.bytes(i, RECORD_BYTES), durability);
             }
         }
         final long damagedBase = lsns[DAMAGED] - lsns[DAMAGED] % SEGMENT_BYTES;
@@ -82,7 +90,8 @@ class SkipRepairPowerLossTest extends PowerLossSuite {
                 final CrashState crash = history.crash(
                         eventCount, random, Files.createDirectory(tryDirectory.resolve("crash-" + image++)));
                 final String where = "the power failed after event " + eventCount + " of " + history.size()
-                        + " of the open under SKIP" + history.lastEvents(eventCount) + "\n  choices: "
+                        + " of the open under SKIP (" + durability + " appends)" + history.lastEvents(eventCount)
+                        + "\n  choices: "
                         + crash.report();
                 checkOpens(crash.directory(), lsns, RecoveryPolicy.SKIP, where, random.nextLong());
                 checkOpens(crash.directory(), lsns, RecoveryPolicy.FAIL, where + "\n  (then reopened under FAIL)", 0);
@@ -90,8 +99,8 @@ class SkipRepairPowerLossTest extends PowerLossSuite {
                 TestFiles.deleteRecursively(crash.directory());
             }
         }
-        System.out.println(
-                "power-loss skip repair: " + image + " crash states checked over " + history.size() + " events");
+        System.out.println("power-loss skip repair (" + durability + " appends): " + image
+                + " crash states checked over " + history.size() + " events");
     }
 
     /** Opens a crash state and checks that it holds exactly every record but the damaged one. */

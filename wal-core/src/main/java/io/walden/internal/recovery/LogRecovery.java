@@ -215,13 +215,7 @@ public final class LogRecovery {
         truncations().complete(segments, record, endPosition);
         for (int i = 0; i < openSkippedRanges.length; i += 2) {
             if (openSkippedRanges[i + 1] <= record.cutPosition()) {
-                tally.skipped(
-                        directory,
-                        0,
-                        openSkippedRanges[i],
-                        openSkippedRanges[i + 1],
-                        false,
-                        "skipped when the log was opened");
+                tally.skippedWhenOpened(openSkippedRanges[i], openSkippedRanges[i + 1]);
             }
         }
         final Path path = SegmentNames.segmentPath(directory, continueBase);

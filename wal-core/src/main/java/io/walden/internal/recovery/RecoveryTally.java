@@ -59,7 +59,8 @@ final class RecoveryTally {
 
     /**
      * A range that SKIP skipped inside a segment; {@code batchOpen}: the frame before it says its batch
-     * goes on. Readers step over it until recovery covers it with frames ({@link #covered}).
+     * goes on; {@code path} null for one a running log skipped. Readers step over it until recovery
+     * covers it with frames ({@link #covered}).
      */
     record SkippedRange(Path path, long base, long fromOffset, long toOffset, boolean batchOpen) {}
 
@@ -75,6 +76,14 @@ final class RecoveryTally {
         skippedBytes += toOffset - fromOffset;
         findings.add("skipped corrupt bytes at positions [" + (base + fromOffset) + ", " + (base + toOffset) + "): "
                 + reason);
+    }
+
+    /**
+     * Records a range the open of a log that is still running skipped and left (no segment named: such
+     * a range is reported and stepped over, never covered here).
+     */
+    void skippedWhenOpened(final long fromPosition, final long toPosition) {
+        skipped(null, 0, fromPosition, toPosition, false, "skipped when the log was opened");
     }
 
     /** The ranges skipped and not covered yet, in log order. */
