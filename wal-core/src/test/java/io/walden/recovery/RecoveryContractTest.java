@@ -19,6 +19,8 @@ import io.walden.WalConfig;
 import io.walden.WalCorruptionException;
 import io.walden.WalException;
 import io.walden.WalReader;
+import io.walden.WalView;
+import io.walden.format.EvidenceFiles;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
@@ -53,6 +55,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Recovery and corruption contract, run by every storage backend: logs are written through the
@@ -892,27 +895,110 @@ public abstract class RecoveryContractTest {
     @EnumSource(Where.class)
     void flippedBitInPayloadUnderSkipDropsOnlyTheDamagedRecord(final Where where) throws IOException {
         final Damaged damaged = flipBitInPayload(dir, where);
+        final Path file = damaged.location().file();
+        final long from = damaged.location().offset();
+        final long to = from + FrameDescriptor.alignedLength(damaged.location().frameLength());
+        final byte[] damagedBytes = Arrays.copyOfRange(Files.readAllBytes(file), (int) from, (int) to);
 
         final Rec appended;
         try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
             final RecoveryReport report = wal.recoveryReport();
             assertEquals(damaged.written().size() - 1, report.records(), report::summary);
-            assertTrue(report.skippedBytes() > 0, report::summary);
+            assertEquals(to - from, report.skippedBytes(), report::summary);
             assertEquals(0, report.droppedBytes(), report::summary);
+            // The skipped bytes were kept, exactly, before the segment was changed.
+            final long base = segmentBaseOf(file);
+            final String name = EvidenceFiles.rangeName(file, base + from, base + to);
+            final List<Path> kept = report.evidence().stream()
+                    .filter(path -> path.getFileName().toString().endsWith(name))
+                    .toList();
+            assertEquals(1, kept.size(), report::summary);
+            assertArrayEquals(damagedBytes, Files.readAllBytes(kept.get(0)), "the evidence holds the skipped bytes");
+            assertTrue(report.findings().stream().anyMatch(f -> f.contains("zeroed and covered by")), report::summary);
             assertRecords(damaged.allButDamaged(), readAll(wal));
             appended = append(wal, 888, 500, Durability.SYNCED);
         }
-        // The damaged bytes stay on disk: reopening skips them again.
+        // The skip is durable: the default policy opens the log, with the same records and nothing to
+        // skip or keep again, and a read-only view reads them too.
         final List<Rec> expected = new ArrayList<>(damaged.allButDamaged());
         expected.add(appended);
-        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
-            assertRecords(expected, readAll(wal));
+        assertCleanReopen(dir, expected);
+        assertEquals(LogInspection.Verdict.CLEAN, Wal.inspect(dir).verdict(), () -> Wal.inspect(dir)
+                .report()
+                .summary());
+        try (WalView view = Wal.openReadOnly(dir);
+                WalReader reader = view.reader(view.startPosition(), Durability.WRITTEN)) {
+            final List<Rec> viewed = new ArrayList<>();
+            reader.replay((buffer, offset, length, lsn) -> {
+                final byte[] bytes = new byte[length];
+                buffer.getBytes(offset, bytes);
+                viewed.add(new Rec(lsn, bytes));
+            });
+            assertRecords(expected, viewed);
         }
-        assertOpenFails(
-                dir,
-                RecoveryPolicy.FAIL,
-                damaged.location().file(),
-                damaged.location().offset());
+    }
+
+    @ParameterizedTest(name = "damaged frame crosses a 4096-byte boundary: {0}")
+    @ValueSource(booleans = {true, false})
+    void skipInsideABatchIsCoveredWhereADiscardFrameFitsAndElseLeftToEveryOpen(final boolean crossing)
+            throws IOException {
+        final List<Rec> written = new ArrayList<>();
+        final int payloadBytes = 1000;
+        try (Wal wal = open(dir, RecoveryPolicy.FAIL)) {
+            for (int i = 0; i < 3; i++) {
+                written.add(append(wal, 500 + i, payloadBytes, Durability.SYNCED));
+            }
+            final WalBatch batch = new WalBatch();
+            for (int i = 0; i < 8; i++) {
+                batch.add(payload(600 + i, payloadBytes));
+            }
+            wal.append(batch, Durability.SYNCED);
+            for (int i = 0; i < 8; i++) {
+                written.add(new Rec(batch.lsn(i), payload(600 + i, payloadBytes)));
+            }
+            for (int i = 0; i < 3; i++) {
+                written.add(append(wal, 700 + i, payloadBytes, Durability.SYNCED));
+            }
+        }
+        // A record inside the batch, not its first or last, whose frame holds a block boundary at least a
+        // frame header past its start (a discard frame fits), or none at all.
+        int damagedIndex = -1;
+        for (int i = 4; i < 10 && damagedIndex < 0; i++) {
+            final Location at = locate(dir, written.get(i));
+            final long block = SegmentHeaderDescriptor.WRITE_LIMIT_ALIGNMENT;
+            final long boundary = (at.offset() + FrameDescriptor.alignedLength(at.frameLength())) / block * block;
+            if ((boundary >= at.offset() + FrameDescriptor.HEADER_LENGTH) == crossing) {
+                damagedIndex = i;
+            }
+        }
+        assertTrue(damagedIndex > 0, "no record in the batch to damage");
+        final Location damagedAt = locate(dir, written.get(damagedIndex));
+        flipBit(damagedAt.file(), damagedAt.offset() + FrameDescriptor.HEADER_LENGTH + 100, 2);
+        final List<Rec> kept = new ArrayList<>(written);
+        kept.remove(damagedIndex);
+
+        try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+            final RecoveryReport report = wal.recoveryReport();
+            assertEquals(kept.size(), report.records(), report::summary);
+            assertRecords(kept, readAll(wal));
+            assertEquals(
+                    crossing,
+                    report.findings().stream().anyMatch(f -> f.contains("covered by a discard frame")),
+                    report::summary);
+            assertEquals(
+                    !crossing,
+                    report.findings().stream().anyMatch(f -> f.contains("left as they are")),
+                    report::summary);
+        }
+        if (crossing) {
+            assertCleanReopen(dir, kept);
+        } else {
+            // Nothing ends the batch there in this format: every open skips the range again.
+            assertOpenFails(dir, RecoveryPolicy.FAIL, damagedAt.file(), damagedAt.offset());
+            try (Wal wal = open(dir, RecoveryPolicy.SKIP)) {
+                assertRecords(kept, readAll(wal));
+            }
+        }
     }
 
     @Test

@@ -24,7 +24,8 @@ final class GivenUpRanges {
     /**
      * A range of positions given up.
      *
-     * @param what {@code skipped} (SKIP skips the damaged frames there on every open), {@code cut} (a
+     * @param what {@code skipped} (the damaged frames SKIP gave up, kept as evidence and covered by a
+     *     discard frame, or, inside a batch no discard frame fits, skipped on every open), {@code cut} (a
      *     torn tail) or {@code discarded} (the rest, zeroed after it was kept as evidence).
      * @param from the first position.
      * @param to the end, exclusive.

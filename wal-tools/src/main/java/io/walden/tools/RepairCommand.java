@@ -24,11 +24,13 @@ import picocli.CommandLine.Option;
  * was cut, skipped or discarded (records, bytes, positions), one line for the evidence, and inspects
  * the log again afterwards.
  *
- * <p>Exit code: 0 the log opens under the default policy (repaired, or nothing to repair); 2 recovery
- * refused the log, nothing changed, or the log still does not open (it should not happen: report
- * it); 3 no readable log; 4 a process has the log open; 5 {@code --skip-damaged} kept the records but
- * the damage stays, skipped: the log opens with {@link RecoveryPolicy#SKIP} only. A dry run exits as
- * the repair would.
+ * <p>Exit code: 0 the log opens under the default policy (repaired, or nothing to repair; under
+ * {@code --skip-damaged} recovery covers each skipped range with a discard frame, so this is the rule);
+ * 2 recovery refused the log, nothing changed, or the log still does not open (it should not happen:
+ * report it); 3 no readable log; 4 a process has the log open; 5 {@code --skip-damaged} kept the
+ * records but some damage stays, skipped (inside a batch, with no room for the discard frame that would
+ * end the batch before the next 4096-byte block): the log opens with {@link RecoveryPolicy#SKIP} only.
+ * A dry run exits as the repair would.
  */
 @Command(
         name = "repair",
@@ -44,15 +46,18 @@ import picocli.CommandLine.Option;
                     + " the damage is at the end anyway, or when --skip-damaged refuses.",
             "--skip-damaged (RecoveryPolicy.SKIP): keeps every valid record after the damage too; only the"
                     + " damaged frames are lost. Choose it when the records after the damage matter. A damaged end"
-                    + " or a torn tail is cut, as by the default; damage inside the log stays in its segment and"
-                    + " is skipped on every open: the log then opens with RecoveryPolicy.SKIP only (exit 5), not"
-                    + " under the default policy. It refuses, changing nothing (exit 2), a missing middle segment,"
+                    + " or a torn tail is cut, as by the default; damage inside the log is kept in"
+                    + " recovery-evidence/ and covered by a discard frame, so the log then opens under the default"
+                    + " policy (exit 0). Only damage inside a batch with no room for a discard frame before the"
+                    + " next 4096-byte block stays in place, skipped on every open: the log then opens with"
+                    + " RecoveryPolicy.SKIP only (exit 5). It refuses, changing nothing (exit 2), a missing middle"
+                    + " segment,"
                     + " a bad segment header, a foreign file or a segment of another log (the default repair cuts"
                     + " the log before those), and a lost newest segment (no repair opens that).",
             "Exit code: 0 the log opens under the default policy (repaired, or nothing to repair), 2 refused or"
                     + " still corrupt, 3 no readable log, 4 the log is open in a process, 5 --skip-damaged: records"
-                    + " kept, damage skipped, opens with RecoveryPolicy.SKIP only. --dry-run exits as the repair"
-                    + " would."
+                    + " kept, but damage inside a batch stays, skipped: opens with RecoveryPolicy.SKIP only."
+                    + " --dry-run exits as the repair would."
         })
 public final class RepairCommand extends LogCommand {
     @Option(

@@ -136,8 +136,8 @@ final class RepairOutput {
         if (outcome.opensWithSkipOnly()) {
             return "CORRUPTION under the default policy ("
                     + outcome.inLog(directory, now.corruption().getMessage())
-                    + "): the damaged"
-                    + " frames stay in place, skipped. Open the log with RecoveryPolicy.SKIP"
+                    + "): damaged frames inside a batch stay in place, skipped (no discard frame, which would end"
+                    + " the batch, fits before the next 4096-byte block). Open the log with RecoveryPolicy.SKIP"
                     + " (WalConfig.Builder.recoveryPolicy), which keeps the "
                     + outcome.report().records()
                     + " record(s) above on every open; `walden repair " + directory + "` without --skip-damaged"

@@ -71,8 +71,8 @@ import picocli.CommandLine.Spec;
             "2:the log is corrupt (verify, stat, dump, tail)",
             "3:the directory cannot be read, holds no log, or an I/O error occurred",
             "4:truncate-after, repair: a process has the log open (holds its lock); nothing was changed",
-            "5:repair --skip-damaged: the records after the damage are kept, the damage stays in place, skipped:"
-                    + " the log opens with RecoveryPolicy.SKIP only",
+            "5:repair --skip-damaged: the records after the damage are kept, but damage inside a batch that no"
+                    + " discard frame fits stays in place, skipped: the log opens with RecoveryPolicy.SKIP only",
             "64:usage error",
             "70:internal error (a bug: rerun with --verbose and report it)"
         })
@@ -88,8 +88,9 @@ public final class Walden implements Callable<Integer> {
     /** Exit code of {@code truncate-after} and {@code repair}: a process holds the log's lock. */
     public static final int EXIT_IN_USE = 4;
     /**
-     * Exit code of {@code repair --skip-damaged}: the records after the damage are kept, the damaged
-     * frames stay in place, skipped: the log opens with {@code RecoveryPolicy.SKIP} only.
+     * Exit code of {@code repair --skip-damaged}: the records after the damage are kept, but damaged
+     * frames inside a batch that no discard frame fits stay in place, skipped: the log opens with
+     * {@code RecoveryPolicy.SKIP} only.
      */
     public static final int EXIT_SKIP_ONLY = 5;
     /** Exit code: a usage error (unknown option, missing or invalid argument). */

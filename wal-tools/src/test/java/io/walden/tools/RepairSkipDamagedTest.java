@@ -1,12 +1,10 @@
 package io.walden.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.RecoveryPolicy;
-import io.walden.Wal;
-import io.walden.WalCorruptionException;
 import io.walden.format.SegmentNames;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,8 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code walden repair --skip-damaged} and {@code --dry-run} on the damage of issue 43: 420 garbage
  * bytes in the middle of one of 24 small segments. The skipping repair keeps exactly the records
- * whose frames the garbage did not touch; a dry run changes no byte of the directory and predicts
- * the repair's figures exactly.
+ * whose frames the garbage did not touch, and the log opens under the default policy afterwards; a dry
+ * run changes no byte of the directory and predicts the repair's figures exactly.
  */
 class RepairSkipDamagedTest {
     private Path root;
@@ -58,15 +56,19 @@ class RepairSkipDamagedTest {
         assertEquals(log.untouched().size(), kept.size(), run::toString);
         assertEquals(texts(log.untouched()), kept);
         assertEquals(touched.size(), log.written().size() - kept.size());
-        run.assertExit(Walden.EXIT_SKIP_ONLY);
+        run.assertExit(Walden.EXIT_OK);
         assertEquals("", run.err(), run::toString);
         assertTrue(run.out().contains("kept:      " + kept.size() + " record(s)"), () -> kept.size() + ": " + run);
         final long[] range = log.touchedRange();
         assertTrue(run.out().contains("positions [" + range[0] + ", " + range[1] + ")"), run::toString);
 
-        // The damage stays in place: the default policy still refuses the log, as the output says.
-        assertThrows(WalCorruptionException.class, () -> Wal.open(GarbageLog.config(dir, RecoveryPolicy.FAIL)));
-        assertTrue(run.out().contains("Open the log with RecoveryPolicy.SKIP"), run::toString);
+        // The skip is durable: the default policy opens the log with the same records, as the output
+        // says, and the skipped bytes are kept as evidence.
+        assertEquals(kept, texts(GarbageLog.readAll(dir, RecoveryPolicy.FAIL)));
+        assertTrue(run.out().contains("the log opens under the default policy"), run::toString);
+        assertFalse(run.out().contains("Open the log with RecoveryPolicy.SKIP"), run::toString);
+        final List<Path> evidence = children(dir.resolve(SegmentNames.EVIDENCE_DIRECTORY_NAME));
+        assertFalse(evidence.isEmpty(), run::toString);
     }
 
     @Test
@@ -74,7 +76,7 @@ class RepairSkipDamagedTest {
         final GarbageLog log = GarbageLog.create(dir);
         final Map<String, Object> result =
                 JsonParser.parseObject(ToolRun.run("repair", "--skip-damaged", "--json", dir.toString())
-                        .assertExit(Walden.EXIT_SKIP_ONLY)
+                        .assertExit(Walden.EXIT_OK)
                         .out());
         final Map<?, ?> repair = (Map<?, ?>) result.get("repair");
         assertEquals((long) log.untouched().size(), repair.get("recordsKept"), result::toString);
@@ -84,7 +86,7 @@ class RepairSkipDamagedTest {
                 repair.get("ranges"),
                 result::toString);
         assertEquals(range[1] - range[0], repair.get("skippedBytes"), result::toString);
-        assertEquals("SKIP", result.get("opensWith"));
+        assertEquals("FAIL", result.get("opensWith"));
     }
 
     @ParameterizedTest(name = "skip-damaged={0}")

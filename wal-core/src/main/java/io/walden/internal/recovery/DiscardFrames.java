@@ -8,6 +8,7 @@ import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
 import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
+import static io.walden.format.FrameDescriptor.TYPE_PADDING;
 
 import io.walden.format.FrameChecksum;
 import java.nio.ByteBuffer;
@@ -49,5 +50,30 @@ final class DiscardFrames {
         buffer.putInt(
                 index + CHECKSUM_OFFSET,
                 new FrameChecksum(logId).compute(buffer, index, frameLength, HEADER_LENGTH, position));
+    }
+
+    /**
+     * Writes a padding frame from an offset to an end offset (a short one for eight bytes), for the
+     * rest of a range SKIP skipped past a discard frame's end. Its checksum covers the whole frame: the
+     * buffer holds it all, its body zero.
+     */
+    static void writePadding(
+            final ByteBuffer buffer,
+            final int index,
+            final long position,
+            final long offset,
+            final int endOffset,
+            final long logId) {
+        buffer.order(ByteOrder.LITTLE_ENDIAN);
+        final int frameLength = (int) (endOffset - offset);
+        buffer.putInt(index + LENGTH_OFFSET, frameLength);
+        if (frameLength > SHORT_PADDING_LENGTH) {
+            buffer.putShort(index + TYPE_OFFSET, TYPE_PADDING);
+            buffer.putShort(index + FLAGS_OFFSET, (short) 0);
+            buffer.putInt(index + DURABLE_OFFSET_OFFSET, (int) offset);
+        }
+        buffer.putInt(
+                index + CHECKSUM_OFFSET,
+                new FrameChecksum(logId).compute(buffer, index, frameLength, frameLength, position));
     }
 }

@@ -42,6 +42,9 @@ import java.util.TreeMap;
  *       else to the segment's end: no position a reader may have seen is given out again.
  *   <li>{@link RecoveryPolicy#TRUNCATE} does the same from the damage on; later segments are moved to
  *       the evidence directory and replaced by segments holding one discard frame.
+ *   <li>{@link RecoveryPolicy#SKIP} keeps each range it skips inside a segment as evidence and covers
+ *       it with a discard frame ({@link SkipRepair}), before any other change, so that the log opens
+ *       under every policy afterwards.
  * </ol>
  *
  * <p>Evidence is made durable (file, directory) before the log is changed, and every change is synced
@@ -52,6 +55,7 @@ import java.util.TreeMap;
  *   LogRecovery ─► LogSurvey (shared with LogInspector) ─► SegmentInventory: list, identity, structure
  *        │                                              └► LogScan ─► SegmentScanner, TailJudge
  *        │                                                   (RecoveryRule, TailDecision ─► TailOutcome)
+ *        ├─► SkipRepair ─► SkipCover: covers the ranges SKIP skipped, first
  *        ├─► TailRepair ─► RecoveryEvidence, RecoveryWriter: carries the TailOutcome out
  *        ├─► SuffixTruncationCompletion: finishes a pending truncateAfter
  *        └─► RecoveryTally: the report
@@ -166,11 +170,14 @@ public final class LogRecovery {
         final long discardFromBase = found.structure().discardFromBase();
         final long lastBase = bases.get(bases.size() - 1);
         final long lastEnd = lastBase + capacityBytes;
-        if (discardFromBase < 0) {
-            // Refused for space before anything is changed: the log continues in a new segment.
-            RecoverySpace.require(directory, 0, capacityBytes, inventory.temporaryBytes());
-        }
+        // Refused for space before anything is changed: the log continues in a new segment.
+        RecoverySpace.require(
+                directory,
+                SkipRepair.evidenceBytes(tally),
+                discardFromBase < 0 ? capacityBytes : 0,
+                inventory.temporaryBytes());
         beginChanges();
+        skips().coverAll(found.scanner());
         tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
         if (discardFromBase >= 0) {
             return createLog(
@@ -208,7 +215,7 @@ public final class LogRecovery {
         truncations().complete(segments, record, endPosition);
         for (int i = 0; i < openSkippedRanges.length; i += 2) {
             if (openSkippedRanges[i + 1] <= record.cutPosition()) {
-                tally.skipped(0, openSkippedRanges[i], openSkippedRanges[i + 1], "skipped when the log was opened");
+                tally.skippedWhenOpened(openSkippedRanges[i], openSkippedRanges[i + 1]);
             }
         }
         final Path path = SegmentNames.segmentPath(directory, continueBase);
@@ -269,8 +276,13 @@ public final class LogRecovery {
                 !clean && continueOffset == WriteLimits.NEXT_SEGMENT && !segments.containsKey(tailBase + capacityBytes);
         // Refused for space before anything is changed.
         RecoverySpace.require(
-                directory, nonZeroEnd - tail.endOffset(), newSegment ? capacityBytes : 0, inventory.temporaryBytes());
+                directory,
+                nonZeroEnd - tail.endOffset() + SkipRepair.evidenceBytes(tally),
+                newSegment ? capacityBytes : 0,
+                inventory.temporaryBytes());
         beginChanges();
+        // Skipped ranges first, while what proves them damage stands (a clean close, a tail not cut yet).
+        skips().coverAll(scanner);
         // Cleared whatever the verdict: the log is about to be written again.
         repair().clearCleanClose(segments, tailBase, tailBase + tail.endOffset());
         final int tailHandle = session.openFile(tailPath, false);
@@ -398,6 +410,10 @@ public final class LogRecovery {
 
     private TailRepair repair() {
         return new TailRepair(session, io, writer, evidence, tally, capacityBytes);
+    }
+
+    private SkipRepair skips() {
+        return new SkipRepair(session, io, writer, evidence, tally, capacityBytes);
     }
 
     private SuffixTruncationCompletion truncations() {

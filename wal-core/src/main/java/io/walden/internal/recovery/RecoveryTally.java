@@ -14,7 +14,7 @@ import org.agrona.collections.LongArrayList;
  */
 final class RecoveryTally {
     private final List<String> findings = new ArrayList<>();
-    private final LongArrayList skippedRanges = new LongArrayList();
+    private final List<SkippedRange> skippedRanges = new ArrayList<>();
     private long records;
     private long bytesScanned;
     private long droppedBytes;
@@ -57,18 +57,53 @@ final class RecoveryTally {
         skippedBytes += bytes;
     }
 
+    /**
+     * A range that SKIP skipped inside a segment; {@code batchOpen}: the frame before it says its batch
+     * goes on; {@code path} null for one a running log skipped. Readers step over it until recovery
+     * covers it with frames ({@link #covered}).
+     */
+    record SkippedRange(Path path, long base, long fromOffset, long toOffset, boolean batchOpen) {}
+
     /** Records a range readers skip (SKIP), with its finding. */
-    void skipped(final long base, final long fromOffset, final long toOffset, final String reason) {
-        skippedRanges.addLong(base + fromOffset);
-        skippedRanges.addLong(base + toOffset);
+    void skipped(
+            final Path path,
+            final long base,
+            final long fromOffset,
+            final long toOffset,
+            final boolean batchOpen,
+            final String reason) {
+        skippedRanges.add(new SkippedRange(path, base, fromOffset, toOffset, batchOpen));
         skippedBytes += toOffset - fromOffset;
         findings.add("skipped corrupt bytes at positions [" + (base + fromOffset) + ", " + (base + toOffset) + "): "
                 + reason);
     }
 
-    /** The skipped ranges, as position pairs [from, to). */
+    /**
+     * Records a range the open of a log that is still running skipped and left (no segment named: such
+     * a range is reported and stepped over, never covered here).
+     */
+    void skippedWhenOpened(final long fromPosition, final long toPosition) {
+        skipped(null, 0, fromPosition, toPosition, false, "skipped when the log was opened");
+    }
+
+    /** The ranges skipped and not covered yet, in log order. */
+    List<SkippedRange> uncoveredRanges() {
+        return List.copyOf(skippedRanges);
+    }
+
+    /** A skipped range is now covered by frames that every reader skips: readers need not be told of it. */
+    void covered(final SkippedRange range) {
+        skippedRanges.remove(range);
+    }
+
+    /** The skipped ranges that readers step over, as position pairs [from, to). */
     long[] skippedRanges() {
-        return skippedRanges.toLongArray();
+        final LongArrayList pairs = new LongArrayList();
+        for (final SkippedRange range : skippedRanges) {
+            pairs.addLong(range.base() + range.fromOffset());
+            pairs.addLong(range.base() + range.toOffset());
+        }
+        return pairs.toLongArray();
     }
 
     RecoveryReport report(

@@ -48,7 +48,7 @@ final class RecoveryWriter {
         this.capacityBytes = capacityBytes;
     }
 
-    /** Zeroes [from, to) in small block-aligned writes, rewriting the bytes before it as they are. */
+    /** Zeroes [from, to) in small block-aligned writes, rewriting the bytes around it as they are. */
     void zeroRange(final int handle, final Path path, final long fromOffset, final long toOffset) throws IOException {
         final long alignedStart = fromOffset & ~(BLOCK_BYTES - 1L);
         final long alignedEnd = Math.min(capacityBytes, (toOffset + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1L));
@@ -60,11 +60,11 @@ final class RecoveryWriter {
             for (long offset = alignedStart; offset < alignedEnd; offset += chunkBytes) {
                 final int length = (int) Math.min(chunkBytes, alignedEnd - offset);
                 chunk.clear().limit(length);
-                if (offset < fromOffset) {
-                    reader.read(chunk, offset);
+                if (offset < fromOffset || offset + length > toOffset) {
+                    FileReads.readFully(reader, chunk, offset);
                 }
                 for (int i = 0; i < length; i++) {
-                    if (offset + i >= fromOffset) {
+                    if (offset + i >= fromOffset && offset + i < toOffset) {
                         chunk.put(i, (byte) 0);
                     }
                 }
@@ -120,6 +120,29 @@ final class RecoveryWriter {
             FileReads.readFully(reader, block, blockStart);
             DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, (int) endOffset, logId);
             io.write(handle, blockStart, block, (int) (blockEnd - blockStart));
+        }
+    }
+
+    /**
+     * Writes a padding frame at an offset that covers the positions up to an end offset, whose bytes
+     * must be zero already; writes only the blocks of its header (the checksum covers the whole frame).
+     */
+    void writePaddingFrame(final int handle, final Path path, final long base, final long offset, final long endOffset)
+            throws IOException {
+        if (offset >= endOffset) {
+            return;
+        }
+        final long blockStart = offset & -(long) BLOCK_BYTES;
+        final long frameBlockEnd = (endOffset + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
+        final long headerEnd = Math.min(offset + FrameDescriptor.HEADER_LENGTH, endOffset);
+        final long headerBlockEnd = (headerEnd + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
+        try (AlignedBuffer memory = new AlignedBuffer((int) (frameBlockEnd - blockStart));
+                FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+            final ByteBuffer blocks = memory.buffer();
+            FileReads.readFully(reader, blocks, blockStart);
+            DiscardFrames.writePadding(
+                    blocks, (int) (offset - blockStart), base + offset, offset, (int) endOffset, logId);
+            io.write(handle, blockStart, blocks, (int) (headerBlockEnd - blockStart));
         }
     }
 

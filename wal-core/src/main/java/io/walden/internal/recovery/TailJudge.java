@@ -66,13 +66,13 @@ final class TailJudge {
                 case REFUSE -> throw new WalCorruptionException(path, damageOffset, reason);
                 case SKIP_TO_NEXT_RUN -> {
                     final Run next = scan.runs().get(runIndex++);
-                    tally.skipped(base, validEnd, next.startOffset(), reason);
+                    tally.skipped(path, base, validEnd, next.startOffset(), openBatch >= 0, reason);
                     tally.countRun(next);
                     validEnd = next.endOffset();
                     openBatch = next.openBatchOffset();
                 }
                 case SKIP_TO_LATER_SEGMENT -> {
-                    tally.skipped(base, validEnd, capacityBytes, reason);
+                    tally.skipped(path, base, validEnd, capacityBytes, openBatch >= 0, reason);
                     return null;
                 }
                 case SKIP_END -> {
