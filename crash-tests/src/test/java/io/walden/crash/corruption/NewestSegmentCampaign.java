@@ -150,10 +150,10 @@ final class NewestSegmentCampaign implements AutoCloseable {
     }
 
     /**
-     * The same, with the damaged segment a recycled one if asked: the log fills three segments, and
-     * retention frees the first while the second is written, so that the fourth, the damaged one, is
-     * made from the first one's file (its header rewritten, its body the first segment's frames past
-     * its write limit).
+     * The same, with the damaged segment a recycled one if asked: the log fills two segments, and
+     * retention frees the first as soon as the second is written (before a quarter of it is used, when
+     * the third is prepared), so that the third, the damaged one, is made from the first one's file
+     * (its header rewritten, its body the first segment's frames past its write limit).
      *
      * @param root an empty scratch directory.
      * @param backend the backend.
@@ -176,7 +176,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
             final long seed,
             final boolean recycled)
             throws IOException {
-        final long newestBase = (recycled ? 3L : 1L) * segmentBytes;
+        final long newestBase = (recycled ? 2L : 1L) * segmentBytes;
         final NewestSegmentCampaign campaign = new NewestSegmentCampaign(root, backend, segmentBytes, newestBase);
         final Path live = root.resolve("live");
         final Random random = new Random(seed);
@@ -184,7 +184,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
         try (Wal wal = Wal.open(config(live, backend, segmentBytes))) {
             // Fill the segments before the newest exactly, so that the next record is the newest
             // segment's first; when it is to be recycled, free the first segment once the log is in
-            // the second (its file becomes the fourth).
+            // the second (its file becomes the third).
             while (wal.tailPosition() < newestBase) {
                 final long remaining = segmentBytes - wal.tailPosition() % segmentBytes;
                 final int frameBytes = (int) Math.min(remaining, MAX_RECORD_BYTES / 2);

@@ -99,11 +99,17 @@ final class FullDiskTest {
         final Acks acks = new Acks();
         final WalConfig config = config(directory, backendName, ROOMY_SEGMENT_BYTES);
         try (Wal wal = Wal.open(config)) {
-            // The next segment prepared in full, before the disk fills: only the one after finds none.
+            // The next segment prepared in full, before the disk fills: only the one after finds none. It
+            // is prepared once a quarter of the active segment is used.
+            int sequence = 0;
+            while (wal.writtenPosition() < ROOMY_SEGMENT_BYTES / 4) {
+                final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), Durability.WRITTEN);
+                acks.add(new Acks.Ack(0, sequence, lsn, Durability.WRITTEN));
+                sequence++;
+            }
             PreparedSegment.await(SegmentNames.segmentPath(directory, ROOMY_SEGMENT_BYTES));
             LoopFileSystem.fill(filler);
             WalException refused = null;
-            int sequence = 0;
             final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
             while (refused == null) {
                 assertTrue(System.nanoTime() < deadlineNs, "no append was refused within 30 s of the disk filling");

@@ -81,12 +81,13 @@ final class DirectoryTrackerRaceTest {
             }
             final long scannedTo = wal.writtenPosition();
             final AtomicBoolean armed = new AtomicBoolean();
-            final long recycledBase = 4L * SEGMENT_BYTES;
+            final long recycledBase = 3L * SEGMENT_BYTES;
             try (DirectoryTracker tracker = DirectoryTracker.open(directory, () -> {
                 if (armed.getAndSet(false)) {
                     // Into segment 2, free segment 0 (kept for reuse; segment 1, which holds frames,
-                    // stays), then on into segment 4, made from segment 0's file (3 was prepared
-                    // before), past the offset the view had scanned in segment 0.
+                    // stays), then on into segment 3, made from segment 0's file (it is prepared once a
+                    // quarter of segment 2 is used, after the free), past the offset the view had
+                    // scanned in segment 0.
                     appendUntil(wal, 2L * SEGMENT_BYTES + SegmentHeaderDescriptor.HEADER_LENGTH + 1);
                     wal.truncateBefore(SEGMENT_BYTES);
                     appendUntil(wal, recycledBase + scannedTo + SEGMENT_BYTES / 8);
