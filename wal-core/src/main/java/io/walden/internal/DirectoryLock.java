@@ -2,6 +2,7 @@ package io.walden.internal;
 
 import io.walden.WalException;
 import io.walden.format.SegmentNames;
+import io.walden.internal.state.NoSpace;
 import io.walden.spi.IoErrors;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -33,9 +34,12 @@ public final class DirectoryLock implements AutoCloseable {
         try {
             channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         } catch (final IOException ex) {
+            // XFS needs room for a new inode chunk to create the lock file: a full file system is said as such.
+            final boolean noSpace = NoSpace.isNoSpace(ex);
             throw new WalException(
-                    WalException.ErrorCode.IO,
-                    "cannot open the lock file " + lockFile + ": " + IoErrors.reason(ex),
+                    noSpace ? WalException.ErrorCode.STORAGE_SPACE : WalException.ErrorCode.IO,
+                    "cannot open the lock file " + lockFile + ": " + IoErrors.reason(ex)
+                            + (noSpace ? "; the file system is full: free space in it, then open the log again" : ""),
                     ex);
         }
         try {

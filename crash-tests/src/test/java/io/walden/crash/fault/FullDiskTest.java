@@ -88,8 +88,10 @@ final class FullDiskTest {
             fillWhileAppending(fileSystem.mountPoint(), backendName);
             openOnFullDisk(fileSystem.mountPoint(), backendName);
             openExistingLogOnFullDisk(fileSystem.mountPoint(), backendName);
+            retentionOnFullDiskFreesSpace(fileSystem.mountPoint(), backendName);
             openCrashedLogOnFullDisk(fileSystem.mountPoint(), backendName);
         }
+        openWithNoInodeLeft(Path.of("target", "fault", "no-inode-" + backendName), backendName);
     }
 
     private static void noRoomForTheNextSegment(final Path mountPoint, final String backendName) throws Exception {
@@ -270,6 +272,64 @@ final class FullDiskTest {
             for (int i = 0; i < read.size(); i++) {
                 assertEquals(lsns.get(i), read.get(i).lsn());
             }
+        }
+        CrashTally.FAULTS.incrementAndGet();
+    }
+
+    /**
+     * A new log where no file can be created (ext4 out of inodes here; XFS needs room for a chunk of
+     * them): the lock file cannot be made, and the open is refused with STORAGE_SPACE, not IO.
+     */
+    private static void openWithNoInodeLeft(final Path workDirectory, final String backendName) throws Exception {
+        try (LoopFileSystem fileSystem = LoopFileSystem.mount(workDirectory, 4L * 1024 * 1024, List.of("-N", "32"))) {
+            final Path directory = Files.createDirectory(fileSystem.mountPoint().resolve("log-no-inode"));
+            int files = 0;
+            try {
+                while (files < 100_000) {
+                    Files.createFile(fileSystem.mountPoint().resolve("inode-" + files));
+                    files++;
+                }
+                fail("no ENOSPC after " + files + " files on a file system of 32 inodes");
+            } catch (final IOException full) {
+                assertTrue(full.getMessage() == null || !full.getMessage().isEmpty(), full.toString());
+            }
+            final WalException refused = assertThrows(WalException.class, () -> Wal.open(
+                            config(directory, backendName, WalConfig.SEGMENT_CAPACITY_BYTES_MIN))
+                    .close());
+            assertEquals(WalException.ErrorCode.STORAGE_SPACE, refused.errorCode(), refused.getMessage());
+            assertTrue(refused.getMessage().contains(SegmentNames.LOCK_FILE_NAME), refused.getMessage());
+            assertTrue(refused.getMessage().contains("free space"), refused.getMessage());
+        }
+        CrashTally.FAULTS.incrementAndGet();
+    }
+
+    /**
+     * Retention on a full file system frees space: the segments it frees are deleted, not kept for
+     * reuse (space comes first), and the log goes on.
+     */
+    private static void retentionOnFullDiskFreesSpace(final Path mountPoint, final String backendName)
+            throws IOException {
+        final Path directory = mountPoint.resolve("log-retention");
+        final Path filler = mountPoint.resolve("filler");
+        final int segmentBytes = WalConfig.SEGMENT_CAPACITY_BYTES_MIN;
+        final WalConfig config = config(directory, backendName, segmentBytes);
+        try (Wal wal = Wal.open(config)) {
+            int sequence = 0;
+            while (wal.tailPosition() < 4L * segmentBytes) {
+                wal.append(TestRecords.tagged(0, sequence++, 1000), Durability.SYNCED);
+            }
+            LoopFileSystem.fill(filler);
+            final java.nio.file.FileStore store = Files.getFileStore(directory);
+            final long unallocatedBefore = store.getUnallocatedSpace();
+            assertEquals(3, wal.truncateBefore(3L * segmentBytes), "segments freed");
+            final long freedBytes = store.getUnallocatedSpace() - unallocatedBefore;
+            assertTrue(
+                    freedBytes >= 3L * segmentBytes,
+                    "truncateBefore of 3 segments on a full disk freed " + freedBytes + " bytes; files: "
+                            + TestFiles.contents(directory).keySet());
+            assertTrue(!wal.stats().failed(), "the log failed: " + wal.stats().failure());
+            Files.delete(filler);
+            wal.append(TestRecords.tagged(0, sequence, 1000), Durability.SYNCED);
         }
         CrashTally.FAULTS.incrementAndGet();
     }

@@ -53,6 +53,22 @@ final class LoopFileSystem implements AutoCloseable {
      */
     static LoopFileSystem mount(final Path workDirectory, final long sizeBytes)
             throws IOException, InterruptedException {
+        return mount(workDirectory, sizeBytes, List.of());
+    }
+
+    /**
+     * Makes and mounts an ext4 image as {@link #mount(Path, long)}, with options for {@code mkfs.ext4}
+     * (e.g. {@code -N 32} for a file system that runs out of inodes first).
+     *
+     * @param workDirectory where the image and the mount point go.
+     * @param sizeBytes the image's size.
+     * @param mkfsOptions extra options for mkfs.ext4.
+     * @return the mounted file system; close it to unmount.
+     * @throws IOException if any step fails, with the command's output.
+     * @throws InterruptedException if interrupted.
+     */
+    static LoopFileSystem mount(final Path workDirectory, final long sizeBytes, final List<String> mkfsOptions)
+            throws IOException, InterruptedException {
         Files.createDirectories(workDirectory);
         final Path image = workDirectory.resolve("fs.img").toAbsolutePath();
         final Path mountPoint = workDirectory.resolve("mnt").toAbsolutePath();
@@ -65,7 +81,10 @@ final class LoopFileSystem implements AutoCloseable {
         Files.deleteIfExists(image);
         Files.createDirectories(mountPoint);
         run(List.of("truncate", "-s", Long.toString(sizeBytes), image.toString()));
-        run(List.of("mkfs.ext4", "-q", "-F", image.toString()));
+        final List<String> mkfs = new java.util.ArrayList<>(List.of("mkfs.ext4", "-q", "-F"));
+        mkfs.addAll(mkfsOptions);
+        mkfs.add(image.toString());
+        run(mkfs);
         run(List.of("mount", "-o", "loop", image.toString(), mountPoint.toString()));
         fileSystem.mounted = true;
         return fileSystem;

@@ -77,6 +77,11 @@ final class FreeSegments {
         files.add(path);
     }
 
+    /** The submitted rename failed and changed nothing: the segment is deleted instead. */
+    void renameFailed() {
+        pending--;
+    }
+
     /** The rename failed, or the log closed before it was durable: the file is not offered. */
     void dropPending() {
         pending = 0;

@@ -94,7 +94,13 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
         this.truncation = new SegmentTruncation(
-                session, state, shared.directory(), segmentCapacityBytes, recovered.firstSegmentBase(), free);
+                session,
+                state,
+                shared.directory(),
+                segmentCapacityBytes,
+                recovered.firstSegmentBase(),
+                free,
+                SegmentTruncation.spaceShort(preparer, shared.directory(), segmentCapacityBytes));
         this.scanner = IoAssembly.scanner(config, shared, recovered);
         this.writes = IoAssembly.writes(config, shared);
         this.marker = IoAssembly.marker(shared, recovered);
@@ -327,8 +333,12 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         if (failure != null || result < 0) {
             final IOException cause =
                     failure != null ? failure : new IOException("operation failed with result " + result);
-            // A full file system while the next segment is prepared is back-pressure, not a failure.
-            if (kind != CompletionToken.PREPARE || !preparer.onFailure(cause)) {
+            // A full file system while the next segment is prepared is back-pressure, not a failure;
+            // a freed segment that cannot be renamed for reuse for lack of space is deleted instead.
+            final boolean handled = kind == CompletionToken.PREPARE
+                    ? preparer.onFailure(cause)
+                    : kind == CompletionToken.TRUNCATE && truncation.onFailure(cause);
+            if (!handled) {
                 fail(cause);
             }
             return;

@@ -3,8 +3,12 @@ package io.walden.internal.io;
 import io.walden.format.SegmentNames;
 import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogState;
+import io.walden.internal.state.NoSpace;
 import io.walden.spi.StorageSession;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.BooleanSupplier;
 import org.agrona.BitUtil;
 
 /**
@@ -22,10 +26,17 @@ import org.agrona.BitUtil;
  * delete, so no reader is handed a position in a segment about to go. The active segment is never
  * deleted; one operation is in flight at a time.
  *
+ * <p>Space comes first: while the file system is short of space ({@link #spaceShort}: the next
+ * segment's preparation waits for space, or less than a segment is free) freed segments are deleted,
+ * not kept; and a rename to the free name that fails for space (XFS needs room for it) deletes the
+ * segment instead, for the rest of the request, rather than failing the log.
+ *
  * <p><b>Threading:</b> {@link #request} from any thread, one at a time; {@link #step} by the I/O thread
  * in its background rounds; the rest by the holder of the I/O duty.
  */
 final class SegmentTruncation {
+    private static final System.Logger LOGGER = System.getLogger(SegmentTruncation.class.getName());
+
     private final StorageSession session;
     private final LogState state;
     private final Path directory;
@@ -33,6 +44,7 @@ final class SegmentTruncation {
     private final long segmentMask;
     private final long token;
     private final FreeSegments free;
+    private final BooleanSupplier spaceShort;
 
     // Set by the requesting thread, taken by the I/O thread.
     private volatile TruncateRequest pending;
@@ -46,6 +58,8 @@ final class SegmentTruncation {
     private boolean deleteUnsynced;
     // The free file the unsynced change renamed a segment to, offered for reuse once it is durable.
     private Path renamedUnsynced;
+    // A rename to a free name failed for space: the active request deletes the rest.
+    private boolean renameRefused;
 
     SegmentTruncation(
             final StorageSession session,
@@ -53,7 +67,8 @@ final class SegmentTruncation {
             final Path directory,
             final long segmentCapacityBytes,
             final long firstSegmentBase,
-            final FreeSegments free) {
+            final FreeSegments free,
+            final BooleanSupplier spaceShort) {
         Invariants.check(
                 BitUtil.isPowerOfTwo(segmentCapacityBytes),
                 "segment capacity %d not a power of two",
@@ -66,6 +81,25 @@ final class SegmentTruncation {
         this.firstSegmentBase = firstSegmentBase;
         this.token = CompletionToken.of(CompletionToken.TRUNCATE);
         this.free = free;
+        this.spaceShort = spaceShort;
+    }
+
+    /**
+     * Whether the file system of a log is short of space: the next segment's preparation waits for
+     * space, or less than a segment is free (asked once per freed segment, a slow path).
+     */
+    static BooleanSupplier spaceShort(
+            final SegmentPreparer preparer, final Path directory, final long segmentCapacityBytes) {
+        return () -> {
+            if (preparer.spaceShortage() != null) {
+                return true;
+            }
+            try {
+                return Files.getFileStore(directory).getUsableSpace() < segmentCapacityBytes;
+            } catch (final IOException ex) {
+                return false;
+            }
+        };
     }
 
     /** Any thread: hands a request to the I/O thread (which it then wakes). */
@@ -93,6 +127,7 @@ final class SegmentTruncation {
             limitBase = Math.min(request.position() & ~segmentMask, activeBase);
             nextBase = firstSegmentBase;
             deleteUnsynced = false;
+            renameRefused = false;
             if (limitBase > firstSegmentBase) {
                 state.publishStart(limitBase);
             }
@@ -111,7 +146,7 @@ final class SegmentTruncation {
             return 1;
         }
         if (nextBase < limitBase) {
-            if (free.wantsMore()) {
+            if (!renameRefused && free.wantsMore() && !spaceShort.getAsBoolean()) {
                 renamedUnsynced = free.renaming(nextBase);
                 session.submitRename(SegmentNames.segmentPath(directory, nextBase), renamedUnsynced, token);
             } else {
@@ -133,6 +168,28 @@ final class SegmentTruncation {
     void onCompletion() {
         Invariants.check(operationInFlight, "truncation completion with no operation in flight");
         operationInFlight = false;
+    }
+
+    /**
+     * The operation in flight failed. A rename to the free name that failed for space (it changed
+     * nothing) is no failure of the log: the segment is deleted instead (true). Anything else fails the
+     * log (false).
+     */
+    boolean onFailure(final IOException failure) {
+        if (!operationInFlight || renamedUnsynced == null || !NoSpace.isNoSpace(failure)) {
+            return false;
+        }
+        LOGGER.log(
+                System.Logger.Level.WARNING,
+                "cannot keep a freed segment for reuse as " + renamedUnsynced + " (" + failure.getMessage()
+                        + "): the file system is full; deleting it instead");
+        operationInFlight = false;
+        deleteUnsynced = false;
+        renamedUnsynced = null;
+        free.renameFailed();
+        renameRefused = true;
+        nextBase -= segmentCapacityBytes;
+        return true;
     }
 
     /** The log failed: completes the active and the waiting request with the failure. */

@@ -30,8 +30,13 @@ class SegmentTruncationTest {
 
     private final RecordingSession session = new RecordingSession();
     private final LogState state = new LogState(SEGMENT, 10 * SEGMENT, 0);
-    private final SegmentTruncation truncation =
-            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, new FreeSegments(DIRECTORY, 0));
+    private final SegmentTruncation truncation = new SegmentTruncation(
+            session, state, DIRECTORY, SEGMENT, SEGMENT, new FreeSegments(DIRECTORY, 0), () -> false);
+    // For the recycling tests: up to two freed files kept, space short while the flag says so.
+    private final FreeSegments free = new FreeSegments(DIRECTORY, 2);
+    private boolean spaceShort;
+    private final SegmentTruncation recycling =
+            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, free, () -> spaceShort);
 
     @Test
     void shouldDeleteOldestFirstAndSyncTheDirectoryAfterEachDelete() {
@@ -118,7 +123,75 @@ class SegmentTruncationTest {
         assertFalse(truncation.hasPending());
     }
 
+    @Test
+    void shouldKeepFreedSegmentsForReuseWhileSpaceIsNotShort() {
+        final TruncateRequest request = new TruncateRequest(3 * SEGMENT);
+        recycling.request(request);
+        runToCompletion(recycling, 10 * SEGMENT);
+        assertEquals(
+                List.of(rename(SEGMENT), "sync-directory", rename(2 * SEGMENT), "sync-directory"), session.operations);
+        assertEquals(2, free.size());
+        assertEquals(2, request.deletedCount());
+    }
+
+    @Test
+    void shouldDeleteFreedSegmentsWhileSpaceIsShort() {
+        spaceShort = true;
+        final TruncateRequest request = new TruncateRequest(3 * SEGMENT);
+        recycling.request(request);
+        runToCompletion(recycling, 10 * SEGMENT);
+        assertEquals(
+                List.of(delete(SEGMENT), "sync-directory", delete(2 * SEGMENT), "sync-directory"), session.operations);
+        assertEquals(0, free.size(), "space comes first: nothing kept for reuse");
+        assertNull(request.failure());
+    }
+
+    @Test
+    void shouldDeleteTheSegmentWhoseRenameFailedForSpaceAndTheRestOfTheRequest() {
+        final TruncateRequest request = new TruncateRequest(4 * SEGMENT);
+        recycling.request(request);
+        assertEquals(1, recycling.step(10 * SEGMENT));
+        assertEquals(List.of(rename(SEGMENT)), session.operations);
+        session.inFlight = false;
+        assertTrue(recycling.onFailure(
+                new IOException(SegmentNames.segmentPath(DIRECTORY, SEGMENT) + ": No space left on device")));
+        runToCompletion(recycling, 10 * SEGMENT);
+        assertEquals(
+                List.of(
+                        rename(SEGMENT),
+                        delete(SEGMENT),
+                        "sync-directory",
+                        delete(2 * SEGMENT),
+                        "sync-directory",
+                        delete(3 * SEGMENT),
+                        "sync-directory"),
+                session.operations);
+        assertNull(request.failure(), "a rename refused for space fails nothing");
+        assertEquals(3, request.deletedCount());
+        assertEquals(0, free.size());
+        assertTrue(free.wantsMore(), "the refused rename is no longer pending");
+    }
+
+    @Test
+    void shouldLeaveEveryOtherFailureToFailTheLog() {
+        recycling.request(new TruncateRequest(3 * SEGMENT));
+        recycling.step(10 * SEGMENT);
+        session.inFlight = false;
+        assertFalse(recycling.onFailure(new IOException("Input/output error")), "an I/O error is no space shortage");
+        spaceShort = true;
+        final SegmentTruncation deleting = truncation;
+        deleting.request(new TruncateRequest(3 * SEGMENT));
+        deleting.step(10 * SEGMENT);
+        assertFalse(
+                deleting.onFailure(new IOException("No space left on device")),
+                "only a rename to the free name is replaced by a delete");
+    }
+
     private void runToCompletion(final long activeBase) {
+        runToCompletion(truncation, activeBase);
+    }
+
+    private void runToCompletion(final SegmentTruncation truncation, final long activeBase) {
         for (int i = 0; i < 100 && (truncation.hasPending() || truncation.isActive()); i++) {
             if (truncation.step(activeBase) == 1 && session.inFlight) {
                 session.inFlight = false;
@@ -126,6 +199,10 @@ class SegmentTruncationTest {
             }
         }
         assertFalse(truncation.isActive(), "the truncation never completed");
+    }
+
+    private static String rename(final long base) {
+        return "rename " + SegmentNames.segmentPath(DIRECTORY, base).getFileName() + " " + SegmentNames.freeName(base);
     }
 
     private static String delete(final long base) {
@@ -192,7 +269,10 @@ class SegmentTruncationTest {
 
         @Override
         public void submitRename(final Path source, final Path target, final long token) {
-            throw unexpected("submitRename");
+            assertEquals(TOKEN, token);
+            assertFalse(inFlight, "two operations in flight");
+            inFlight = true;
+            operations.add("rename " + source.getFileName() + " " + target.getFileName());
         }
 
         @Override
