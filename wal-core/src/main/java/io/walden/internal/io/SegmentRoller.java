@@ -69,9 +69,15 @@ final class SegmentRoller {
         this.prepareFromBytes = segmentCapacityBytes / 4;
     }
 
-    /** Whether the frames reached the point where the next segment is to be prepared and none is (class comment). */
+    /**
+     * Whether the frames reached the point where the next segment is to be prepared and none is (class
+     * comment). Not while a preparation refused for space waits for its retry time: {@link #prepare}
+     * tries that one again, and appenders need not wake the I/O thread for it.
+     */
     boolean preparationDue() {
-        return preparer.isIdle() && scanner.position() - positions.activeBase() >= prepareFromBytes;
+        return preparer.isIdle()
+                && preparer.spaceShortage() == null
+                && scanner.position() - positions.activeBase() >= prepareFromBytes;
     }
 
     /** Runs a step of the next segment's preparation (class comment: yields to writes, or is hurried). */
