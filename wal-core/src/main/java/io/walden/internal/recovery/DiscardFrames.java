@@ -3,7 +3,6 @@ package io.walden.internal.recovery;
 import static io.walden.format.FrameDescriptor.CHECKSUM_OFFSET;
 import static io.walden.format.FrameDescriptor.DURABLE_OFFSET_OFFSET;
 import static io.walden.format.FrameDescriptor.FLAGS_OFFSET;
-import static io.walden.format.FrameDescriptor.HEADER_LENGTH;
 import static io.walden.format.FrameDescriptor.LENGTH_OFFSET;
 import static io.walden.format.FrameDescriptor.SHORT_PADDING_LENGTH;
 import static io.walden.format.FrameDescriptor.TYPE_DISCARD;
@@ -11,6 +10,7 @@ import static io.walden.format.FrameDescriptor.TYPE_OFFSET;
 import static io.walden.format.FrameDescriptor.TYPE_PADDING;
 
 import io.walden.format.FrameChecksum;
+import io.walden.format.FrameDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -32,24 +32,7 @@ final class DiscardFrames {
             final long offset,
             final int endOffset,
             final long logId) {
-        buffer.order(ByteOrder.LITTLE_ENDIAN);
-        final int frameLength = (int) (endOffset - offset);
-        if (frameLength == SHORT_PADDING_LENGTH) {
-            // Eight bytes left hold no header: a short padding frame (length and checksum only) covers
-            // them, as the writer closes a segment that ends so.
-            buffer.putInt(index + LENGTH_OFFSET, frameLength);
-            buffer.putInt(
-                    index + CHECKSUM_OFFSET,
-                    new FrameChecksum(logId).compute(buffer, index, frameLength, frameLength, position));
-            return;
-        }
-        buffer.putInt(index + LENGTH_OFFSET, frameLength);
-        buffer.putShort(index + TYPE_OFFSET, TYPE_DISCARD);
-        buffer.putShort(index + FLAGS_OFFSET, (short) 0);
-        buffer.putInt(index + DURABLE_OFFSET_OFFSET, (int) offset);
-        buffer.putInt(
-                index + CHECKSUM_OFFSET,
-                new FrameChecksum(logId).compute(buffer, index, frameLength, HEADER_LENGTH, position));
+        writeFrame(buffer, index, position, offset, endOffset, logId, TYPE_DISCARD);
     }
 
     /**
@@ -64,16 +47,35 @@ final class DiscardFrames {
             final long offset,
             final int endOffset,
             final long logId) {
+        writeFrame(buffer, index, position, offset, endOffset, logId, TYPE_PADDING);
+    }
+
+    private static void writeFrame(
+            final ByteBuffer buffer,
+            final int index,
+            final long position,
+            final long offset,
+            final int endOffset,
+            final long logId,
+            final short type) {
         buffer.order(ByteOrder.LITTLE_ENDIAN);
         final int frameLength = (int) (endOffset - offset);
         buffer.putInt(index + LENGTH_OFFSET, frameLength);
         if (frameLength > SHORT_PADDING_LENGTH) {
-            buffer.putShort(index + TYPE_OFFSET, TYPE_PADDING);
+            buffer.putShort(index + TYPE_OFFSET, type);
             buffer.putShort(index + FLAGS_OFFSET, (short) 0);
             buffer.putInt(index + DURABLE_OFFSET_OFFSET, (int) offset);
         }
+        // Eight bytes hold no header: a short padding frame (length and checksum only) covers them, as
+        // the writer closes a segment that ends so.
         buffer.putInt(
                 index + CHECKSUM_OFFSET,
-                new FrameChecksum(logId).compute(buffer, index, frameLength, frameLength, position));
+                new FrameChecksum(logId)
+                        .compute(
+                                buffer,
+                                index,
+                                frameLength,
+                                FrameDescriptor.checksummedLength(frameLength, type),
+                                position));
     }
 }
