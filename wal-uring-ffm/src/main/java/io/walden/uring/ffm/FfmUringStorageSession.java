@@ -38,8 +38,10 @@ import java.util.concurrent.TimeUnit;
  *   I/O thread --rename/delete/dir fsync (inline)--> local completions --> poll
  * </pre>
  *
- * <p>A short write is submitted again for its remainder before the operation completes; a negative
- * result fails the operation with the file, offset and errno named.
+ * <p>A short write is submitted again for its remainder before the operation completes; an operation
+ * the kernel gave up on because the thread that submitted it ended (an appender that held the I/O duty)
+ * is submitted again from the polling thread ({@link SubmitterExit}); any other negative result fails
+ * the operation with the file, offset and errno named.
  *
  * <p><b>Threading:</b> StorageSession methods are called by the holder of the log's I/O duty, one
  * thread at a time with a happens-before edge between them (the SPI's rule); the operation slots, the
@@ -265,6 +267,7 @@ final class FfmUringStorageSession implements StorageSession {
 
     /** Hands the prepared entry to the kernel; if that fails, the operation completes with the failure. */
     private void enter(final RingOperation operation) {
+        operation.submitter = Thread.currentThread();
         try {
             ring.submit();
         } catch (final IOException ex) {
@@ -334,6 +337,10 @@ final class FfmUringStorageSession implements StorageSession {
     /** A completion from the ring: a short write goes on; anything else is delivered. */
     private void onRingCompletion(final long userData, final int result) {
         final RingOperation operation = operations.get((int) userData);
+        if (SubmitterExit.resubmit(result, operation.submitter.isAlive())) {
+            resubmit(operation, result);
+            return;
+        }
         if (operation.kind() == Kind.WRITE && result > 0 && result < operation.remainingBytes) {
             operation.address += result;
             operation.fileOffset += result;
@@ -354,12 +361,43 @@ final class FfmUringStorageSession implements StorageSession {
         delivered++;
     }
 
+    /**
+     * Submits again, from this thread, an operation the kernel gave up on because the thread that
+     * submitted it ended ({@link SubmitterExit}): what is left of a write, a sync, an allocation.
+     */
+    private void resubmit(final RingOperation operation, final int result) {
+        LOGGER.log(
+                System.Logger.Level.DEBUG,
+                () -> operation.describe(directory) + " ended with " + LinuxCalls.describe(-result)
+                        + " because its submitting thread " + operation.submitter.getName()
+                        + " ended; submitted again");
+        switch (operation.kind()) {
+            case WRITE ->
+                ring.prepareWrite(
+                        operation.fd,
+                        operation.fileOffset,
+                        operation.address,
+                        operation.remainingBytes,
+                        operation.index());
+            case SYNC -> ring.prepareDataSync(operation.fd, operation.index());
+            case ALLOCATE ->
+                ring.prepareAllocate(operation.fd, operation.fileOffset, operation.allocateBytes, operation.index());
+            default -> throw new IllegalStateException("a " + operation.kind() + " does not go through the ring");
+        }
+        enter(operation);
+    }
+
     private void deliver(final CompletionHandler target, final RingOperation operation) {
         final long token = operation.token();
         final IOException failure = operation.failure;
         final long result = failure != null ? -1 : operation.successResult();
         operations.release(operation);
         target.onCompletion(token, result, failure);
+    }
+
+    /** Tests: every request from now on goes to the submitting thread's io-wq ({@link IoUring#forceAsync}). */
+    void forceAsync() {
+        ring.forceAsync();
     }
 
     @Override

@@ -17,6 +17,7 @@ import static io.walden.uring.ffm.IoUringDescriptor.IORING_OP_FSYNC;
 import static io.walden.uring.ffm.IoUringDescriptor.IORING_OP_WRITE;
 import static io.walden.uring.ffm.IoUringDescriptor.IORING_REGISTER_EVENTFD;
 import static io.walden.uring.ffm.IoUringDescriptor.IORING_SETUP_CQSIZE;
+import static io.walden.uring.ffm.IoUringDescriptor.IOSQE_ASYNC;
 import static io.walden.uring.ffm.IoUringDescriptor.PARAMS_CQ_ENTRIES_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.PARAMS_CQ_OFF_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.PARAMS_FEATURES_OFFSET;
@@ -26,6 +27,7 @@ import static io.walden.uring.ffm.IoUringDescriptor.PARAMS_SQ_ENTRIES_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.PARAMS_SQ_OFF_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.SQE_ADDR_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.SQE_FD_OFFSET;
+import static io.walden.uring.ffm.IoUringDescriptor.SQE_FLAGS_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.SQE_LENGTH;
 import static io.walden.uring.ffm.IoUringDescriptor.SQE_LEN_OFFSET;
 import static io.walden.uring.ffm.IoUringDescriptor.SQE_OFF_OFFSET;
@@ -100,6 +102,8 @@ final class IoUring implements AutoCloseable {
     private int preparedCount;
     private int cqHead;
     private boolean closed;
+    // Holder: whether every entry is flagged IOSQE_ASYNC (tests that need a request held in io-wq).
+    private boolean forceAsync;
 
     private IoUring(final int entries) throws IOException {
         final MemorySegment params = arena.allocate(PARAMS_LENGTH);
@@ -262,6 +266,15 @@ final class IoUring implements AutoCloseable {
         sqes.set(JAVA_LONG, sqe + SQE_USER_DATA_OFFSET, userData);
     }
 
+    /**
+     * Holder: flags every entry prepared from now on IOSQE_ASYNC, so that the kernel hands it to the
+     * submitting thread's io-wq workers instead of trying it inline. For tests that need a request to
+     * wait there (see {@link SubmitterExit}).
+     */
+    void forceAsync() {
+        forceAsync = true;
+    }
+
     /** Takes the next submission slot, zeroed, and publishes its index in the array. */
     private long nextEntry() {
         final int head = (int) INT.getAcquire(sqRing, sqHeadOffset);
@@ -272,6 +285,9 @@ final class IoUring implements AutoCloseable {
         final long sqe = (long) index * SQE_LENGTH;
         for (int i = 0; i < SQE_LENGTH; i += Long.BYTES) {
             sqes.set(JAVA_LONG, sqe + i, 0L);
+        }
+        if (forceAsync) {
+            sqes.set(JAVA_BYTE, sqe + SQE_FLAGS_OFFSET, IOSQE_ASYNC);
         }
         sqRing.set(JAVA_INT, sqArrayOffset + (long) index * Integer.BYTES, index);
         sqTail++;

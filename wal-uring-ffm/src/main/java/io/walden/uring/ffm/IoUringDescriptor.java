@@ -61,6 +61,7 @@ final class IoUringDescriptor {
 
     static final int SQE_LENGTH = 64;
     static final int SQE_OPCODE_OFFSET = 0;
+    static final int SQE_FLAGS_OFFSET = 1;
     static final int SQE_FD_OFFSET = 4;
     static final int SQE_OFF_OFFSET = 8;
     static final int SQE_ADDR_OFFSET = 16;
@@ -90,6 +91,8 @@ final class IoUringDescriptor {
     static final byte IORING_OP_FSYNC = 3;
     static final byte IORING_OP_FALLOCATE = 17;
     static final byte IORING_OP_WRITE = 23;
+    /** sqe flags: always hand the request to a kernel worker (io-wq); only tests ask for it. */
+    static final byte IOSQE_ASYNC = 1 << 4;
     /** fsync_flags: fdatasync rather than fsync. */
     static final int IORING_FSYNC_DATASYNC = 1;
 

@@ -49,8 +49,10 @@ final class LinuxCalls {
 
     static final int EINTR = 4;
     static final int EAGAIN = 11;
+    static final int EFAULT = 14;
     static final int EINVAL = 22;
     static final int EOPNOTSUPP = 95;
+    static final int ECANCELED = 125;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();

@@ -21,6 +21,8 @@ final class RingOperation extends PooledOperation {
     int totalBytes;
     long allocateBytes;
     IOException failure;
+    /** The thread that last handed it to the kernel (io_uring ties the request to it); see {@link SubmitterExit}. */
+    Thread submitter;
 
     RingOperation(final int index) {
         super(index);
@@ -31,6 +33,7 @@ final class RingOperation extends PooledOperation {
         path = null;
         target = null;
         failure = null;
+        submitter = null;
     }
 
     /**
