@@ -18,6 +18,9 @@ package io.walden;
  * @param segmentsRolled segments the log moved past.
  * @param segmentsHurried segments made ready before their zero-fill finished (appenders needed them).
  * @param segmentsRecycled segments made from a file retention freed, not a new one.
+ * @param segmentsDeletedForSpace segments retention freed and deleted although recycling would have
+ *     kept them, because the file system was short of space (less than a segment free, or the next
+ *     segment waiting for space) or refused the rename for space.
  * @param durabilityMarks header rewrites on going idle that record the last records synced.
  * @param appendsRunByCaller appends whose I/O the appending thread ran itself, waking no other thread.
  * @param writesInFlightPeak the most writes in flight at once; above 1 only with O_DSYNC.
@@ -53,6 +56,7 @@ public record WalStats(
         long segmentsRolled,
         long segmentsHurried,
         long segmentsRecycled,
+        long segmentsDeletedForSpace,
         long durabilityMarks,
         long appendsRunByCaller,
         int writesInFlightPeak,

@@ -43,6 +43,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code walden.back.pressure.waits}</td><td>counter, events</td><td>{@code backPressureWaits}</td></tr>
  *   <tr><td>{@code walden.segments.rolled}</td><td>counter, files</td><td>{@code segmentsRolled}</td></tr>
  *   <tr><td>{@code walden.segments.hurried}</td><td>counter, files</td><td>{@code segmentsHurried}</td></tr>
+ *   <tr><td>{@code walden.segments.deleted.for.space}</td><td>counter, files</td><td>{@code segmentsDeletedForSpace}</td></tr>
  *   <tr><td>{@code walden.durability.marks}</td><td>counter, operations</td><td>{@code durabilityMarks}</td></tr>
  *   <tr><td>{@code walden.appends.run.by.caller}</td><td>counter, records</td><td>{@code appendsRunByCaller}</td></tr>
  *   <tr><td>{@code walden.start.position}</td><td>gauge, bytes</td><td>{@code startPosition}</td></tr>
@@ -159,6 +160,12 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 BaseUnits.FILES,
                 "segments made ready before their zero-fill finished",
                 WalStats::segmentsHurried));
+        meters.add(counter(
+                registry,
+                "walden.segments.deleted.for.space",
+                BaseUnits.FILES,
+                "freed segments deleted, not kept for reuse, because the file system was short of space",
+                WalStats::segmentsDeletedForSpace));
         meters.add(counter(
                 registry,
                 "walden.durability.marks",

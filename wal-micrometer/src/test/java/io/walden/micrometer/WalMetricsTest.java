@@ -52,6 +52,7 @@ class WalMetricsTest {
         expected.put("walden.back.pressure.waits", WalStats::backPressureWaits);
         expected.put("walden.segments.rolled", WalStats::segmentsRolled);
         expected.put("walden.segments.hurried", WalStats::segmentsHurried);
+        expected.put("walden.segments.deleted.for.space", WalStats::segmentsDeletedForSpace);
         expected.put("walden.durability.marks", WalStats::durabilityMarks);
         expected.put("walden.appends.run.by.caller", WalStats::appendsRunByCaller);
         expected.put("walden.start.position", WalStats::startPosition);

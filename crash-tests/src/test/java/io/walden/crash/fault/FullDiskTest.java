@@ -328,6 +328,7 @@ final class FullDiskTest {
                     "truncateBefore of 3 segments on a full disk freed " + freedBytes + " bytes; files: "
                             + TestFiles.contents(directory).keySet());
             assertTrue(!wal.stats().failed(), "the log failed: " + wal.stats().failure());
+            assertEquals(3, wal.stats().segmentsDeletedForSpace(), () -> "the stats say so: " + wal.stats());
             Files.delete(filler);
             wal.append(TestRecords.tagged(0, sequence, 1000), Durability.SYNCED);
         }

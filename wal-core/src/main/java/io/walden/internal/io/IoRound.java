@@ -94,10 +94,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
         this.truncation = new SegmentTruncation(
-                session,
-                state,
-                shared.directory(),
-                segmentCapacityBytes,
+                shared,
                 recovered.firstSegmentBase(),
                 free,
                 SegmentTruncation.spaceShort(preparer, shared.directory(), segmentCapacityBytes));

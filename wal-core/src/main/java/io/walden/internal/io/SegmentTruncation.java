@@ -4,6 +4,7 @@ import io.walden.format.SegmentNames;
 import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.NoSpace;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,6 +40,7 @@ final class SegmentTruncation {
 
     private final StorageSession session;
     private final LogState state;
+    private final StatsCounters stats;
     private final Path directory;
     private final long segmentCapacityBytes;
     private final long segmentMask;
@@ -62,20 +64,19 @@ final class SegmentTruncation {
     private boolean renameRefused;
 
     SegmentTruncation(
-            final StorageSession session,
-            final LogState state,
-            final Path directory,
-            final long segmentCapacityBytes,
+            final IoShared shared,
             final long firstSegmentBase,
             final FreeSegments free,
             final BooleanSupplier spaceShort) {
+        final long segmentCapacityBytes = shared.segmentCapacityBytes();
         Invariants.check(
                 BitUtil.isPowerOfTwo(segmentCapacityBytes),
                 "segment capacity %d not a power of two",
                 segmentCapacityBytes);
-        this.session = session;
-        this.state = state;
-        this.directory = directory;
+        this.session = shared.session();
+        this.state = shared.state();
+        this.stats = shared.stats();
+        this.directory = shared.directory();
         this.segmentCapacityBytes = segmentCapacityBytes;
         this.segmentMask = segmentCapacityBytes - 1;
         this.firstSegmentBase = firstSegmentBase;
@@ -150,6 +151,10 @@ final class SegmentTruncation {
                 renamedUnsynced = free.renaming(nextBase);
                 session.submitRename(SegmentNames.segmentPath(directory, nextBase), renamedUnsynced, token);
             } else {
+                if (free.wantsMore()) {
+                    // Recycling would have kept it: space comes first.
+                    stats.recordSegmentDeletedForSpace();
+                }
                 session.submitDelete(SegmentNames.segmentPath(directory, nextBase), token);
             }
             nextBase += segmentCapacityBytes;

@@ -53,6 +53,7 @@ public final class StatsCounters {
     private volatile long segmentsRolled;
     private volatile long segmentsHurried;
     private volatile long segmentsRecycled;
+    private volatile long segmentsDeletedForSpace;
     private volatile long durabilityMarks;
     private volatile long pipelinePaddingBytes;
     private volatile int writesInFlightPeak;
@@ -138,6 +139,7 @@ public final class StatsCounters {
                 segmentsRolled,
                 segmentsHurried,
                 segmentsRecycled,
+                segmentsDeletedForSpace,
                 durabilityMarks,
                 appendsRunByCaller,
                 writesInFlightPeak,
@@ -165,6 +167,16 @@ public final class StatsCounters {
 
     public void recordSegmentRecycled() {
         segmentsRecycled = segmentsRecycled + 1;
+    }
+
+    /** Retention deleted a freed segment that recycling would have kept, because space was short. */
+    public void recordSegmentDeletedForSpace() {
+        segmentsDeletedForSpace = segmentsDeletedForSpace + 1;
+    }
+
+    /** See {@link WalStats#segmentsDeletedForSpace()}. Any thread. */
+    public long segmentsDeletedForSpace() {
+        return segmentsDeletedForSpace;
     }
 
     /** A group was ended on a block boundary with padding, so that the next could go beside it. */

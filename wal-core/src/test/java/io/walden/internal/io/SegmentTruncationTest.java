@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.format.SegmentNames;
 import io.walden.internal.state.LogState;
+import io.walden.internal.state.StatsCounters;
 import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
@@ -30,13 +31,15 @@ class SegmentTruncationTest {
 
     private final RecordingSession session = new RecordingSession();
     private final LogState state = new LogState(SEGMENT, 10 * SEGMENT, 0);
-    private final SegmentTruncation truncation = new SegmentTruncation(
-            session, state, DIRECTORY, SEGMENT, SEGMENT, new FreeSegments(DIRECTORY, 0), () -> false);
+    private final StatsCounters stats = new StatsCounters();
+    private final IoShared shared = new IoShared(
+            session, StorageCapabilities.of(false, false, 4096, 4), null, state, stats, null, DIRECTORY, SEGMENT);
+    private final SegmentTruncation truncation =
+            new SegmentTruncation(shared, SEGMENT, new FreeSegments(DIRECTORY, 0), () -> false);
     // For the recycling tests: up to two freed files kept, space short while the flag says so.
     private final FreeSegments free = new FreeSegments(DIRECTORY, 2);
     private boolean spaceShort;
-    private final SegmentTruncation recycling =
-            new SegmentTruncation(session, state, DIRECTORY, SEGMENT, SEGMENT, free, () -> spaceShort);
+    private final SegmentTruncation recycling = new SegmentTruncation(shared, SEGMENT, free, () -> spaceShort);
 
     @Test
     void shouldDeleteOldestFirstAndSyncTheDirectoryAfterEachDelete() {
@@ -51,6 +54,7 @@ class SegmentTruncationTest {
         assertEquals(2, request.deletedCount());
         assertEquals(3 * SEGMENT, state.startPosition());
         assertFalse(truncation.isActive());
+        assertEquals(0, stats.segmentsDeletedForSpace(), "no recycling: a delete is no sign of space");
     }
 
     @Test
@@ -144,6 +148,7 @@ class SegmentTruncationTest {
                 List.of(delete(SEGMENT), "sync-directory", delete(2 * SEGMENT), "sync-directory"), session.operations);
         assertEquals(0, free.size(), "space comes first: nothing kept for reuse");
         assertNull(request.failure());
+        assertEquals(2, stats.segmentsDeletedForSpace(), "the stats say so");
     }
 
     @Test
@@ -170,6 +175,7 @@ class SegmentTruncationTest {
         assertEquals(3, request.deletedCount());
         assertEquals(0, free.size());
         assertTrue(free.wantsMore(), "the refused rename is no longer pending");
+        assertEquals(3, stats.segmentsDeletedForSpace(), "the stats say so");
     }
 
     @Test
