@@ -337,7 +337,8 @@ final class FfmUringStorageSession implements StorageSession {
     /** A completion from the ring: a short write goes on; anything else is delivered. */
     private void onRingCompletion(final long userData, final int result) {
         final RingOperation operation = operations.get((int) userData);
-        if (SubmitterExit.resubmit(result, operation.submitter.isAlive())) {
+        // Asks whether the submitter lives only for a failure: a success costs nothing more.
+        if (result < 0 && SubmitterExit.resubmit(result, operation.submitter.isAlive())) {
             resubmit(operation, result);
             return;
         }
