@@ -348,6 +348,38 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Creates an appender that appends without waiting and acknowledges each record once it reaches its
+     * level, allocating nothing per record: see {@link AsyncAppender}. For a producer that polls for its
+     * acknowledgements without sleeping between turns.
+     *
+     * @param capacity the most acknowledgements that may be pending (16 bytes each, allocated now).
+     * @return the appender, for one thread at a time.
+     * @throws WalException if the log is closed.
+     * @throws IllegalArgumentException if {@code capacity} is outside [1, {@link AsyncAppender#CAPACITY_MAX}].
+     */
+    public AsyncAppender asyncAppender(final int capacity) {
+        holder.checkOpen();
+        return new AsyncAppender(appends, holder.state(), capacity, null);
+    }
+
+    /**
+     * Creates an appender as {@link #asyncAppender(int)} does, with a ready signal that the log runs
+     * once an acknowledgement the last poll left pending is due (see {@link AsyncAppender}: it runs on a
+     * thread of the log and must only hand the poll to the producer's thread).
+     *
+     * @param capacity the most acknowledgements that may be pending (16 bytes each, allocated now).
+     * @param readySignal run when a poll would deliver something.
+     * @return the appender, for one thread at a time.
+     * @throws WalException if the log is closed.
+     * @throws IllegalArgumentException if {@code capacity} is outside [1, {@link AsyncAppender#CAPACITY_MAX}].
+     */
+    public AsyncAppender asyncAppender(final int capacity, final Runnable readySignal) {
+        Objects.requireNonNull(readySignal, "readySignal");
+        holder.checkOpen();
+        return new AsyncAppender(appends, holder.state(), capacity, readySignal);
+    }
+
+    /**
      * Waits until a record reaches a durability level. Allocates nothing.
      *
      * @param lsn the record's LSN, as returned by an append.

@@ -72,6 +72,14 @@ public abstract class WalContractTest {
         }
     }
 
+    /** {@link AsyncAppenderContractTest}, appends acknowledged without waiting, on the backend under test. */
+    @Nested
+    class AsyncAppenderContract extends AsyncAppenderContractTest {
+        AsyncAppenderContract() {
+            super(fixture);
+        }
+    }
+
     /** {@link OpenRefusalContractTest}, opens refused for a lock, a configuration or corruption, on the backend under test. */
     @Nested
     class OpenRefusalContract extends OpenRefusalContractTest {

@@ -123,6 +123,38 @@ public final class AppendPath {
         return lsn;
     }
 
+    /**
+     * Appends a record if there is space now, without waiting, and for a record that is to be synced,
+     * asks for a sync that covers it: the I/O thread syncs as soon as no sync is in flight, without
+     * counting a waiter (group commit follows an open-loop load). The caller has checked the region.
+     *
+     * @return the record's LSN, or {@link LogBuffer#BACK_PRESSURED} (the log buffer is full, or
+     *     truncateAfter is replacing the engine).
+     * @throws WalException if the log is closed or failed.
+     */
+    public <P> long offer(
+            final P payload,
+            final int offset,
+            final int length,
+            final boolean requestSync,
+            final FramePublisher<P> publisher) {
+        limits.checkLength(length);
+        final LogEngine e = holder.engine();
+        final long lsn = e.logBuffer().claim(framedBytes(length));
+        if (lsn < 0) {
+            if (lsn == LogBuffer.CLOSED && (state.failure() != null || holder.isClosed())) {
+                throw holder.closedException();
+            }
+            return LogBuffer.BACK_PRESSURED;
+        }
+        publisher.publish(e.logBuffer(), lsn, payload, offset, length);
+        if (requestSync) {
+            state.requestSync(lsn + 1);
+        }
+        e.agent().wakeIfParked();
+        return lsn;
+    }
+
     private <P> long appendFramed(
             final P payload,
             final int offset,

@@ -2,7 +2,6 @@ package io.walden.internal.io;
 
 import io.walden.Durability;
 import io.walden.WalException;
-import io.walden.internal.state.LogState;
 import io.walden.internal.state.WaitFailure;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
@@ -102,9 +101,6 @@ final class AsyncCompletions {
      * blocking append, that the record is in the log and whether it reached the disk is unknown.
      */
     private static WalException failure(final Throwable cause, final Pending pending) {
-        final WalException failed = cause instanceof WalException walException
-                ? walException
-                : LogState.failureException(cause, pending.lsn() + 1);
-        return WaitFailure.outcomeUnknown(failed, pending.lsn(), pending.durability());
+        return WaitFailure.forStoppedLog(cause, pending.lsn(), pending.durability());
     }
 }

@@ -82,5 +82,6 @@ final class FailStop {
     private void settleFutures() {
         asyncCompletions.complete(positions.written(), positions.durable());
         asyncCompletions.failAll(state.failure());
+        state.ackWatches().signalAll();
     }
 }

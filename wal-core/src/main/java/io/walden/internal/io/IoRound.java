@@ -208,6 +208,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 || roller.preparationDue()
                 || truncation.isActive()
                 || asyncCompletions.hasWaiting()
+                || state.ackWatches().anyDue(positions.written(), positions.durable())
                 || (scanner.position() == segmentEnd && positions.durable() == segmentEnd);
     }
 
@@ -255,6 +256,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         }
         if (kind != Kind.COMPLETION) {
             workCount += asyncCompletions.complete(positions.written(), positions.durable());
+            workCount += state.ackWatches().signalDue(positions.written(), positions.durable());
         }
         return workCount;
     }

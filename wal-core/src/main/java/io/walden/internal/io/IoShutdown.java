@@ -111,6 +111,8 @@ final class IoShutdown {
                                 WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
         if (!handOver) {
             state.markClosed();
+            // After the mark: a poll that a signal leads to finds the log closed and its positions final.
+            state.ackWatches().signalAll();
         }
         return buffersFreeable;
     }

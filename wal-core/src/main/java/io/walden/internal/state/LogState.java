@@ -79,6 +79,9 @@ public final class LogState implements LogPositions {
     // no lock between the publishing thread and the appenders that register.
     private final WaiterRegistry registry = new WaiterRegistry(WAITER_SLOTS);
 
+    // The ready signals of asynchronous appenders, run by the duty holder as their acknowledgements fall due.
+    private final AckWatches ackWatches = new AckWatches();
+
     // Guarded by signal; volatile so that the I/O thread can skip the monitor when nobody waits.
     private volatile int waiterCount;
 
@@ -141,6 +144,10 @@ public final class LogState implements LogPositions {
 
     public Throwable failure() {
         return failure;
+    }
+
+    public AckWatches ackWatches() {
+        return ackWatches;
     }
 
     public boolean isClosed() {

@@ -11,6 +11,17 @@ import io.walden.WalException;
 public final class WaitFailure {
     private WaitFailure() {}
 
+    /**
+     * What an asynchronous acknowledgement learns when the log fails or closes before its record reached
+     * its level: as a blocking append, that the record is in the log and whether it reached the disk is
+     * unknown.
+     */
+    public static WalException forStoppedLog(final Throwable cause, final long lsn, final Durability durability) {
+        final WalException failed =
+                cause instanceof WalException walException ? walException : LogState.failureException(cause, lsn + 1);
+        return outcomeUnknown(failed, lsn, durability);
+    }
+
     /** The failure of a wait for the record at {@code lsn}, carrying {@code lsn}. */
     public static WalException outcomeUnknown(final WalException cause, final long lsn, final Durability durability) {
         final String message = cause.errorCode() == WalException.ErrorCode.INTERRUPTED
