@@ -10,7 +10,8 @@ import java.util.Set;
  * The scenarios of one run, in the order they run: for each record size and writer count, Walden on
  * each backend and level, then the baselines at the same size and writer count, so that what is
  * compared is measured minutes apart at most. Then the scenarios the brief's bar needs that the
- * matrix lacks (each once), the one-writer asynchronous-acknowledgement scenario, the group window
+ * matrix lacks (each once), the one-writer asynchronous-acknowledgement scenarios, the open-loop
+ * {@code AsyncAppender} ones ({@link Systems#VARIANT_ASYNC_DURABLE}), the group window
  * sweep and the recovery scan; the full run then runs the {@code groups} scenario on each of its stores
  * ({@link #groupsStores()}). The start-up scenario (a new log's first {@value #START_UP_WARMUP_MS}
  * + {@value #START_UP_MEASURE_MS} ms, variant {@link Systems#VARIANT_START_UP}) runs right after the
@@ -120,6 +121,7 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
         ordered.add(walden(BAR_BACKEND, Systems.VARIANT_ASYNC_ACK, "WRITTEN", 1, 128, 0, warm, measure));
         // The bandwidth bar is judged both with 16 blocking writers and with one pipelined writer.
         ordered.add(walden(BAR_BACKEND, Systems.VARIANT_ASYNC_ACK, "WRITTEN", 1, 4096, 0, warm, measure));
+        addAsyncDurable(ordered, settings.quick(), warm, measure);
         for (final long windowUs : settings.groupWindowsUs()) {
             ordered.add(walden(BAR_BACKEND, Scenario.NONE, "SYNCED", 16, smallest, windowUs, warm, measure));
         }
@@ -136,6 +138,33 @@ public record Plan(List<Scenario> scenarios, Settings settings) {
         // Side by side with the steady row it is judged against, so that both see the same machine.
         scenarios.add(scenarios.indexOf(steadyOneWriter) + 1, startUp());
         return new Plan(List.copyOf(scenarios), settings);
+    }
+
+    /**
+     * The open-loop durable rows (variant {@link Systems#VARIANT_ASYNC_DURABLE}, issue 41), beside the
+     * async-ack ones: {@code SYNCED} through {@code AsyncAppender}, one producer 128 B on {@value
+     * #BAR_BACKEND}; in the full run also, right after it, the same on the emulated deep-queue device
+     * ({@value #DEEP_QUEUE_BACKEND}), then 1 and 4 producers at 128 B and 4 KiB on {@value #BAR_BACKEND},
+     * and one producer 128 B on the io_uring backends of the pipelined rows ({@value #PIPELINED_BACKEND},
+     * and {@value #FFM_PIPELINED_BACKEND} where it runs).
+     */
+    private static void addAsyncDurable(
+            final Set<Scenario> ordered, final boolean quick, final long warm, final long measure) {
+        final String variant = Systems.VARIANT_ASYNC_DURABLE;
+        ordered.add(walden(BAR_BACKEND, variant, "SYNCED", 1, 128, 0, warm, measure));
+        if (quick) {
+            return;
+        }
+        ordered.add(walden(DEEP_QUEUE_BACKEND, variant, "SYNCED", 1, 128, 0, warm, measure));
+        for (final int size : List.of(128, 4096)) {
+            for (final int producers : List.of(1, 4)) {
+                ordered.add(walden(BAR_BACKEND, variant, "SYNCED", producers, size, 0, warm, measure));
+            }
+        }
+        ordered.add(walden(PIPELINED_BACKEND, variant, "SYNCED", 1, 128, 0, warm, measure));
+        if (BenchLogs.ffmUringAvailable()) {
+            ordered.add(walden(FFM_PIPELINED_BACKEND, variant, "SYNCED", 1, 128, 0, warm, measure));
+        }
     }
 
     /**

@@ -94,6 +94,11 @@ public final class ScenarioCommand implements Callable<Integer> {
             try (Wal wal = WaldenTarget.open(directory, scenario)) {
                 measurement = new AsyncAckDriver().run(wal, scenario);
             }
+        } else if (Systems.WALDEN.equals(scenario.system())
+                && Systems.VARIANT_ASYNC_DURABLE.equals(scenario.variant())) {
+            try (Wal wal = WaldenTarget.open(directory, scenario)) {
+                measurement = new AsyncDurableDriver().run(wal, scenario);
+            }
         } else {
             try (Target target = open(scenario, directory)) {
                 measurement = new LoadDriver().run(target, scenario);

@@ -29,6 +29,12 @@ public final class Systems {
     /** Walden variant: one writer does not wait per record; a thread watches the written position. */
     public static final String VARIANT_ASYNC_ACK = "async-ack";
     /**
+     * Walden variant: open loop through {@code AsyncAppender} ({@link AsyncDurableDriver}): {@code
+     * writers} producers, each with its own appender of {@value AsyncDurableDriver#CAPACITY} pending
+     * acknowledgements, append at the scenario's level without waiting and poll after every append.
+     */
+    public static final String VARIANT_ASYNC_DURABLE = "async-durable";
+    /**
      * Walden variant: a new log's first moments, one writer {@code SYNCED} 128 B on a fresh log in a
      * fresh JVM, measured over {@link Plan#START_UP_MEASURE_MS} after {@link Plan#START_UP_WARMUP_MS}
      * whatever the run's own durations; judged against the steady-state row of the same scenario.

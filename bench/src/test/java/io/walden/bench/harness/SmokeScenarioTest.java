@@ -24,6 +24,19 @@ class SmokeScenarioTest {
     }
 
     @Test
+    void waldenAsyncDurableFromTwoProducers() throws Exception {
+        final Scenario scenario =
+                new Scenario("walden", "nio", Systems.VARIANT_ASYNC_DURABLE, "SYNCED", 2, 128, 0, 100, 300);
+        final ResultRow row = ScenarioCommand.run(scenario, directory.resolve("async-durable"));
+        assertTrue(row.measured(), row.toString());
+        assertTrue(row.records() > 0, row.toString());
+        assertTrue(row.syncsPerS() > 0, row.toString());
+        assertTrue(row.recordsPerSync() >= 1, row.toString());
+        assertTrue(row.p50Us() <= row.p99Us() && row.p99Us() <= row.maxUs(), row.toString());
+        assertEquals("", row.note());
+    }
+
+    @Test
     void fileChannelForcePerRecord() throws Exception {
         final Path dir = directory.resolve("fc");
         java.nio.file.Files.createDirectories(dir);
