@@ -354,7 +354,7 @@ public final class Wal implements AutoCloseable {
      *
      * @param capacity the most acknowledgements that may be pending (16 bytes each, allocated now).
      * @return the appender, for one thread at a time.
-     * @throws WalException if the log is closed.
+     * @throws WalException if the log is closed or failed.
      * @throws IllegalArgumentException if {@code capacity} is outside [1, {@link AsyncAppender#CAPACITY_MAX}].
      */
     public AsyncAppender asyncAppender(final int capacity) {
@@ -370,7 +370,7 @@ public final class Wal implements AutoCloseable {
      * @param capacity the most acknowledgements that may be pending (16 bytes each, allocated now).
      * @param readySignal run when a poll would deliver something.
      * @return the appender, for one thread at a time.
-     * @throws WalException if the log is closed.
+     * @throws WalException if the log is closed or failed.
      * @throws IllegalArgumentException if {@code capacity} is outside [1, {@link AsyncAppender#CAPACITY_MAX}].
      */
     public AsyncAppender asyncAppender(final int capacity, final Runnable readySignal) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Simulated power loss: a random workload runs on a {@link SimulatedStorage} (several appender threads,
  * every durability level, records that cross pages and roll 64 KiB segments, atomic batches among
- * them, truncations, clean close and reopen, and often a power failure that freezes the disk in the
+ * them, open-loop producers whose acknowledgements come from an {@code AsyncAppender}'s poll, truncations, clean close and reopen, and often a power failure that freezes the disk in the
  * middle of the last session). Then the power fails, in turn, after each of {@value #CRASH_POINTS_PER_RUN} random points
  * of the disk's event log (and at its very end); each time a random post-crash directory is built (a
  * random subset of unsynced pages in random versions, torn sectors, forgotten directory operations,
@@ -61,6 +61,7 @@ class PowerLossPropertyTest {
     private static final AtomicLong POWER_FAILED_RUNS = new AtomicLong();
     private static final AtomicLong APPENDS = new AtomicLong();
     private static final AtomicLong BATCH_APPENDS = new AtomicLong();
+    private static final AtomicLong OPEN_LOOP_APPENDS = new AtomicLong();
     private static final AtomicLong BATCH_RECORDS = new AtomicLong();
     private static final FailStopLogSilencer SILENCER = new FailStopLogSilencer();
     private static ScratchSpace scratch;
@@ -93,7 +94,8 @@ class PowerLossPropertyTest {
         System.out.println("power-loss: " + STATES_CHECKED.get() + " crash states checked from " + WORKLOADS_RUN.get()
                 + " workloads (" + POWER_FAILED_RUNS.get() + " froze mid-session; " + APPENDS.get()
                 + " appends planned, "
-                + BATCH_APPENDS.get() + " of them batches of " + BATCH_RECORDS.get() + " records) in " + seconds
+                + BATCH_APPENDS.get() + " of them batches of " + BATCH_RECORDS.get() + " records, "
+                + OPEN_LOOP_APPENDS.get() + " open-loop through an AsyncAppender) in " + seconds
                 + " s; "
                 + PowerLossStatistics.summary());
         if (CrashTally.VIOLATIONS.get() == 0) {
@@ -136,6 +138,9 @@ class PowerLossPropertyTest {
             for (final List<WorkloadSpec.Step> steps : phase.threads()) {
                 for (final WorkloadSpec.Step step : steps) {
                     APPENDS.incrementAndGet();
+                    if (step.openLoop()) {
+                        OPEN_LOOP_APPENDS.incrementAndGet();
+                    }
                     if (step.batch()) {
                         BATCH_APPENDS.incrementAndGet();
                         BATCH_RECORDS.addAndGet(step.sizes().size());

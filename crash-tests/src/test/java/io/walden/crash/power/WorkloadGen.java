@@ -18,7 +18,8 @@ import java.util.SplittableRandom;
  * appends (35% of the appends that have two records or more to group) append an atomic batch of 2 to 12 records instead of one record: small batches within a page,
  * batches whose frames cross several 4 KiB pages, and batches up to the most a batch may take (what one
  * record of {@link WorkloadSpec#MAX_RECORD_BYTES} takes), which the log often has to move past the end
- * of a 64 KiB segment (it pads the segment and rolls).
+ * of a 64 KiB segment (it pads the segment and rolls). One appender thread in three is an open-loop
+ * producer: its single records go through an {@link io.walden.AsyncAppender} without waiting.
  *
  * <p><b>Threading:</b> stateless.
  */
@@ -32,6 +33,8 @@ final class WorkloadGen {
 
     private static final int BATCH_RECORDS_MAX = 12;
     private static final int FULL_BATCH_ONE_IN = 8;
+    /** One appender thread in this many is an open-loop producer. */
+    private static final int OPEN_LOOP_ONE_IN = 3;
 
     private WorkloadGen() {}
 
@@ -86,6 +89,8 @@ final class WorkloadGen {
         final Gen<Boolean> syncAfter = Gen.between(0, 15).map(draw -> draw == 0);
         return random -> {
             final int records = recordCount.draw(random);
+            // An open-loop producer appends its single records through an AsyncAppender, without waiting.
+            final boolean openLoop = random.nextInt(OPEN_LOOP_ONE_IN) == 0;
             final List<WorkloadSpec.Step> steps = new ArrayList<>();
             int left = records;
             while (left > 0) {
@@ -93,7 +98,8 @@ final class WorkloadGen {
                         ? batchSizes(Math.min(left, batchRecords.draw(random)), sizes, random)
                         : List.of(sizes.draw(random));
                 left -= stepSizes.size();
-                steps.add(new WorkloadSpec.Step(stepSizes, durability.draw(random), syncAfter.draw(random)));
+                steps.add(new WorkloadSpec.Step(
+                        stepSizes, durability.draw(random), syncAfter.draw(random), openLoop && stepSizes.size() == 1));
             }
             return steps;
         };

@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * log made in an {@link AckLog}. Appender threads append tagged payloads ({@code writer} = phase and
  * thread, {@code sequence} = the thread's record count), one record or one atomic batch ({@link WalBatch})
  * per step, and note each LSN, which records form each batch, each {@code SYNCED} acknowledgement (of
- * a batch: of its last record, which covers the whole batch) and the durable position after each step. In the last phase the disk may freeze: appends then fail (the log
- * fails-stop), which is expected there and nowhere else.
+ * a batch: of its last record, which covers the whole batch) and the durable position after each step.
+ * An open-loop step appends without waiting ({@link OpenLoopProducer}); its acknowledgement is noted when
+ * a poll delivers it. In the last phase the disk may freeze: appends then fail (the log fails-stop),
+ * which is expected there and nowhere else.
  *
  * <p><b>Threading:</b> {@link #run} is called by one thread, which starts and joins the appenders.
  */
@@ -167,9 +169,26 @@ final class WorkloadRunner {
             final AtomicInteger stepsDone,
             final boolean mayFreeze) {
         final WalBatch batch = new WalBatch();
+        OpenLoopProducer openLoop = null;
         int sequence = 0;
         for (final WorkloadSpec.Step step : steps) {
             try {
+                if (step.openLoop()) {
+                    if (openLoop == null) {
+                        openLoop = new OpenLoopProducer(wal, disk, acks, mayFreeze);
+                    }
+                    final byte[] payload =
+                            TestRecords.tagged(writer, sequence, step.sizes().get(0));
+                    final long lsn = openLoop.append(payload, step.durability());
+                    acks.appended(new Appended(lsn, writer, sequence, payload.length));
+                    openLoop.poll();
+                    noteSyncAndPositions(wal, disk, acks, step);
+                    continue;
+                }
+                if (openLoop != null) {
+                    // A producer that waits settles what it left pending first.
+                    openLoop.drain();
+                }
                 final long lastLsn;
                 if (step.batch()) {
                     lastLsn = appendBatch(wal, acks, writer, sequence, step, batch, mayFreeze);
@@ -182,18 +201,10 @@ final class WorkloadRunner {
                 if (step.durability() != Durability.BUFFERED) {
                     acks.written(disk.eventCount(), lastLsn + 1);
                 }
-                if (step.syncAfter()) {
-                    wal.sync();
-                }
-                final long durablePosition = wal.durablePosition();
-                acks.durable(disk.eventCount(), durablePosition);
-                // The position first, then the event count: the events that wrote it are among those counted
-                // (the other order would stamp a position with fewer events than wrote it).
-                final long writtenPosition = wal.writtenPosition();
-                acks.written(disk.eventCount(), writtenPosition);
+                noteSyncAndPositions(wal, disk, acks, step);
             } catch (final WalException ex) {
                 if (mayFreeze && disk.poweredOff()) {
-                    return;
+                    break;
                 }
                 throw ex;
             } finally {
@@ -201,6 +212,23 @@ final class WorkloadRunner {
                 stepsDone.incrementAndGet();
             }
         }
+        if (openLoop != null) {
+            openLoop.drain();
+        }
+    }
+
+    /** Syncs if the step asks, then notes the durable and written positions observed. */
+    private static void noteSyncAndPositions(
+            final Wal wal, final SimulatedStorage disk, final AckLog acks, final WorkloadSpec.Step step) {
+        if (step.syncAfter()) {
+            wal.sync();
+        }
+        final long durablePosition = wal.durablePosition();
+        acks.durable(disk.eventCount(), durablePosition);
+        // The position first, then the event count: the events that wrote it are among those counted
+        // (the other order would stamp a position with fewer events than wrote it).
+        final long writtenPosition = wal.writtenPosition();
+        acks.written(disk.eventCount(), writtenPosition);
     }
 
     /** Appends one record and waits for its level; returns its LSN. */

@@ -68,13 +68,29 @@ record WorkloadSpec(
      *     batch, whose frames together take at most {@link #BATCH_FRAMED_BYTES_MAX}.
      * @param durability the level waited for (for a batch, by its last record, and so the whole batch).
      * @param syncAfter whether to call {@link Wal#sync()} afterwards.
+     * @param openLoop whether the record goes through the thread's {@link io.walden.AsyncAppender}: appended
+     *     without waiting, its acknowledgement noted when a later poll delivers it (single records only).
      */
-    record Step(List<Integer> sizes, Durability durability, boolean syncAfter) {
+    record Step(List<Integer> sizes, Durability durability, boolean syncAfter, boolean openLoop) {
         Step {
             sizes = List.copyOf(sizes);
             if (sizes.isEmpty()) {
                 throw new IllegalArgumentException("a step appends at least one record");
             }
+            if (openLoop && sizes.size() > 1) {
+                throw new IllegalArgumentException("an open-loop step appends one record");
+            }
+        }
+
+        /**
+         * An append that waits for its level.
+         *
+         * @param sizes the payload size of each record.
+         * @param durability the level waited for.
+         * @param syncAfter whether to call {@link Wal#sync()} afterwards.
+         */
+        Step(final List<Integer> sizes, final Durability durability, final boolean syncAfter) {
+            this(sizes, durability, syncAfter, false);
         }
 
         /**
@@ -98,7 +114,8 @@ record WorkloadSpec(
             final String records = batch()
                     ? "batch" + sizes.stream().map(String::valueOf).collect(Collectors.joining("+", "[", "]B"))
                     : sizes.get(0) + "B";
-            return records + "/" + durability.name().charAt(0) + (syncAfter ? "+sync" : "");
+            return records + "/" + durability.name().charAt(0) + (openLoop ? "~async" : "")
+                    + (syncAfter ? "+sync" : "");
         }
     }
 
