@@ -35,7 +35,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class AsyncDurableDriver {
     /** Acknowledgements each producer's appender may have pending. */
-    static final int CAPACITY = 4096;
+    static final int CAPACITY = Integer.getInteger("walden.bench.ackCapacity", 4096);
 
     private static final int WARMUP = 0;
     private static final int MEASURE = 1;

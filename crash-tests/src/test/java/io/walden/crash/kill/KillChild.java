@@ -1,13 +1,18 @@
 package io.walden.crash.kill;
 
+import io.walden.AckHandler;
+import io.walden.AsyncAppender;
+import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalBatch;
+import io.walden.WalException;
 import io.walden.crash.MixedAppend;
 import io.walden.format.FrameDescriptor;
 import io.walden.testing.TestRecords;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -17,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  * The program the kill test runs in a child JVM and kills with SIGKILL. It opens (and so recovers) the
  * log, then appends tagged records ({@link TestRecords#tagged}) from a few threads with mixed durability
  * until it is killed, 30% of the appends atomic batches of 2 to {@value #BATCH_RECORDS_MAX} records
- * ({@link WalBatch}), and now and then truncates the log. It reports to the parent on standard output,
+ * ({@link WalBatch}), and now and then truncates the log. With two threads or more, the last is an
+ * open-loop producer: it appends through an {@link AsyncAppender} without waiting and reports each
+ * record once its acknowledgement arrives. It reports to the parent on standard output,
  * one line per event, each written with one {@code write(2)} of less than {@code PIPE_BUF} bytes, so a
  * line is either whole in the pipe or absent:
  *
@@ -25,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  *   O                              about to open the log (recovery runs next)
  *   R start end                    open; the recovered log spans [start, end)
  *   A thread seq lsn level         append (and await) of record (cycle, thread, seq) returned at
- *                                  level B, W or S: written only after the call returned
+ *                                  level B, W or S: written only after the call returned (an
+ *                                  open-loop record's, once its acknowledgement was delivered)
  *   b thread seq count             about to append records (cycle, thread, seq .. seq+count-1) as
  *                                  one batch: all or none of them may be in the log from now on
  *   B thread seq level lsn...      the append (and await) of that batch returned at level B, W or
@@ -52,6 +60,10 @@ public final class KillChild {
     /** The most log space a batch's frames may take: what one record of the largest size takes. */
     private static final int BATCH_FRAMED_BYTES_MAX =
             FrameDescriptor.alignedLength(FrameDescriptor.frameLength(KillSetup.MAX_RECORD_BYTES));
+    /** Acknowledgements an open-loop producer may leave pending. */
+    private static final int OPEN_LOOP_CAPACITY = 64;
+    /** The report's level code of each {@link Durability}, by ordinal. */
+    private static final char[] LEVEL_CODES = {'B', 'W', 'S'};
     /** Exit status of a child that failed by itself. */
     static final int EXIT_FAILED = 2;
     /** A child whose parent has gone stops after this long, so that no orphan fills the disk. */
@@ -111,7 +123,17 @@ public final class KillChild {
         final Thread[] threads = new Thread[threadCount];
         for (int i = 0; i < threadCount; i++) {
             final int thread = i;
-            threads[i] = new Thread(() -> appendLoop(thread), "kill-child-appender-" + i);
+            // With several threads, the last is an open-loop producer (AsyncAppender).
+            final boolean openLoop = threadCount > 1 && i == threadCount - 1;
+            threads[i] = new Thread(
+                    () -> {
+                        if (openLoop) {
+                            openLoop(thread);
+                        } else {
+                            appendLoop(thread);
+                        }
+                    },
+                    "kill-child-appender-" + i);
             threads[i].start();
         }
         for (final Thread thread : threads) {
@@ -144,6 +166,49 @@ public final class KillChild {
                 if (thread == 0) {
                     maybeTruncate(lsn);
                 }
+            }
+        } catch (final Throwable ex) {
+            fail(ex);
+        }
+    }
+
+    /**
+     * An open-loop producer: appends single records through an {@link AsyncAppender} without waiting,
+     * 35% {@code SYNCED}, 35% {@code WRITTEN}, the rest {@code BUFFERED}, polling after each append; the
+     * handler reports each acknowledgement ({@code A}, the line a blocking append that returned at that
+     * level would write), so a record is reported only once it reached its level.
+     */
+    private void openLoop(final int thread) {
+        final SplittableRandom random = new SplittableRandom(seed * 31 + thread);
+        final int writer = writerTag(cycle, thread);
+        final AckHandler reporter = new AckHandler() {
+            @Override
+            public void acknowledged(final long lsn, final long tag) {
+                try {
+                    write("A " + thread + " " + (tag >> 2) + " " + lsn + " " + LEVEL_CODES[(int) (tag & 3)]);
+                } catch (final IOException ex) {
+                    throw new UncheckedIOException(ex);
+                }
+            }
+
+            @Override
+            public void failed(final long lsn, final long tag, final WalException failure) {
+                throw failure;
+            }
+        };
+        try (AsyncAppender appender = wal.asyncAppender(OPEN_LOOP_CAPACITY)) {
+            int seq = 0;
+            while (System.nanoTime() < deadlineNs) {
+                final int choice = random.nextInt(100);
+                final Durability level =
+                        choice < 35 ? Durability.SYNCED : choice < 70 ? Durability.WRITTEN : Durability.BUFFERED;
+                final byte[] payload = TestRecords.tagged(writer, seq, recordLength(random));
+                while (appender.append(payload, level, (long) seq << 2 | level.ordinal()) == Wal.BACK_PRESSURED) {
+                    appender.poll(reporter);
+                    Thread.onSpinWait();
+                }
+                appender.poll(reporter);
+                seq++;
             }
         } catch (final Throwable ex) {
             fail(ex);
