@@ -3,6 +3,7 @@ package io.walden.bench.harness;
 import io.walden.AckHandler;
 import io.walden.AsyncAppender;
 import io.walden.Durability;
+import io.walden.LatencyHistogram;
 import io.walden.Wal;
 import io.walden.WalException;
 import java.nio.ByteBuffer;
@@ -34,8 +35,22 @@ import org.agrona.concurrent.UnsafeBuffer;
  * producer creates, uses and closes its appender on its own thread.
  */
 final class AsyncDurableDriver {
-    /** Acknowledgements each producer's appender may have pending. */
-    static final int CAPACITY = Integer.getInteger("walden.bench.ackCapacity", 4096);
+    /**
+     * Acknowledgements each producer's appender may have pending (16 B each): enough that a saturating
+     * producer keeps two syncs' worth of records in flight (docs/measurements/2026-11-29-async-durable.md
+     * has the sweep); {@code -Dwalden.bench.ackCapacity} changes it.
+     */
+    static final int CAPACITY = Integer.getInteger("walden.bench.ackCapacity", 16_384);
+
+    /**
+     * Records per second each producer offers, 0 for as many as it can (saturating); {@code
+     * -Dwalden.bench.ackRatePerSec}: latency at a load below saturation, where it is not the queue of
+     * pending acknowledgements that decides it.
+     */
+    static final long RATE_PER_SEC = Long.getLong("walden.bench.ackRatePerSec", 0);
+
+    /** The line with the sync durations of the measured interval, beside the result line. */
+    static final String SYNC_LATENCY_PREFIX = "@@SYNC-LATENCY ";
 
     private static final int WARMUP = 0;
     private static final int MEASURE = 1;
@@ -69,12 +84,14 @@ final class AsyncDurableDriver {
         TimeUnit.MILLISECONDS.sleep(scenario.warmupMs());
         final Probe probe = new Probe();
         final long syncsBefore = wal.stats().syncs();
+        final LatencyHistogram syncLatencyBefore = wal.stats().syncLatency();
         probe.start();
         phase = MEASURE;
         TimeUnit.MILLISECONDS.sleep(scenario.measureMs());
         phase = STOP;
         final Probe.Reading reading = probe.stop();
         final long syncs = wal.stats().syncs() - syncsBefore;
+        printSyncLatency(syncLatencyBefore, wal.stats().syncLatency());
         final Histogram all = Measurement.newHistogram();
         long records = 0;
         int failures = 0;
@@ -92,6 +109,17 @@ final class AsyncDurableDriver {
             records += producers[i].counted;
         }
         return new Measurement(records, all, reading, syncs, Double.NaN, failures, firstFailure);
+    }
+
+    /** Prints the median and 99th percentile of the syncs (or durable writes) between two snapshots. */
+    private static void printSyncLatency(final LatencyHistogram before, final LatencyHistogram after) {
+        final long[] counts = new long[LatencyHistogram.BUCKET_COUNT];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = after.count(i) - before.count(i);
+        }
+        final LatencyHistogram interval = LatencyHistogram.of(counts, after.maxNs());
+        System.out.println(SYNC_LATENCY_PREFIX + "count=" + interval.count() + " p50_us="
+                + interval.percentileNs(50) / 1_000 + " p99_us=" + interval.percentileNs(99) / 1_000);
     }
 
     /** One producer thread and the handler of its appender's acknowledgements (both on its thread). */
@@ -135,6 +163,8 @@ final class AsyncDurableDriver {
 
         private void loop(final AsyncAppender appender) {
             final int length = payload.capacity();
+            final long intervalNs = RATE_PER_SEC > 0 ? 1_000_000_000L / RATE_PER_SEC : 0;
+            final long firstNs = System.nanoTime();
             long sequence = 0;
             long beginNs = 0;
             boolean retrying = false;
@@ -145,6 +175,9 @@ final class AsyncDurableDriver {
                 }
                 counting = current == MEASURE;
                 if (!retrying) {
+                    if (intervalNs > 0 && !awaitTurn(appender, firstNs + sequence * intervalNs)) {
+                        continue;
+                    }
                     beginNs = System.nanoTime();
                 }
                 final long lsn = appender.append(payload, 0, length, durability, sequence);
@@ -162,6 +195,18 @@ final class AsyncDurableDriver {
                     Thread.onSpinWait();
                 }
             }
+        }
+
+        /** At a fixed rate: polls until the next record's time has come; whether it has. */
+        private boolean awaitTurn(final AsyncAppender appender, final long dueNs) {
+            if (System.nanoTime() - dueNs >= 0) {
+                return true;
+            }
+            observedNs = 0;
+            if (appender.poll(this) == 0) {
+                Thread.onSpinWait();
+            }
+            return false;
         }
 
         @Override
