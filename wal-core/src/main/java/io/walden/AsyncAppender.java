@@ -13,43 +13,22 @@ import org.agrona.DirectBuffer;
 
 /**
  * Appends records without waiting and hands back an acknowledgement for each once it reaches its
- * level, for a producer that cannot park a thread per record (an event loop, a broker's request
- * thread). Allocates nothing per record.
+ * level, for a producer that cannot park a thread per record. Allocates nothing per record. README.md
+ * ("Acknowledged without waiting") shows the use.
  *
- * <pre>{@code
- * AsyncAppender appender = wal.asyncAppender(4096, () -> eventLoop.execute(pollTask));
- * // on the event loop, for each request:
- * long lsn = appender.append(request.payload(), 0, length, Durability.SYNCED, request.id());
- * if (lsn == Wal.BACK_PRESSURED) { ... poll, then try again ... }
- * // at the end of each turn of the loop, and when the ready signal asks:
- * appender.poll(handler); // handler.acknowledged(lsn, requestId) -> send the reply
- * }</pre>
+ * <p>{@link AckHandler#acknowledged} means what a blocking {@code append} at that level returning means
+ * ({@code SYNCED}: a sync that covers the record completed), in append order. A {@code SYNCED} append
+ * asks for a sync without waiting; the log syncs as soon as no sync is in flight. At most {@link
+ * #capacity()} acknowledgements are pending: then, or with the log buffer full, {@code append} returns
+ * {@link Wal#BACK_PRESSURED} and appends nothing.
  *
- * <p><b>What an acknowledgement means.</b> {@link AckHandler#acknowledged} for a record appended with
- * {@link Durability#SYNCED} comes only after a sync that covers the record completed, for {@link
- * Durability#WRITTEN} after its write; exactly what a blocking {@code append} at that level returning
- * means. Acknowledgements come in the order of the appends, so a record's acknowledgement also says
- * that every earlier record of this appender reached its own level. If the log fails or closes first,
- * {@link AckHandler#failed} says so, with the exception a blocking append would have thrown.
+ * <p>The optional ready signal runs once an acknowledgement the last {@code poll} left pending is due,
+ * or the log fails or closes, and not again before the next poll. It runs on a thread of the log and
+ * must only hand the poll to the producer's thread (and that poll must happen). Records appended after
+ * the last poll are not watched: poll after appending.
  *
- * <p><b>Group commit.</b> A {@code SYNCED} append asks for a sync without waiting for it; the log syncs
- * as soon as no sync is in flight, covering everything written by then, so under a continuous load
- * each sync takes all the records written during the one before (no waiter count is needed).
- *
- * <p><b>Back-pressure.</b> At most {@link #capacity()} acknowledgements are pending: when full, or when
- * the log buffer is full, {@code append} returns {@link Wal#BACK_PRESSURED} and appends nothing; poll
- * and try again. A slow handler thus slows only its own producer.
- *
- * <p><b>The ready signal</b> (optional) is for a producer that sleeps between turns: once an
- * acknowledgement that the last {@code poll} left pending is due, or the log fails or closes, the log
- * runs the signal once; it then runs again only after the next {@code poll}. It runs on the log's I/O
- * thread (or an appender thread that runs the log's I/O), so it must be short and must not block or
- * call into the log: hand the poll to the producer's own thread (for example {@code
- * executor.execute(pollTask)}) and make sure that poll happens. Records appended after the last poll
- * are not watched: poll after appending (at the end of each turn).
- *
- * <p><b>Threading:</b> one thread at a time appends and polls (its owner); a service with several
- * producer threads gives each its own appender. {@link #close} from the owner.
+ * <p><b>Threading:</b> one thread at a time appends, polls and closes (its owner); give each producer
+ * thread its own appender.
  */
 public final class AsyncAppender implements AutoCloseable {
     /** Largest {@link #capacity()}: 16 B of memory per pending acknowledgement. */
@@ -116,7 +95,7 @@ public final class AsyncAppender implements AutoCloseable {
             final long tag) {
         RecordLimits.checkPayload(payload);
         Objects.checkFromIndexSize(offset, length, payload.capacity());
-        return offer(payload, offset, length, durability, tag, FramePublisher.DIRECT_BUFFER);
+        return offer(payload, offset, length, durability, tag, FramePublisher.DIRECT_BUFFER, false);
     }
 
     /**
@@ -132,7 +111,17 @@ public final class AsyncAppender implements AutoCloseable {
      */
     public long append(final byte[] payload, final Durability durability, final long tag) {
         RecordLimits.checkPayload(payload);
-        return offer(payload, 0, payload.length, durability, tag, FramePublisher.BYTES);
+        return offer(payload, 0, payload.length, durability, tag, FramePublisher.BYTES, false);
+    }
+
+    /**
+     * As {@link #append(byte[], Durability, long)}, but waits for space in the log buffer as a blocking
+     * {@code append} does (back-pressure, {@code appendTimeoutNs}): {@link Wal#BACK_PRESSURED} only while
+     * {@link #capacity()} acknowledgements are pending. For {@code appendAsync}.
+     */
+    long appendWaitingForSpace(final byte[] payload, final Durability durability, final long tag) {
+        RecordLimits.checkPayload(payload);
+        return offer(payload, 0, payload.length, durability, tag, FramePublisher.BYTES, true);
     }
 
     private <P> long offer(
@@ -141,7 +130,8 @@ public final class AsyncAppender implements AutoCloseable {
             final int length,
             final Durability durability,
             final long tag,
-            final FramePublisher<P> publisher) {
+            final FramePublisher<P> publisher,
+            final boolean waitForSpace) {
         Objects.requireNonNull(durability, "durability");
         if (closed) {
             throw new IllegalStateException("this AsyncAppender is closed; create another with Wal.asyncAppender");
@@ -149,7 +139,8 @@ public final class AsyncAppender implements AutoCloseable {
         if (tail - head > mask) {
             return Wal.BACK_PRESSURED;
         }
-        final long lsn = appends.offer(payload, offset, length, durability == Durability.SYNCED, publisher);
+        final long lsn =
+                appends.offer(payload, offset, length, durability == Durability.SYNCED, publisher, waitForSpace);
         if (lsn < 0) {
             return lsn;
         }

@@ -44,8 +44,9 @@ import org.agrona.DirectBuffer;
  * }</pre>
  *
  * <p>Appending allocates nothing: {@code append} with any level, {@link #tryAppend} and {@link
- * #await} copy into the log buffer and wait without creating objects. {@link #appendAsync} allocates
- * a future per call and completes it on the I/O thread.
+ * #await} copy into the log buffer and wait without creating objects; an {@link AsyncAppender}
+ * appends without waiting and acknowledges without allocating. {@link #appendAsync} allocates a future
+ * per call.
  *
  * <p>Failure is fail-stop: after any failed write or sync the log acknowledges nothing more, every
  * waiter fails with the cause, and reopening runs recovery.
@@ -75,6 +76,7 @@ public final class Wal implements AutoCloseable {
     private final EngineHolder holder;
     private final AppendPath appends;
     private final AppendWaits waits;
+    private final AsyncFutures futures;
     private final OnlineTruncation truncation;
     private final Retention retention;
     private final ReaderOpening readers;
@@ -99,6 +101,7 @@ public final class Wal implements AutoCloseable {
                 new BufferClaim(config.directory(), engine.state(), stats, config.appendTimeoutNs()),
                 waits,
                 new RecordLimits(config.maxRecordBytes()));
+        this.futures = new AsyncFutures(appends, engine.state());
         this.truncation = new OnlineTruncation(config, backend, holder, stats);
         this.retention = new Retention(holder);
         this.readers = new ReaderOpening(holder, config.maxRecordBytes());
@@ -334,8 +337,10 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Appends a record and returns a future completed with its LSN once it reaches a durability
-     * level. Allocates a future per call. The future is completed on the I/O thread: attach
-     * callbacks with the {@code *Async} methods if they may block.
+     * level: the convenience path over an {@link AsyncAppender} shared by every caller. Allocates a
+     * future per call. The future is completed on the log's I/O thread or on a thread that calls {@code
+     * appendAsync}: attach callbacks with the {@code *Async} methods if they may block. While 16,384
+     * futures are pending, a call waits for one to complete.
      *
      * @param payload the record.
      * @param durability the level that completes the future.
@@ -344,7 +349,8 @@ public final class Wal implements AutoCloseable {
      */
     public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
         RecordLimits.checkPayload(payload);
-        return appends.appendAsync(payload, durability);
+        RecordLimits.checkDurability(durability);
+        return futures.append(payload, durability);
     }
 
     /**

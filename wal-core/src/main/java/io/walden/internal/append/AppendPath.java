@@ -9,18 +9,17 @@ import io.walden.internal.LogEngine;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import org.agrona.DirectBuffer;
 
 /**
  * Appends records. Every kind of payload, batches and asynchronous appends go through the one claim
  * loop of {@link #appendFramed}; a claim that finds its engine replaced by {@code truncateAfter}
- * claims again in the next one. Allocates nothing but the future of {@link #appendAsync}, and on
- * failure.
+ * claims again in the next one; {@link #offer} appends without waiting for a level (the asynchronous
+ * appenders). Allocates nothing but on failure.
  *
  * <pre>
  *   check ──► claim (BufferClaim; CLOSED: replaced? claim again : refuse) ──► sync ticket
- *         ──► publish (FramePublisher) ──► wait (AppendWaits) or complete a future
+ *         ──► publish (FramePublisher) ──► wait (AppendWaits), or not (offer: an AsyncAppender)
  * </pre>
  *
  * <p><b>Threading:</b> immutable; called by any appending thread.
@@ -59,7 +58,7 @@ public final class AppendPath {
             final FramePublisher<P> publisher) {
         limits.checkLength(length);
         RecordLimits.checkDurability(durability);
-        return appendFramed(payload, offset, length, framedBytes(length), publisher, durability, null);
+        return appendFramed(payload, offset, length, framedBytes(length), publisher, durability);
     }
 
     /** Refuses a batch, or a level, before anything is claimed. */
@@ -78,7 +77,7 @@ public final class AppendPath {
             final Durability durability,
             final FramePublisher<WalBatch> frames) {
         try {
-            return appendFramed(batch, 0, 0, framedBytes, frames, durability, null);
+            return appendFramed(batch, 0, 0, framedBytes, frames, durability);
         } catch (final WalException ex) {
             if (ex.lsn() != WalException.NO_LSN) {
                 final long lsn = batch.lsn(0);
@@ -94,16 +93,6 @@ public final class AppendPath {
             }
             throw ex;
         }
-    }
-
-    /** Refusals throw; the future completes once the record reaches the level. */
-    public CompletableFuture<Long> appendAsync(final byte[] payload, final Durability durability) {
-        final int length = payload.length;
-        limits.checkLength(length);
-        RecordLimits.checkDurability(durability);
-        final CompletableFuture<Long> future = new CompletableFuture<>();
-        appendFramed(payload, 0, length, framedBytes(length), FramePublisher.BYTES, durability, future);
-        return future;
     }
 
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
@@ -124,28 +113,34 @@ public final class AppendPath {
     }
 
     /**
-     * Appends a record if there is space now, without waiting, and for a record that is to be synced,
-     * asks for a sync that covers it: the I/O thread syncs as soon as no sync is in flight, without
-     * counting a waiter (group commit follows an open-loop load). The caller has checked the region.
-     *
-     * @return the record's LSN, or {@link LogBuffer#BACK_PRESSURED} (the log buffer is full, or
-     *     truncateAfter is replacing the engine).
-     * @throws WalException if the log is closed or failed.
+     * Appends a record without waiting for its level (for space only with {@code waitForSpace}), and asks
+     * for a sync without counting a waiter if {@code requestSync}: the LSN, or {@link
+     * LogBuffer#BACK_PRESSURED}; a closed or failed log throws.
      */
     public <P> long offer(
             final P payload,
             final int offset,
             final int length,
             final boolean requestSync,
-            final FramePublisher<P> publisher) {
+            final FramePublisher<P> publisher,
+            final boolean waitForSpace) {
         limits.checkLength(length);
-        final LogEngine e = holder.engine();
-        final long lsn = e.logBuffer().claim(framedBytes(length));
-        if (lsn < 0) {
-            if (lsn == LogBuffer.CLOSED && (state.failure() != null || holder.isClosed())) {
-                throw holder.closedException();
+        final int framedBytes = framedBytes(length);
+        LogEngine e;
+        long lsn;
+        if (waitForSpace) {
+            while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
+                // truncateAfter replaced the engine meanwhile: claim in the next one.
             }
-            return LogBuffer.BACK_PRESSURED;
+        } else {
+            e = holder.engine();
+            lsn = e.logBuffer().claim(framedBytes);
+            if (lsn < 0) {
+                if (lsn == LogBuffer.CLOSED && (state.failure() != null || holder.isClosed())) {
+                    throw holder.closedException();
+                }
+                return LogBuffer.BACK_PRESSURED;
+            }
         }
         publisher.publish(e.logBuffer(), lsn, payload, offset, length);
         if (requestSync) {
@@ -161,8 +156,7 @@ public final class AppendPath {
             final int length,
             final int framedBytes,
             final FramePublisher<P> publisher,
-            final Durability durability,
-            final CompletableFuture<Long> future) {
+            final Durability durability) {
         LogEngine e;
         long lsn;
         while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
@@ -170,11 +164,7 @@ public final class AppendPath {
         }
         final long syncTicket = waits.syncTicket(durability);
         final long lastLsn = publisher.publish(e.logBuffer(), lsn, payload, offset, length);
-        if (future == null) {
-            waits.awaitAppended(e, lastLsn, lsn + framedBytes, durability, syncTicket);
-        } else {
-            waits.completeWhenReached(e, lsn, durability, future);
-        }
+        waits.awaitAppended(e, lastLsn, lsn + framedBytes, durability, syncTicket);
         return lsn;
     }
 

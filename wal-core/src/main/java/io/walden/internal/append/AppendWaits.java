@@ -7,7 +7,6 @@ import io.walden.internal.LogEngine;
 import io.walden.internal.io.IoAgent;
 import io.walden.internal.state.LogState;
 import io.walden.internal.state.WaitFailure;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Waits for records to reach a durability level: after an append (where the appender may run its own
@@ -131,18 +130,5 @@ public final class AppendWaits {
         state.requestSync(target);
         e.wake().run();
         state.await(target, Durability.SYNCED, Long.MAX_VALUE, holder.finalPosition(e));
-    }
-
-    /** Completes the future at once if the record reached the level, else on the I/O thread. */
-    public void completeWhenReached(
-            final LogEngine e, final long lsn, final Durability durability, final CompletableFuture<Long> future) {
-        if (durability == Durability.BUFFERED || state.reached(durability) > lsn) {
-            future.complete(lsn);
-            return;
-        }
-        if (durability == Durability.SYNCED) {
-            state.requestSync(lsn + 1);
-        }
-        e.agent().completeWhenReached(lsn, durability, future);
     }
 }

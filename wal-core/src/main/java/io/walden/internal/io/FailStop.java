@@ -9,8 +9,8 @@ import java.nio.file.Path;
 
 /**
  * Fail-stop: the first failed operation fails the log. Appends are refused before anyone can learn of
- * the failure (a thread that saw an append fail must never get a later append acknowledged); waiters,
- * futures and delete requests fail with the cause; nothing is acknowledged after it and nothing is
+ * the failure (a thread that saw an append fail must never get a later append acknowledged); waiters
+ * and delete requests fail with the cause, and the asynchronous appenders' ready signals run; nothing is acknowledged after it and nothing is
  * retried.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty.
@@ -23,17 +23,15 @@ final class FailStop {
     private final StorageSession session;
     private final LogBuffer logBuffer;
     private final LogState state;
-    private final AsyncCompletions asyncCompletions;
     private final SegmentTruncation truncation;
     private final IoPositions positions;
     private final Path directory;
     private boolean failed;
 
-    FailStop(final IoShared shared, final AsyncCompletions asyncCompletions, final SegmentTruncation truncation) {
+    FailStop(final IoShared shared, final SegmentTruncation truncation) {
         this.session = shared.session();
         this.logBuffer = shared.logBuffer();
         this.state = shared.state();
-        this.asyncCompletions = asyncCompletions;
         this.truncation = truncation;
         this.positions = shared.positions();
         this.directory = shared.directory();
@@ -62,7 +60,7 @@ final class FailStop {
         logBuffer.closeTail();
         state.fail(cause);
         if (userCodeMayRun) {
-            settleFutures();
+            state.ackWatches().signalAll();
         }
         truncation.fail(cause);
     }
@@ -71,17 +69,7 @@ final class FailStop {
     int drain() {
         session.poll(DISCARD, POLL_LIMIT);
         truncation.failPending(state.failure());
-        settleFutures();
-        return 0;
-    }
-
-    /**
-     * Completes the futures whose records reached their level before the failure (as a blocking
-     * waiter on them may have returned), and fails the rest with their records' LSNs.
-     */
-    private void settleFutures() {
-        asyncCompletions.complete(positions.written(), positions.durable());
-        asyncCompletions.failAll(state.failure());
         state.ackWatches().signalAll();
+        return 0;
     }
 }

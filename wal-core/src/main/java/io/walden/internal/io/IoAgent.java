@@ -1,6 +1,5 @@
 package io.walden.internal.io;
 
-import io.walden.Durability;
 import io.walden.WalConfig;
 import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.LogBuffer;
@@ -10,7 +9,6 @@ import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
@@ -127,12 +125,6 @@ public final class IoAgent implements Agent {
             }
             duty.wakeIfWorkLeft(ioThreadNeeded, round);
         }
-    }
-
-    /** Registers a future completed when a position reaches a level. Any thread. */
-    public void completeWhenReached(final long lsn, final Durability durability, final CompletableFuture<Long> future) {
-        round.completeWhenReached(new AsyncCompletions.Pending(lsn, durability, future));
-        duty.wake();
     }
 
     /** Asks the thread to drain, sync and stop. Any thread. */

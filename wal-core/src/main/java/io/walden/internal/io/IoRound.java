@@ -55,7 +55,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     private final long segmentCapacityBytes;
     private final boolean writesDurable;
     // The stages, built here and used by no one else; package-private for the stage tests (IoPath).
-    final AsyncCompletions asyncCompletions;
     final SegmentPreparer preparer;
     final SegmentTruncation truncation;
     final FrameScanner scanner;
@@ -89,7 +88,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.positions = shared.positions();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.writesDurable = capabilities.writesDurable();
-        this.asyncCompletions = new AsyncCompletions();
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
@@ -103,7 +101,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.marker = IoAssembly.marker(shared, recovered);
         this.syncs = new SyncStage(shared, marker, IoAssembly.commitPolicy(config, shared), this::nothingElseToWrite);
         this.roller = new SegmentRoller(shared, preparer, scanner, marker, syncs);
-        this.failStop = new FailStop(shared, asyncCompletions, truncation);
+        this.failStop = new FailStop(shared, truncation);
         this.seal = new GroupSeal(logBuffer, stats, capabilities.directIo() ? capabilities.blockSizeBytes() : 0);
     }
 
@@ -120,12 +118,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
 
     /** Shuts the path down as the I/O thread stops; whether the buffers may be freed (see {@link IoShutdown}). */
     boolean shutdown(final boolean failed, final boolean handOver) {
-        return new IoShutdown(shared, scanner, preparer, marker, writes, asyncCompletions).shutdown(failed, handOver);
-    }
-
-    /** A future to complete when its record reaches its level. Any thread. */
-    void completeWhenReached(final AsyncCompletions.Pending pending) {
-        asyncCompletions.add(pending);
+        return new IoShutdown(shared, scanner, preparer, marker, writes).shutdown(failed, handOver);
     }
 
     /** A request to delete segments (retention). Any thread. */
@@ -207,7 +200,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 || preparer.hasStepToSubmit()
                 || roller.preparationDue()
                 || truncation.isActive()
-                || asyncCompletions.hasWaiting()
                 || state.ackWatches().anyDue(positions.written(), positions.durable())
                 || (scanner.position() == segmentEnd && positions.durable() == segmentEnd);
     }
@@ -255,7 +247,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             state.wakeDurable();
         }
         if (kind != Kind.COMPLETION) {
-            workCount += asyncCompletions.complete(positions.written(), positions.durable());
             workCount += state.ackWatches().signalDue(positions.written(), positions.durable());
         }
         return workCount;
@@ -403,7 +394,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         final boolean canSubmit = scanner.position() > positions.submitted() && writes.maySubmit(positions.submitted());
         return closeRequested
                 || truncation.hasPending()
-                || asyncCompletions.hasInbox()
                 || canSubmit
                 || hasFrameToScan()
                 || (!syncs.inFlight()

@@ -1,6 +1,5 @@
 package io.walden.internal.io;
 
-import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
@@ -32,7 +31,6 @@ final class IoShutdown {
     private final SegmentPreparer preparer;
     private final DurabilityMarker marker;
     private final WriteStage writes;
-    private final AsyncCompletions asyncCompletions;
     private final LogState state;
     private final IoPositions positions;
     private final Path directory;
@@ -44,15 +42,13 @@ final class IoShutdown {
             final FrameScanner scanner,
             final SegmentPreparer preparer,
             final DurabilityMarker marker,
-            final WriteStage writes,
-            final AsyncCompletions asyncCompletions) {
+            final WriteStage writes) {
         this.session = shared.session();
         this.logBuffer = shared.logBuffer();
         this.scanner = scanner;
         this.preparer = preparer;
         this.marker = marker;
         this.writes = writes;
-        this.asyncCompletions = asyncCompletions;
         this.state = shared.state();
         this.positions = shared.positions();
         this.directory = shared.directory();
@@ -102,13 +98,6 @@ final class IoShutdown {
                             + " storage session closed; their buffers are left to the garbage collector");
         }
         final boolean buffersFreeable = producersDone && inFlight == 0;
-        asyncCompletions.stop(
-                failed ? -1 : positions.written(),
-                failed ? -1 : positions.durable(),
-                failed
-                        ? state.failure()
-                        : new WalException(
-                                WalException.ErrorCode.CLOSED, "the log closed before this position was reached"));
         if (!handOver) {
             state.markClosed();
             // After the mark: a poll that a signal leads to finds the log closed and its positions final.

@@ -1,23 +1,12 @@
 package io.walden.internal.state;
 
 /**
- * What an {@code AsyncAppender} with a ready signal waits for, shared with the log's I/O: the oldest
- * acknowledgement its last poll left pending, and whether the signal has run since that poll. The
- * I/O side runs the signal once that acknowledgement is due (or the log fails or closes); the poll
- * that the signal leads to clears the flag and publishes the next watch.
+ * An {@code AsyncAppender}'s ready signal and the oldest acknowledgement its last poll left pending
+ * ({@code lsn << 1 | synced}, or {@link #NONE}); the duty holder runs the signal once that is due, or the
+ * log fails or closes, and not again before the next poll (docs/design/how-it-works.md: no lost wake-up).
  *
- * <pre>
- *   watch = NONE                  no acknowledgement pending at the last poll
- *   watch = lsn &lt;&lt; 1 | synced   the oldest pending one: due once the written (synced = 0) or the
- *                                 durable (synced = 1) position passes lsn
- * </pre>
- *
- * <p>No wake-up is lost: the owner publishes the watch and then reads the positions again, the I/O
- * side publishes a position and then reads the watch, so one of them sees the other (both volatile).
- * A signal that runs for a watch the owner had already passed costs one poll that finds nothing.
- *
- * <p><b>Threading:</b> {@link #watch}, {@link #clear} and {@link #rearm} by the appender's owner;
- * {@link #signalIfDue} and {@link #signalIfWatching} by the holder of the log's I/O duty.
+ * <p><b>Threading:</b> {@link #watch}, {@link #clear} and {@link #rearm} by the appender's owner; the
+ * signalling methods by the holder of the log's I/O duty.
  */
 public final class AckWatch {
     /** No acknowledgement is pending. */

@@ -3,16 +3,12 @@ package io.walden.internal.state;
 import java.util.Arrays;
 
 /**
- * The watches of a log's {@code AsyncAppender}s that have a ready signal: the holder of the I/O duty
- * runs each signal whose acknowledgement became due, and every pending one as the log fails or stops.
- * Appenders without a signal are not here and cost the I/O nothing.
+ * The watches of a log's {@code AsyncAppender}s that have a ready signal (others cost the I/O nothing).
+ * A signal is user code: it runs on the duty holder, never in a backend's completion callback, and one
+ * that throws is logged.
  *
- * <p>A signal is the user's code: it runs on the log's I/O thread or on an appender's thread that holds
- * the I/O duty, never in a storage backend's completion callback. One that throws is logged and does
- * not stop the log.
- *
- * <p><b>Threading:</b> {@link #add} and {@link #remove} by any thread (copy on write under this
- * object's monitor); the rest by the duty holder.
+ * <p><b>Threading:</b> {@link #add} and {@link #remove} by any thread (copy on write); the rest by the
+ * duty holder.
  */
 public final class AckWatches {
     private static final System.Logger LOGGER = System.getLogger(AckWatches.class.getName());

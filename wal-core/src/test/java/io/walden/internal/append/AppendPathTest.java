@@ -19,7 +19,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -146,15 +146,22 @@ class AppendPathTest {
     }
 
     @Test
-    void shouldCompleteTheFutureOfAnAsynchronousAppend() {
+    void shouldOfferWithoutWaitingAndAskForASyncWithoutCountingAWaiter() {
         try (EngineFixture fixture = new EngineFixture(tempDir.resolve("log"))) {
             final AppendPath appends = fixture.appendPath();
+            final long requestsBefore = fixture.state().syncRequestCount();
 
-            final CompletableFuture<Long> synced = appends.appendAsync(RECORD, Durability.SYNCED);
-            final CompletableFuture<Long> buffered = appends.appendAsync(RECORD, Durability.BUFFERED);
+            final long synced = appends.offer(RECORD, 0, RECORD.length, true, FramePublisher.BYTES, false);
+            final long buffered = appends.offer(RECORD, 0, RECORD.length, false, FramePublisher.BYTES, true);
 
-            assertEquals(synced.join() + FRAMED, buffered.join());
-            assertTrue(fixture.state().durablePosition() > synced.join());
+            assertEquals(synced + FRAMED, buffered);
+            assertTrue(fixture.state().syncRequestPosition() > synced, "no sync asked for");
+            assertEquals(requestsBefore, fixture.state().syncRequestCount(), "an offer counted a waiter");
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (fixture.state().durablePosition() <= synced) {
+                assertTrue(System.nanoTime() - deadlineNs < 0, "the offered record never became durable");
+                Thread.onSpinWait();
+            }
         }
     }
 

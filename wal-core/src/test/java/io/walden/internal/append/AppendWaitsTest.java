@@ -15,7 +15,6 @@ import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.WaitFailure;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -119,20 +118,6 @@ class AppendWaitsTest {
             waits.sync();
 
             assertTrue(fixture.state().durablePosition() >= tail);
-        }
-    }
-
-    @Test
-    void shouldCompleteAFutureOnceTheRecordIsSynced() {
-        try (EngineFixture fixture = new EngineFixture(tempDir.resolve("log"))) {
-            final AppendWaits waits = new AppendWaits(fixture.holder);
-            final long lsn = publish(fixture);
-            final CompletableFuture<Long> future = new CompletableFuture<>();
-
-            waits.completeWhenReached(fixture.holder.engine(), lsn, Durability.SYNCED, future);
-
-            assertEquals(lsn, future.join());
-            assertTrue(fixture.state().durablePosition() > lsn);
         }
     }
 

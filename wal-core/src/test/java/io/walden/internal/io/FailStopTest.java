@@ -1,10 +1,8 @@
 package io.walden.internal.io;
 
-import static io.walden.internal.io.Futures.assertFailedWith;
 import static io.walden.internal.io.IoPath.HEADER;
 import static io.walden.internal.io.IoPath.SEGMENT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,15 +11,14 @@ import io.walden.internal.state.LogBuffer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fail-stop against a session whose completions the test delivers: the first failure fails the log
  * once, appends are refused, nothing that completes after it is acknowledged, nothing more is
- * submitted or retried, and futures and delete requests fail with the cause (on the completion thread,
- * the futures are left to the I/O thread's drain).
+ * submitted or retried, delete requests fail with the cause and the asynchronous appenders' ready
+ * signals run (on the completion thread, they are left to the I/O thread's drain).
  */
 class FailStopTest {
     private static final long WRITE = CompletionToken.WRITE;
@@ -96,28 +93,24 @@ class FailStopTest {
     }
 
     /**
-     * In one poll a write completes and then the sync in flight fails: the record that write made
-     * WRITTEN gets its WRITTEN future completed (a blocking WRITTEN waiter on it may have returned
-     * already), while the SYNCED future of the record the sync was for fails with its LSN and an
-     * unknown outcome, and so does a future for a record not written at all.
+     * In one poll a write completes and then the sync in flight fails: the written position keeps the
+     * record that write made WRITTEN (a blocking WRITTEN waiter on it may have returned already, so an
+     * asynchronous acknowledgement of it is delivered too), the durable position stays below the record
+     * the sync was for (its acknowledgement fails), and the ready signal runs once.
      */
     @Test
-    void shouldCompleteTheFuturesReachedBeforeTheFailureAndFailTheRestWithTheirLsn() throws IOException {
+    void shouldKeepThePositionsReachedBeforeTheFailureAndRunTheReadySignals() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
             final long endA = path.appendPage();
             path.run();
             path.requestSync(endA);
-            final long startB = endA;
             final long endB = path.appendPage();
             session.deliver(WRITE);
             path.run();
             assertTrue(path.round.writes.inFlight() && path.round.syncs.inFlight());
-            final CompletableFuture<Long> syncedA = future(path, HEADER, Durability.SYNCED);
-            final CompletableFuture<Long> writtenB = future(path, startB, Durability.WRITTEN);
-            final long startC = endB;
+            final AckSignals signals = AckSignals.watching(path, HEADER, Durability.SYNCED);
             path.appendPage();
-            final CompletableFuture<Long> writtenC = future(path, startC, Durability.WRITTEN);
 
             // In one poll: B's write completes, then the sync fails.
             session.deliver(WRITE);
@@ -126,51 +119,43 @@ class FailStopTest {
             path.run();
 
             assertTrue(path.round.failed());
-            assertEquals(endB, path.state.writtenPosition());
-            assertEquals(startB, writtenB.getNow(-1L), "B was written before the failure");
-            assertFailedWith(cause, syncedA, HEADER);
-            assertFailedWith(cause, writtenC, startC);
+            assertEquals(endB, path.state.writtenPosition(), "B was written before the failure");
+            assertEquals(HEADER, path.state.durablePosition(), "A's sync failed");
+            assertSame(cause, path.state.failure());
+            assertEquals(1, signals.count());
         }
     }
 
-    private static CompletableFuture<Long> future(final IoPath path, final long lsn, final Durability durability) {
-        final CompletableFuture<Long> future = new CompletableFuture<>();
-        path.round.asyncCompletions.add(new AsyncCompletions.Pending(lsn, durability, future));
-        return future;
-    }
-
     @Test
-    void shouldFailFuturesAndDeleteRequestsWithTheCause() throws IOException {
+    void shouldRunTheReadySignalsAndFailDeleteRequestsWithTheCause() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.round.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.SYNCED, future));
+            final AckSignals signals = AckSignals.watching(path, HEADER, Durability.SYNCED);
             final TruncateRequest request = new TruncateRequest(2L * SEGMENT);
             path.round.truncation.request(request);
             final IOException cause = new IOException("disk gone");
             path.round.failStop.fail(cause, true);
-            assertTrue(future.isCompletedExceptionally());
-            assertFailedWith(cause, future, HEADER);
+            assertEquals(1, signals.count());
+            assertSame(cause, path.state.failure());
             assertTrue(request.isDone());
             assertSame(cause, request.failure());
         }
     }
 
     @Test
-    void shouldLeaveTheFuturesToTheDrainOnTheCompletionThread() throws IOException {
+    void shouldLeaveTheReadySignalsToTheDrainOnTheCompletionThread() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.round.asyncCompletions.add(new AsyncCompletions.Pending(HEADER, Durability.WRITTEN, future));
+            final AckSignals signals = AckSignals.watching(path, HEADER, Durability.WRITTEN);
             final IOException cause = new IOException("disk gone");
             path.round.failStop.fail(cause, false);
-            assertFalse(future.isDone(), "user code ran on the completion thread");
+            assertEquals(0, signals.count(), "user code ran on the completion thread");
 
             // Asked after the failure: failed by the next drain too.
             final TruncateRequest late = new TruncateRequest(2L * SEGMENT);
             path.round.truncation.request(late);
             assertEquals(0, path.round.failStop.drain());
-            assertFailedWith(cause, future, HEADER);
+            assertEquals(1, signals.count());
             assertSame(cause, late.failure());
         }
     }

@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -151,40 +150,42 @@ class IoRoundTest {
     }
 
     @Test
-    void shouldCompleteFuturesOutsideCompletionRoundsOnly() throws IOException {
+    void shouldRunReadySignalsOutsideCompletionRoundsOnly() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
             final long position = path.append(100);
-            final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.round.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
+            final AckSignals signals = AckSignals.watching(path, position, Durability.WRITTEN);
             path.run(IoRound.Kind.CALLER);
+            assertEquals(0, signals.count(), "signalled before the write");
             session.deliver(WRITE);
             path.run(IoRound.Kind.COMPLETION);
             assertTrue(path.round.reached(position + 1, false));
-            assertFalse(future.isDone(), "user code ran on the completion thread");
+            assertEquals(0, signals.count(), "user code ran on the completion thread");
             assertTrue(path.round.ioThreadNeeded());
             path.run(IoRound.Kind.CALLER);
-            assertEquals(position, future.getNow(-1L));
+            assertEquals(1, signals.count());
+            path.run(IoRound.Kind.CALLER);
+            assertEquals(1, signals.count(), "signalled again before a poll");
+            assertFalse(path.round.ioThreadNeeded());
         }
     }
 
     @Test
-    void shouldLeaveFuturesOfAFailureInACompletionRoundToTheIoThread() throws IOException {
+    void shouldLeaveTheReadySignalsOfAFailureInACompletionRoundToTheIoThread() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
             final long position = path.append(100);
-            final CompletableFuture<Long> future = new CompletableFuture<>();
-            path.round.asyncCompletions.add(new AsyncCompletions.Pending(position, Durability.WRITTEN, future));
+            final AckSignals signals = AckSignals.watching(path, position, Durability.WRITTEN);
             path.run();
             session.deliverFailure(WRITE, new IOException("write failed"));
             path.round.completionRound(true);
             path.run(IoRound.Kind.COMPLETION);
             path.round.completionRound(false);
             assertTrue(path.round.failed());
-            assertFalse(future.isDone());
+            assertEquals(0, signals.count(), "user code ran on the completion thread");
             assertTrue(path.round.ioThreadNeeded());
             path.round.drain();
-            assertTrue(future.isCompletedExceptionally());
+            assertEquals(1, signals.count());
         }
     }
 
