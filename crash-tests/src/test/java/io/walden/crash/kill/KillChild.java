@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The program the kill test runs in a child JVM and kills with SIGKILL. It opens (and so recovers) the
@@ -60,6 +61,8 @@ public final class KillChild {
     /** The most log space a batch's frames may take: what one record of the largest size takes. */
     private static final int BATCH_FRAMED_BYTES_MAX =
             FrameDescriptor.alignedLength(FrameDescriptor.frameLength(KillSetup.MAX_RECORD_BYTES));
+    /** Longest pause of the open-loop producer between two appends. */
+    private static final long OPEN_LOOP_GAP_NS_MAX = TimeUnit.MICROSECONDS.toNanos(300);
     /** Acknowledgements an open-loop producer may leave pending. */
     private static final int OPEN_LOOP_CAPACITY = 64;
     /** The report's level code of each {@link Durability}, by ordinal. */
@@ -209,6 +212,10 @@ public final class KillChild {
                 }
                 appender.poll(reporter);
                 seq++;
+                // Requests arrive with gaps, as at a service: a producer at full speed would fill the
+                // segments so fast that retention always has a freed file to recycle, and kills would
+                // seldom find a segment under preparation.
+                LockSupport.parkNanos(random.nextLong(OPEN_LOOP_GAP_NS_MAX));
             }
         } catch (final Throwable ex) {
             fail(ex);
