@@ -23,7 +23,8 @@ final class AsyncFutures implements AckHandler {
 
     private final AppendPath appends;
     private final LogState state;
-    private final ReentrantLock lock = new ReentrantLock();
+    // Package-private: a contract test holds it to make the ready signal leave its poll to a holder.
+    final ReentrantLock lock = new ReentrantLock();
 
     // Guarded by lock; created at the first call.
     private AsyncAppender appender;
@@ -72,6 +73,11 @@ final class AsyncFutures implements AckHandler {
 
     private int slot(final long tag) {
         return (int) (tag & (futures.length - 1));
+    }
+
+    /** Whether a ready signal left its poll to the lock's holder (for the contract test). */
+    boolean pollOwed() {
+        return pollOwed;
     }
 
     /** The log's thread: something is due. Never blocks on the lock. */

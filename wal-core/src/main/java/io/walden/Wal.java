@@ -385,6 +385,11 @@ public final class Wal implements AutoCloseable {
         return new AsyncAppender(appends, holder.state(), capacity, readySignal);
     }
 
+    /** The futures of {@link #appendAsync}, for the contract test that forces their owed poll. */
+    AsyncFutures asyncFutures() {
+        return futures;
+    }
+
     /**
      * Waits until a record reaches a durability level. Allocates nothing.
      *

@@ -5,6 +5,7 @@ import static io.walden.ContractChecks.awaitCondition;
 import static io.walden.testing.TestRecords.bytes;
 import static io.walden.testing.TestRecords.replayAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +16,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -322,6 +324,34 @@ public abstract class AsyncAppenderContractTest {
         assertEquals(List.of(lsn), acks.lsns);
         wal.close();
         assertThrows(WalException.class, () -> wal.asyncAppender(4));
+    }
+
+    /**
+     * {@code appendAsync}: a ready signal that finds the futures' lock taken leaves its poll to the
+     * holder, which must take it even when its own append is refused (a lost poll there left a future
+     * pending for good when the log closed under concurrent appends).
+     */
+    @Test
+    void shouldCompleteAFutureWhoseSignalFoundTheLockTakenWhenTheHoldersAppendIsRefused() throws Exception {
+        final ControllableBackend backend = fixture.controllable();
+        final Wal wal = fixture.open(
+                fixture.config(fixture.logDirectory()).backend(backend).build());
+        holdDurability(backend);
+        final CompletableFuture<Long> future = wal.appendAsync(bytes(1, 100), Durability.SYNCED);
+        awaitCondition(() -> backend.heldCompletions() > 0, "the sync (or durable write) to be held");
+        final AsyncFutures futures = wal.asyncFutures();
+        futures.lock.lock();
+        try {
+            backend.releaseAll();
+            awaitCondition(futures::pollOwed, "the ready signal to find the lock taken");
+            assertFalse(future.isDone(), "completed while its poll was owed");
+            final byte[] tooLarge = new byte[ContractFixture.MAX_RECORD_BYTES + 1];
+            assertThrows(WalException.class, () -> wal.appendAsync(tooLarge, Durability.SYNCED));
+            assertTrue(future.isDone(), "the poll the signal left to the lock's holder was lost when its append threw");
+        } finally {
+            futures.lock.unlock();
+        }
+        assertTrue(future.join() >= 0);
     }
 
     @Test
