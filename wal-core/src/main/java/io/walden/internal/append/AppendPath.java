@@ -98,18 +98,7 @@ public final class AppendPath {
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
         limits.checkLength(length);
         Objects.checkFromIndexSize(offset, length, payload.capacity());
-        final LogEngine e = holder.engine();
-        final long lsn = e.logBuffer().claim(framedBytes(length));
-        if (lsn < 0) {
-            if (lsn == LogBuffer.CLOSED && state.failure() != null) {
-                return FAILED;
-            }
-            // Claims stop while truncateAfter replaces the engine: space is coming, as after back pressure.
-            return lsn == LogBuffer.CLOSED && !holder.isClosed() ? LogBuffer.BACK_PRESSURED : lsn;
-        }
-        e.logBuffer().publish(lsn, payload, offset, length);
-        e.agent().wakeIfParked();
-        return lsn;
+        return publishIfSpace(payload, offset, length, false, FramePublisher.DIRECT_BUFFER);
     }
 
     /**
@@ -125,23 +114,50 @@ public final class AppendPath {
             final FramePublisher<P> publisher,
             final boolean waitForSpace) {
         limits.checkLength(length);
+        if (!waitForSpace) {
+            final long lsn = publishIfSpace(payload, offset, length, requestSync, publisher);
+            if (lsn == FAILED || lsn == LogBuffer.CLOSED) {
+                throw holder.closedException();
+            }
+            return lsn;
+        }
         final int framedBytes = framedBytes(length);
         LogEngine e;
         long lsn;
-        if (waitForSpace) {
-            while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
-                // truncateAfter replaced the engine meanwhile: claim in the next one.
-            }
-        } else {
-            e = holder.engine();
-            lsn = e.logBuffer().claim(framedBytes);
-            if (lsn < 0) {
-                if (lsn == LogBuffer.CLOSED && (state.failure() != null || holder.isClosed())) {
-                    throw holder.closedException();
-                }
-                return LogBuffer.BACK_PRESSURED;
-            }
+        while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
+            // truncateAfter replaced the engine meanwhile: claim in the next one.
         }
+        return publish(e, lsn, payload, offset, length, requestSync, publisher);
+    }
+
+    /** Claims without waiting: the LSN, or {@link LogBuffer#BACK_PRESSURED}, {@link LogBuffer#CLOSED} or {@link #FAILED}. */
+    private <P> long publishIfSpace(
+            final P payload,
+            final int offset,
+            final int length,
+            final boolean requestSync,
+            final FramePublisher<P> publisher) {
+        final LogEngine e = holder.engine();
+        final long lsn = e.logBuffer().claim(framedBytes(length));
+        if (lsn < 0) {
+            if (lsn == LogBuffer.CLOSED && state.failure() != null) {
+                return FAILED;
+            }
+            // Claims stop while truncateAfter replaces the engine: space is coming, as after back pressure.
+            return lsn == LogBuffer.CLOSED && !holder.isClosed() ? LogBuffer.BACK_PRESSURED : lsn;
+        }
+        return publish(e, lsn, payload, offset, length, requestSync, publisher);
+    }
+
+    /** Publishes a claimed frame, asks for its sync if told to, and wakes a parked I/O thread. */
+    private <P> long publish(
+            final LogEngine e,
+            final long lsn,
+            final P payload,
+            final int offset,
+            final int length,
+            final boolean requestSync,
+            final FramePublisher<P> publisher) {
         publisher.publish(e.logBuffer(), lsn, payload, offset, length);
         if (requestSync) {
             state.requestSync(lsn + 1);
