@@ -251,6 +251,11 @@ public abstract class AsyncAppenderContractTest {
         final byte[] kept = bytes(0, 100);
         final long keptLsn = appender.append(kept, Durability.SYNCED, 0);
         awaitCondition(() -> appender.poll(acks) >= 0 && appender.pending() == 0, "the first acknowledgement");
+        // Written before the failure and polled only after it: still acknowledged, as a blocking
+        // WRITTEN append of it would have returned.
+        final AsyncAppender late = wal.asyncAppender(4);
+        final long writtenLsn = late.append(bytes(50, 100), Durability.WRITTEN, 50);
+        awaitCondition(() -> wal.writtenPosition() > writtenLsn, "the WRITTEN record to be written");
         final IOException injected = new IOException("injected failure (AsyncAppender contract test)");
         holdDurability(backend);
         if (fixture.writesDurable()) {
@@ -277,6 +282,9 @@ public abstract class AsyncAppenderContractTest {
             assertCausedBy(injected, failure);
             assertTrue(failure.getMessage().contains("unknown"), failure.getMessage());
         }
+        final Acks lateAcks = new Acks(wal);
+        assertEquals(1, late.poll(lateAcks));
+        assertEquals(List.of(50L), lateAcks.tags, "a record written before the failure was failed");
         final WalException refused =
                 assertThrows(WalException.class, () -> appender.append(bytes(9, 100), Durability.SYNCED, 9));
         assertCausedBy(injected, refused);
