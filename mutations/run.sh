@@ -11,7 +11,8 @@ survived=0
 while read -r patch module tests; do
     [[ -z "$patch" || "$patch" == \#* ]] && continue
     [[ -n "$filter" && "$patch" != *"$filter"* ]] && continue
-    clone="$work/${patch%.patch}"
+    # One clone per patch and module: a patch may be listed for suites in two modules.
+    clone="$work/${patch%.patch}-$module"
     git clone -q "$root" "$clone"
     if ! git -C "$clone" apply "$root/mutations/$patch"; then
         echo "ERROR    $patch: the patch does not apply to HEAD; regenerate it"
