@@ -56,6 +56,8 @@ public final class WakeFloorCommand implements Callable<Integer> {
     private static final int FRAME_BYTES = 144;
     private static final long FILE_BYTES = 64L << 20;
     private static final long WARMUP_NS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     @Option(names = "--writers", defaultValue = "16", description = "waiters per cycle (default 16)")
     int writers;
@@ -81,7 +83,8 @@ public final class WakeFloorCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--writers, --measure-ms and --rounds must be at least 1");
         }
-        final Path directory = dir != null ? dir : BenchFiles.freshDirectory("wakefloor-");
+        final Path directory =
+                dir != null ? java.nio.file.Files.createDirectories(dir) : BenchFiles.freshDirectory("wakefloor-");
         System.out.printf(
                 Locale.ROOT,
                 "one pwrite of the cycle's records (%d B each, at most %d B) + fdatasync per cycle, %d ms per run,"
@@ -93,17 +96,20 @@ public final class WakeFloorCommand implements Callable<Integer> {
         try {
             for (int round = 1; round <= rounds; round++) {
                 for (final boolean yield : new boolean[] {false, true}) {
-                    final double one = run(directory, 1, yield, measureMs);
-                    final double many = run(directory, writers, yield, measureMs);
+                    final Floor one = run(directory, 1, yield, measureMs);
+                    final Floor many = run(directory, writers, yield, measureMs);
                     System.out.printf(
                             Locale.ROOT,
-                            "round %d %-5s 1 waiter: %,8.0f records/s   %d waiters: %,9.0f records/s   ratio %.2fx%n",
+                            "round %d %-5s 1 waiter: %,8.0f records/s %6.1f us/record   %d waiters: %,9.0f records/s"
+                                    + " %6.1f us/record   ratio %.2fx%n",
                             round,
                             yield ? "yield" : "park",
-                            one,
+                            one.recordsPerSecond(),
+                            one.cpuNsPerRecord() / 1e3,
                             writers,
-                            many,
-                            many / one);
+                            many.recordsPerSecond(),
+                            many.cpuNsPerRecord() / 1e3,
+                            many.recordsPerSecond() / one.recordsPerSecond());
                 }
             }
         } finally {
@@ -115,17 +121,25 @@ public final class WakeFloorCommand implements Callable<Integer> {
     }
 
     /**
+     * One run's figures.
+     *
+     * @param recordsPerSecond waiters times cycles per second.
+     * @param cpuNsPerRecord the process's processor time (every thread, user and kernel) per record.
+     */
+    record Floor(double recordsPerSecond, double cpuNsPerRecord) {}
+
+    /**
      * Runs cycles for half a second of warm-up and then the measured time.
      *
      * @param directory where to create the file.
      * @param waiterCount waiters per cycle.
      * @param yield true to wait by yielding, false by parking.
      * @param measureMs the measured time.
-     * @return records per second: waiters times cycles per second.
+     * @return records per second and processor time per record.
      * @throws IOException if the file cannot be written or synced.
      * @throws InterruptedException if interrupted while stopping the waiters.
      */
-    static double run(final Path directory, final int waiterCount, final boolean yield, final long measureMs)
+    static Floor run(final Path directory, final int waiterCount, final boolean yield, final long measureMs)
             throws IOException, InterruptedException {
         final Path file = directory.resolve("floor.dat");
         try (FileChannel channel =
@@ -144,6 +158,7 @@ public final class WakeFloorCommand implements Callable<Integer> {
                 final long endNs = measureFromNs + TimeUnit.MILLISECONDS.toNanos(measureMs);
                 long measuredCycles = -1;
                 long measuredFromNs = 0;
+                long measuredFromCpuNs = 0;
                 long now = startNs;
                 // At least one cycle is measured, however slow the disk.
                 while (now < endNs || measuredCycles < 0 || cycles == measuredCycles) {
@@ -160,10 +175,13 @@ public final class WakeFloorCommand implements Callable<Integer> {
                     if (measuredCycles < 0 && now >= measureFromNs) {
                         measuredCycles = cycles;
                         measuredFromNs = now;
+                        measuredFromCpuNs = OS.getProcessCpuTime();
                     }
                 }
+                final double cpuNs = OS.getProcessCpuTime() - measuredFromCpuNs;
                 final double seconds = (now - measuredFromNs) / 1e9;
-                return (cycles - measuredCycles) * (double) waiterCount / seconds;
+                final double records = (cycles - measuredCycles) * (double) waiterCount;
+                return new Floor(records / seconds, cpuNs / records);
             } finally {
                 cycle.stop(waiters);
             }

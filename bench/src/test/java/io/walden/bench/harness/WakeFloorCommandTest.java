@@ -17,12 +17,32 @@ class WakeFloorCommandTest {
     @Test
     void shouldCompleteCyclesWithParkedAndWithYieldingWaiters() throws Exception {
         for (final boolean yield : new boolean[] {false, true}) {
-            final double recordsPerSecond = WakeFloorCommand.run(directory, 3, yield, 100);
-            assertTrue(recordsPerSecond > 0, "records/s " + recordsPerSecond + ", yield " + yield);
+            final WakeFloorCommand.Floor floor = WakeFloorCommand.run(directory, 3, yield, 100);
+            assertTrue(floor.recordsPerSecond() > 0, floor + ", yield " + yield);
+            assertTrue(floor.cpuNsPerRecord() > 0, floor + ", yield " + yield);
         }
         try (var files = Files.list(directory)) {
             assertEquals(0, files.count());
         }
+    }
+
+    @Test
+    void shouldCreateTheDirectoryItIsGiven() {
+        final Path missing = directory.resolve("not-yet");
+        assertEquals(
+                0,
+                Main.commandLine()
+                        .execute(
+                                "wakefloor",
+                                "--writers",
+                                "2",
+                                "--rounds",
+                                "1",
+                                "--measure-ms",
+                                "50",
+                                "--dir",
+                                missing.toString()));
+        assertTrue(Files.isDirectory(missing));
     }
 
     @Test

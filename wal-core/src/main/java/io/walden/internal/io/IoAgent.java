@@ -311,11 +311,20 @@ public final class IoAgent implements Agent {
                     ? Math.max(1, Math.min(parkNs, round.holdUntilNs() - System.nanoTime()))
                     : parkNs;
             duty.releaseAndPark(holdNs, round);
+            recordWakeLatency();
         }
 
         @Override
         public void parkWithoutDuty(final long parkNs) {
             duty.parkWithoutDuty(parkNs, round);
+            recordWakeLatency();
+        }
+
+        private void recordWakeLatency() {
+            final long latencyNs = duty.takeWakeLatencyNs();
+            if (latencyNs != 0) {
+                state.recordWakeLatency(latencyNs);
+            }
         }
     }
 }

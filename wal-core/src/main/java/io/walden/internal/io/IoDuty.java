@@ -103,6 +103,11 @@ final class IoDuty {
     private volatile boolean signalled;
     // Shared: a completion was signalled that a completion round may run; cleared by whoever runs it.
     private volatile boolean completionPending;
+    // Shared: when the first wake since the I/O thread parked was asked for (0: none); set by wakers,
+    // cleared by the I/O thread after the park.
+    private volatile long wakeRequestNs;
+    // The I/O thread's: how long the last woken park took to return after its wake request (0: none).
+    private long lastWakeLatencyNs;
     // Set once, by the I/O thread as it starts.
     private volatile Thread ioThread;
 
@@ -191,6 +196,11 @@ final class IoDuty {
                 parking.park(this, parkNs);
             }
             parked = false;
+            final long requestNs = wakeRequestNs;
+            if (requestNs != 0) {
+                wakeRequestNs = 0;
+                lastWakeLatencyNs = Math.max(1, System.nanoTime() - requestNs);
+            }
         } finally {
             takeBack();
         }
@@ -220,8 +230,22 @@ final class IoDuty {
         VarHandle.fullFence();
         hook.at(POINT_AFTER_SIGNAL);
         if (parked) {
+            if (wakeRequestNs == 0) {
+                // Racy: of two wakers of one park, either stamp serves.
+                wakeRequestNs = System.nanoTime();
+            }
             parking.unpark(ioThread);
         }
+    }
+
+    /**
+     * The I/O thread, after a park: how long it took to run again after the first wake request, and
+     * clears it; 0 if no wake ended the park.
+     */
+    long takeWakeLatencyNs() {
+        final long latencyNs = lastWakeLatencyNs;
+        lastWakeLatencyNs = 0;
+        return latencyNs;
     }
 
     /** {@link #wake} without a fence, which may miss the park (see {@link IoAgent#wakeIfParked}). */

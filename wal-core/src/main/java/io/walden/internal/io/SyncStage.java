@@ -129,11 +129,14 @@ final class SyncStage {
         if (loneWriter != lone) {
             loneWriter = lone;
         }
-        if (alone) {
-            // One waiter and nothing else to write: this thread would only wait for the sync, so
-            // the backend may run it here rather than hand it to a thread of its own and back. Not
-            // for syncs nobody waits for (periodic, fences), which may cover much more data: writes
-            // go on beside those.
+        // With processors scarce, each hand-off to the sync thread and back waits for a time slice:
+        // the duty holder runs the sync itself, as a lone writer's.
+        final boolean scarce = eventWaiters > 1 && !marker.writeInFlight() && state.processorsScarce();
+        if (scarce && takeWakePending()) {
+            // This thread is about to block in the sync: the last sync's waiters first.
+            state.wakeDurable();
+        }
+        if (alone || scarce) {
             session.submitSyncOnCaller(positions.activeHandle(), CompletionToken.of(CompletionToken.SYNC));
         } else {
             session.submitSync(positions.activeHandle(), CompletionToken.of(CompletionToken.SYNC));

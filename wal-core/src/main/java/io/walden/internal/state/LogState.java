@@ -75,6 +75,10 @@ public final class LogState implements LogPositions {
     // thread after each sync, read by waiters to skip a yield that could not outlast the sync.
     private volatile long syncDurationNs;
 
+    // Smoothed wake-up latency of the I/O thread ({@link ProcessorScarcity}); written by the I/O thread
+    // after each park that a wake ended, read by waiters before they yield and by the duty holder.
+    private volatile long wakeLatencyNs;
+
     // Durability waiters, woken one by one when their position is reached (no thundering herd), with
     // no lock between the publishing thread and the appenders that register.
     private final WaiterRegistry registry = new WaiterRegistry(WAITER_SLOTS);
@@ -180,6 +184,21 @@ public final class LogState implements LogPositions {
     public void recordSyncDuration(final long durationNs) {
         final long average = syncDurationNs;
         syncDurationNs = average + (durationNs - average) / SYNC_DURATION_SMOOTHING;
+    }
+
+    /** I/O thread: records how long it took to run again after a wake request. */
+    public void recordWakeLatency(final long latencyNs) {
+        wakeLatencyNs = ProcessorScarcity.smoothed(wakeLatencyNs, latencyNs);
+    }
+
+    /** The smoothed wake-up latency of the I/O thread; zero before the first. */
+    public long wakeLatencyNs() {
+        return wakeLatencyNs;
+    }
+
+    /** Whether the log's threads wait for processors ({@link ProcessorScarcity}). Any thread. */
+    public boolean processorsScarce() {
+        return ProcessorScarcity.scarce(wakeLatencyNs);
     }
 
     /** The smoothed duration of recent syncs; zero before the first. */
@@ -332,6 +351,13 @@ public final class LogState implements LogPositions {
                             WalException.ErrorCode.INTERRUPTED, "interrupted while waiting for position " + position);
                 }
             }
+            if (slot != WaiterRegistry.NO_SLOT) {
+                // Woken: the publish that reached this waiter likely reached others, whom the
+                // publisher is still unparking one system call at a time (and is preempted by each
+                // waiter it wakes). Helping spreads the wakes over the processors; a slot is unparked
+                // once whoever gets to it first.
+                registry.wakeReached(writtenPosition, durablePosition);
+            }
             return true;
         } finally {
             if (slot != WaiterRegistry.NO_SLOT) {
@@ -354,7 +380,8 @@ public final class LogState implements LogPositions {
      */
     private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
         final long yieldNs = Math.min(waitYieldNs, timeoutNs);
-        if (yieldNs <= 0 || (durability == Durability.SYNCED && syncDurationNs > yieldNs)) {
+        // Yielding to threads that hold every processor only delays the log's own threads.
+        if (yieldNs <= 0 || (durability == Durability.SYNCED && syncDurationNs > yieldNs) || processorsScarce()) {
             return false;
         }
         final long deadlineNs = System.nanoTime() + yieldNs;

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walden.internal.state.ProcessorScarcity;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -100,6 +102,27 @@ class SyncStageTest {
             path.run();
             assertEquals(List.of(SYNC_FIRST), session.operations("sync"));
             assertEquals(1, session.syncsOnCaller(), "a lone waiter with nothing else to write");
+        }
+    }
+
+    @Test
+    void shouldRunAGroupsSyncOnTheDutyHolderOnlyWhileProcessorsAreScarce() throws IOException {
+        for (final boolean scarce : new boolean[] {false, true}) {
+            final HeldCompletionSession session = new HeldCompletionSession().autoDeliver(WRITE);
+            try (IoPath path = new IoPath(Files.createDirectories(directory.resolve("scarce-" + scarce)), session)) {
+                for (int i = 0; scarce && i < 64; i++) {
+                    path.state.recordWakeLatency(ProcessorScarcity.SCARCE_WAKE_LATENCY_NS * 2);
+                }
+                assertEquals(scarce, path.state.processorsScarce());
+                final long end = path.appendPage();
+                path.run(IoRound.Kind.IO_THREAD, 2);
+                // Two waiters: a group, never a lone writer's sync.
+                path.requestSync(end);
+                path.requestSync(end);
+                path.run();
+                assertEquals(1, session.operations("sync").size());
+                assertEquals(scarce ? 1 : 0, session.syncsOnCaller(), "scarce " + scarce);
+            }
         }
     }
 

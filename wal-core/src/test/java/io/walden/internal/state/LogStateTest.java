@@ -97,6 +97,40 @@ class LogStateTest {
     }
 
     @Test
+    void shouldBlockAtOnceWhileProcessorsAreScarce() throws Exception {
+        final LogState state = new LogState(START, START, LONG_YIELD_NS, HOUR_NS);
+        state.recordSyncDuration(TimeUnit.MICROSECONDS.toNanos(100));
+        for (int i = 0; i < 64; i++) {
+            state.recordWakeLatency(2 * ProcessorScarcity.SCARCE_WAKE_LATENCY_NS);
+        }
+        assertTrue(state.processorsScarce());
+        final Waiter waiter = Waiter.start(state, START + 64, Durability.WRITTEN, Long.MAX_VALUE);
+        awaitBlocked(state, 1);
+        state.publishWritten(START + 64);
+        waiter.assertReturned(Boolean.TRUE);
+    }
+
+    @Test
+    void shouldHaveAWokenWaiterWakeTheOthersThatItsPositionsReached() throws Exception {
+        final LogState state = new LogState(START, START, 0, HOUR_NS);
+        final Waiter first = Waiter.start(state, START + 64, Durability.SYNCED, Long.MAX_VALUE);
+        final Waiter second = Waiter.start(state, START + 128, Durability.SYNCED, Long.MAX_VALUE);
+        final Waiter third = Waiter.start(state, START + 192, Durability.SYNCED, Long.MAX_VALUE);
+        awaitBlocked(state, 3);
+        state.publishWritten(START + 192);
+        // Published without a wake, as the I/O thread does before it wakes anyone: the first waiter,
+        // woken here in its place, wakes the second on its way out.
+        state.publishDurableQuietly(START + 128);
+        LockSupport.unpark(first.thread);
+        first.assertReturned(Boolean.TRUE);
+        second.assertReturned(Boolean.TRUE);
+        awaitBlocked(state, 1);
+        assertTrue(third.thread.isAlive(), "the third waiter's position is not reached yet");
+        state.publishDurable(START + 192);
+        third.assertReturned(Boolean.TRUE);
+    }
+
+    @Test
     void shouldNotYieldPastTheWaitsOwnTimeout() throws Exception {
         final LogState state = new LogState(START, START, LONG_YIELD_NS, HOUR_NS);
         final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED, TimeUnit.MILLISECONDS.toNanos(1));
