@@ -305,6 +305,12 @@ public final class IoAgent implements Agent {
         }
 
         @Override
+        public void yielded(final long yieldNs) {
+            // Another thread ran meanwhile: as long as this thread waited for a processor.
+            state.recordWakeLatency(yieldNs);
+        }
+
+        @Override
         public void park(final long parkNs) {
             // Group commit's hold deadline shortens the park.
             final long holdNs = round.cohortHolding()

@@ -59,6 +59,9 @@ final class IoIdleStrategy implements IdleStrategy {
         /** Takes the I/O duty back, waiting while an appender holds it. */
         void takeDuty();
 
+        /** A yield of the I/O thread returned after this long: how long it waited for a processor. */
+        void yielded(long yieldNs);
+
         /** Holding the duty: lets go of it, parks at most this long unless work waits, takes it back. */
         void park(long parkNs);
 
@@ -118,7 +121,11 @@ final class IoIdleStrategy implements IdleStrategy {
         switch (action(idleCount, mayRest, completionExpected)) {
             case REST -> rest();
             case SPIN -> Thread.onSpinWait();
-            case YIELD -> Thread.yield();
+            case YIELD -> {
+                final long startNs = System.nanoTime();
+                Thread.yield();
+                host.yielded(System.nanoTime() - startNs);
+            }
             default -> host.park(PARK_NS_MAX);
         }
     }

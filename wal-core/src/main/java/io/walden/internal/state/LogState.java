@@ -75,8 +75,9 @@ public final class LogState implements LogPositions {
     // thread after each sync, read by waiters to skip a yield that could not outlast the sync.
     private volatile long syncDurationNs;
 
-    // Smoothed wake-up latency of the I/O thread ({@link ProcessorScarcity}); written by the I/O thread
-    // after each park that a wake ended, read by waiters before they yield and by the duty holder.
+    // Smoothed wait of the I/O thread for a processor ({@link ProcessorScarcity}); written by the I/O
+    // thread after each park that a wake ended and each yield, read by waiters before they yield and
+    // by the duty holder.
     private volatile long wakeLatencyNs;
 
     // Durability waiters, woken one by one when their position is reached (no thundering herd), with
@@ -186,7 +187,7 @@ public final class LogState implements LogPositions {
         syncDurationNs = average + (durationNs - average) / SYNC_DURATION_SMOOTHING;
     }
 
-    /** I/O thread: records how long it took to run again after a wake request. */
+    /** I/O thread: records how long it waited for a processor (after a wake request, or in a yield). */
     public void recordWakeLatency(final long latencyNs) {
         wakeLatencyNs = ProcessorScarcity.smoothed(wakeLatencyNs, latencyNs);
     }

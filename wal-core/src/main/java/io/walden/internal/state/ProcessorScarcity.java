@@ -3,9 +3,10 @@ package io.walden.internal.state;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Whether the log's threads wait for processors: the rule that turns the I/O thread's measured
- * wake-up latency (from the first wake request to its return from the park) into the decision to
- * stop handing work from thread to thread. A pure function.
+ * Whether the log's threads wait for processors: the rule that turns the I/O thread's measured waits
+ * for a processor (from the first wake request of a park to the park's return, and the length of each
+ * of its yields, during which other threads ran) into the decision to stop handing work from thread
+ * to thread. A pure function.
  *
  * <p>On a machine with a free processor a parked thread runs again within tens of microseconds of
  * its wake. When other work keeps every processor busy, a woken thread waits for a time slice, a

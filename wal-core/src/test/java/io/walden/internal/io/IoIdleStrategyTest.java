@@ -110,12 +110,30 @@ class IoIdleStrategyTest {
         assertTrue(host.calls.isEmpty(), "spins and yields again before any park: " + host.calls);
     }
 
+    @Test
+    void shouldReportHowLongEachYieldTook() {
+        final RecordingHost host = new RecordingHost();
+        final IoIdleStrategy strategy = new IoIdleStrategy(host, true);
+        for (int i = 0; i < LAST_YIELD; i++) {
+            strategy.idle(0);
+        }
+        assertEquals(YIELD_COUNT, host.yieldsReported, "one report per yield, none per spin");
+        assertTrue(host.calls.isEmpty(), "no park yet: " + host.calls);
+    }
+
     /** Records the duty and park calls; the conditions are set by the test. */
     private static final class RecordingHost implements IoIdleStrategy.Host {
         final List<String> calls = new ArrayList<>();
         boolean mayRest;
         boolean expected;
         boolean signalled;
+        int yieldsReported;
+
+        @Override
+        public void yielded(final long yieldNs) {
+            assertTrue(yieldNs >= 0, "yield of " + yieldNs + " ns");
+            yieldsReported++;
+        }
 
         @Override
         public boolean mayRestWithoutDuty() {
