@@ -381,8 +381,12 @@ public final class LogState implements LogPositions {
      */
     private boolean yieldUntilReached(final long position, final Durability durability, final long timeoutNs) {
         final long yieldNs = Math.min(waitYieldNs, timeoutNs);
-        // Yielding to threads that hold every processor only delays the log's own threads.
-        if (yieldNs <= 0 || (durability == Durability.SYNCED && syncDurationNs > yieldNs) || processorsScarce()) {
+        // Yielding to threads that hold every processor only delays the log's own threads, once others
+        // wait too; a lone waiter still yields, so that the I/O thread may rest and a lone writer's
+        // next append runs its own I/O (no waiter may be blocked for that).
+        if (yieldNs <= 0
+                || (durability == Durability.SYNCED && syncDurationNs > yieldNs)
+                || (processorsScarce() && registry.registeredCount() > 0)) {
             return false;
         }
         final long deadlineNs = System.nanoTime() + yieldNs;

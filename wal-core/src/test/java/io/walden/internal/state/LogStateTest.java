@@ -97,16 +97,37 @@ class LogStateTest {
     }
 
     @Test
-    void shouldBlockAtOnceWhileProcessorsAreScarce() throws Exception {
+    void shouldBlockAtOnceWhileProcessorsAreScarceAndOthersAreBlocked() throws Exception {
         final LogState state = new LogState(START, START, LONG_YIELD_NS, HOUR_NS);
-        state.recordSyncDuration(TimeUnit.MICROSECONDS.toNanos(100));
+        // A SYNCED waiter blocks at once: syncs take longer than the yield.
+        for (int i = 0; i < 64; i++) {
+            state.recordSyncDuration(2 * LONG_YIELD_NS);
+            state.recordWakeLatency(2 * ProcessorScarcity.SCARCE_WAKE_LATENCY_NS);
+        }
+        assertTrue(state.processorsScarce());
+        final Waiter synced = Waiter.start(state, START + 64, Durability.SYNCED, Long.MAX_VALUE);
+        awaitBlocked(state, 1);
+        // A WRITTEN waiter would yield whatever syncs take, but not while processors are scarce.
+        final Waiter written = Waiter.start(state, START + 64, Durability.WRITTEN, Long.MAX_VALUE);
+        awaitBlocked(state, 2);
+        publishSynced(state, START + 64);
+        synced.assertReturned(Boolean.TRUE);
+        written.assertReturned(Boolean.TRUE);
+    }
+
+    @Test
+    void shouldStillYieldAloneWhileProcessorsAreScarce() throws Exception {
+        // Blocked, a lone writer's waiter would keep the I/O thread from resting, and so the writer
+        // from running its next record's I/O itself.
+        final LogState state = new LogState(START, START, LONG_YIELD_NS, HOUR_NS);
         for (int i = 0; i < 64; i++) {
             state.recordWakeLatency(2 * ProcessorScarcity.SCARCE_WAKE_LATENCY_NS);
         }
         assertTrue(state.processorsScarce());
-        final Waiter waiter = Waiter.start(state, START + 64, Durability.WRITTEN, Long.MAX_VALUE);
-        awaitBlocked(state, 1);
-        state.publishWritten(START + 64);
+        final Waiter waiter = Waiter.start(state, START + 64, Durability.SYNCED, Long.MAX_VALUE);
+        awaitYielding(waiter);
+        assertEquals(0, state.waiterCount());
+        publishSynced(state, START + 64);
         waiter.assertReturned(Boolean.TRUE);
     }
 
