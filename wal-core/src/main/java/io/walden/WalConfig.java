@@ -410,8 +410,9 @@ public final class WalConfig {
          * Thread#yield()}) before it blocks: it sees the position at once and spares a blocked waiter's
          * wake-up (docs/design/how-it-works.md, "Waiting"), for up to this much processor time per wait.
          * The yield ends early at the timeout, on an interrupt, and when the log fails or closes; a
-         * {@code SYNCED} waiter skips it while recent syncs take longer, and every waiter while other
-         * work keeps the processors busy (the log's I/O thread waits 200 µs or more for one). Zero: no
+         * {@code SYNCED} waiter skips it while recent syncs take longer, and, once another waiter
+         * blocks, every waiter while other work keeps the processors busy (the log's I/O thread waits
+         * 200 µs or more for one). Zero: no
          * yield.
          *
          * @param waitYieldNs the time, from 0 to {@link WalConfig#WAIT_YIELD_NS_MAX}; default 500 µs.

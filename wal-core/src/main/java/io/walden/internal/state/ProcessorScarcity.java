@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * its wake. When other work keeps every processor busy, a woken thread waits for a time slice, a
  * millisecond or more, and each hand-off of a group commit (appender to I/O thread, I/O thread to sync
  * thread and back) pays that wait. Then the I/O thread runs a group's sync itself ({@code SyncStage}) and
- * waiters park at once instead of yielding to threads that hold the processors.
+ * waiters park at once, once another is blocked, instead of yielding to threads that hold the
+ * processors ({@code LogState}).
  *
  * <pre>
  *   smoothed wake latency    < SCARCE_WAKE_LATENCY_NS     processors free:  hand off, waiters yield
