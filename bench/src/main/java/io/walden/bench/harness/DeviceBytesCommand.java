@@ -17,8 +17,11 @@ import picocli.CommandLine.Option;
  * size: writers append records at a durability level while the main thread calls {@code
  * truncateToSize} whenever the log grows past its bound; the device's written sectors ({@code
  * /sys/class/block/<device>/stat}, field 7, 512-byte units) are read before the log is opened and
- * after it is closed and the file system synced ({@code sync -f}). Every other writer to the device
- * counts too, so the figure is an upper bound on a shared machine: compare runs side by side.
+ * after it is closed and the file system synced ({@code sync -f}), and its read sectors (field 3) beside
+ * them: a partial-page write into a file page that is not cached reads the page first, which recycled
+ * segments evicted from the page cache would cost ({@code --drop-cache-every-mib} evicts them). Every
+ * other reader and writer of the device counts too, so the figures are upper bounds on a shared
+ * machine: compare runs side by side.
  *
  * <p>Prints one line: {@value #RESULT_PREFIX} followed by the payload bytes, the device bytes, their
  * ratio, the segments rolled and recycled, and the time.
@@ -57,6 +60,13 @@ public final class DeviceBytesCommand implements Callable<Integer> {
     int recycled;
 
     @Option(
+            names = "--drop-cache-every-mib",
+            defaultValue = "0",
+            description = "drop the page cache each time this much payload was appended, and before the run"
+                    + " (needs root; 0: never), as if memory pressure had evicted the segment files")
+    long dropCacheEveryMib;
+
+    @Option(
             names = "--device",
             description = "block device name under /sys/class/block (default: the one holding --dir)")
     String device;
@@ -70,7 +80,12 @@ public final class DeviceBytesCommand implements Callable<Integer> {
         final long totalBytes = totalMib << 20;
         final long perWriter = totalBytes / writers / recordBytes;
         final AtomicLong appended = new AtomicLong();
+        if (dropCacheEveryMib > 0) {
+            BlockDevice.dropPageCache();
+        }
         final long deviceBytesBefore = blockDevice.bytesWritten();
+        final long deviceReadBefore = blockDevice.bytesRead();
+        int cacheDrops = 0;
         final long startNs = System.nanoTime();
         long rolled;
         long recycledSegments;
@@ -93,9 +108,16 @@ public final class DeviceBytesCommand implements Callable<Integer> {
                 threads[w].start();
             }
             final long boundBytes = keepSegments * segmentBytes;
+            final long dropEveryBytes = dropCacheEveryMib << 20;
+            long nextDropBytes = dropEveryBytes;
             for (final Thread thread : threads) {
                 while (thread.isAlive()) {
                     wal.truncateToSize(boundBytes, wal.writtenPosition());
+                    if (dropEveryBytes > 0 && appended.get() >= nextDropBytes) {
+                        BlockDevice.dropPageCache();
+                        cacheDrops++;
+                        nextDropBytes += dropEveryBytes;
+                    }
                     thread.join(5);
                 }
             }
@@ -106,12 +128,14 @@ public final class DeviceBytesCommand implements Callable<Integer> {
         BlockDevice.syncFileSystem(dir);
         final long elapsedNs = System.nanoTime() - startNs;
         final long deviceBytes = blockDevice.bytesWritten() - deviceBytesBefore;
+        final long deviceReadBytes = blockDevice.bytesRead() - deviceReadBefore;
         final long payloadBytes = appended.get();
         System.out.println(RESULT_PREFIX
                 + String.format(
                         Locale.ROOT,
                         "recycled-max=%d writers=%d record=%d durability=%s payload=%d device=%d ratio=%.3f"
-                                + " rolled=%d recycled=%d seconds=%.2f device-name=%s",
+                                + " read=%d read-per-written=%.4f cache-drops=%d rolled=%d recycled=%d seconds=%.2f"
+                                + " device-name=%s",
                         recycled,
                         writers,
                         recordBytes,
@@ -119,6 +143,9 @@ public final class DeviceBytesCommand implements Callable<Integer> {
                         payloadBytes,
                         deviceBytes,
                         (double) deviceBytes / payloadBytes,
+                        deviceReadBytes,
+                        (double) deviceReadBytes / deviceBytes,
+                        cacheDrops,
                         rolled,
                         recycledSegments,
                         elapsedNs / 1e9,

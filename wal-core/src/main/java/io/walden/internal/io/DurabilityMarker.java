@@ -167,6 +167,11 @@ final class DurabilityMarker {
     }
 
     /** Whether the write limit lets a write that ends at a position go ahead: its header is durable. */
+    /** The position up to which writes to the active segment may go now: its durable write limit. */
+    long writeLimitPosition(final long activeBase) {
+        return activeBase + durableLimitOffset;
+    }
+
     boolean allowsWrite(final long writeEndPosition, final long activeBase) {
         return writeEndPosition - activeBase <= durableLimitOffset;
     }

@@ -281,6 +281,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         writes.submit(
                 start,
                 end,
+                padLimit(start),
                 scanner.batchEndRecords(),
                 scanner.position(),
                 positions.activeBase(),
@@ -291,6 +292,18 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         positions.submitted(end);
         seal.onSubmitted(state.syncRequestCount());
         return 1;
+    }
+
+    /**
+     * How far a write from a position may pad its last page ({@link PagePadding}): not past the active
+     * segment, its durable write limit, or the bytes of the log buffer that map to positions from there
+     * without wrapping and without reaching space not yet released.
+     */
+    private long padLimit(final long start) {
+        final long bufferEnd = Math.min(
+                positions.released() + logBuffer.capacityBytes(),
+                start + logBuffer.capacityBytes() - logBuffer.offset(start));
+        return Math.min(Math.min(positions.activeEnd(), marker.writeLimitPosition(positions.activeBase())), bufferEnd);
     }
 
     private int raiseWriteLimit() {

@@ -64,6 +64,7 @@ final class WriteStage {
     private final IoPositions positions;
     private final Path directory;
     private final boolean directIo;
+    private final boolean writesDurable;
     private final long blockMask;
     private final int inFlightMax;
     private final ByteBuffer writeView;
@@ -113,6 +114,7 @@ final class WriteStage {
         this.positions = shared.positions();
         this.directory = shared.directory();
         this.directIo = capabilities.directIo();
+        this.writesDurable = capabilities.writesDurable();
         // Buffered writes of one page may be in flight together: each O_DSYNC write makes its own
         // bytes durable, whatever the other does to the page. Direct writes of one block may not.
         this.blockMask = directIo ? capabilities.blockSizeBytes() - 1L : 0;
@@ -163,6 +165,7 @@ final class WriteStage {
     void submit(
             final long start,
             final long end,
+            final long padLimit,
             final long endRecords,
             final long scannedPosition,
             final long activeBase,
@@ -198,10 +201,13 @@ final class WriteStage {
             newestByteEnd = blockEnd;
             writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token, lastPartOnCaller);
         } else if (!directIo) {
+            // Whole pages where writes are not durable by themselves; an O_DSYNC write would make
+            // the padding durable and keep the next write in flight out of its page.
+            final long byteEnd = writesDurable ? end : PagePadding.paddedEnd(start, end, padLimit);
             slotPartsPending[slot] = 1;
-            slotFrameBytes[slot] = end - start;
+            slotFrameBytes[slot] = byteEnd - start;
             newestByteEnd = end;
-            writeFromBuffer(start, end, activeBase, activeHandle, token, lastPartOnCaller);
+            writeFromBuffer(start, byteEnd, activeBase, activeHandle, token, lastPartOnCaller);
         } else {
             submitDirect(slot, start, end, activeBase, activeHandle, token);
         }

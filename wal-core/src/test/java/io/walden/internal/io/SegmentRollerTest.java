@@ -73,7 +73,8 @@ class SegmentRollerTest {
                             seal,
                             "sync " + segmentName(0),
                             "close " + segmentName(0),
-                            "write " + segmentName(SEGMENT) + " 4096+120"),
+                            // 120 bytes of frames, written as their whole page.
+                            "write " + segmentName(SEGMENT) + " 4096+4096"),
                     session.operations(),
                     "the segment after the new one is not prepared before a quarter of it is used");
         }

@@ -41,7 +41,8 @@ class WriteStageTest {
             path.append(PAYLOAD);
             final long end = path.append(PAYLOAD) + FRAME;
             path.run();
-            assertEquals(List.of(write(HEADER, 2 * FRAME)), session.operations());
+            // The frames, and the rest of their page from the buffer: released space, zeros.
+            assertEquals(List.of(write(HEADER, BLOCK)), session.operations());
             assertTrue(path.round.writes.inFlight());
             assertEquals(HEADER, path.positions.written());
             assertEquals(HEADER, path.state.writtenPosition());
@@ -56,6 +57,18 @@ class WriteStageTest {
             assertEquals(end, path.positions.released());
             assertEquals(2, path.positions.writtenRecords());
             assertArrayEquals(frames, path.firstSegmentBytes(HEADER, 2 * FRAME));
+            assertArrayEquals(
+                    new byte[BLOCK - 2 * FRAME], path.firstSegmentBytes(HEADER + 2 * FRAME, BLOCK - 2 * FRAME));
+        }
+    }
+
+    @Test
+    void shouldNotPadAWriteThatIsItsOwnSync() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession().writesDurable(true);
+        try (IoPath path = new IoPath(directory, session)) {
+            path.append(PAYLOAD);
+            path.run();
+            assertEquals(List.of(write(HEADER, FRAME)), session.operations());
         }
     }
 
@@ -69,10 +82,11 @@ class WriteStageTest {
             path.append(PAYLOAD);
             path.run(IoRound.Kind.IO_THREAD, 2);
             path.run(IoRound.Kind.CALLER);
-            assertEquals(List.of(write(HEADER, FRAME)), session.operations(), "a second write while one is in flight");
+            assertEquals(List.of(write(HEADER, BLOCK)), session.operations(), "a second write while one is in flight");
             session.deliver(WRITE);
             path.run();
-            assertEquals(List.of(write(HEADER, FRAME), write(first, 2 * FRAME)), session.operations());
+            // The next write starts where the frames ended, in the page the last one padded: no padding.
+            assertEquals(List.of(write(HEADER, BLOCK), write(first, 2 * FRAME)), session.operations());
             assertEquals(first, path.positions.written());
         }
     }
@@ -102,7 +116,9 @@ class WriteStageTest {
             final WriteStage writes = path.round.writes;
             final long end = path.append(PAYLOAD) + FRAME;
             path.run();
-            assertEquals(WriteStage.Outcome.COMPLETE, writes.onComplete(CompletionToken.of(WRITE), FRAME));
+            // The write is the frame's whole page.
+            assertEquals(WriteStage.Outcome.SHORT, writes.onComplete(CompletionToken.of(WRITE), FRAME));
+            assertEquals(WriteStage.Outcome.COMPLETE, writes.onComplete(CompletionToken.of(WRITE), BLOCK));
             assertTrue(writes.retireOldest());
             assertTrue(writes.publishWritten());
             assertEquals(end, path.state.writtenPosition());
