@@ -174,6 +174,9 @@ final class RecoveryWriter {
                 AlignedBuffer zeroMemory = new AlignedBuffer(SegmentFill.PREPARE_WRITE_BYTES)) {
             final ByteBuffer header = headerMemory.buffer();
             final ByteBuffer zeros = zeroMemory.buffer();
+            // Allocated first where the backend can, as the preparer does; FileChannel gives the file
+            // its length, so that the zero-fill does not extend it (XFS reserves space past the end).
+            io.allocate(handle, 0, capacityBytes);
             SegmentHeaders.write(header, capacityBytes, base, logId);
             io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
             for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
