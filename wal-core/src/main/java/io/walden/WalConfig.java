@@ -412,8 +412,7 @@ public final class WalConfig {
          * The yield ends early at the timeout, on an interrupt, and when the log fails or closes; a
          * {@code SYNCED} waiter skips it while recent syncs take longer, and, once another waiter
          * blocks, every waiter while other work keeps the processors busy (the log's I/O thread waits
-         * 200 µs or more for one). Zero: no
-         * yield.
+         * 200 µs or more for one). Zero: no yield.
          *
          * @param waitYieldNs the time, from 0 to {@link WalConfig#WAIT_YIELD_NS_MAX}; default 500 µs.
          * @return this builder.

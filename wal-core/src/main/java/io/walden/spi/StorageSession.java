@@ -69,8 +69,8 @@ public interface StorageSession extends AutoCloseable {
      * writes into the range cannot fail for lack of space. The result is {@code lengthBytes} when
      * the space was allocated, 0 when this backend or the file system cannot allocate ahead
      * (nothing allocated; the file may have been given the range's length as a hole, so that the
-     * zero-fill does not extend it), and negative on a failure such as ENOSPC. The core writes zeros over the
-     * range afterwards either way (docs/design/backends.md says why).
+     * zero-fill does not extend it), and negative on a failure such as ENOSPC. The core writes zeros
+     * over the range afterwards either way (docs/design/backends.md says why).
      *
      * @param fileHandle the file.
      * @param fileOffset first byte of the range.

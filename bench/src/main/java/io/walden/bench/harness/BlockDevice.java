@@ -8,8 +8,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The block device under a directory and the bytes read from and written to it: {@code
- * /sys/class/block/<device>/stat}, fields 3 and 7 (sectors read and written, 512-byte units). Every writer to the device counts, not only this process:
- * on a shared machine a figure is an upper bound, to compare side by side.
+ * /sys/class/block/<device>/stat}, fields 3 and 7 (sectors read and written, 512-byte units). Every
+ * reader and writer of the device counts, not only this process: on a shared machine a figure is an
+ * upper bound, to compare side by side.
  *
  * <p><b>Threading:</b> immutable.
  *

@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
  * other reader and writer of the device counts too, so the figures are upper bounds on a shared
  * machine: compare runs side by side.
  *
- * <p>Prints one line: {@value #RESULT_PREFIX} followed by the payload bytes, the device bytes, their
- * ratio, the segments rolled and recycled, and the time.
+ * <p>Prints one line: {@value #RESULT_PREFIX} followed by the payload bytes, the device bytes written,
+ * their ratio, the device bytes read and their ratio to those written, the cache drops, the segments
+ * rolled and recycled, and the time.
  *
  * <p><b>Threading:</b> the writer threads append; the main thread applies retention.
  */

@@ -2,8 +2,10 @@ package io.walden.bench.harness;
 
 import io.walden.bench.BenchFiles;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
@@ -56,8 +58,8 @@ public final class WakeFloorCommand implements Callable<Integer> {
     private static final int FRAME_BYTES = 144;
     private static final long FILE_BYTES = 64L << 20;
     private static final long WARMUP_NS = TimeUnit.MILLISECONDS.toNanos(500);
-    private static final com.sun.management.OperatingSystemMXBean OS = (com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     @Option(names = "--writers", defaultValue = "16", description = "waiters per cycle (default 16)")
     int writers;
@@ -83,8 +85,7 @@ public final class WakeFloorCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--writers, --measure-ms and --rounds must be at least 1");
         }
-        final Path directory =
-                dir != null ? java.nio.file.Files.createDirectories(dir) : BenchFiles.freshDirectory("wakefloor-");
+        final Path directory = dir != null ? Files.createDirectories(dir) : BenchFiles.freshDirectory("wakefloor-");
         System.out.printf(
                 Locale.ROOT,
                 "one pwrite of the cycle's records (%d B each, at most %d B) + fdatasync per cycle, %d ms per run,"
@@ -186,7 +187,7 @@ public final class WakeFloorCommand implements Callable<Integer> {
                 cycle.stop(waiters);
             }
         } finally {
-            java.nio.file.Files.deleteIfExists(file);
+            Files.deleteIfExists(file);
         }
     }
 

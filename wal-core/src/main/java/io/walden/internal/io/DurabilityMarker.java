@@ -166,12 +166,12 @@ final class DurabilityMarker {
                 && !writeInFlight;
     }
 
-    /** Whether the write limit lets a write that ends at a position go ahead: its header is durable. */
     /** The position up to which writes to the active segment may go now: its durable write limit. */
     long writeLimitPosition(final long activeBase) {
         return activeBase + durableLimitOffset;
     }
 
+    /** Whether the write limit lets a write that ends at a position go ahead: its header is durable. */
     boolean allowsWrite(final long writeEndPosition, final long activeBase) {
         return writeEndPosition - activeBase <= durableLimitOffset;
     }
