@@ -44,6 +44,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code walden.segments.rolled}</td><td>counter, files</td><td>{@code segmentsRolled}</td></tr>
  *   <tr><td>{@code walden.segments.hurried}</td><td>counter, files</td><td>{@code segmentsHurried}</td></tr>
  *   <tr><td>{@code walden.segments.deleted.for.space}</td><td>counter, files</td><td>{@code segmentsDeletedForSpace}</td></tr>
+ *   <tr><td>{@code walden.writes.waited.for.space}</td><td>counter, operations</td><td>{@code writesWaitedForSpace}</td></tr>
  *   <tr><td>{@code walden.durability.marks}</td><td>counter, operations</td><td>{@code durabilityMarks}</td></tr>
  *   <tr><td>{@code walden.appends.run.by.caller}</td><td>counter, records</td><td>{@code appendsRunByCaller}</td></tr>
  *   <tr><td>{@code walden.start.position}</td><td>gauge, bytes</td><td>{@code startPosition}</td></tr>
@@ -166,6 +167,12 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 BaseUnits.FILES,
                 "freed segments deleted, not kept for reuse, because the file system was short of space",
                 WalStats::segmentsDeletedForSpace));
+        meters.add(counter(
+                registry,
+                "walden.writes.waited.for.space",
+                BaseUnits.OPERATIONS,
+                "writes that found the file system full, waited and were written again",
+                WalStats::writesWaitedForSpace));
         meters.add(counter(
                 registry,
                 "walden.durability.marks",

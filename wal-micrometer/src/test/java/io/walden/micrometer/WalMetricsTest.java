@@ -53,6 +53,7 @@ class WalMetricsTest {
         expected.put("walden.segments.rolled", WalStats::segmentsRolled);
         expected.put("walden.segments.hurried", WalStats::segmentsHurried);
         expected.put("walden.segments.deleted.for.space", WalStats::segmentsDeletedForSpace);
+        expected.put("walden.writes.waited.for.space", WalStats::writesWaitedForSpace);
         expected.put("walden.durability.marks", WalStats::durabilityMarks);
         expected.put("walden.appends.run.by.caller", WalStats::appendsRunByCaller);
         expected.put("walden.start.position", WalStats::startPosition);

@@ -38,8 +38,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * </ol>
  *
  * <p>{@link FaultKind#DATA_WRITE_SHORT_COMPLETED} is the control case: nothing may fail or be lost.
- * The {@link FaultKind#backPressure back-pressure} kinds (the next segment's preparation finds no space)
- * must not fail the log either: it tries again and rolls on, and every appender goes on.
+ * The {@link FaultKind#backPressure back-pressure} kinds (a write to the active segment, or the next
+ * segment's preparation, finds no space) must not fail the log either: it tries again and goes on
+ * (rolls, after a preparation), and every appender goes on.
  *
  * <p><b>Threading:</b> runs on the test thread; it starts and joins the appenders.
  */
@@ -118,8 +119,8 @@ final class FaultCase {
     }
 
     /**
-     * A preparation that found no space: the log must not fail; the step is tried again, the log rolls
-     * on, and every appender goes on appending.
+     * A write or a preparation that found no space: the log must not fail; it is tried again, the log
+     * goes on (a preparation: rolls on), and every appender goes on appending.
      */
     private void runBackPressure(
             final Wal wal,
@@ -135,14 +136,20 @@ final class FaultCase {
         appenders.stop();
         for (final Throwable ending : appenders.join(JOIN_TIMEOUT_NS)) {
             if (ending != null) {
-                violations.add("an appender failed although the preparation only found no space once: " + ending);
+                violations.add("an appender failed although " + kind.target() + " only found no space once: " + ending);
             }
         }
         if (wal.stats().failed()) {
-            violations.add("the log failed on a preparation that found no space: "
+            violations.add("the log failed on " + kind.target() + " that found no space: "
                     + wal.stats().failure());
         }
-        if (wal.stats().segmentsRolled() <= rolledBefore) {
+        if (kind.target() == FaultKind.Target.DATA_WRITE) {
+            // A segment header's rewrite (offset 0) waits too, but counts as no data write.
+            final boolean headerWrite = backend.faultDescription().contains(" at offset 0 to ");
+            if (wal.stats().writesWaitedForSpace() < 1 && !headerWrite) {
+                violations.add("the data write that found no space was not counted (writesWaitedForSpace)");
+            }
+        } else if (wal.stats().segmentsRolled() <= rolledBefore) {
             violations.add("the log never rolled after the preparation was tried again");
         }
         wal.close();

@@ -10,8 +10,8 @@ enum FaultKind {
     /** A write to the active segment fails with EIO and writes nothing. */
     DATA_WRITE_EIO(Target.DATA_WRITE, "Input/output error (EIO)"),
     /**
-     * A write to the active segment runs out of space part-way: a sector-aligned part of it is written,
-     * then it fails with ENOSPC.
+     * A write to the active segment (data or its header) runs out of space part-way: a sector-aligned
+     * part of it is written, then it fails with ENOSPC. Back-pressure: the write is done again.
      */
     DATA_WRITE_ENOSPC_PARTIAL(Target.DATA_WRITE, "No space left on device (ENOSPC)"),
     /**
@@ -77,11 +77,14 @@ enum FaultKind {
     }
 
     /**
-     * @return whether the fault is back-pressure, not a failure: the next segment's preparation found
-     *     no space, which the log tries again later while appends go on.
+     * @return whether the fault is back-pressure, not a failure: a write to the active segment or the
+     *     next segment's preparation found no space, which the log tries again later while appends go
+     *     on.
      */
     boolean backPressure() {
-        return this == PREPARE_ALLOCATE_ENOSPC || this == PREPARE_WRITE_ENOSPC_PARTIAL;
+        return this == DATA_WRITE_ENOSPC_PARTIAL
+                || this == PREPARE_ALLOCATE_ENOSPC
+                || this == PREPARE_WRITE_ENOSPC_PARTIAL;
     }
 
     /** @return whether part of the write is really written before the fault. */

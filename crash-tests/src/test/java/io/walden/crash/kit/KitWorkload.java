@@ -9,14 +9,17 @@ import io.walden.testkit.SimulatedStorage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A workload of appender threads, drawn up front from a seed (so that the seed replays it): each
  * thread appends records of every durability level and atomic batches, noting them in an {@link
  * AckLedger}; one step may arm an I/O error on the storage. An append refused because the power
  * failed or because the armed error failed the log ends its thread; any other failure is the
- * workload's.
+ * workload's. An ENOSPC armed on a write is back-pressure: the log must go on without refusing
+ * anything; an EIO on a write, and any error of a sync, must fail the log.
  *
  * <p><b>Threading:</b> {@link #run} starts and joins the appender threads.
  */
@@ -27,30 +30,52 @@ final class KitWorkload {
     /** One append: sizes (two or more make a batch), the level, and whether it arms a fault first. */
     private record Step(List<Integer> sizes, Durability level, Errno faultBefore, boolean faultOnSync) {}
 
+    /** Which fault one step arms. */
+    enum Faults {
+        NONE,
+        /** EIO or ENOSPC, on a write or a sync. */
+        ANY,
+        /** ENOSPC on a write: back-pressure, retried. */
+        NO_SPACE_WRITE
+    }
+
+    /** How long a fault that must fail the log may take to do so once the appenders ended. */
+    private static final long FAIL_WAIT_NS = TimeUnit.SECONDS.toNanos(10);
+
     private final List<List<Step>> threads = new ArrayList<>();
+    // The fault a step arms, if any: its errno and whether it hits a sync.
+    private Errno fault;
+    private boolean faultOnSync;
 
     /**
      * Draws a workload.
      *
      * @param random the trial's random source.
-     * @param faults whether one step arms an I/O error.
+     * @param faults whether one step arms an I/O error, and which.
      */
-    KitWorkload(final SplittableRandom random, final boolean faults) {
+    KitWorkload(final SplittableRandom random, final Faults faults) {
         final int threadCount = 1 + random.nextInt(3);
         final Durability[] levels = Durability.values();
         final int faultThread = random.nextInt(threadCount);
         for (int t = 0; t < threadCount; t++) {
             final List<Step> steps = new ArrayList<>();
             final int stepCount = 3 + random.nextInt(25);
-            final int faultStep = faults && t == faultThread ? random.nextInt(stepCount) : -1;
+            final int faultStep = faults != Faults.NONE && t == faultThread ? random.nextInt(stepCount) : -1;
             for (int s = 0; s < stepCount; s++) {
                 final List<Integer> sizes = new ArrayList<>();
                 final int records = random.nextInt(5) == 0 ? 2 + random.nextInt(3) : 1;
                 for (int r = 0; r < records; r++) {
                     sizes.add(1 + random.nextInt(records == 1 ? MAX_RECORD_BYTES : MAX_RECORD_BYTES / 4));
                 }
-                final Errno fault = s == faultStep ? (random.nextBoolean() ? Errno.EIO : Errno.ENOSPC) : null;
-                steps.add(new Step(sizes, levels[random.nextInt(levels.length)], fault, random.nextBoolean()));
+                final boolean noSpaceWrite = faults == Faults.NO_SPACE_WRITE;
+                final Errno stepFault =
+                        s == faultStep ? (noSpaceWrite || random.nextBoolean() ? Errno.ENOSPC : Errno.EIO) : null;
+                final boolean onSync = !noSpaceWrite && random.nextBoolean();
+                if (stepFault != null) {
+                    fault = stepFault;
+                    faultOnSync = onSync;
+                }
+                steps.add(new Step(sizes, levels[random.nextInt(levels.length)], stepFault, onSync));
             }
             threads.add(steps);
         }
@@ -90,9 +115,41 @@ final class KitWorkload {
         } else if (failure.get() != null) {
             throw new AssertionError("an appender failed: " + failure.get(), failure.get());
         }
+        checkFaultOutcome(wal, storage);
     }
 
-    private static void append(
+    /** Whether the armed fault is back-pressure (ENOSPC on a write), which refuses nothing. */
+    private boolean faultIsBackPressure() {
+        return fault == Errno.ENOSPC && !faultOnSync;
+    }
+
+    /**
+     * A fault an operation took: ENOSPC on a write left the log working; anything else failed it (a
+     * failed sync is never retried). Unless the power failed first, which fails the log anyway.
+     */
+    private void checkFaultOutcome(final Wal wal, final SimulatedStorage storage) {
+        if (storage.faultsInjected() == 0 || storage.poweredOff()) {
+            return;
+        }
+        if (faultIsBackPressure()) {
+            if (wal.stats().failed()) {
+                throw new AssertionError("the log failed on a write that found no space: "
+                        + wal.stats().failure());
+            }
+            return;
+        }
+        // The failure reaches the log when the operation completes, which may follow the appenders' end.
+        final long deadlineNs = System.nanoTime() + FAIL_WAIT_NS;
+        while (!wal.stats().failed() && !storage.poweredOff()) {
+            if (System.nanoTime() - deadlineNs > 0) {
+                throw new AssertionError("the log did not fail on " + fault + " in a "
+                        + (faultOnSync ? "sync" : "write") + " within 10 s: " + wal.stats());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
+    private void append(
             final Wal wal,
             final SimulatedStorage storage,
             final AckLedger ledger,
@@ -122,7 +179,7 @@ final class KitWorkload {
                     ledger.appendBatch(wal, payloads, step.level());
                 }
             } catch (final WalException ex) {
-                if (storage.poweredOff() || storage.faultsInjected() > 0) {
+                if (storage.poweredOff() || (storage.faultsInjected() > 0 && !faultIsBackPressure())) {
                     return;
                 }
                 throw ex;

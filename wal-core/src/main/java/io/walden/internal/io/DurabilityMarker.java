@@ -8,6 +8,7 @@ import io.walden.internal.segment.SegmentHeaders;
 import io.walden.internal.segment.WriteLimits;
 import io.walden.internal.state.AlignedBuffer;
 import io.walden.internal.state.Invariants;
+import io.walden.internal.state.NoSpace;
 import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
@@ -37,6 +38,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A sync makes durable the header writes completed before it was submitted: {@link
  * #onSyncSubmitted} notes which, {@link #onSynced} takes them as durable.
+ *
+ * <p>A header write that fails with ENOSPC ({@link #onNoSpace}) counts as never completed, as if
+ * still in flight at a crash: recovery takes either header. Nothing is raised or recorded; the write
+ * is submitted again, with what is due by then, {@link SegmentPreparer#NO_SPACE_RETRY_NS} later or
+ * once retention freed space, and the writes its limit holds back wait meanwhile.
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #recordCleanClose} and {@link
  * #close} by the I/O thread as it stops.
@@ -76,6 +82,10 @@ final class DurabilityMarker {
     private int durableLimitOffset;
     private boolean durableContinued;
     private long sessionStartOffset;
+    // When a header write that found no space may be submitted again (0: at once), and why, until a
+    // header write lands.
+    private long spaceRetryAtNs;
+    private String spaceShortage;
     // Whether the active segment is recycled: its header keeps the flag, and always a limit.
     private boolean activeRecycled;
 
@@ -220,6 +230,9 @@ final class DurabilityMarker {
             final long activeBase,
             final int activeHandle) {
         Invariants.check(!writeInFlight, "a header write of segment %d is already in flight", activeBase);
+        if (spaceRetryAtNs != 0 && System.nanoTime() - spaceRetryAtNs < 0) {
+            return 0;
+        }
         fill(activeBase, durablePosition, false, limitOffset, continued);
         writingMarkPosition = durablePosition;
         writingLimitOffset = limitOffset;
@@ -257,6 +270,8 @@ final class DurabilityMarker {
                     + " without an error for the header of " + SegmentNames.segmentPath(directory, activeBase)
                     + "; a backend must finish a short write or fail it");
         }
+        spaceRetryAtNs = 0;
+        spaceShortage = null;
         if (writingMarkPosition != headerDurablePosition) {
             stats.recordDurabilityMark();
         }
@@ -272,6 +287,39 @@ final class DurabilityMarker {
             unsynced = true;
         }
         return null;
+    }
+
+    /**
+     * The header write failed. ENOSPC is back-pressure (class comment): true, and {@link #spaceShortage}
+     * says why; anything else fails the log (false).
+     */
+    boolean onNoSpace(final IOException failure, final long activeBase) {
+        if (!writeInFlight || !NoSpace.isNoSpace(failure)) {
+            return false;
+        }
+        writeInFlight = false;
+        spaceRetryAtNs = System.nanoTime() + SegmentPreparer.NO_SPACE_RETRY_NS;
+        if (spaceShortage == null) {
+            spaceShortage = "the header of " + SegmentNames.segmentPath(directory, activeBase)
+                    + " could not be rewritten: the file system is full (" + failure.getMessage()
+                    + "). The log writes it again every "
+                    + TimeUnit.NANOSECONDS.toMillis(SegmentPreparer.NO_SPACE_RETRY_NS)
+                    + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore,"
+                    + " or other files)";
+        }
+        return true;
+    }
+
+    /** Why a header write waits for space (appenders are told), or null once one landed. */
+    String spaceShortage() {
+        return spaceShortage;
+    }
+
+    /** Space may have appeared (retention deleted segments): a header write waiting for it goes at once. */
+    void spaceFreed() {
+        if (spaceRetryAtNs != 0) {
+            spaceRetryAtNs = System.nanoTime();
+        }
     }
 
     /** Records the clean close in the active segment's header, rewritten in place and synced. */

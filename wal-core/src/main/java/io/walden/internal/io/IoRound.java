@@ -91,13 +91,13 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
+        this.writes = IoAssembly.writes(config, shared);
         this.truncation = new SegmentTruncation(
                 shared,
                 recovered.firstSegmentBase(),
                 free,
-                SegmentTruncation.spaceShort(preparer, shared.directory(), segmentCapacityBytes));
+                SegmentTruncation.spaceShort(preparer, writes, shared.directory(), segmentCapacityBytes));
         this.scanner = IoAssembly.scanner(config, shared, recovered);
-        this.writes = IoAssembly.writes(config, shared);
         this.marker = IoAssembly.marker(shared, recovered);
         this.syncs = new SyncStage(shared, marker, IoAssembly.commitPolicy(config, shared), this::nothingElseToWrite);
         this.roller = new SegmentRoller(shared, preparer, scanner, marker, syncs);
@@ -198,6 +198,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
                 || syncs.cohortHolding()
                 || hasWorkHint()
                 || preparer.hasStepToSubmit()
+                || writes.waitingForSpace()
                 || roller.preparationDue()
                 || truncation.isActive()
                 || state.ackWatches().anyDue(positions.written(), positions.durable())
@@ -218,6 +219,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             workCount += scanner.scan(
                     positions.submitted(), positions.released(), positions.durable(), positions.activeBase());
             workCount += raiseWriteLimit();
+            workCount += writes.retryForSpace(nowNs, positions.activeBase(), positions.activeHandle());
             workCount += submitWrites(kind == Kind.CALLER);
             workCount += roller.seal();
             workCount += syncs.maybeSync(
@@ -336,11 +338,17 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         if (failure != null || result < 0) {
             final IOException cause =
                     failure != null ? failure : new IOException("operation failed with result " + result);
-            // A full file system while the next segment is prepared is back-pressure, not a failure;
-            // a freed segment that cannot be renamed for reuse for lack of space is deleted instead.
-            final boolean handled = kind == CompletionToken.PREPARE
-                    ? preparer.onFailure(cause)
-                    : kind == CompletionToken.TRUNCATE && truncation.onFailure(cause);
+            // A full file system is back-pressure, not a failure, where the call changed nothing that a
+            // retry would not write again: a data or header write (written again from the same bytes),
+            // the next segment's preparation; a freed segment that cannot be renamed for reuse for lack
+            // of space is deleted instead. A failed sync is never retried (docs/design/full-disks.md).
+            final boolean handled = kind == CompletionToken.WRITE
+                    ? writes.onNoSpace(token, cause)
+                    : kind == CompletionToken.MARK
+                            ? markerNoSpace(cause)
+                            : kind == CompletionToken.PREPARE
+                                    ? preparer.onFailure(cause)
+                                    : kind == CompletionToken.TRUNCATE && truncation.onFailure(cause);
             if (!handled) {
                 fail(cause);
             }
@@ -369,7 +377,13 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             }
         } else if (kind == CompletionToken.TRUNCATE) {
             truncation.onCompletion();
+            writes.spaceFreed();
+            marker.spaceFreed();
         } else if (kind == CompletionToken.MARK) {
+            final String shortage = marker.spaceShortage();
+            if (shortage != null) {
+                state.clearWriteSpaceShortage(shortage);
+            }
             final IOException shortWrite = marker.onWritten(result, positions.activeBase());
             if (shortWrite != null) {
                 fail(shortWrite);
@@ -377,6 +391,14 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         } else {
             throw new AssertionError("unknown completion token " + Long.toHexString(token));
         }
+    }
+
+    private boolean markerNoSpace(final IOException cause) {
+        if (!marker.onNoSpace(cause, positions.activeBase())) {
+            return false;
+        }
+        state.writeSpaceShortage(marker.spaceShortage());
+        return true;
     }
 
     boolean isClosable() {

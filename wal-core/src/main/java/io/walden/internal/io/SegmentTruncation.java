@@ -86,13 +86,16 @@ final class SegmentTruncation {
     }
 
     /**
-     * Whether the file system of a log is short of space: the next segment's preparation waits for
-     * space, or less than a segment is free (asked once per freed segment, a slow path).
+     * Whether the file system of a log is short of space: the next segment's preparation or a write
+     * waits for space, or less than a segment is free (asked once per freed segment, a slow path).
      */
     static BooleanSupplier spaceShort(
-            final SegmentPreparer preparer, final Path directory, final long segmentCapacityBytes) {
+            final SegmentPreparer preparer,
+            final WriteStage writes,
+            final Path directory,
+            final long segmentCapacityBytes) {
         return () -> {
-            if (preparer.spaceShortage() != null) {
+            if (preparer.spaceShortage() != null || writes.waitingForSpace()) {
                 return true;
             }
             try {

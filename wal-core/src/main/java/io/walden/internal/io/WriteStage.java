@@ -5,12 +5,15 @@ import io.walden.internal.state.AlignedBuffer;
 import io.walden.internal.state.Invariants;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
+import io.walden.internal.state.NoSpace;
 import io.walden.internal.state.StatsCounters;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -43,10 +46,21 @@ import org.agrona.concurrent.UnsafeBuffer;
  * partial last block, padded with zeros in scratch memory ({@link CompletionToken#WRITE_TAIL}),
  * which a later write rewrites in place with more frames.
  *
+ * <p><b>No space is back-pressure</b> ({@link #onNoSpace}, docs/design/full-disks.md). A write part
+ * that fails with ENOSPC leaves its frames in the log buffer (they are released only below the
+ * written position, which cannot pass it). Nothing new is submitted; once every part in flight has
+ * settled, every write not yet retired, completed or not, is submitted again from the same buffer
+ * bytes ({@link #retryForSpace}), {@link SegmentPreparer#NO_SPACE_RETRY_NS} later or as soon as
+ * retention freed space. What a failed call left in the file, whole, in part or nothing, is
+ * rewritten with the same bytes, and the written (with O_DSYNC, durable) position moves only once
+ * the rewrite completed.
+ *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; {@link #close} by the I/O thread as it
  * stops.
  */
 final class WriteStage {
+    private static final System.Logger LOGGER = System.getLogger(WriteStage.class.getName());
+
     /** What a completion did to its write ({@link #onComplete}). */
     enum Outcome {
         PART_PENDING,
@@ -83,6 +97,11 @@ final class WriteStage {
     private final int[] slotPartsPending;
     private final boolean[] slotComplete;
     private final boolean[] slotBeside;
+    // The part of a slot's write that goes straight from the log buffer, [bufferStart, bufferEnd) in
+    // log positions (may be empty), and whether a partial last block follows it from scratch memory.
+    private final long[] slotBufferStart;
+    private final long[] slotBufferEnd;
+    private final boolean[] slotHasTail;
     private final WriteDepthPolicy depthPolicy;
     private long headSequence;
     private long nextSequence;
@@ -98,6 +117,13 @@ final class WriteStage {
     private long retiredSubmitNs;
     // Whether the last part of the write being submitted goes to the backend's submitWriteOnCaller.
     private boolean lastPartOnCaller;
+    // Parts of writes submitted and not yet settled, over every slot.
+    private int partsOutstanding;
+    // A write part found no space: the writes drain and wait to be submitted again (class comment),
+    // not before retryAtNs. The shortage published for appenders, cleared by the next write that lands.
+    private boolean spaceFailed;
+    private long retryAtNs;
+    private String publishedShortage;
 
     WriteStage(final IoShared shared, final int inFlightMax, final boolean depthMeasured) {
         final StorageSession session = shared.session();
@@ -135,6 +161,9 @@ final class WriteStage {
         this.slotPartsPending = new int[slots];
         this.slotComplete = new boolean[slots];
         this.slotBeside = new boolean[slots];
+        this.slotBufferStart = new long[slots];
+        this.slotBufferEnd = new long[slots];
+        this.slotHasTail = new boolean[slots];
     }
 
     boolean inFlight() {
@@ -153,7 +182,15 @@ final class WriteStage {
     boolean maySubmit(final long start) {
         final int count = inFlightCount();
         return count == 0
-                || (count < inFlightMax && (start & ~blockMask) >= newestByteEnd && depthPolicy.allowsBeside());
+                || (!spaceFailed
+                        && count < inFlightMax
+                        && (start & ~blockMask) >= newestByteEnd
+                        && depthPolicy.allowsBeside());
+    }
+
+    /** Whether a write found no space and waits to be submitted again (nothing new goes meanwhile). */
+    boolean waitingForSpace() {
+        return spaceFailed;
     }
 
     /** When the write retired last was submitted. */
@@ -196,21 +233,29 @@ final class WriteStage {
                     "blocks write [%d, %d)",
                     blockStart,
                     blockEnd);
-            slotPartsPending[slot] = 1;
-            slotFrameBytes[slot] = blockEnd - blockStart;
+            setParts(slot, blockStart, blockEnd, false);
             newestByteEnd = blockEnd;
-            writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token, lastPartOnCaller);
         } else if (!directIo) {
             // Whole pages where writes are not durable by themselves; an O_DSYNC write would make
             // the padding durable and keep the next write in flight out of its page.
             final long byteEnd = writesDurable ? end : PagePadding.paddedEnd(start, end, padLimit);
-            slotPartsPending[slot] = 1;
-            slotFrameBytes[slot] = byteEnd - start;
+            setParts(slot, start, byteEnd, false);
             newestByteEnd = end;
-            writeFromBuffer(start, byteEnd, activeBase, activeHandle, token, lastPartOnCaller);
         } else {
-            submitDirect(slot, start, end, activeBase, activeHandle, token);
+            // Whole blocks from the buffer, then the partial last block from scratch memory.
+            final long blockEnd = end & ~blockMask;
+            setParts(slot, start & ~blockMask, blockEnd, end > blockEnd);
+            tailBytes = scratchBlock.capacity();
+            newestByteEnd = end > blockEnd ? blockEnd + tailBytes : blockEnd;
         }
+        submitParts(slot, activeBase, activeHandle, token);
+    }
+
+    private void setParts(final int slot, final long bufferStart, final long bufferEnd, final boolean hasTail) {
+        slotBufferStart[slot] = bufferStart;
+        slotBufferEnd[slot] = bufferEnd;
+        slotHasTail[slot] = hasTail;
+        slotFrameBytes[slot] = bufferEnd - bufferStart;
     }
 
     /**
@@ -234,44 +279,32 @@ final class WriteStage {
         }
     }
 
-    private void submitDirect(
-            final int slot,
-            final long start,
-            final long end,
-            final long activeBase,
-            final int activeHandle,
-            final long token) {
-        final long blockStart = start & ~blockMask;
-        final long blockEnd = end & ~blockMask;
-        int parts = 0;
-        if (blockEnd > blockStart) {
-            parts++;
-        }
-        if (end > blockEnd) {
-            parts++;
-        }
+    /** Submits the parts of a slot's write (setParts), the first time or again after no space. */
+    private void submitParts(final int slot, final long activeBase, final int activeHandle, final long token) {
+        final long bufferStart = slotBufferStart[slot];
+        final long bufferEnd = slotBufferEnd[slot];
+        final boolean hasTail = slotHasTail[slot];
+        final int parts = (bufferEnd > bufferStart ? 1 : 0) + (hasTail ? 1 : 0);
         slotPartsPending[slot] = parts;
-        slotFrameBytes[slot] = blockEnd - blockStart;
-        tailBytes = scratchBlock.capacity();
-        newestByteEnd = end > blockEnd ? blockEnd + tailBytes : blockEnd;
-        if (blockEnd > blockStart) {
-            writeFromBuffer(blockStart, blockEnd, activeBase, activeHandle, token, lastPartOnCaller && end == blockEnd);
+        partsOutstanding += parts;
+        if (bufferEnd > bufferStart) {
+            writeFromBuffer(bufferStart, bufferEnd, activeBase, activeHandle, token, lastPartOnCaller && !hasTail);
         }
-        if (end > blockEnd) {
+        if (hasTail) {
             // The partial last block: no later write is in flight beside it (maySubmit), and none
             // before it has a part here (a write with a partial block is the newest in flight).
             Invariants.check(scratchSlot < 0, "scratch block of slot %d in use", scratchSlot);
             scratchSlot = slot;
-            final int tailLength = (int) (end - blockEnd);
-            scratch.putBytes(0, ring, logBuffer.offset(blockEnd), tailLength);
+            final int tailLength = (int) (slotEnd[slot] - bufferEnd);
+            scratch.putBytes(0, ring, logBuffer.offset(bufferEnd), tailLength);
             scratch.setMemory(tailLength, scratchBlock.capacity() - tailLength, (byte) 0);
             final long tailToken = token | CompletionToken.WRITE_TAIL;
             if (lastPartOnCaller) {
                 session.submitWriteOnCaller(
-                        activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), tailToken);
+                        activeHandle, bufferEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), tailToken);
             } else {
                 session.submitWrite(
-                        activeHandle, blockEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), tailToken);
+                        activeHandle, bufferEnd - activeBase, scratchBlock, 0, scratchBlock.capacity(), tailToken);
             }
         }
     }
@@ -288,6 +321,7 @@ final class WriteStage {
                 "unexpected write completion of %d bytes, slot %d",
                 result,
                 slot);
+        partsOutstanding--;
         if (result != (tail ? tailBytes : slotFrameBytes[slot])) {
             return Outcome.SHORT;
         }
@@ -295,6 +329,13 @@ final class WriteStage {
             scratchSlot = -1;
         }
         stats.recordWrite(result);
+        if (spaceFailed) {
+            drained();
+        } else if (publishedShortage != null) {
+            LOGGER.log(System.Logger.Level.INFO, "a write to the log in " + directory + " found space again");
+            state.clearWriteSpaceShortage(publishedShortage);
+            publishedShortage = null;
+        }
         if (--slotPartsPending[slot] > 0) {
             return Outcome.PART_PENDING;
         }
@@ -303,6 +344,89 @@ final class WriteStage {
             depthPolicy.onCompleted(System.nanoTime() - slotSubmitNs[slot], slotBeside[slot]);
         }
         return Outcome.COMPLETE;
+    }
+
+    /**
+     * A part of a write in flight failed. ENOSPC (or EDQUOT) is back-pressure (class comment): true,
+     * and the appenders are told why they wait; anything else fails the log (false).
+     */
+    boolean onNoSpace(final long token, final IOException failure) {
+        if (!NoSpace.isNoSpace(failure)) {
+            return false;
+        }
+        final int slot = CompletionToken.writeSlot(token);
+        Invariants.check(
+                inFlight() && ((slot - headSequence) & slotMask) < inFlightCount() && slotPartsPending[slot] > 0,
+                "unexpected write failure, slot %d",
+                slot);
+        partsOutstanding--;
+        slotPartsPending[slot]--;
+        if (CompletionToken.isWriteTail(token)) {
+            scratchSlot = -1;
+        }
+        if (!spaceFailed) {
+            stats.recordWriteNoSpace();
+            publishShortage(slot, failure);
+        }
+        spaceFailed = true;
+        drained();
+        return true;
+    }
+
+    /** Once no part is outstanding after a failure for space, the writes wait their retry time. */
+    private void drained() {
+        if (partsOutstanding == 0) {
+            retryAtNs = System.nanoTime() + SegmentPreparer.NO_SPACE_RETRY_NS;
+        }
+    }
+
+    /** Space may have appeared (retention deleted segments): writes waiting for it go at the next round. */
+    void spaceFreed() {
+        retryAtNs = System.nanoTime();
+    }
+
+    /**
+     * Submits again every write not yet retired, in order, once the writes drained after a failure for
+     * space and the retry time came (class comment); the number of writes submitted.
+     */
+    int retryForSpace(final long nowNs, final long activeBase, final int activeHandle) {
+        if (!spaceFailed || partsOutstanding > 0 || nowNs - retryAtNs < 0) {
+            return 0;
+        }
+        spaceFailed = false;
+        lastPartOnCaller = false;
+        for (long sequence = headSequence; sequence != nextSequence; sequence++) {
+            final int slot = (int) (sequence & slotMask);
+            slotComplete[slot] = false;
+            slotSubmitNs[slot] = nowNs;
+            submitParts(slot, activeBase, activeHandle, CompletionToken.ofWrite(slot));
+        }
+        return inFlightCount();
+    }
+
+    private void publishShortage(final int slot, final IOException failure) {
+        long freeBytes = -1;
+        try {
+            freeBytes = Files.getFileStore(directory).getUsableSpace();
+        } catch (final IOException ex) {
+            failure.addSuppressed(ex);
+        }
+        final long bytes = slotEnd[slot] - slotStart[slot];
+        final String shortage = "a write of " + bytes + " bytes (log positions [" + slotStart[slot] + ", "
+                + slotEnd[slot] + ")) found no space in " + directory + ": the file system is full ("
+                + (freeBytes >= 0 ? freeBytes + " bytes free" : "free space unknown") + "; " + failure.getMessage()
+                + "). The log keeps the records and writes them again every "
+                + TimeUnit.NANOSECONDS.toMillis(SegmentPreparer.NO_SPACE_RETRY_NS)
+                + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore, or"
+                + " other files)";
+        if (publishedShortage == null) {
+            // Once per shortage: the retries every NO_SPACE_RETRY_NS only update what appenders read.
+            LOGGER.log(System.Logger.Level.WARNING, shortage);
+        } else {
+            state.clearWriteSpaceShortage(publishedShortage);
+        }
+        publishedShortage = shortage;
+        state.writeSpaceShortage(shortage);
     }
 
     /** Retires the oldest write in flight if it completed (the contiguous prefix); see {@link #publishWritten}. */

@@ -51,6 +51,9 @@ public final class LogState implements LogPositions {
     // Why the next segment cannot be prepared (a full file system), or null: appenders that time out
     // waiting at the end of the active segment report it. Written by the I/O thread.
     private volatile String spaceShortage;
+    // Why a write to the active segment waits for space (it returned ENOSPC and is written again), or
+    // null. Written by the holder of the I/O duty.
+    private volatile String writeSpaceShortage;
     private volatile boolean closed;
 
     // Raised by any thread with compare-and-set; read by the holder of the I/O duty.
@@ -466,7 +469,20 @@ public final class LogState implements LogPositions {
         this.spaceShortage = shortage;
     }
 
+    /** Why the log waits for space: a write that found none first, else the next segment's preparation. */
     public String spaceShortage() {
-        return spaceShortage;
+        final String writeShortage = writeSpaceShortage;
+        return writeShortage != null ? writeShortage : spaceShortage;
+    }
+
+    public void writeSpaceShortage(final String shortage) {
+        this.writeSpaceShortage = shortage;
+    }
+
+    /** Clears the write shortage if it is still the one given (another stage may have set its own since). */
+    public void clearWriteSpaceShortage(final String shortage) {
+        if (writeSpaceShortage == shortage) {
+            writeSpaceShortage = null;
+        }
     }
 }

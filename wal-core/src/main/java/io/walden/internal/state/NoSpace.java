@@ -4,7 +4,7 @@ import io.walden.WalException;
 import java.nio.file.FileSystemException;
 
 /**
- * Recognises a full file system (ENOSPC) in a failure, so that it is reported as {@link
+ * Recognises a full file system (ENOSPC, or EDQUOT: a quota reached) in a failure, so that it is reported as {@link
  * io.walden.WalException.ErrorCode#STORAGE_SPACE} with advice, rather than as a generic I/O error.
  *
  * <p><b>Threading:</b> stateless.
@@ -15,11 +15,15 @@ public final class NoSpace {
 
     private NoSpace() {}
 
-    /** Whether a failure is ENOSPC anywhere in its cause chain (backends wrap the errno). */
+    /** Whether a failure is ENOSPC or EDQUOT (a quota) anywhere in its cause chain (backends wrap the errno). */
     public static boolean isNoSpace(final Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             final String text = cause instanceof FileSystemException fse ? fse.getReason() : cause.getMessage();
-            if (text != null && (text.contains("No space left") || text.contains("Error code: 28;"))) {
+            if (text != null
+                    && (text.contains("No space left")
+                            || text.contains("Disk quota exceeded")
+                            || text.contains("Error code: 28;")
+                            || text.contains("Error code: 122;"))) {
                 return true;
             }
         }

@@ -54,6 +54,7 @@ public final class StatsCounters {
     private volatile long segmentsHurried;
     private volatile long segmentsRecycled;
     private volatile long segmentsDeletedForSpace;
+    private volatile long writesWaitedForSpace;
     private volatile long durabilityMarks;
     private volatile long pipelinePaddingBytes;
     private volatile int writesInFlightPeak;
@@ -140,6 +141,7 @@ public final class StatsCounters {
                 segmentsHurried,
                 segmentsRecycled,
                 segmentsDeletedForSpace,
+                writesWaitedForSpace,
                 durabilityMarks,
                 appendsRunByCaller,
                 writesInFlightPeak,
@@ -172,6 +174,11 @@ public final class StatsCounters {
     /** Retention deleted a freed segment that recycling would have kept, because space was short. */
     public void recordSegmentDeletedForSpace() {
         segmentsDeletedForSpace = segmentsDeletedForSpace + 1;
+    }
+
+    /** A write to the active segment failed with ENOSPC and waits to be written again. Duty holder. */
+    public void recordWriteNoSpace() {
+        writesWaitedForSpace = writesWaitedForSpace + 1;
     }
 
     /** See {@link WalStats#segmentsDeletedForSpace()}. Any thread. */
