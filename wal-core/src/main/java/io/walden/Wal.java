@@ -536,6 +536,11 @@ public final class Wal implements AutoCloseable {
      * releases the directory. Idempotent. Appends after close fail with {@link
      * WalException.ErrorCode#CLOSED}. Closing a log that failed returns normally: the failure was
      * already reported to every waiter and appender, and the next open runs recovery.
+     *
+     * @throws WalException {@link WalException.ErrorCode#STORAGE_SPACE} if the file system stayed full
+     *     for {@code appendTimeoutNs} while records were left to write: closing gives up, the log is
+     *     closed and released anyway, the message says which positions were not written (none was
+     *     acknowledged as {@code WRITTEN} or {@code SYNCED}), and the next open recovers what was.
      */
     @Override
     public void close() {

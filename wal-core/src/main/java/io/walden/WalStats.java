@@ -21,8 +21,8 @@ package io.walden;
  * @param segmentsDeletedForSpace segments retention freed and deleted although recycling would have
  *     kept them, because the file system was short of space (less than a segment free, or the next
  *     segment waiting for space) or refused the rename for space.
- * @param writesWaitedForSpace writes to the active segment that failed with ENOSPC: each waited
- *     and was written again (back-pressure, not a failure).
+ * @param writesWaitedForSpace writes to the active segment (its records or its header) that failed
+ *     with ENOSPC or EDQUOT: each waited and was written again (back-pressure, not a failure).
  * @param durabilityMarks header rewrites on going idle that record the last records synced.
  * @param appendsRunByCaller appends whose I/O the appending thread ran itself, waking no other thread.
  * @param writesInFlightPeak the most writes in flight at once; above 1 only with O_DSYNC.

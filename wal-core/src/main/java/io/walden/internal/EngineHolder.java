@@ -101,7 +101,10 @@ public final class EngineHolder {
         return closed && e.logBuffer().isTailClosed() ? e.logBuffer().tailPosition() : Long.MAX_VALUE;
     }
 
-    /** Idempotent. An interrupt that came while the engine stopped is kept for the caller. */
+    /**
+     * Idempotent. An interrupt that came while the engine stopped is kept for the caller. Throws, once
+     * closed, if closing gave up waiting for space.
+     */
     public void close() {
         synchronized (closeLock) {
             if (closed) {
@@ -112,6 +115,10 @@ public final class EngineHolder {
             lock.close();
             if (interrupted) {
                 Thread.currentThread().interrupt();
+            }
+            final WalException abandoned = engine.agent().closeAbandonment();
+            if (abandoned != null) {
+                throw abandoned;
             }
         }
     }

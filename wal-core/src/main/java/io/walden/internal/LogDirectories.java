@@ -52,7 +52,8 @@ final class LogDirectories {
 
     /**
      * Warns when the log's file system keeps nothing across a power loss (once per type and JVM: the
-     * statistics say it too), and when the backend's session has a durability note.
+     * statistics say it too), and when the backend's session has a durability note; says once what
+     * btrfs's copy on write means for a log.
      */
     public static void warnIfNotDurable(final Path directory, final String fileSystemType, final String note) {
         if (!FileSystemTypes.survivesPowerLoss(fileSystemType)) {
@@ -66,6 +67,15 @@ final class LogDirectories {
         }
         if (note != null) {
             LOGGER.log(System.Logger.Level.WARNING, "the log in " + directory + ": " + note);
+        }
+        if ("btrfs".equals(fileSystemType)) {
+            LOGGER.log(
+                    WARNED_FILE_SYSTEM_TYPES.add(fileSystemType) ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
+                    "the log in " + directory + " is on btrfs, which copies on write: every overwrite of a"
+                            + " prepared or recycled segment needs new space (on a full disk the log waits at any"
+                            + " write, and opening rewrites a header in place). A log directory made with"
+                            + " 'chattr +C' before its first segment is overwritten in place (btrfs then keeps no"
+                            + " data checksums of its own; Walden checksums every frame): DURABILITY.md, Full disk.");
         }
     }
 }

@@ -61,6 +61,20 @@ public final class FileTable<F> {
     }
 
     /**
+     * Notes that a file was renamed, so that the open handles' paths (which errors name) stay true.
+     *
+     * @param source its old path.
+     * @param target its new path.
+     */
+    public void renamed(final Path source, final Path target) {
+        for (int i = 0; i < paths.size(); i++) {
+            if (source.equals(paths.get(i))) {
+                paths.set(i, target);
+            }
+        }
+    }
+
+    /**
      * Frees a handle.
      *
      * @param handle the handle.

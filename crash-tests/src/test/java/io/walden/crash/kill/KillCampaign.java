@@ -49,6 +49,7 @@ final class KillCampaign {
 
     private final String family;
     private final Path root;
+    private final int killsPerRun;
     private final AtomicLong killCounter;
     private final long seed;
     private final SplittableRandom random;
@@ -75,8 +76,21 @@ final class KillCampaign {
      * @param killCounter the {@link CrashTally} counter of this backend.
      */
     KillCampaign(final String family, final Path root, final AtomicLong killCounter) {
+        this(family, root, killCounter, CI_KILLS);
+    }
+
+    /**
+     * Creates a campaign of fewer kills than {@link #CI_KILLS} (the other file systems' runs).
+     *
+     * @param family {@code nio} or {@code uring}.
+     * @param root directory under which the log directories go.
+     * @param killCounter the {@link CrashTally} counter of this backend.
+     * @param killsPerRun kills in a run outside a soak.
+     */
+    KillCampaign(final String family, final Path root, final AtomicLong killCounter, final int killsPerRun) {
         this.family = family;
         this.root = root;
+        this.killsPerRun = killsPerRun;
         this.killCounter = killCounter;
         final String fixedSeed = System.getProperty(SEED_PROPERTY);
         this.seed = fixedSeed != null ? Long.parseLong(fixedSeed) : System.nanoTime();
@@ -84,7 +98,7 @@ final class KillCampaign {
     }
 
     /**
-     * Runs {@link #CI_KILLS} cycles, or under soak until the deadline, whichever is later.
+     * Runs its kills ({@link #CI_KILLS} unless given), or under soak until the deadline, whichever is later.
      *
      * @param soakShare share of the soak time for this campaign.
      * @return a summary line.
@@ -100,7 +114,9 @@ final class KillCampaign {
         KillableChild.copyChildClasses(childClasses);
         KillLedger ledger = null;
         Path directory = null;
-        for (int cycle = 0; kills < CI_KILLS || (CrashBudget.soak() && System.nanoTime() - deadlineNs < 0); cycle++) {
+        for (int cycle = 0;
+                kills < killsPerRun || (CrashBudget.soak() && System.nanoTime() - deadlineNs < 0);
+                cycle++) {
             if (cycle % CYCLES_PER_DIRECTORY == 0) {
                 if (directory != null) {
                     TestFiles.deleteRecursively(directory);

@@ -16,10 +16,11 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A workload of appender threads, drawn up front from a seed (so that the seed replays it): each
  * thread appends records of every durability level and atomic batches, noting them in an {@link
- * AckLedger}; one step may arm an I/O error on the storage. An append refused because the power
- * failed or because the armed error failed the log ends its thread; any other failure is the
- * workload's. An ENOSPC armed on a write is back-pressure: the log must go on without refusing
- * anything; an EIO on a write, and any error of a sync, must fail the log.
+ * AckLedger}; one step may arm an I/O error on the storage (ENOSPC on writes only: a third of the
+ * steps). An append refused because the power failed or because the armed error failed the log ends
+ * its thread; any other failure is the workload's. An ENOSPC armed on a write is back-pressure: the
+ * log must go on without refusing anything; an EIO on a write, and any error of a sync, must fail the
+ * log.
  *
  * <p><b>Threading:</b> {@link #run} starts and joins the appender threads.
  */
@@ -35,7 +36,7 @@ final class KitWorkload {
         NONE,
         /** EIO or ENOSPC, on a write or a sync. */
         ANY,
-        /** ENOSPC on a write: back-pressure, retried. */
+        /** ENOSPC on a write, before a third of the steps of every thread: back-pressure, retried. */
         NO_SPACE_WRITE
     }
 
@@ -68,8 +69,10 @@ final class KitWorkload {
                     sizes.add(1 + random.nextInt(records == 1 ? MAX_RECORD_BYTES : MAX_RECORD_BYTES / 4));
                 }
                 final boolean noSpaceWrite = faults == Faults.NO_SPACE_WRITE;
-                final Errno stepFault =
-                        s == faultStep ? (noSpaceWrite || random.nextBoolean() ? Errno.ENOSPC : Errno.EIO) : null;
+                // Back-pressure refuses nothing, so a third of the steps may arm it, in every thread.
+                final Errno stepFault = noSpaceWrite
+                        ? (random.nextInt(3) == 0 ? Errno.ENOSPC : null)
+                        : s == faultStep ? (random.nextBoolean() ? Errno.ENOSPC : Errno.EIO) : null;
                 final boolean onSync = !noSpaceWrite && random.nextBoolean();
                 if (stepFault != null) {
                     fault = stepFault;

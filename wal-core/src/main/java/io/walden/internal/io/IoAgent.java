@@ -1,6 +1,7 @@
 package io.walden.internal.io;
 
 import io.walden.WalConfig;
+import io.walden.WalException;
 import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
@@ -259,6 +260,11 @@ public final class IoAgent implements Agent {
     @Override
     public void onClose() {
         buffersFreeable = round.shutdown(round.failed(), handOver);
+    }
+
+    /** Why closing gave up for lack of space, or null; once stopped. */
+    public WalException closeAbandonment() {
+        return round.closeAbandonment();
     }
 
     /** Whether the log buffer may be freed (every claim published, no operation reads it); once stopped. */

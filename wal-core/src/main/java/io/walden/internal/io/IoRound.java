@@ -1,6 +1,7 @@
 package io.walden.internal.io;
 
 import io.walden.WalConfig;
+import io.walden.WalException;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.internal.recovery.RecoveredLog;
 import io.walden.internal.state.Invariants;
@@ -11,6 +12,7 @@ import io.walden.spi.CompletionHandler;
 import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One round of the log's I/O, in a fixed order, and the settling of each completion it delivers:
@@ -69,6 +71,11 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     private boolean completionRound;
     // Where the log ends once closing began (the log buffer's tail closed), else -1.
     private long finalTailPosition = -1;
+    // How long closing waits for space (appendTimeoutNs), since when it has waited (0: it does not),
+    // and why it gave up, if it did. I/O thread.
+    private final long closeSpaceWaitNs;
+    private long closeSpaceWaitStartNs;
+    private volatile WalException closeAbandonment;
     // Shared: set by any thread, read by the duty holder.
     private volatile boolean closeRequested;
 
@@ -88,6 +95,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.positions = shared.positions();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.writesDurable = capabilities.writesDurable();
+        this.closeSpaceWaitNs = config.appendTimeoutNs();
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
@@ -178,9 +186,9 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         return (synced ? positions.durable() : positions.written()) >= position;
     }
 
-    /** Whether a write or sync is in flight, whose completion carries the log on. */
+    /** Whether a write or sync is in flight, whose completion carries the log on (not a write waiting for space). */
     boolean operationInFlight() {
-        return writes.inFlight() || syncs.inFlight();
+        return writes.awaitingCompletion() || syncs.inFlight();
     }
 
     int drain() {
@@ -214,6 +222,9 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         }
         if (background && closeRequested && finalTailPosition < 0) {
             finalTailPosition = logBuffer.closeTail();
+        }
+        if (background && closeRequested && abandonCloseForSpace(nowNs)) {
+            return workCount;
         }
         try {
             workCount += scanner.scan(
@@ -252,6 +263,40 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             workCount += state.ackWatches().signalDue(positions.written(), positions.durable());
         }
         return workCount;
+    }
+
+    /**
+     * Closing cannot write what is left while the file system is full: after waiting for space as long
+     * as an append would (appendTimeoutNs), it gives up, failing the log (waiters learn it) and telling
+     * the closer ({@link #closeAbandonment}). What was written stays, and the next open recovers it.
+     */
+    private boolean abandonCloseForSpace(final long nowNs) {
+        final String shortage = state.spaceShortage();
+        if (shortage == null) {
+            closeSpaceWaitStartNs = 0;
+            return false;
+        }
+        if (closeSpaceWaitStartNs == 0) {
+            closeSpaceWaitStartNs = nowNs;
+            return false;
+        }
+        if (nowNs - closeSpaceWaitStartNs < closeSpaceWaitNs) {
+            return false;
+        }
+        final String message = "closing the log in " + shared.directory() + " gave up after waiting "
+                + TimeUnit.NANOSECONDS.toMillis(closeSpaceWaitNs) + " ms (appendTimeoutNs) for space: " + shortage
+                + ". The records from position " + positions.written() + " to " + logBuffer.tailPosition()
+                + " were not written (none of them was acknowledged as WRITTEN or SYNCED); everything written"
+                + " stays, and opening the log again recovers it";
+        final IOException cause = new IOException(message);
+        closeAbandonment = new WalException(WalException.ErrorCode.STORAGE_SPACE, message, cause);
+        fail(cause);
+        return true;
+    }
+
+    /** Why closing gave up for lack of space, or null. Any thread, once the I/O thread stopped. */
+    WalException closeAbandonment() {
+        return closeAbandonment;
     }
 
     private int submitWrites(final boolean appenderAlone) {
@@ -397,6 +442,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         if (!marker.onNoSpace(cause, positions.activeBase())) {
             return false;
         }
+        shared.stats().recordWriteNoSpace();
         state.writeSpaceShortage(marker.spaceShortage());
         return true;
     }
@@ -427,7 +473,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     @Override
     public boolean hasWorkHint() {
         final boolean canSubmit = scanner.position() > positions.submitted() && writes.maySubmit(positions.submitted());
-        return closeRequested
+        // Closing while the log waits for space has nothing to do before the next retry: no spin.
+        return (closeRequested && state.spaceShortage() == null)
                 || truncation.hasPending()
                 || canSubmit
                 || hasFrameToScan()

@@ -27,10 +27,12 @@ import org.agrona.BitUtil;
  * delete, so no reader is handed a position in a segment about to go. The active segment is never
  * deleted; one operation is in flight at a time.
  *
- * <p>Space comes first: while the file system is short of space ({@link #spaceShort}: the next
- * segment's preparation waits for space, or less than a segment is free) freed segments are deleted,
- * not kept; and a rename to the free name that fails for space (XFS needs room for it) deletes the
- * segment instead, for the rest of the request, rather than failing the log.
+ * <p>Space comes first: a request taken while the file system is short of space ({@link #spaceShort}:
+ * the next segment's preparation or a write waits for space, or less than a segment is free) deletes
+ * every segment it frees, keeping none; decided once, as the request is taken, because the first
+ * delete may already make room (XFS frees at once) though the request was made to get space back. A
+ * rename to the free name that fails for space (XFS needs room for it) deletes the segment instead,
+ * and the rest of the request, rather than failing the log.
  *
  * <p><b>Threading:</b> {@link #request} from any thread, one at a time; {@link #step} by the I/O thread
  * in its background rounds; the rest by the holder of the I/O duty.
@@ -60,8 +62,9 @@ final class SegmentTruncation {
     private boolean deleteUnsynced;
     // The free file the unsynced change renamed a segment to, offered for reuse once it is durable.
     private Path renamedUnsynced;
-    // A rename to a free name failed for space: the active request deletes the rest.
-    private boolean renameRefused;
+    // Space was short when the active request was taken, or a rename to a free name failed for space:
+    // the request deletes every segment it frees (the rest of them).
+    private boolean deleteAll;
 
     SegmentTruncation(
             final IoShared shared,
@@ -131,7 +134,7 @@ final class SegmentTruncation {
             limitBase = Math.min(request.position() & ~segmentMask, activeBase);
             nextBase = firstSegmentBase;
             deleteUnsynced = false;
-            renameRefused = false;
+            deleteAll = limitBase > firstSegmentBase && free.wantsMore() && spaceShort.getAsBoolean();
             if (limitBase > firstSegmentBase) {
                 state.publishStart(limitBase);
             }
@@ -150,7 +153,7 @@ final class SegmentTruncation {
             return 1;
         }
         if (nextBase < limitBase) {
-            if (!renameRefused && free.wantsMore() && !spaceShort.getAsBoolean()) {
+            if (!deleteAll && free.wantsMore()) {
                 renamedUnsynced = free.renaming(nextBase);
                 session.submitRename(SegmentNames.segmentPath(directory, nextBase), renamedUnsynced, token);
             } else {
@@ -195,7 +198,7 @@ final class SegmentTruncation {
         deleteUnsynced = false;
         renamedUnsynced = null;
         free.renameFailed();
-        renameRefused = true;
+        deleteAll = true;
         nextBase -= segmentCapacityBytes;
         return true;
     }

@@ -102,6 +102,9 @@ final class WriteStage {
     private final long[] slotBufferStart;
     private final long[] slotBufferEnd;
     private final boolean[] slotHasTail;
+    // Whether a part of a slot's write found no space: once its other part settles too, the write is
+    // not complete but waits to be submitted again.
+    private final boolean[] slotNoSpace;
     private final WriteDepthPolicy depthPolicy;
     private long headSequence;
     private long nextSequence;
@@ -164,6 +167,7 @@ final class WriteStage {
         this.slotBufferStart = new long[slots];
         this.slotBufferEnd = new long[slots];
         this.slotHasTail = new boolean[slots];
+        this.slotNoSpace = new boolean[slots];
     }
 
     boolean inFlight() {
@@ -186,6 +190,11 @@ final class WriteStage {
                         && count < inFlightMax
                         && (start & ~blockMask) >= newestByteEnd
                         && depthPolicy.allowsBeside());
+    }
+
+    /** Whether a part of a write is out, whose completion the I/O path waits for. */
+    boolean awaitingCompletion() {
+        return partsOutstanding > 0;
     }
 
     /** Whether a write found no space and waits to be submitted again (nothing new goes meanwhile). */
@@ -336,7 +345,8 @@ final class WriteStage {
             state.clearWriteSpaceShortage(publishedShortage);
             publishedShortage = null;
         }
-        if (--slotPartsPending[slot] > 0) {
+        if (--slotPartsPending[slot] > 0 || slotNoSpace[slot]) {
+            // Another part is out, or one found no space: that write is not done.
             return Outcome.PART_PENDING;
         }
         slotComplete[slot] = true;
@@ -361,6 +371,7 @@ final class WriteStage {
                 slot);
         partsOutstanding--;
         slotPartsPending[slot]--;
+        slotNoSpace[slot] = true;
         if (CompletionToken.isWriteTail(token)) {
             scratchSlot = -1;
         }
@@ -398,6 +409,7 @@ final class WriteStage {
         for (long sequence = headSequence; sequence != nextSequence; sequence++) {
             final int slot = (int) (sequence & slotMask);
             slotComplete[slot] = false;
+            slotNoSpace[slot] = false;
             slotSubmitNs[slot] = nowNs;
             submitParts(slot, activeBase, activeHandle, CompletionToken.ofWrite(slot));
         }

@@ -152,6 +152,36 @@ class SegmentTruncationTest {
     }
 
     @Test
+    void shouldDeleteEverySegmentOfARequestTakenWhileSpaceWasShortThoughTheFirstDeleteMadeRoom() {
+        spaceShort = true;
+        final TruncateRequest request = new TruncateRequest(4 * SEGMENT);
+        recycling.request(request);
+        assertEquals(1, recycling.step(10 * SEGMENT));
+        // The first delete freed a segment's space (XFS frees at once): the request still keeps none.
+        spaceShort = false;
+        session.inFlight = false;
+        recycling.onCompletion();
+        runToCompletion(recycling, 10 * SEGMENT);
+        assertEquals(
+                List.of(
+                        delete(SEGMENT),
+                        "sync-directory",
+                        delete(2 * SEGMENT),
+                        "sync-directory",
+                        delete(3 * SEGMENT),
+                        "sync-directory"),
+                session.operations);
+        assertEquals(0, free.size());
+        assertEquals(3, stats.segmentsDeletedForSpace());
+
+        // The next request, taken with room, keeps what it frees again.
+        final TruncateRequest next = new TruncateRequest(5 * SEGMENT);
+        recycling.request(next);
+        runToCompletion(recycling, 10 * SEGMENT);
+        assertEquals(1, free.size());
+    }
+
+    @Test
     void shouldDeleteTheSegmentWhoseRenameFailedForSpaceAndTheRestOfTheRequest() {
         final TruncateRequest request = new TruncateRequest(4 * SEGMENT);
         recycling.request(request);

@@ -9,12 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A write or header write that fails with ENOSPC is back-pressure (docs/design/full-disks.md): the log
@@ -73,6 +77,9 @@ class WriteNoSpaceTest {
             // More frames come meanwhile: nothing is submitted before the retry time.
             final long second = path.append(PAYLOAD) + FRAME;
             path.run(IoRound.Kind.IO_THREAD, 3);
+            assertEquals(0, path.run(), "a round that waits for space does nothing (the I/O thread may park)");
+            assertFalse(path.round.hasWorkHint());
+            assertFalse(path.round.operationInFlight(), "no completion to wait for");
             assertEquals(first, session.operations("write"), "no write before the retry time");
 
             pastRetryTime(path);
@@ -159,8 +166,10 @@ class WriteNoSpaceTest {
         }
     }
 
-    @Test
-    void shouldWriteThePartialLastBlockAgainFromTheBuffer() throws IOException {
+    /** Direct I/O: whichever part finds no space, the other's landing completes nothing. */
+    @ParameterizedTest(name = "blocks part fails: {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldWriteBothPartsAgainWhicheverFoundNoSpace(final boolean blocksFail) throws IOException {
         final HeldCompletionSession session =
                 new HeldCompletionSession().directIo(true).writesDurable(true);
         try (IoPath path = new IoPath(directory, session)) {
@@ -169,12 +178,19 @@ class WriteNoSpaceTest {
             path.run();
             final List<String> parts = List.copyOf(session.operations("write"));
             assertEquals(2, parts.size(), "whole blocks and the partial last one: " + parts);
-            session.deliver(WRITE);
-            session.deliverFailure(WRITE, noSpace());
+            if (blocksFail) {
+                session.deliverFailure(WRITE, noSpace());
+                session.deliver(WRITE);
+            } else {
+                session.deliver(WRITE);
+                session.deliverFailure(WRITE, noSpace());
+            }
             path.nowNs = System.nanoTime();
             path.run();
             assertFalse(path.round.failed());
+            assertEquals(HEADER, path.state.writtenPosition(), "nothing written past the part that found no space");
             assertEquals(HEADER, path.state.durablePosition());
+            assertTrue(path.round.writes.waitingForSpace());
 
             pastRetryTime(path);
             path.run();
@@ -187,6 +203,63 @@ class WriteNoSpaceTest {
                     frames,
                     path.firstSegmentBytes(HEADER, (int) (end - HEADER)),
                     "the block written from scratch memory again holds the frames");
+        }
+    }
+
+    @Test
+    void shouldGiveUpClosingAfterTheAppendTimeoutWhileAWriteWaitsForSpace() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(
+                directory, session, HEADER, false, builder -> builder.appendTimeoutNs(TimeUnit.SECONDS.toNanos(2)))) {
+            final long end = path.append(PAYLOAD) + FRAME;
+            path.run();
+            session.deliverFailure(WRITE, noSpace());
+            path.nowNs = System.nanoTime();
+            path.run();
+            path.round.requestClose();
+            path.run();
+            assertFalse(path.round.hasWorkHint(), "closing while the log waits for space: no spin");
+            path.nowNs += TimeUnit.SECONDS.toNanos(1);
+            path.run();
+            assertFalse(path.round.failed(), "still within the append timeout");
+            assertFalse(path.round.isClosable());
+
+            path.nowNs += TimeUnit.SECONDS.toNanos(2);
+            path.run();
+            assertTrue(path.round.failed(), "closing gave up");
+            assertTrue(path.round.isClosable());
+            final WalException abandoned = path.round.closeAbandonment();
+            assertNotNull(abandoned);
+            assertEquals(WalException.ErrorCode.STORAGE_SPACE, abandoned.errorCode());
+            final String message = abandoned.getMessage();
+            assertTrue(
+                    message.contains(directory.toString())
+                            && message.contains("2000 ms (appendTimeoutNs)")
+                            && message.contains("from position " + HEADER + " to " + end)
+                            && message.contains(NO_SPACE),
+                    message);
+            assertEquals(HEADER, path.state.writtenPosition());
+        }
+    }
+
+    @Test
+    void shouldCloseWithoutGivingUpOnceTheWriteLanded() throws IOException {
+        final HeldCompletionSession session = new HeldCompletionSession();
+        try (IoPath path = new IoPath(directory, session)) {
+            final long end = path.append(PAYLOAD) + FRAME;
+            path.run();
+            session.deliverFailure(WRITE, noSpace());
+            path.nowNs = System.nanoTime();
+            path.run();
+            path.round.requestClose();
+            path.run();
+            pastRetryTime(path);
+            path.run();
+            session.deliver(WRITE);
+            path.run();
+            assertEquals(end, path.state.writtenPosition());
+            assertFalse(path.round.failed());
+            assertNull(path.round.closeAbandonment());
         }
     }
 

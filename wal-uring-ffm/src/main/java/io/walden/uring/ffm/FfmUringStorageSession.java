@@ -303,7 +303,10 @@ final class FfmUringStorageSession implements StorageSession {
         try {
             switch (operation.kind()) {
                 case SYNC_DIRECTORY -> directoryChannel.force(true);
-                case RENAME -> Files.move(operation.path, operation.target, StandardCopyOption.ATOMIC_MOVE);
+                case RENAME -> {
+                    Files.move(operation.path, operation.target, StandardCopyOption.ATOMIC_MOVE);
+                    files.renamed(operation.path, operation.target);
+                }
                 case DELETE -> Files.deleteIfExists(operation.path);
                 default -> throw new IllegalStateException("not an inline operation: " + operation.kind());
             }
