@@ -40,6 +40,9 @@ final class KitWorkload {
         NO_SPACE_WRITE
     }
 
+    /** How long the appenders may take, all of them; a log that hangs fails the run instead. */
+    private static final long JOIN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
+
     /** How long a fault that must fail the log may take to do so once the appenders ended. */
     private static final long FAIL_WAIT_NS = TimeUnit.SECONDS.toNanos(10);
 
@@ -107,11 +110,17 @@ final class KitWorkload {
                         }
                     },
                     "kit-appender-" + t);
+            thread.setDaemon(true);
             started.add(thread);
             thread.start();
         }
+        final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
         for (final Thread thread : started) {
-            thread.join();
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
+            if (thread.isAlive()) {
+                // A log that stopped making progress: a failure of the log, not a reason to hang.
+                throw new AssertionError(thread.getName() + " did not finish within 120 s: " + wal.stats());
+            }
         }
         if (failure.get() instanceof Exception ex) {
             throw ex;
