@@ -10,7 +10,10 @@ package io.walden.testkit;
 public enum Errno {
     /** An I/O error: a failing device, or write-back that failed before an fdatasync reported it. */
     EIO("Input/output error"),
-    /** No space left on the file system. Walden reports it as {@code STORAGE_SPACE}. */
+    /**
+     * No space left on the file system. On a write, Walden waits and writes again (back-pressure;
+     * appends refused after the append timeout say {@code STORAGE_SPACE}); on a sync it fails the log.
+     */
     ENOSPC("No space left on device"),
     /** The user's disk quota is exhausted. */
     EDQUOT("Disk quota exceeded");

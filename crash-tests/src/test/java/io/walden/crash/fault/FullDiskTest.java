@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -152,24 +153,10 @@ final class FullDiskTest {
             }
             PreparedSegment.await(SegmentNames.segmentPath(directory, ROOMY_SEGMENT_BYTES));
             LoopFileSystem.fill(filler);
-            WalException refused = null;
-            final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
-            while (refused == null) {
-                assertTrue(System.nanoTime() < deadlineNs, "no append was refused within 30 s of the disk filling");
-                final Durability level = sequence % 10 == 0 ? Durability.SYNCED : Durability.WRITTEN;
-                try {
-                    final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), level);
-                    acks.add(new Acks.Ack(0, sequence, lsn, level));
-                    sequence++;
-                } catch (final WalException ex) {
-                    refused = ex;
-                    if (ex.lsn() >= 0) {
-                        // Refused while it waited for its level: the record is in the log, and will be written.
-                        acks.add(new Acks.Ack(0, sequence, ex.lsn(), Durability.BUFFERED));
-                        sequence++;
-                    }
-                }
-            }
+            final Refusal refusal = appendUntilRefused(
+                    wal, acks, sequence, next -> next % 10 == 0 ? Durability.SYNCED : Durability.WRITTEN);
+            final WalException refused = refusal.refused();
+            sequence = refusal.nextSequence();
             checkWaitedForSpace(violations, "the append at the full disk", refused, directory);
             // btrfs copies on write: a write into the prepared segment may find no space already.
             assertTrue(
@@ -226,33 +213,11 @@ final class FullDiskTest {
         final List<String> violations = new ArrayList<>();
         final Acks acks = new Acks();
         try (Wal wal = Wal.open(config(directory, backendName, ROOMY_SEGMENT_BYTES))) {
-            int sequence = 0;
-            while (wal.writtenPosition() < 64 * 1024) {
-                final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), Durability.WRITTEN);
-                acks.add(new Acks.Ack(0, sequence, lsn, Durability.WRITTEN));
-                sequence++;
-            }
-            // Below a quarter of the segment: the next one is not being prepared. The hole starts a
-            // page past the written position and ends before the segment's last page.
-            final long holeStart = (wal.writtenPosition() + 2 * 4096) & -4096L;
-            punchHole(SegmentNames.segmentPath(directory, 0), holeStart, ROOMY_SEGMENT_BYTES - 4096 - holeStart);
+            int sequence = appendAndPunchHoleAhead(wal, directory, acks, Durability.WRITTEN);
             LoopFileSystem.fill(filler);
-            WalException refused = null;
-            final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
-            while (refused == null) {
-                assertTrue(System.nanoTime() < deadlineNs, "no append was refused within 30 s of the disk filling");
-                try {
-                    final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), Durability.WRITTEN);
-                    acks.add(new Acks.Ack(0, sequence, lsn, Durability.WRITTEN));
-                    sequence++;
-                } catch (final WalException ex) {
-                    refused = ex;
-                    if (ex.lsn() >= 0) {
-                        acks.add(new Acks.Ack(0, sequence, ex.lsn(), Durability.BUFFERED));
-                        sequence++;
-                    }
-                }
-            }
+            final Refusal refusal = appendUntilRefused(wal, acks, sequence, next -> Durability.WRITTEN);
+            final WalException refused = refusal.refused();
+            sequence = refusal.nextSequence();
             checkWaitedForSpace(violations, "the append at the full disk", refused, directory);
             if (wal.stats().failed()) {
                 violations.add("the log failed on a write that found no space: "
@@ -284,14 +249,7 @@ final class FullDiskTest {
         final List<String> violations = new ArrayList<>();
         final Acks acks = new Acks();
         final Wal wal = Wal.open(config(directory, backendName, ROOMY_SEGMENT_BYTES));
-        int sequence = 0;
-        while (wal.writtenPosition() < 64 * 1024) {
-            final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), Durability.SYNCED);
-            acks.add(new Acks.Ack(0, sequence, lsn, Durability.SYNCED));
-            sequence++;
-        }
-        final long holeStart = (wal.writtenPosition() + 2 * 4096) & -4096L;
-        punchHole(SegmentNames.segmentPath(directory, 0), holeStart, ROOMY_SEGMENT_BYTES - 4096 - holeStart);
+        int sequence = appendAndPunchHoleAhead(wal, directory, acks, Durability.SYNCED);
         LoopFileSystem.fill(filler);
         // BUFFERED appends reach the hole: their writes find no space. Once the buffer is full an append
         // waits and is refused: it appended nothing.
@@ -318,6 +276,54 @@ final class FullDiskTest {
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) + " ms");
         LoopFileSystem.freeSpace(filler);
         finishChecks(violations, directory, backendName, acks, "closed on a full disk");
+    }
+
+    /** How appending on a full disk ended: the refusal, and the next sequence number. */
+    private record Refusal(WalException refused, int nextSequence) {}
+
+    /**
+     * Appends records at the level a function gives each sequence number until one is refused (within
+     * 30 s of the disk filling); a record refused while it waited for its level is in the log and noted
+     * as {@code BUFFERED}.
+     */
+    private static Refusal appendUntilRefused(
+            final Wal wal, final Acks acks, final int firstSequence, final IntFunction<Durability> levels) {
+        int sequence = firstSequence;
+        final long deadlineNs = System.nanoTime() + JOIN_TIMEOUT_NS;
+        while (true) {
+            assertTrue(System.nanoTime() < deadlineNs, "no append was refused within 30 s of the disk filling");
+            final Durability level = levels.apply(sequence);
+            try {
+                final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), level);
+                acks.add(new Acks.Ack(0, sequence, lsn, level));
+                sequence++;
+            } catch (final WalException ex) {
+                if (ex.lsn() >= 0) {
+                    // Refused while it waited for its level: the record is in the log, and will be written.
+                    acks.add(new Acks.Ack(0, sequence, ex.lsn(), Durability.BUFFERED));
+                    sequence++;
+                }
+                return new Refusal(ex, sequence);
+            }
+        }
+    }
+
+    /**
+     * Appends 64 KiB of records at a level into the first segment, then punches a hole into it ahead of
+     * the writes, from a page past the written position to before the segment's last page (below a
+     * quarter of the segment, so the next one is not being prepared); the next sequence number.
+     */
+    private static int appendAndPunchHoleAhead(
+            final Wal wal, final Path directory, final Acks acks, final Durability level) throws Exception {
+        int sequence = 0;
+        while (wal.writtenPosition() < 64 * 1024) {
+            final long lsn = wal.append(TestRecords.tagged(0, sequence, 1000), level);
+            acks.add(new Acks.Ack(0, sequence, lsn, level));
+            sequence++;
+        }
+        final long holeStart = (wal.writtenPosition() + 2 * 4096) & -4096L;
+        punchHole(SegmentNames.segmentPath(directory, 0), holeStart, ROOMY_SEGMENT_BYTES - 4096 - holeStart);
+        return sequence;
     }
 
     /** Deallocates a range of a file (it reads as zeros, and needs space again when written). */

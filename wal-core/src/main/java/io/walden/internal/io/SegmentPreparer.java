@@ -361,15 +361,9 @@ final class SegmentPreparer implements AutoCloseable {
     }
 
     private void noSpace(final long segmentBase, final IOException failure) {
-        long freeBytes = -1;
-        try {
-            freeBytes = Files.getFileStore(directory).getUsableSpace();
-        } catch (final IOException ex) {
-            failure.addSuppressed(ex);
-        }
         spaceShortage = "the next segment, " + SegmentNames.segmentName(segmentBase) + " (" + segmentCapacityBytes
                 + " bytes), cannot be prepared in " + directory + ": the file system is full ("
-                + (freeBytes >= 0 ? freeBytes + " bytes free" : "free space unknown") + "; " + failure.getMessage()
+                + NoSpace.freeSpace(directory, failure) + "; " + failure.getMessage()
                 + "). Appends wait at the end of the active segment and go on by themselves once there is space:"
                 + " free space (Wal.truncateBefore, or other files)";
     }

@@ -11,7 +11,6 @@ import io.walden.spi.StorageCapabilities;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.agrona.BitUtil;
@@ -417,16 +416,10 @@ final class WriteStage {
     }
 
     private void publishShortage(final int slot, final IOException failure) {
-        long freeBytes = -1;
-        try {
-            freeBytes = Files.getFileStore(directory).getUsableSpace();
-        } catch (final IOException ex) {
-            failure.addSuppressed(ex);
-        }
         final long bytes = slotEnd[slot] - slotStart[slot];
         final String shortage = "a write of " + bytes + " bytes (log positions [" + slotStart[slot] + ", "
                 + slotEnd[slot] + ")) found no space in " + directory + ": the file system is full ("
-                + (freeBytes >= 0 ? freeBytes + " bytes free" : "free space unknown") + "; " + failure.getMessage()
+                + NoSpace.freeSpace(directory, failure) + "; " + failure.getMessage()
                 + "). The log keeps the records and writes them again every "
                 + TimeUnit.NANOSECONDS.toMillis(SegmentPreparer.NO_SPACE_RETRY_NS)
                 + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore, or"

@@ -1,7 +1,10 @@
 package io.walden.internal.state;
 
 import io.walden.WalException;
+import java.io.IOException;
 import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Recognises a full file system (ENOSPC, or EDQUOT: a quota reached) in a failure, so that it is reported as {@link
@@ -28,6 +31,16 @@ public final class NoSpace {
             }
         }
         return false;
+    }
+
+    /** How much space the file system of a directory has free, for a message ("N bytes free"); a failure to ask is added to the cause. */
+    public static String freeSpace(final Path directory, final Throwable failure) {
+        try {
+            return Files.getFileStore(directory).getUsableSpace() + " bytes free";
+        } catch (final IOException ex) {
+            failure.addSuppressed(ex);
+            return "free space unknown";
+        }
     }
 
     public static WalException.ErrorCode errorCode(final Throwable failure) {

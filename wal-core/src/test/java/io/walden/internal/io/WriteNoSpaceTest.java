@@ -110,11 +110,7 @@ class WriteNoSpaceTest {
     void shouldWriteAgainAtOnceWhenRetentionFreedSpace() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final long end = path.append(PAYLOAD) + FRAME;
-            path.run();
-            session.deliverFailure(WRITE, noSpace());
-            path.nowNs = System.nanoTime();
-            path.run();
+            final long end = appendAndFailForSpace(path, session);
             assertEquals(1, session.operations("write").size());
             path.round.writes.spaceFreed();
             path.nowNs = System.nanoTime();
@@ -211,11 +207,7 @@ class WriteNoSpaceTest {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(
                 directory, session, HEADER, false, builder -> builder.appendTimeoutNs(TimeUnit.SECONDS.toNanos(2)))) {
-            final long end = path.append(PAYLOAD) + FRAME;
-            path.run();
-            session.deliverFailure(WRITE, noSpace());
-            path.nowNs = System.nanoTime();
-            path.run();
+            final long end = appendAndFailForSpace(path, session);
             path.round.requestClose();
             path.run();
             assertFalse(path.round.hasWorkHint(), "closing while the log waits for space: no spin");
@@ -246,11 +238,7 @@ class WriteNoSpaceTest {
     void shouldCloseWithoutGivingUpOnceTheWriteLanded() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
-            final long end = path.append(PAYLOAD) + FRAME;
-            path.run();
-            session.deliverFailure(WRITE, noSpace());
-            path.nowNs = System.nanoTime();
-            path.run();
+            final long end = appendAndFailForSpace(path, session);
             path.round.requestClose();
             path.run();
             pastRetryTime(path);
@@ -328,6 +316,16 @@ class WriteNoSpaceTest {
                             .snapshot("test", path.state, path.logBuffer, "ext4", null)
                             .durabilityMarks());
         }
+    }
+
+    /** Appends a frame, runs its write and fails it for space; where the frame ends. */
+    private static long appendAndFailForSpace(final IoPath path, final HeldCompletionSession session) {
+        final long end = path.append(PAYLOAD) + FRAME;
+        path.run();
+        session.deliverFailure(WRITE, noSpace());
+        path.nowNs = System.nanoTime();
+        path.run();
+        return end;
     }
 
     private static long syncedAndRun(final IoPath path) {
