@@ -39,6 +39,12 @@ import java.util.concurrent.TimeUnit;
  * <p>A sync makes durable the header writes completed before it was submitted: {@link
  * #onSyncSubmitted} notes which, {@link #onSynced} takes them as durable.
  *
+ * <p><b>A deferred header</b> ({@link ActiveSegment#headerDeferred}): recovery could not withdraw the
+ * clean close it records (no space to rewrite it in place: copy on write). Until a header write
+ * lands that withdraws it (every header this class writes does) with the session's write limit, and
+ * is durable, the durable write limit is where the session starts: no frame is written past the
+ * clean close. A crash meanwhile finds the log as it was closed.
+ *
  * <p>A header write that fails with ENOSPC ({@link #onNoSpace}) counts as never completed, as if
  * still in flight at a crash: recovery takes either header. Nothing is raised or recorded; the write
  * is submitted again, with what is due by then, {@link SegmentPreparer#NO_SPACE_RETRY_NS} later or
@@ -88,9 +94,18 @@ final class DurabilityMarker {
     private String spaceShortage;
     // Whether the active segment is recycled: its header keeps the flag, and always a limit.
     private boolean activeRecycled;
+    // Whether the active segment's header still records the clean close (class comment).
+    private boolean headerPending;
 
-    /** Where the active segment stands when the engine starts. */
-    record ActiveSegment(long startOffset, int limitOffset, boolean recycled) {}
+    /**
+     * Where the active segment stands when the engine starts; {@code headerDeferred}: its header still
+     * records the clean close, and {@code limitOffset} is the limit to record with its withdrawal.
+     */
+    record ActiveSegment(long startOffset, int limitOffset, boolean recycled, boolean headerDeferred) {
+        ActiveSegment(final long startOffset, final int limitOffset, final boolean recycled) {
+            this(startOffset, limitOffset, recycled, false);
+        }
+    }
 
     DurabilityMarker(
             final StorageSession session,
@@ -114,7 +129,9 @@ final class DurabilityMarker {
         this.headerBlock = headerMemory.buffer();
         this.sessionStartOffset = startOffset;
         this.headerLimitOffset = limitOffset;
-        this.durableLimitOffset = limitOffset == 0 ? segmentCapacityBytes : limitOffset;
+        this.durableLimitOffset =
+                active.headerDeferred() ? (int) startOffset : limitOffset == 0 ? segmentCapacityBytes : limitOffset;
+        this.headerPending = active.headerDeferred();
         this.activeRecycled = recycled;
         Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
     }
@@ -193,6 +210,12 @@ final class DurabilityMarker {
 
     /** Submits the header write that raises the limit ahead of the writes, when {@link WriteLimits#raiseDue}. */
     int maybeRaiseLimit(final long waitingEndPosition, final long activeBase, final int activeHandle) {
+        if (headerPending) {
+            // The clean close's withdrawal, with the session's limit; everything below is durable.
+            return writeInFlight
+                    ? 0
+                    : submit(activeBase + sessionStartOffset, headerLimitOffset, false, activeBase, activeHandle);
+        }
         final long endOffset = waitingEndPosition - activeBase;
         if (writeInFlight
                 || headerLimitOffset == 0
@@ -272,9 +295,10 @@ final class DurabilityMarker {
         }
         spaceRetryAtNs = 0;
         spaceShortage = null;
-        if (writingMarkPosition != headerDurablePosition) {
+        if (writingMarkPosition != headerDurablePosition && !headerPending) {
             stats.recordDurabilityMark();
         }
+        headerPending = false;
         headerDurablePosition = writingMarkPosition;
         headerLimitOffset = writingLimitOffset;
         headerContinued = writingContinued;

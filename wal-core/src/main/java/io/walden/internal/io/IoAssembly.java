@@ -105,7 +105,8 @@ final class IoAssembly {
                 new DurabilityMarker.ActiveSegment(
                         recovered.endPosition() - activeBase,
                         recovered.activeWriteLimitOffset(),
-                        SegmentHeaders.recycledLimit(SegmentNames.segmentPath(shared.directory(), activeBase)) != 0));
+                        SegmentHeaders.recycledLimit(SegmentNames.segmentPath(shared.directory(), activeBase)) != 0,
+                        recovered.headerDeferred()));
     }
 
     static GroupCommitPolicy commitPolicy(final WalConfig config, final IoShared shared) {

@@ -71,10 +71,11 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     private boolean completionRound;
     // Where the log ends once closing began (the log buffer's tail closed), else -1.
     private long finalTailPosition = -1;
-    // How long closing waits for space (appendTimeoutNs), since when it has waited (0: it does not),
-    // and why it gave up, if it did. I/O thread.
+    // How long closing waits for space (appendTimeoutNs); the written position when closing last saw
+    // it move, and when; why it gave up, if it did. I/O thread.
     private final long closeSpaceWaitNs;
-    private long closeSpaceWaitStartNs;
+    private long closeWrittenPosition = -1;
+    private long closeWrittenSinceNs;
     private volatile WalException closeAbandonment;
     // Shared: set by any thread, read by the duty holder.
     private volatile boolean closeRequested;
@@ -271,16 +272,15 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
      * the closer ({@link #closeAbandonment}). What was written stays, and the next open recovers it.
      */
     private boolean abandonCloseForSpace(final long nowNs) {
+        // Measured from the last time the written position moved, not from when the shortage last
+        // appeared: a retry whose write lands in part ends no wait.
+        if (positions.written() != closeWrittenPosition) {
+            closeWrittenPosition = positions.written();
+            closeWrittenSinceNs = nowNs;
+            return false;
+        }
         final String shortage = state.spaceShortage();
-        if (shortage == null) {
-            closeSpaceWaitStartNs = 0;
-            return false;
-        }
-        if (closeSpaceWaitStartNs == 0) {
-            closeSpaceWaitStartNs = nowNs;
-            return false;
-        }
-        if (nowNs - closeSpaceWaitStartNs < closeSpaceWaitNs) {
+        if (shortage == null || nowNs - closeWrittenSinceNs < closeSpaceWaitNs) {
             return false;
         }
         final String message = "closing the log in " + shared.directory() + " gave up after waiting "

@@ -59,6 +59,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class WriteStage {
     private static final System.Logger LOGGER = System.getLogger(WriteStage.class.getName());
+    private static final long WARN_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
 
     /** What a completion did to its write ({@link #onComplete}). */
     enum Outcome {
@@ -126,6 +127,7 @@ final class WriteStage {
     private boolean spaceFailed;
     private long retryAtNs;
     private String publishedShortage;
+    private long warnedAtNs = System.nanoTime() - WARN_INTERVAL_NS;
 
     WriteStage(final IoShared shared, final int inFlightMax, final boolean depthMeasured) {
         final StorageSession session = shared.session();
@@ -339,16 +341,17 @@ final class WriteStage {
         stats.recordWrite(result);
         if (spaceFailed) {
             drained();
-        } else if (publishedShortage != null) {
-            LOGGER.log(System.Logger.Level.INFO, "a write to the log in " + directory + " found space again");
-            state.clearWriteSpaceShortage(publishedShortage);
-            publishedShortage = null;
         }
         if (--slotPartsPending[slot] > 0 || slotNoSpace[slot]) {
             // Another part is out, or one found no space: that write is not done.
             return Outcome.PART_PENDING;
         }
         slotComplete[slot] = true;
+        if (publishedShortage != null && !spaceFailed) {
+            LOGGER.log(System.Logger.Level.DEBUG, "a write to the log in " + directory + " found space again");
+            state.clearWriteSpaceShortage(publishedShortage);
+            publishedShortage = null;
+        }
         if (inFlightMax > 1) {
             depthPolicy.onCompleted(System.nanoTime() - slotSubmitNs[slot], slotBeside[slot]);
         }
@@ -425,8 +428,11 @@ final class WriteStage {
                 + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore, or"
                 + " other files)";
         if (publishedShortage == null) {
-            // Once per shortage: the retries every NO_SPACE_RETRY_NS only update what appenders read.
-            LOGGER.log(System.Logger.Level.WARNING, shortage);
+            // Once per shortage, and once a second at most: the retries only update what appenders read.
+            final long nowNs = System.nanoTime();
+            final boolean warn = nowNs - warnedAtNs >= WARN_INTERVAL_NS;
+            warnedAtNs = warn ? nowNs : warnedAtNs;
+            LOGGER.log(warn ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, shortage);
         } else {
             state.clearWriteSpaceShortage(publishedShortage);
         }

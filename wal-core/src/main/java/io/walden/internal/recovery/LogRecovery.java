@@ -16,6 +16,7 @@ import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.FileReads;
 import io.walden.internal.segment.SuffixTruncationRecord;
 import io.walden.internal.segment.WriteLimits;
+import io.walden.internal.state.NoSpace;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -248,7 +249,8 @@ public final class LogRecovery {
                         false,
                         firstSegmentBase,
                         end,
-                        (int) ((continueBase - firstSegmentBase) / capacityBytes) + 1));
+                        (int) ((continueBase - firstSegmentBase) / capacityBytes) + 1),
+                false);
     }
 
     private RecoveredLog finish(
@@ -284,11 +286,12 @@ public final class LogRecovery {
         // Skipped ranges first, while what proves them damage stands (a clean close, a tail not cut yet).
         skips().coverAll(scanner);
         // Cleared whatever the verdict: the log is about to be written again.
-        repair().clearCleanClose(segments, tailBase, tailBase + tail.endOffset());
+        final long end = tailBase + tail.endOffset();
+        final boolean headerDeferred = clearCleanCloseOrDefer(segments, tailBase, end, clean);
         final int tailHandle = session.openFile(tailPath, false);
         if (clean) {
             final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
-            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + tail.endOffset());
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, end, headerDeferred);
         }
         // Everything after the tail segment goes too: discarded first, newest first, so that a crash
         // part way never leaves the tail segment cut while later records are still there (the next
@@ -308,7 +311,7 @@ public final class LogRecovery {
         if (continueOffset != WriteLimits.NEXT_SEGMENT) {
             // Nothing at or past the limit was ever written: the log continues there, in this segment.
             final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
-            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset);
+            return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset, false);
         }
         session.closeFile(tailHandle);
         if (discardedUpTo >= 0) {
@@ -327,7 +330,30 @@ public final class LogRecovery {
                 activeBase,
                 activeHandle,
                 nextHandle,
-                activeBase + SegmentHeaderDescriptor.HEADER_LENGTH);
+                activeBase + SegmentHeaderDescriptor.HEADER_LENGTH,
+                false);
+    }
+
+    /**
+     * Withdraws the clean close before new writes; true if that found no space and is left to the
+     * running log. Copy on write (btrfs) needs new space to rewrite a header in place: on a full disk
+     * the running log withdraws a clean close in the tail segment with its first header write, before
+     * any frame ({@link RecoveredLog#headerDeferred}).
+     */
+    private boolean clearCleanCloseOrDefer(
+            final TreeMap<Long, Path> segments, final long tailBase, final long endPosition, final boolean clean)
+            throws IOException {
+        try {
+            repair().clearCleanClose(segments, tailBase, endPosition);
+            return false;
+        } catch (final IOException ex) {
+            if (!clean
+                    || !NoSpace.isNoSpace(ex)
+                    || !repair().onlyTailRecordsCleanClose(segments, tailBase, endPosition)) {
+                throw ex;
+            }
+            return true;
+        }
     }
 
     private RecoveredLog recovered(
@@ -336,10 +362,14 @@ public final class LogRecovery {
             final long activeBase,
             final int activeHandle,
             final int nextHandle,
-            final long endPosition)
+            final long endPosition,
+            final boolean headerDeferred)
             throws IOException {
-        final int limitOffset = repair().recordWriteLimit(
-                        activeHandle, SegmentNames.segmentPath(directory, activeBase), endPosition - activeBase);
+        final Path activePath = SegmentNames.segmentPath(directory, activeBase);
+        // A deferred header gets the limit with the clean close's withdrawal, from the running log.
+        final int limitOffset = headerDeferred
+                ? repair().writeLimitFor(FileReads.readHeader(activePath), endPosition - activeBase)
+                : repair().recordWriteLimit(activeHandle, activePath, endPosition - activeBase);
         final RecoveryReport report =
                 report(startNs, false, firstBase, endPosition, (int) ((activeBase - firstBase) / capacityBytes) + 1);
         return new RecoveredLog(
@@ -352,7 +382,8 @@ public final class LogRecovery {
                 endPosition,
                 limitOffset,
                 tally.skippedRanges(),
-                report);
+                report,
+                headerDeferred);
     }
 
     private RecoveredLog createLog(final long startNs, final long base, final long firstBase, final boolean newLog)
@@ -369,7 +400,17 @@ public final class LogRecovery {
         final RecoveryReport report =
                 report(startNs, newLog, firstBase, end, (int) ((base - firstBase) / capacityBytes) + 1);
         return new RecoveredLog(
-                logId, capacityBytes, firstBase, base, handle, -1, end, limitOffset, tally.skippedRanges(), report);
+                logId,
+                capacityBytes,
+                firstBase,
+                base,
+                handle,
+                -1,
+                end,
+                limitOffset,
+                tally.skippedRanges(),
+                report,
+                false);
     }
 
     /**

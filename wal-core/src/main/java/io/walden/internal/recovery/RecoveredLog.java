@@ -2,7 +2,11 @@ package io.walden.internal.recovery;
 
 import io.walden.RecoveryReport;
 
-/** The state recovery hands to the running log. */
+/**
+ * The state recovery hands to the running log. {@code headerDeferred}: the active segment's header still
+ * records the clean close at the end position, because rewriting it found no space (copy on write);
+ * the running log writes it, with {@code activeWriteLimitOffset}, before any frame.
+ */
 public record RecoveredLog(
         long logId,
         int segmentCapacityBytes,
@@ -13,4 +17,5 @@ public record RecoveredLog(
         long endPosition,
         int activeWriteLimitOffset,
         long[] skippedRanges,
-        RecoveryReport report) {}
+        RecoveryReport report,
+        boolean headerDeferred) {}

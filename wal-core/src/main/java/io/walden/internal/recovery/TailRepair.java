@@ -132,17 +132,22 @@ final class TailRepair {
      * before the session writes a frame there ({@link WriteLimits#initialLimit}).
      */
     int recordWriteLimit(final int handle, final Path path, final long startOffset) throws IOException {
-        final int window = WriteLimits.initialLimit(startOffset, capacityBytes);
         final ByteBuffer header = FileReads.readHeader(path);
-        // No room for a limit before the end: none, so that a limit an earlier session left in the
-        // header, which this session may write past, is not taken for its own after a crash. A
-        // recycled segment always has one: the capacity then (its stale bytes may all be written over).
-        final int limit = window < capacityBytes ? window : SegmentHeaderDecoder.recycled(header) ? capacityBytes : 0;
+        final int limit = writeLimitFor(header, startOffset);
         if (limit != 0 || SegmentHeaderDecoder.writeLimitOffset(header) != 0) {
             writer.writeHeaderLimit(handle, header, limit);
             io.sync(handle);
         }
         return limit;
+    }
+
+    /** The write limit a session that starts at an offset records in a segment with this header. */
+    int writeLimitFor(final ByteBuffer header, final long startOffset) {
+        final int window = WriteLimits.initialLimit(startOffset, capacityBytes);
+        // No room for a limit before the end: none, so that a limit an earlier session left in the
+        // header, which this session may write past, is not taken for its own after a crash. A
+        // recycled segment always has one: the capacity then (its stale bytes may all be written over).
+        return window < capacityBytes ? window : SegmentHeaderDecoder.recycled(header) ? capacityBytes : 0;
     }
 
     private void lowerDurabilityMark(final int handle, final Path path, final long position) throws IOException {
@@ -202,6 +207,18 @@ final class TailRepair {
             }
         }
         return nextHandle;
+    }
+
+    /**
+     * Whether the tail segment's header records the clean close at the end position and the segment
+     * before it records none: then the running log can withdraw it itself, with its first header write
+     * ({@link RecoveredLog#headerDeferred}).
+     */
+    boolean onlyTailRecordsCleanClose(final TreeMap<Long, Path> segments, final long base, final long endPosition)
+            throws IOException {
+        final Path previous = segments.get(base - capacityBytes);
+        return SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(segments.get(base))) == endPosition
+                && (previous == null || SegmentHeaderDecoder.cleanEndPosition(FileReads.readHeader(previous)) < 0);
     }
 
     /** Clears a clean-close record before new writes, so that a later crash never looks like one. */

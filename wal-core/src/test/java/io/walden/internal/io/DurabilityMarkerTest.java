@@ -158,6 +158,42 @@ class DurabilityMarkerTest {
     }
 
     @Test
+    void shouldWithdrawADeferredCleanCloseWithTheLimitBeforeAnyWritePastIt() throws IOException {
+        // Recovery could not rewrite the header (no space): it still records the clean close at 8192.
+        final DurabilityMarker deferred = new DurabilityMarker(
+                session,
+                session.capabilities(),
+                new StatsCounters(),
+                directory,
+                SEGMENT,
+                LOG_ID,
+                new DurabilityMarker.ActiveSegment(8192, 16384, false, true));
+        try {
+            assertTrue(deferred.allowsWrite(8192, 0));
+            assertFalse(deferred.allowsWrite(8200, 0), "nothing past the clean close before it is withdrawn");
+            assertEquals(1, deferred.maybeRaiseLimit(8200, 0, handle), "the withdrawal goes at once");
+            final ByteBuffer header = header();
+            assertEquals(16384, header.getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET), "the session's limit");
+            assertEquals(
+                    0,
+                    header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY,
+                    "the clean close withdrawn");
+            assertEquals(8192, header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET), "what is durable");
+            assertFalse(deferred.allowsWrite(8200, 0), "in flight");
+            assertNull(deferred.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0));
+            assertFalse(deferred.allowsWrite(8200, 0), "written, not durable");
+            assertTrue(deferred.limitWaitsForSync(8200, 0));
+            deferred.onSyncSubmitted();
+            deferred.onSynced();
+            assertTrue(deferred.allowsWrite(16384, 0));
+            assertFalse(deferred.allowsWrite(16392, 0));
+            assertEquals(0, deferred.maybeRaiseLimit(8200, 0, handle), "withdrawn once");
+        } finally {
+            deferred.close();
+        }
+    }
+
+    @Test
     void shouldRecordTheContinuedFlagAndKeepTheLimitInEveryLaterHeader() throws IOException {
         final DurabilityMarker limited = new DurabilityMarker(
                 session,

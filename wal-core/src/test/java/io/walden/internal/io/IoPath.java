@@ -117,8 +117,8 @@ final class IoPath implements AutoCloseable {
                 capabilities.directIo() ? endPosition & -(long) capabilities.blockSizeBytes() : endPosition;
         this.logBuffer = new LogBuffer(config.bufferCapacityBytes(), SEGMENT, endPosition, released);
         this.state = new LogState(0, endPosition, 0);
-        final RecoveredLog recovered =
-                new RecoveredLog(LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null);
+        final RecoveredLog recovered = new RecoveredLog(
+                LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null, false);
         this.round = new IoRound(config, session, capabilities, logBuffer, state, stats, recovered);
         this.positions = round.positions();
         this.nowNs = System.nanoTime();

@@ -235,6 +235,41 @@ class WriteNoSpaceTest {
     }
 
     @Test
+    void shouldGiveUpClosingThoughOnePartOfEachRetryLands() throws IOException {
+        final HeldCompletionSession session =
+                new HeldCompletionSession().directIo(true).writesDurable(true);
+        try (IoPath path = new IoPath(
+                directory, session, HEADER, false, builder -> builder.appendTimeoutNs(TimeUnit.SECONDS.toNanos(10)))) {
+            final long end = path.append(PAYLOAD + 4096) + FRAME + 4096;
+            path.requestSync(end);
+            path.run();
+            long nowNs = System.nanoTime();
+            path.nowNs = nowNs;
+            session.deliver(WRITE);
+            session.deliverFailure(WRITE, noSpace());
+            path.run();
+            path.round.requestClose();
+            path.run();
+            for (int retry = 0; retry < 5; retry++) {
+                // Each retry's whole blocks land and its partial last block finds no space again.
+                nowNs = Math.max(nowNs, System.nanoTime()) + 2 * SegmentPreparer.NO_SPACE_RETRY_NS;
+                path.nowNs = nowNs;
+                path.run();
+                session.deliver(WRITE);
+                session.deliverFailure(WRITE, noSpace());
+                path.run();
+                assertNotNull(path.state.spaceShortage(), "a part that landed is no write that landed");
+            }
+            assertFalse(path.round.failed());
+            nowNs += TimeUnit.SECONDS.toNanos(10);
+            path.nowNs = nowNs;
+            path.run();
+            assertTrue(path.round.failed(), "closing gave up");
+            assertNotNull(path.round.closeAbandonment());
+        }
+    }
+
+    @Test
     void shouldCloseWithoutGivingUpOnceTheWriteLanded() throws IOException {
         final HeldCompletionSession session = new HeldCompletionSession();
         try (IoPath path = new IoPath(directory, session)) {
