@@ -71,11 +71,9 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     private boolean completionRound;
     // Where the log ends once closing began (the log buffer's tail closed), else -1.
     private long finalTailPosition = -1;
-    // How long closing waits for space (appendTimeoutNs); the written position when closing last saw
-    // it move, and when; why it gave up, if it did. I/O thread.
+    // When closing gives up waiting for space, and why it did, if it did. I/O thread.
+    private final CloseSpaceWait closeSpaceWait;
     private final long closeSpaceWaitNs;
-    private long closeWrittenPosition = -1;
-    private long closeWrittenSinceNs;
     private volatile WalException closeAbandonment;
     // Shared: set by any thread, read by the duty holder.
     private volatile boolean closeRequested;
@@ -97,6 +95,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.writesDurable = capabilities.writesDurable();
         this.closeSpaceWaitNs = config.appendTimeoutNs();
+        this.closeSpaceWait = new CloseSpaceWait(closeSpaceWaitNs);
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
@@ -272,15 +271,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
      * the closer ({@link #closeAbandonment}). What was written stays, and the next open recovers it.
      */
     private boolean abandonCloseForSpace(final long nowNs) {
-        // Measured from the last time the written position moved, not from when the shortage last
-        // appeared: a retry whose write lands in part ends no wait.
-        if (positions.written() != closeWrittenPosition) {
-            closeWrittenPosition = positions.written();
-            closeWrittenSinceNs = nowNs;
-            return false;
-        }
         final String shortage = state.spaceShortage();
-        if (shortage == null || nowNs - closeWrittenSinceNs < closeSpaceWaitNs) {
+        if (!closeSpaceWait.giveUp(nowNs, positions.written(), shortage != null)) {
             return false;
         }
         final String message = "closing the log in " + shared.directory() + " gave up after waiting "
