@@ -47,14 +47,7 @@ class DurabilityMarkerTest {
         session = new HeldCompletionSession().autoDeliver(0);
         handle = session.openFile(SegmentNames.segmentPath(directory, 0), true);
         session.operations().clear();
-        marker = new DurabilityMarker(
-                session,
-                session.capabilities(),
-                new StatsCounters(),
-                directory,
-                SEGMENT,
-                LOG_ID,
-                new DurabilityMarker.ActiveSegment(4096, 0, false));
+        marker = marker(new DurabilityMarker.ActiveSegment(4096, 0, false));
     }
 
     @AfterEach
@@ -127,14 +120,7 @@ class DurabilityMarkerTest {
 
     @Test
     void shouldHoldWritesPastTheDurableLimitUntilASyncCoversTheRaisedOne() throws IOException {
-        final DurabilityMarker limited = new DurabilityMarker(
-                session,
-                session.capabilities(),
-                new StatsCounters(),
-                directory,
-                SEGMENT,
-                LOG_ID,
-                new DurabilityMarker.ActiveSegment(4096, 8192, false));
+        final DurabilityMarker limited = marker(new DurabilityMarker.ActiveSegment(4096, 8192, false));
         try {
             assertTrue(limited.allowsWrite(8192, 0));
             assertFalse(limited.allowsWrite(8200, 0), "past the limit");
@@ -160,14 +146,7 @@ class DurabilityMarkerTest {
     @Test
     void shouldWithdrawADeferredCleanCloseWithTheLimitBeforeAnyWritePastIt() throws IOException {
         // Recovery could not rewrite the header (no space): it still records the clean close at 8192.
-        final DurabilityMarker deferred = new DurabilityMarker(
-                session,
-                session.capabilities(),
-                new StatsCounters(),
-                directory,
-                SEGMENT,
-                LOG_ID,
-                new DurabilityMarker.ActiveSegment(8192, 16384, false, true));
+        final DurabilityMarker deferred = marker(new DurabilityMarker.ActiveSegment(8192, 16384, false, true));
         try {
             assertTrue(deferred.allowsWrite(8192, 0));
             assertFalse(deferred.allowsWrite(8200, 0), "nothing past the clean close before it is withdrawn");
@@ -195,14 +174,7 @@ class DurabilityMarkerTest {
 
     @Test
     void shouldRecordTheContinuedFlagAndKeepTheLimitInEveryLaterHeader() throws IOException {
-        final DurabilityMarker limited = new DurabilityMarker(
-                session,
-                session.capabilities(),
-                new StatsCounters(),
-                directory,
-                SEGMENT,
-                LOG_ID,
-                new DurabilityMarker.ActiveSegment(4096, 8192, false));
+        final DurabilityMarker limited = marker(new DurabilityMarker.ActiveSegment(4096, 8192, false));
         try {
             limited.writeContinued(0, handle);
             assertTrue(limited.continuedWritten());
@@ -269,6 +241,12 @@ class DurabilityMarkerTest {
                 SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY,
                 header.getInt(SegmentHeaderDescriptor.FLAGS_OFFSET) & SegmentHeaderDescriptor.FLAG_CLOSED_CLEANLY);
         assertEquals(20_000, header.getLong(SegmentHeaderDescriptor.DURABLE_POSITION_OFFSET));
+    }
+
+    /** A marker over the test's session and directory, for an active segment. */
+    private DurabilityMarker marker(final DurabilityMarker.ActiveSegment active) {
+        return new DurabilityMarker(
+                session, session.capabilities(), new StatsCounters(), directory, SEGMENT, LOG_ID, active);
     }
 
     private ByteBuffer header() throws IOException {
