@@ -17,6 +17,10 @@ final class CloseSpaceWait {
         this.waitNs = waitNs;
     }
 
+    long waitNs() {
+        return waitNs;
+    }
+
     /** A closing round at a time: whether to give up now. */
     boolean giveUp(final long nowNs, final long writtenPosition, final boolean spaceShort) {
         if (writtenPosition != this.writtenPosition) {

@@ -89,9 +89,10 @@ final class DurabilityMarker {
     private boolean durableContinued;
     private long sessionStartOffset;
     // When a header write that found no space may be submitted again (0: at once), and why, until a
-    // header write lands.
+    // header write lands; the time of the round in progress, which decides it.
     private long spaceRetryAtNs;
     private String spaceShortage;
+    private long roundNowNs;
     // Whether the active segment is recycled: its header keeps the flag, and always a limit.
     private boolean activeRecycled;
     // Whether the active segment's header still records the clean close (class comment).
@@ -253,7 +254,7 @@ final class DurabilityMarker {
             final long activeBase,
             final int activeHandle) {
         Invariants.check(!writeInFlight, "a header write of segment %d is already in flight", activeBase);
-        if (spaceRetryAtNs != 0 && System.nanoTime() - spaceRetryAtNs < 0) {
+        if (spaceRetryAtNs != 0 && roundNowNs - spaceRetryAtNs < 0) {
             return 0;
         }
         fill(activeBase, durablePosition, false, limitOffset, continued);
@@ -326,10 +327,7 @@ final class DurabilityMarker {
         if (spaceShortage == null) {
             spaceShortage = "the header of " + SegmentNames.segmentPath(directory, activeBase)
                     + " could not be rewritten: the file system is full (" + failure.getMessage()
-                    + "). The log writes it again every "
-                    + TimeUnit.NANOSECONDS.toMillis(SegmentPreparer.NO_SPACE_RETRY_NS)
-                    + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore,"
-                    + " or other files)";
+                    + "). The log writes it " + SegmentPreparer.RETRY_ADVICE;
         }
         return true;
     }
@@ -341,9 +339,12 @@ final class DurabilityMarker {
 
     /** Space may have appeared (retention deleted segments): a header write waiting for it goes at once. */
     void spaceFreed() {
-        if (spaceRetryAtNs != 0) {
-            spaceRetryAtNs = System.nanoTime();
-        }
+        spaceRetryAtNs = 0;
+    }
+
+    /** A round begins at a time: a header write waiting for space goes once that time reaches its retry. */
+    void roundAt(final long nowNs) {
+        roundNowNs = nowNs;
     }
 
     /** Records the clean close in the active segment's header, rewritten in place and synced. */

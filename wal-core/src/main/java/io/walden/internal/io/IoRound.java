@@ -73,7 +73,6 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     private long finalTailPosition = -1;
     // When closing gives up waiting for space, and why it did, if it did. I/O thread.
     private final CloseSpaceWait closeSpaceWait;
-    private final long closeSpaceWaitNs;
     private volatile WalException closeAbandonment;
     // Shared: set by any thread, read by the duty holder.
     private volatile boolean closeRequested;
@@ -94,8 +93,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.positions = shared.positions();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
         this.writesDurable = capabilities.writesDurable();
-        this.closeSpaceWaitNs = config.appendTimeoutNs();
-        this.closeSpaceWait = new CloseSpaceWait(closeSpaceWaitNs);
+        this.closeSpaceWait = new CloseSpaceWait(config.appendTimeoutNs());
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
         this.preparer = IoAssembly.preparer(shared, recovered, free);
@@ -216,6 +214,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
     /** Runs one round in the fixed order, as its kind allows (class comment); an I/O error fails the log. */
     int run(final long nowNs, final Kind kind) {
         final boolean background = kind == Kind.IO_THREAD;
+        marker.roundAt(nowNs);
         int workCount = session.poll(this, POLL_LIMIT);
         if (failStop.failed()) {
             return workCount;
@@ -276,7 +275,8 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
             return false;
         }
         final String message = "closing the log in " + shared.directory() + " gave up after waiting "
-                + TimeUnit.NANOSECONDS.toMillis(closeSpaceWaitNs) + " ms (appendTimeoutNs) for space: " + shortage
+                + TimeUnit.NANOSECONDS.toMillis(closeSpaceWait.waitNs()) + " ms (appendTimeoutNs) for space: "
+                + shortage
                 + ". The records from position " + positions.written() + " to " + logBuffer.tailPosition()
                 + " were not written (none of them was acknowledged as WRITTEN or SYNCED); everything written"
                 + " stays, and opening the log again recovers it";

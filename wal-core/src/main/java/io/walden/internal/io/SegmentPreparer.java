@@ -59,6 +59,11 @@ final class SegmentPreparer implements AutoCloseable {
     /** Retry delay of a step that failed for space (appends wait at the active segment's end meanwhile). */
     static final long NO_SPACE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
+    // What a write that found no space does next, for the messages of the writes and header writes.
+    static final String RETRY_ADVICE = "again every " + TimeUnit.NANOSECONDS.toMillis(NO_SPACE_RETRY_NS)
+            + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore, or"
+            + " other files)";
+
     /** What gives a hurried, unallocated file its full size: its last block, a multiple of any direct I/O block. */
     private static final int HURRIED_TAIL_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
 

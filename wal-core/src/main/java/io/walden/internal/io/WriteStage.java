@@ -126,6 +126,8 @@ final class WriteStage {
     // not before retryAtNs. The shortage published for appenders, cleared by the next write that lands.
     private boolean spaceFailed;
     private long retryAtNs;
+    // Retention freed space while the writes waited: the retry goes at the next round.
+    private boolean retryNow;
     private String publishedShortage;
     private long warnedAtNs = System.nanoTime() - WARN_INTERVAL_NS;
 
@@ -395,7 +397,7 @@ final class WriteStage {
 
     /** Space may have appeared (retention deleted segments): writes waiting for it go at the next round. */
     void spaceFreed() {
-        retryAtNs = System.nanoTime();
+        retryNow = spaceFailed;
     }
 
     /**
@@ -403,10 +405,11 @@ final class WriteStage {
      * space and the retry time came (class comment); the number of writes submitted.
      */
     int retryForSpace(final long nowNs, final long activeBase, final int activeHandle) {
-        if (!spaceFailed || partsOutstanding > 0 || nowNs - retryAtNs < 0) {
+        if (!spaceFailed || partsOutstanding > 0 || (!retryNow && nowNs - retryAtNs < 0)) {
             return 0;
         }
         spaceFailed = false;
+        retryNow = false;
         lastPartOnCaller = false;
         for (long sequence = headSequence; sequence != nextSequence; sequence++) {
             final int slot = (int) (sequence & slotMask);
@@ -423,10 +426,7 @@ final class WriteStage {
         final String shortage = "a write of " + bytes + " bytes (log positions [" + slotStart[slot] + ", "
                 + slotEnd[slot] + ")) found no space in " + directory + ": the file system is full ("
                 + NoSpace.freeSpace(directory, failure) + "; " + failure.getMessage()
-                + "). The log keeps the records and writes them again every "
-                + TimeUnit.NANOSECONDS.toMillis(SegmentPreparer.NO_SPACE_RETRY_NS)
-                + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore, or"
-                + " other files)";
+                + "). The log keeps the records and writes them " + SegmentPreparer.RETRY_ADVICE;
         if (publishedShortage == null) {
             // Once per shortage, and once a second at most: the retries only update what appenders read.
             final long nowNs = System.nanoTime();
