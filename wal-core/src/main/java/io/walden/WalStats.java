@@ -16,7 +16,6 @@ package io.walden;
  * @param syncLatency the distribution of that time for each data sync, or, with O_DSYNC, each write.
  * @param backPressureWaits appends that found the buffer full and had to wait.
  * @param segmentsRolled segments the log moved past.
- * @param segmentsHurried segments made ready before their zero-fill finished (appenders needed them).
  * @param segmentsRecycled segments made from a file retention freed, not a new one.
  * @param segmentsDeletedForSpace segments retention freed and deleted although recycling would have
  *     kept them, because the file system was short of space (less than a segment free, or the next
@@ -56,7 +55,6 @@ public record WalStats(
         LatencyHistogram syncLatency,
         long backPressureWaits,
         long segmentsRolled,
-        long segmentsHurried,
         long segmentsRecycled,
         long segmentsDeletedForSpace,
         long writesWaitedForSpace,

@@ -16,7 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.walden.format.SegmentHeaderDecoder;
+import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.segment.FileReads;
 import io.walden.spi.StorageSession;
 import io.walden.testing.ControllableBackend;
 import io.walden.testing.TestRecords.Read;
@@ -51,34 +54,32 @@ public abstract class SegmentContractTest {
     }
 
     @Test
-    void shouldSkipTheRestOfTheZeroFillWhenTheAppendersCatchUpWithThePreparation() throws IOException {
-        // Reopening prepares the next segment again, and that preparation stalls at its first write:
-        // the appenders catch up with it.
-        final Path directory = fixture.logWithoutItsNextSegment();
+    void shouldWriteEveryByteOfANewSegmentOnceBelowADurableWriteLimit() throws IOException {
         final ControllableBackend backend = fixture.controllable();
-        backend.holdPreparationWrites();
+        final Path directory = fixture.logDirectory();
         final List<Read> expected = new ArrayList<>();
         try (Wal wal = fixture.open(fixture.config(directory).backend(backend).build())) {
-            for (int i = 0; wal.writtenPosition() < SEGMENT_BYTES - SEGMENT_BYTES / 16; i++) {
+            for (int i = 0; wal.writtenPosition() < 2L * SEGMENT_BYTES + SEGMENT_BYTES / 2; i++) {
                 final byte[] payload = bytes(i, 1000);
-                expected.add(new Read(wal.append(payload, Durability.WRITTEN), payload));
-            }
-            // Within an eighth of the segment's end: the preparation was told to skip the rest of its
-            // zero-fill before the appenders could be made to wait for it.
-            assertEquals(1, wal.stats().segmentsHurried());
-            assertEquals(0, wal.stats().segmentsRolled());
-            backend.releasePreparationWrites();
-            for (int i = 0; expected.get(expected.size() - 1).lsn() < SEGMENT_BYTES + SEGMENT_BYTES / 4; i++) {
-                final byte[] payload = bytes(10_000 + i, 1000);
                 expected.add(new Read(wal.append(payload, LEVELS[i % LEVELS.length]), payload));
             }
             wal.sync();
-            assertEquals(1, wal.stats().segmentsRolled());
-            assertEquals(1, wal.stats().segmentsHurried());
+            assertEquals(2, wal.stats().segmentsRolled());
+            // Each preparation wrote its header and at most its last block (where the backend cannot
+            // allocate): nothing zero-filled. Four preparations: the first segment (by the open),
+            // the two rolled into, and the one after them, prepared from a quarter of the active.
+            assertTrue(
+                    backend.preparationBytesSubmitted() <= 4L * 2 * SegmentHeaderDescriptor.HEADER_LENGTH,
+                    backend.preparationBytesSubmitted() + " bytes written preparing segments");
             assertEquals(expected, replayAll(wal));
         }
-        // The hurried segment has its full size; the part never zero-filled reads as zeros.
-        assertEquals(SEGMENT_BYTES, Files.size(SegmentNames.segmentPath(directory, SEGMENT_BYTES)));
+        for (final long base : new long[] {SEGMENT_BYTES, 2L * SEGMENT_BYTES}) {
+            final Path segment = SegmentNames.segmentPath(directory, base);
+            assertEquals(SEGMENT_BYTES, Files.size(segment));
+            final ByteBuffer header = FileReads.readHeader(segment);
+            assertTrue(SegmentHeaderDecoder.writeLimitOffset(header) > 0, "no write limit in " + segment);
+            assertFalse(SegmentHeaderDecoder.recycled(header), segment + " is new, not recycled");
+        }
         try (Wal wal = fixture.open(fixture.config(directory).build())) {
             assertEquals(expected.size(), wal.recoveryReport().records());
             assertEquals(0, wal.recoveryReport().tornTailBytesCut());

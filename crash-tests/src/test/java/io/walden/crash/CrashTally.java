@@ -41,7 +41,6 @@ public final class CrashTally {
      * Segments of the simulated power-loss workloads made ready before their zero-fill finished
      * (the appenders caught up with the preparation), so that crash states include such segments.
      */
-    public static final AtomicLong HURRIED_SEGMENTS = new AtomicLong();
 
     /**
      * Segments of the simulated power-loss workloads made from files retention freed (recycled,
@@ -101,7 +100,7 @@ public final class CrashTally {
      * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... kills.uringFfm=...
      *     kills.groups=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
-     *     hurried=... recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
+     *     recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
      */
     public static String summaryLine() {
         return "CRASH-SUMMARY simulated=" + SIMULATED.get()
@@ -116,7 +115,6 @@ public final class CrashTally {
                 + " pages.newest=" + PAGES_NEWEST.get()
                 + " tears.newest=" + TEARS_NEWEST.get()
                 + " unproven.synced.cut=" + UNPROVEN_SYNCED_CUT.get()
-                + " hurried=" + HURRIED_SEGMENTS.get()
                 + " recycled=" + RECYCLED_SEGMENTS.get()
                 + " pipelined=" + PIPELINED_SESSIONS.get()
                 + " batches=" + BATCHES.get()

@@ -65,6 +65,7 @@ public final class ControllableBackend implements StorageBackend {
     private final AtomicReference<IOException> nextDirectoryChangeFailure = new AtomicReference<>();
     private final AtomicInteger directoryChangesToPass = new AtomicInteger();
     private final AtomicLong dataWritesSubmitted = new AtomicLong();
+    private final AtomicLong preparationBytesSubmitted = new AtomicLong();
     private final AtomicLong dataSyncsSubmitted = new AtomicLong();
     private final AtomicInteger heldCompletions = new AtomicInteger();
     // Bit set of the kinds whose completions are held, changed in one step so that releasing several
@@ -227,6 +228,11 @@ public final class ControllableBackend implements StorageBackend {
         return dataWritesSubmitted.get();
     }
 
+    /** @return bytes submitted for writing to files that are not segments yet (temporary or freed). */
+    public long preparationBytesSubmitted() {
+        return preparationBytesSubmitted.get();
+    }
+
     /** @return syncs of segment files submitted so far. */
     public long dataSyncsSubmitted() {
         return dataSyncsSubmitted.get();
@@ -335,6 +341,9 @@ public final class ControllableBackend implements StorageBackend {
             final int kind = segment
                     ? KIND_WRITE
                     : isSegment(paths.get(fileHandle)) ? KIND_OTHER : KIND_WRITE | KIND_PREPARATION_WRITE;
+            if ((kind & KIND_PREPARATION_WRITE) != 0) {
+                preparationBytesSubmitted.addAndGet(lengthBytes);
+            }
             delegate().submitWrite(fileHandle, fileOffset, source, sourceOffset, lengthBytes, wrap(token, kind));
         }
 

@@ -42,7 +42,6 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code walden.syncs}</td><td>counter, operations</td><td>{@code syncs}</td></tr>
  *   <tr><td>{@code walden.back.pressure.waits}</td><td>counter, events</td><td>{@code backPressureWaits}</td></tr>
  *   <tr><td>{@code walden.segments.rolled}</td><td>counter, files</td><td>{@code segmentsRolled}</td></tr>
- *   <tr><td>{@code walden.segments.hurried}</td><td>counter, files</td><td>{@code segmentsHurried}</td></tr>
  *   <tr><td>{@code walden.segments.deleted.for.space}</td><td>counter, files</td><td>{@code segmentsDeletedForSpace}</td></tr>
  *   <tr><td>{@code walden.writes.waited.for.space}</td><td>counter, operations</td><td>{@code writesWaitedForSpace}</td></tr>
  *   <tr><td>{@code walden.durability.marks}</td><td>counter, operations</td><td>{@code durabilityMarks}</td></tr>
@@ -155,12 +154,6 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 BaseUnits.FILES,
                 "segments the log moved past",
                 WalStats::segmentsRolled));
-        meters.add(counter(
-                registry,
-                "walden.segments.hurried",
-                BaseUnits.FILES,
-                "segments made ready before their zero-fill finished",
-                WalStats::segmentsHurried));
         meters.add(counter(
                 registry,
                 "walden.segments.deleted.for.space",

@@ -51,7 +51,6 @@ class WalMetricsTest {
         expected.put("walden.syncs", WalStats::syncs);
         expected.put("walden.back.pressure.waits", WalStats::backPressureWaits);
         expected.put("walden.segments.rolled", WalStats::segmentsRolled);
-        expected.put("walden.segments.hurried", WalStats::segmentsHurried);
         expected.put("walden.segments.deleted.for.space", WalStats::segmentsDeletedForSpace);
         expected.put("walden.writes.waited.for.space", WalStats::writesWaitedForSpace);
         expected.put("walden.durability.marks", WalStats::durabilityMarks);

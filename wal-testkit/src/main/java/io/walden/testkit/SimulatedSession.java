@@ -40,8 +40,7 @@ final class SimulatedSession implements StorageSession {
     private static final int DIRECTORY_DELAY_POLLS_MAX = 3;
     /**
      * In a third of the sessions, a write to a segment under preparation completes only while nothing
-     * else is in flight: the appenders then catch up with the zero-fill, and the log cuts it short (a
-     * hurried segment).
+     * else is in flight: the appenders then catch up with the preparation and wait for it.
      */
     private static final int SLOW_PREPARATION_DELAY_POLLS_MAX = 64;
 

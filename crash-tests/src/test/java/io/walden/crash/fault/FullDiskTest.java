@@ -54,9 +54,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       STORAGE_SPACE}, naming the directory, the cause, the free bytes and what to do; the log does
  *       not fail; once space is freed the next append goes through on the same open log (its delay is
  *       printed); every acknowledgement survives a reopen; no temporary file is left.
- *   <li><b>The disk fills while three appenders run</b> (64 KiB segments, so preparations are hurried):
- *       the same on every backend. Where a hurried segment was not allocated (FileChannel cannot
- *       allocate), its unwritten blocks need space when the frames reach them: a data write that
+ *   <li><b>The disk fills while three appenders run</b> (64 KiB segments): the same on every backend.
+ *       Where a segment was not allocated (FileChannel cannot allocate), its unwritten blocks need
+ *       space when the frames reach them: a data write that
  *       returns ENOSPC waits and is written again, as the preparation does, and the log does not fail.
  *   <li><b>A data write finds no space</b>: a hole punched into the active segment ahead of the
  *       writes (zeros either way; {@code fallocate --punch-hole}), then the disk filled, so that the

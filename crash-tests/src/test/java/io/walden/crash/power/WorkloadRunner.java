@@ -82,7 +82,6 @@ final class WorkloadRunner {
             try {
                 runPhase(wal, disk, acks, p, phases.get(p), mayFreeze);
             } finally {
-                CrashTally.HURRIED_SEGMENTS.addAndGet(wal.stats().segmentsHurried());
                 CrashTally.RECYCLED_SEGMENTS.addAndGet(wal.stats().segmentsRecycled());
                 if (wal.stats().writesInFlightPeak() > 1) {
                     CrashTally.PIPELINED_SESSIONS.incrementAndGet();

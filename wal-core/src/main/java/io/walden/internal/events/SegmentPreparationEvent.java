@@ -31,11 +31,7 @@ public final class SegmentPreparationEvent extends Event {
     @Label("Allocated")
     public boolean allocated;
 
-    /** Whether the appenders caught up with the preparation, so the rest of its zero-fill was skipped. */
-    @Label("Hurried")
-    public boolean hurried;
-
-    /** Whether the segment was made from a file retention freed, without a zero-fill. */
+    /** Whether the segment was made from a file retention freed. */
     @Label("Recycled")
     public boolean recycled;
 

@@ -170,13 +170,18 @@ final class DurabilityMarker {
         syncCoveredVersion = -1;
     }
 
-    /** The log rolled: the new header records nothing yet, and no limit unless recycled (then a durable one). */
-    void onRoll(final int recycledLimitOffset) {
+    /**
+     * The log rolled: the new header records nothing yet but its write limit, durable since the
+     * segment was prepared (zero: none, a segment an older build zero-filled); a recycled segment
+     * always has one.
+     */
+    void onRoll(final int limitOffset, final boolean recycled) {
+        Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
         headerDurablePosition = 0;
-        headerLimitOffset = recycledLimitOffset;
+        headerLimitOffset = limitOffset;
         headerContinued = false;
-        activeRecycled = recycledLimitOffset != 0;
-        durableLimitOffset = effective(recycledLimitOffset);
+        activeRecycled = recycled;
+        durableLimitOffset = effective(limitOffset);
         durableContinued = false;
         sessionStartOffset = SegmentHeaderDescriptor.HEADER_LENGTH;
         unsynced = false;

@@ -64,8 +64,7 @@ final class IoAssembly {
                         ? SegmentFill.PREPARE_WRITE_BYTES
                         : SegmentPreparer.INLINE_WRITE_BYTES,
                 recovered.logId(),
-                free,
-                SegmentPreparer.SpaceProbe.of(shared.directory()));
+                free);
         if (recovered.nextSegmentHandle() >= 0) {
             preparer.adoptReady(shared.positions().activeEnd(), recovered.nextSegmentHandle());
         }

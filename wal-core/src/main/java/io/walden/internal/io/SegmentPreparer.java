@@ -1,9 +1,11 @@
 package io.walden.internal.io;
 
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.events.SegmentPreparationEvent;
 import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.segment.FileReads;
 import io.walden.internal.segment.SegmentFill;
 import io.walden.internal.segment.SegmentHeaders;
 import io.walden.internal.segment.WriteLimits;
@@ -13,35 +15,21 @@ import io.walden.internal.state.NoSpace;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Prepares the next segment ahead of need, so that syncing the active segment commits data only:
- * the file is created under a temporary name, allocated (fallocate, where offered), its header
- * written, the rest zero-filled and synced chunk by chunk, and only then renamed into place and the
- * directory synced. A file with a segment name is therefore always complete and durable. Why
- * zero-fill after allocating: docs/design/backends.md.
+ * Prepares the next segment ahead of need: a temporary file, allocated (or its last block written,
+ * a hole before it), its header with a write limit one window past it, synced, renamed into place,
+ * the directory synced. Nothing is zero-filled: the log writes every byte once, below a durable
+ * limit it raises ahead of its writes; unwritten bytes read as zeros (docs/design/full-disks.md).
+ * A freed file is recycled instead, its first window zeroed (docs/design/recycling.md).
  *
  * <pre>
- *   IDLE -> ALLOCATING -> WRITING <-> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
+ *   IDLE -> ALLOCATING -> WRITING -> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
  * </pre>
  *
- * <p>{@link #hurry()} skips the rest of the zero-fill when the appenders outrun it: the file gets
- * its full size (from fallocate, or by writing its last block if {@link #roomForHole there is room
- * for the hole}) and is synced and renamed at once; unwritten space reads as zeros. A file {@link
- * FreeSegments} holds is recycled instead (docs/design/recycling.md): its header is rewritten for
- * the new base with {@link io.walden.format.SegmentHeaderDescriptor#FLAG_RECYCLED} and a write
- * limit one window past the header ({@link WriteLimits#initialLimit}), and only that window is
- * zero-filled.
- *
- * <p>One operation is in flight at a time, and each zero-fill sync covers at most {@link
- * SegmentFill#PREPARE_CHUNK_BYTES}, so a data sync queued behind preparation waits for one chunk at
- * most.
- *
- * <p><b>Threading:</b> owned by the holder of the I/O duty; steps are submitted by the I/O thread
- * only, and their completions settled by whichever holder delivers them.
+ * <p><b>Threading:</b> owned by the holder of the I/O duty; one step in flight at a time.
  */
 final class SegmentPreparer implements AutoCloseable {
     private static final System.Logger LOGGER = System.getLogger(SegmentPreparer.class.getName());
@@ -64,13 +52,10 @@ final class SegmentPreparer implements AutoCloseable {
             + " ms and after each truncateBefore; appends wait meanwhile: free space (Wal.truncateBefore, or"
             + " other files)";
 
-    /** What gives a hurried, unallocated file its full size: its last block, a multiple of any direct I/O block. */
-    private static final int HURRIED_TAIL_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
+    /** The block written last in an unallocated new file to give it its full length: a multiple of any direct I/O block. */
+    private static final int BLOCK_BYTES = SegmentHeaderDescriptor.HEADER_LENGTH;
 
-    /**
-     * Zero-fill write size where writes run on the submitting thread (FileChannel): one page, keeping
-     * page-cache folios small; a lone appender that comes meanwhile waits for it.
-     */
+    /** Zero-fill write size (a recycled file's first window) where writes run on the caller (FileChannel). */
     static final int INLINE_WRITE_BYTES = 4 * 1024;
 
     private final StorageSession session;
@@ -79,33 +64,27 @@ final class SegmentPreparer implements AutoCloseable {
     private final int writeBytes;
     private final long logId;
     private final long token;
+    private final int initialLimitOffset;
     private final AlignedBuffer headerMemory;
     private final AlignedBuffer zeroMemory;
     private final ByteBuffer headerBlock;
     private final ByteBuffer zeroChunk;
     private final FreeSegments free;
-    private final SpaceProbe usableSpace;
 
     private State state = State.IDLE;
     private boolean operationInFlight;
     private long basePosition = -1;
     private int fileHandle = -1;
     private long writtenOffset;
-    private long syncedOffset;
     private int pendingLength;
-    // Whether the segment being prepared was allocated to its full size (fallocate), and whether the
-    // rest of its zero-fill is to be skipped.
+    // Whether the new file was allocated to its full size (fallocate); else its last block is written.
     private boolean allocated;
-    private boolean hurried;
-    // The free file being made the segment (null for a new file), and where its zero-fill ends: the
-    // recycled segment's write limit, or the capacity of a new file.
+    // The free file being made the segment (null for a new file).
     private Path recycledFrom;
-    private int fillEndOffset;
-    // The ready segment's write limit if it is recycled, else zero.
+    // The ready segment's write limit (zero: none, a segment an older build zero-filled) and whether it
+    // is recycled (its header keeps the flag).
     private int readyLimitOffset;
-    // When the file system was last asked whether a hurried segment's hole would fit, and its answer.
-    private long holeCheckedAtNs;
-    private boolean roomForHole;
+    private boolean readyRecycled;
     // The Flight Recorder event of the preparation in progress, null unless a recording has it enabled.
     private SegmentPreparationEvent event;
     // Why the last preparation failed for space (null once one succeeds), and when to try again.
@@ -118,10 +97,9 @@ final class SegmentPreparer implements AutoCloseable {
             final int segmentCapacityBytes,
             final int writeBytes,
             final long logId,
-            final FreeSegments free,
-            final SpaceProbe usableSpace) {
+            final FreeSegments free) {
         Invariants.check(
-                writeBytes > 0 && writeBytes % HURRIED_TAIL_BYTES == 0 && writeBytes <= SegmentFill.PREPARE_WRITE_BYTES,
+                writeBytes > 0 && writeBytes % BLOCK_BYTES == 0 && writeBytes <= SegmentFill.PREPARE_WRITE_BYTES,
                 "zero-fill write size %d",
                 writeBytes);
         this.session = session;
@@ -131,7 +109,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.logId = logId;
         this.token = CompletionToken.of(CompletionToken.PREPARE);
         this.free = free;
-        this.usableSpace = usableSpace;
+        this.initialLimitOffset = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, segmentCapacityBytes);
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
         this.zeroMemory = new AlignedBuffer(writeBytes);
         this.headerBlock = headerMemory.buffer();
@@ -163,7 +141,8 @@ final class SegmentPreparer implements AutoCloseable {
             retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
             return;
         }
-        begin(newBasePosition, null, segmentCapacityBytes, State.ALLOCATING);
+        SegmentHeaders.writeLimitAndContinued(headerBlock, initialLimitOffset, false);
+        begin(newBasePosition, null, State.ALLOCATING);
     }
 
     /** Starts making a freed file the segment: header and the first window only, no allocation. */
@@ -176,21 +155,17 @@ final class SegmentPreparer implements AutoCloseable {
                     "cannot reuse the freed segment file " + reuse + " (" + ex + "); preparing a new file instead");
             return false;
         }
-        final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, segmentCapacityBytes);
-        SegmentHeaders.writeRecycled(headerBlock, limit);
+        SegmentHeaders.writeRecycled(headerBlock, initialLimitOffset);
         // A freed file has its full size already: no allocation.
-        begin(newBasePosition, reuse, limit, State.WRITING);
+        begin(newBasePosition, reuse, State.WRITING);
         return true;
     }
 
-    private void begin(final long newBasePosition, final Path reuse, final int fillEnd, final State first) {
+    private void begin(final long newBasePosition, final Path reuse, final State first) {
         basePosition = newBasePosition;
         writtenOffset = 0;
-        syncedOffset = 0;
         allocated = reuse != null;
-        hurried = false;
         recycledFrom = reuse;
-        fillEndOffset = fillEnd;
         event = SegmentPreparationEvent.beginIfEnabled();
         state = first;
     }
@@ -202,37 +177,7 @@ final class SegmentPreparer implements AutoCloseable {
         }
         switch (state) {
             case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
-            case WRITING -> {
-                final boolean header = writtenOffset == 0;
-                if (hurried
-                        && recycledFrom == null
-                        && !header
-                        && writtenOffset < segmentCapacityBytes - HURRIED_TAIL_BYTES) {
-                    if (allocated) {
-                        // Full size already: sync what was written, then rename.
-                        writtenOffset = fillEndOffset;
-                        state = State.SYNCING;
-                        session.submitSync(fileHandle, token);
-                        operationInFlight = true;
-                        return 1;
-                    }
-                    if (roomForHole()) {
-                        // Writing the last block gives the file its full size; the skipped range is a hole.
-                        writtenOffset = segmentCapacityBytes - HURRIED_TAIL_BYTES;
-                    }
-                    // Else no room for the hole (see roomForHole): the zero-fill goes on.
-                }
-                pendingLength = header
-                        ? SegmentHeaderDescriptor.HEADER_LENGTH
-                        : (int) Math.min(writeBytes, fillEndOffset - writtenOffset);
-                Invariants.check(
-                        (writtenOffset & (HURRIED_TAIL_BYTES - 1)) == 0 && pendingLength > 0,
-                        "zero-fill write of %d bytes at offset %d",
-                        pendingLength,
-                        writtenOffset);
-                session.submitWrite(
-                        fileHandle, writtenOffset, header ? headerBlock : zeroChunk, 0, pendingLength, token);
-            }
+            case WRITING -> submitWrite();
             case SYNCING -> session.submitSync(fileHandle, token);
             case RENAMING ->
                 session.submitRename(
@@ -246,6 +191,37 @@ final class SegmentPreparer implements AutoCloseable {
         }
         operationInFlight = true;
         return 1;
+    }
+
+    /** The header; then zeros up to a recycled file's limit, or an unallocated file's last block. */
+    private void submitWrite() {
+        final boolean header = writtenOffset == 0;
+        final ByteBuffer source;
+        if (header) {
+            pendingLength = SegmentHeaderDescriptor.HEADER_LENGTH;
+            source = headerBlock;
+        } else if (recycledFrom != null) {
+            pendingLength = (int) Math.min(writeBytes, initialLimitOffset - writtenOffset);
+            source = zeroChunk;
+        } else {
+            writtenOffset = segmentCapacityBytes - BLOCK_BYTES;
+            pendingLength = BLOCK_BYTES;
+            source = zeroChunk;
+        }
+        Invariants.check(
+                (writtenOffset & (BLOCK_BYTES - 1)) == 0 && pendingLength > 0,
+                "preparation write of %d bytes at offset %d",
+                pendingLength,
+                writtenOffset);
+        session.submitWrite(fileHandle, writtenOffset, source, 0, pendingLength, token);
+    }
+
+    /** Where the writes of this preparation end: the limit of a recycled file, the end of an unallocated one. */
+    private long writesEndOffset() {
+        if (recycledFrom != null) {
+            return initialLimitOffset;
+        }
+        return allocated || segmentCapacityBytes <= BLOCK_BYTES ? BLOCK_BYTES : segmentCapacityBytes;
     }
 
     /** The submitted step completed; a short write (against the SPI) throws: the segment would be incomplete. */
@@ -269,18 +245,16 @@ final class SegmentPreparer implements AutoCloseable {
                             + " without an error; a backend must finish a short write or fail it");
                 }
                 writtenOffset += pendingLength;
-                if (writtenOffset - syncedOffset >= SegmentFill.PREPARE_CHUNK_BYTES || writtenOffset == fillEndOffset) {
+                if (writtenOffset >= writesEndOffset()) {
                     state = State.SYNCING;
                 }
             }
-            case SYNCING -> {
-                syncedOffset = writtenOffset;
-                state = syncedOffset >= fillEndOffset ? State.RENAMING : State.WRITING;
-            }
+            case SYNCING -> state = State.RENAMING;
             case RENAMING -> state = State.SYNCING_DIRECTORY;
             case SYNCING_DIRECTORY -> {
                 state = State.READY;
-                readyLimitOffset = recycledFrom != null ? fillEndOffset : 0;
+                readyLimitOffset = initialLimitOffset;
+                readyRecycled = recycledFrom != null;
                 spaceShortage = null;
                 commitEvent();
             }
@@ -299,53 +273,13 @@ final class SegmentPreparer implements AutoCloseable {
             finished.directory = directory.toString();
             finished.basePosition = basePosition;
             finished.allocated = allocated;
-            finished.hurried = hurried;
             finished.recycled = recycledFrom != null;
             finished.commit();
         }
     }
 
-    /** The usable space of the log's file system, asked before a hurried segment leaves a hole. */
-    @FunctionalInterface
-    interface SpaceProbe {
-        long usableBytes() throws IOException;
-
-        static SpaceProbe of(final Path directory) {
-            return () -> Files.getFileStore(directory).getUsableSpace();
-        }
-    }
-
     /**
-     * Whether there is room for the hole a hurried, unallocated segment leaves (a data write that finds
-     * no space fails the log). Asked at most once per {@link #NO_SPACE_RETRY_NS}; unknown means no.
-     */
-    private boolean roomForHole() {
-        final long nowNs = System.nanoTime();
-        if (holeCheckedAtNs != 0 && nowNs - holeCheckedAtNs < NO_SPACE_RETRY_NS) {
-            return roomForHole;
-        }
-        holeCheckedAtNs = nowNs;
-        try {
-            roomForHole = usableSpace.usableBytes() >= segmentCapacityBytes - writtenOffset;
-        } catch (final IOException ex) {
-            roomForHole = false;
-        }
-        return roomForHole;
-    }
-
-    /** Skips the rest of the zero-fill; a no-op when idle, already hurried, recycling or past zero-filling. */
-    boolean hurry() {
-        if (!hurried
-                && recycledFrom == null
-                && (state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
-            hurried = true;
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * A step failed. A full file system while the temporary file is allocated, zero-filled or synced is
+     * A step failed. A full file system while the file is allocated, written or synced is
      * no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later. The file holds
      * no record, so nothing acknowledged can
      * be lost; it keeps its space, which the next segment needs anyway, and is deleted if the log closes.
@@ -359,7 +293,8 @@ final class SegmentPreparer implements AutoCloseable {
         noSpace(basePosition, failure);
         retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
         if (state == State.SYNCING) {
-            writtenOffset = syncedOffset;
+            // What the failed sync covered is written again.
+            writtenOffset = 0;
             state = State.WRITING;
         }
         return true;
@@ -376,10 +311,6 @@ final class SegmentPreparer implements AutoCloseable {
     /** Why the next segment cannot be prepared for lack of space, until a preparation succeeds. */
     String spaceShortage() {
         return spaceShortage;
-    }
-
-    boolean isHurried() {
-        return hurried;
     }
 
     boolean isReady(final long position) {
@@ -435,18 +366,28 @@ final class SegmentPreparer implements AutoCloseable {
         return handle;
     }
 
+    /** Takes over a segment recovery found prepared, with the limit its header records (older builds: none). */
     void adoptReady(final long position, final int handle) throws IOException {
         Invariants.check(state == State.IDLE, "adopt in state %s", state);
         basePosition = position;
         fileHandle = handle;
-        readyLimitOffset = SegmentHeaders.recycledLimit(SegmentNames.segmentPath(directory, position));
+        final ByteBuffer header = FileReads.readHeader(SegmentNames.segmentPath(directory, position));
+        final boolean valid = header != null && SegmentHeaderDecoder.checksumMatches(header);
+        readyLimitOffset = valid ? SegmentHeaderDecoder.writeLimitOffset(header) : 0;
+        readyRecycled = valid && SegmentHeaderDecoder.recycled(header);
         state = State.READY;
     }
 
-    /** The ready segment's write limit if it is recycled (the roll starts the writer there), else 0; before take. */
+    /** The ready segment's write limit, where the roll starts the writer (0: none); before take. */
     int readyLimitOffset() {
         Invariants.check(state == State.READY, "limit asked in state %s", state);
         return readyLimitOffset;
+    }
+
+    /** Whether the ready segment is recycled; before take. */
+    boolean readyRecycled() {
+        Invariants.check(state == State.READY, "recycled asked in state %s", state);
+        return readyRecycled;
     }
 
     /** Frees memory. The session closes the file handles. */

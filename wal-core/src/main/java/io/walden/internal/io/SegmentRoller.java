@@ -21,9 +21,8 @@ import java.nio.file.Path;
  * <p>Preparation starts once the frames reach a quarter of the active segment ({@link
  * #prepareFromBytes}), so a new or small log takes one segment on disk, not two, and the next
  * segment still has three quarters of one to be prepared in. It yields to the log's own writes: a
- * step is submitted only when no frame waits to be written, unless the preparer is {@link
- * SegmentPreparer#hurry hurried}, as it is once the appenders come within an eighth of the
- * segment's end.
+ * step is submitted only when no frame waits to be written, until the appenders come within an
+ * eighth of the segment's end ({@link #urgentDistanceBytes}).
  *
  * <p><b>Threading:</b> owned by the holder of the I/O duty; rolls run on the I/O thread or an
  * appender driving its record, never in a completion round (a roll closes a file).
@@ -40,7 +39,8 @@ final class SegmentRoller {
     private final StatsCounters stats;
     private final Path directory;
     private final long segmentCapacityBytes;
-    private final long hurryDistanceBytes;
+    // How near the segment's end the frames come before the preparation stops yielding to them.
+    private final long urgentDistanceBytes;
     // How far into the active segment the frames go before the next segment is prepared.
     private final long prepareFromBytes;
     // Since when the full active segment has waited for the next one, or -1; the space shortage
@@ -65,7 +65,7 @@ final class SegmentRoller {
         this.stats = shared.stats();
         this.directory = shared.directory();
         this.segmentCapacityBytes = shared.segmentCapacityBytes();
-        this.hurryDistanceBytes = segmentCapacityBytes / 8;
+        this.urgentDistanceBytes = segmentCapacityBytes / 8;
         this.prepareFromBytes = segmentCapacityBytes / 4;
     }
 
@@ -80,7 +80,7 @@ final class SegmentRoller {
                 && scanner.position() - positions.activeBase() >= prepareFromBytes;
     }
 
-    /** Runs a step of the next segment's preparation (class comment: yields to writes, or is hurried). */
+    /** Runs a step of the next segment's preparation (class comment: yields to writes unless urgent). */
     int prepare(final boolean framesWaiting) throws IOException {
         if (preparationDue() || (preparer.isIdle() && preparer.spaceShortage() != null)) {
             // Due, or its temporary file could not be created for space: tried again once its retry
@@ -92,10 +92,7 @@ final class SegmentRoller {
             publishedShortage = shortage;
             state.spaceShortage(shortage);
         }
-        if (positions.activeEnd() - scanner.position() <= hurryDistanceBytes && preparer.hurry()) {
-            stats.recordSegmentHurried();
-        }
-        if (framesWaiting && !preparer.isHurried()) {
+        if (framesWaiting && positions.activeEnd() - scanner.position() > urgentDistanceBytes) {
             return 0;
         }
         return preparer.doWork();
@@ -147,16 +144,17 @@ final class SegmentRoller {
         }
         rollWantedSinceNs = -1;
         session.closeFile(positions.activeHandle());
-        final int recycledLimitOffset = preparer.readyLimitOffset();
+        final int limitOffset = preparer.readyLimitOffset();
+        final boolean recycled = preparer.readyRecycled();
         positions.rolled(segmentEnd, preparer.take());
         final long firstFramePosition = segmentEnd + SegmentHeaderDescriptor.HEADER_LENGTH;
         scanner.rollTo(firstFramePosition);
-        marker.onRoll(recycledLimitOffset);
+        marker.onRoll(limitOffset, recycled);
         logBuffer.release(positions.released());
         state.publishWritten(firstFramePosition);
         state.publishDurable(firstFramePosition);
         stats.recordSegmentRolled();
-        if (recycledLimitOffset != 0) {
+        if (recycled) {
             stats.recordSegmentRecycled();
         }
         // The segment after this one is prepared once it is due (class comment).

@@ -191,7 +191,7 @@ public final class LogRecovery {
      * Completes the suffix truncation whose record {@code truncateAfter} on an open log just wrote, and
      * returns the log to continue at the first frame of the segment at {@code continueBase}, without
      * scanning (the caller stopped the log there, every record durable); a missing segment there is
-     * prepared now, hurried. Refuses the log if the record is gone or the kept records are damaged.
+     * prepared now. Refuses the log if the record is gone or the kept records are damaged.
      */
     public RecoveredLog completeTruncationAndContinue(
             final long firstSegmentBase,
@@ -229,7 +229,7 @@ public final class LogRecovery {
             io.delete(path);
             io.syncDirectory();
         }
-        final int handle = prepared ? session.openFile(path, false) : writer.prepareSegmentHurried(continueBase);
+        final int handle = prepared ? session.openFile(path, false) : writer.prepareSegment(continueBase);
         final long end = continueBase + SegmentHeaderDescriptor.HEADER_LENGTH;
         tally.recoveredEndPosition = end;
         tally.provenDurablePosition = end;

@@ -20,8 +20,7 @@ import java.util.NavigableSet;
 
 /**
  * Every write a recovery makes to a log's segment files, through the storage session: zeroing a
- * range, a discard frame, a header's state, and new segments (prepared whole, hurried, or holding one
- * discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller orders
+ * range, a discard frame, a header's state, and new segments (empty, or holding one discard frame). Zeroing, discard frames and headers are left unsynced, so that the caller orders
  * the syncs; a new segment is synced and in place, directory synced, when its method returns.
  *
  * <p><b>Threading:</b> the opening thread, which owns the session until the I/O thread starts.
@@ -166,36 +165,13 @@ final class RecoveryWriter {
         }
     }
 
-    /** As {@link io.walden.internal.io.SegmentPreparer} prepares a segment, synchronously. */
+    /**
+     * Prepares a new segment, synchronously, as {@link io.walden.internal.io.SegmentPreparer} does: a
+     * temporary file allocated where the backend can (else its last block written: a hole before it,
+     * which reads as zeros), its header, synced, renamed into place, the directory synced. Nothing is
+     * zero-filled; the caller records the session's write limit.
+     */
     int prepareSegment(final long base) throws IOException {
-        final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
-        final int handle = session.openFile(temporary, true);
-        try (AlignedBuffer headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
-                AlignedBuffer zeroMemory = new AlignedBuffer(SegmentFill.PREPARE_WRITE_BYTES)) {
-            final ByteBuffer header = headerMemory.buffer();
-            final ByteBuffer zeros = zeroMemory.buffer();
-            // Allocated first where the backend can, as the preparer does; FileChannel gives the file
-            // its length, so that the zero-fill does not extend it (XFS reserves space past the end).
-            io.allocate(handle, 0, capacityBytes);
-            SegmentHeaders.write(header, capacityBytes, base, logId);
-            io.write(handle, 0, header, SegmentHeaderDescriptor.HEADER_LENGTH);
-            for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
-                final int length = (int) Math.min(SegmentFill.PREPARE_WRITE_BYTES, capacityBytes - offset);
-                io.write(handle, offset, zeros, length);
-                offset += length;
-            }
-            io.sync(handle);
-            io.rename(temporary, SegmentNames.segmentPath(directory, base));
-            io.syncDirectory();
-            return handle;
-        } catch (final IOException | RuntimeException ex) {
-            removeTemporary(handle, temporary, ex);
-            throw ex;
-        }
-    }
-
-    /** As {@link #prepareSegment}, hurried: allocated or its last block written, not zero-filled. */
-    int prepareSegmentHurried(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
         final int handle = session.openFile(temporary, true);
         try (AlignedBuffer memory = new AlignedBuffer(BLOCK_BYTES)) {

@@ -51,7 +51,6 @@ public final class StatsCounters {
     volatile long syncLatencyNsTotal;
     volatile long syncLatencyNsMax;
     private volatile long segmentsRolled;
-    private volatile long segmentsHurried;
     private volatile long segmentsRecycled;
     private volatile long segmentsDeletedForSpace;
     private volatile long writesWaitedForSpace;
@@ -138,7 +137,6 @@ public final class StatsCounters {
                 syncLatency.snapshot(),
                 backPressureWaits.get(),
                 segmentsRolled,
-                segmentsHurried,
                 segmentsRecycled,
                 segmentsDeletedForSpace,
                 writesWaitedForSpace,
@@ -161,10 +159,6 @@ public final class StatsCounters {
 
     public void recordSegmentRolled() {
         segmentsRolled = segmentsRolled + 1;
-    }
-
-    public void recordSegmentHurried() {
-        segmentsHurried = segmentsHurried + 1;
     }
 
     public void recordSegmentRecycled() {

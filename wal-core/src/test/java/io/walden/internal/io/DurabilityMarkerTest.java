@@ -193,7 +193,7 @@ class DurabilityMarkerTest {
                     "a later mark keeps the flag");
             assertEquals(8192, header().getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET));
             limited.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
-            limited.onRoll(0);
+            limited.onRoll(0, false);
             assertFalse(limited.continuedWritten());
             assertTrue(limited.allowsWrite(SEGMENT + SEGMENT, SEGMENT), "a rolled-into segment has no limit");
         } finally {
@@ -227,7 +227,7 @@ class DurabilityMarkerTest {
     void shouldForgetTheOldSegmentsMarkOnARoll() {
         marker.write(8192, 0, handle);
         marker.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0);
-        marker.onRoll(0);
+        marker.onRoll(0, false);
         assertFalse(marker.awaitsSync());
         assertTrue(marker.due(NOW, SEGMENT + 8192, NOW - IDLE, SEGMENT + 4096));
     }

@@ -15,6 +15,7 @@ import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.segment.SegmentHeaders;
 import io.walden.internal.segment.WriteLimits;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -32,13 +33,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Segment preparation step by step against a session whose completions the test delivers: a
- * temporary file allocated, its header and zeros written and synced, renamed into place and the
- * directory synced, one operation at a time; hurried with and without allocation; a short write; and
- * an unfinished preparation abandoned.
+ * temporary file allocated (or its last block written), its header with a write limit written and
+ * synced, renamed into place and the directory synced, one operation at a time, nothing zero-filled;
+ * a freed file recycled; a short write; space shortages; and an unfinished preparation abandoned.
  */
 class SegmentPreparerTest {
     private static final long PREPARE = CompletionToken.PREPARE;
     private static final int WRITE_BYTES = SegmentPreparer.INLINE_WRITE_BYTES;
+    private static final int BLOCK = SegmentHeaderDescriptor.HEADER_LENGTH;
+    private static final int LIMIT = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT);
     private static final String TEMPORARY = temporaryName(SEGMENT);
 
     @TempDir
@@ -51,7 +54,7 @@ class SegmentPreparerTest {
     void open() {
         // Blocking operations (abandon's delete) use token 0.
         session = new HeldCompletionSession().autoDeliver(0);
-        preparer = newPreparer(new FreeSegments(directory, 0), () -> Long.MAX_VALUE);
+        preparer = newPreparer(new FreeSegments(directory, 0));
     }
 
     @AfterEach
@@ -61,30 +64,37 @@ class SegmentPreparerTest {
     }
 
     @Test
-    void shouldZeroFillSyncRenameAndSyncTheDirectoryOneOperationAtATime() throws IOException {
+    void shouldWriteTheHeaderAndTheLastBlockSyncRenameAndSyncTheDirectoryOneOperationAtATime() throws IOException {
         preparer.start(SEGMENT);
         runToReady();
-        final List<String> expected = new ArrayList<>();
-        expected.add("open " + TEMPORARY);
-        expected.add("allocate " + TEMPORARY + " 0+" + SEGMENT);
-        for (int offset = 0; offset < SEGMENT; offset += WRITE_BYTES) {
-            expected.add("write " + TEMPORARY + " " + offset + "+" + WRITE_BYTES);
-        }
-        expected.add("sync " + TEMPORARY);
-        expected.add("rename " + TEMPORARY + " " + segmentName(SEGMENT));
-        expected.add("sync-directory");
-        assertEquals(expected, session.operations());
+        assertEquals(
+                List.of(
+                        "open " + TEMPORARY,
+                        "allocate " + TEMPORARY + " 0+" + SEGMENT,
+                        "write " + TEMPORARY + " 0+" + SegmentHeaderDescriptor.HEADER_LENGTH,
+                        // The session cannot allocate: the last block gives the file its length.
+                        "write " + TEMPORARY + " " + (SEGMENT - BLOCK) + "+" + BLOCK,
+                        "sync " + TEMPORARY,
+                        "rename " + TEMPORARY + " " + segmentName(SEGMENT),
+                        "sync-directory"),
+                session.operations(),
+                "no zero-fill");
         assertTrue(preparer.isReady(SEGMENT));
         assertFalse(preparer.isReady(2L * SEGMENT));
         assertFalse(Files.exists(directory.resolve(TEMPORARY)));
         final byte[] content = Files.readAllBytes(SegmentNames.segmentPath(directory, SEGMENT));
         assertEquals(SEGMENT, content.length);
         final ByteBuffer header = ByteBuffer.wrap(content).order(ByteOrder.LITTLE_ENDIAN);
-        assertEquals(SegmentHeaderDescriptor.MAGIC, header.getLong(SegmentHeaderDescriptor.MAGIC_OFFSET));
+        assertNull(SegmentHeaderDecoder.validate(
+                header.slice(0, SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN), SEGMENT));
         assertEquals(SEGMENT, header.getLong(SegmentHeaderDescriptor.BASE_POSITION_OFFSET));
+        assertEquals(LIMIT, SegmentHeaderDecoder.writeLimitOffset(header), "bounded by a write limit");
+        assertFalse(SegmentHeaderDecoder.recycled(header), "a new file is not recycled");
         for (int i = SegmentHeaderDescriptor.HEADER_LENGTH; i < SEGMENT; i++) {
             assertEquals(0, content[i], "byte " + i);
         }
+        assertEquals(LIMIT, preparer.readyLimitOffset());
+        assertFalse(preparer.readyRecycled());
 
         final int handle = preparer.take();
         assertTrue(handle > 0);
@@ -93,75 +103,23 @@ class SegmentPreparerTest {
     }
 
     @Test
-    void shouldSkipTheZeroFillToTheLastBlockWhenHurriedWithoutAllocation() throws IOException {
+    void shouldWriteOnlyTheHeaderWhenTheFileIsAllocated() throws IOException {
+        session.files.allocates();
         preparer.start(SEGMENT);
-        step(); // allocate: the session cannot
-        step(); // header
-        step(); // first zeros
-        assertTrue(preparer.hurry());
-        assertFalse(preparer.hurry(), "once");
-        assertTrue(preparer.isHurried());
         runToReady();
         assertEquals(
                 List.of(
-                        "write " + TEMPORARY + " " + WRITE_BYTES + "+" + WRITE_BYTES,
-                        "write " + TEMPORARY + " " + (SEGMENT - WRITE_BYTES) + "+" + WRITE_BYTES,
+                        "write " + TEMPORARY + " 0+" + SegmentHeaderDescriptor.HEADER_LENGTH,
                         "sync " + TEMPORARY,
                         "rename " + TEMPORARY + " " + segmentName(SEGMENT),
                         "sync-directory"),
-                session.operations().subList(3, session.operations().size()));
+                session.operations().subList(2, session.operations().size()));
         assertEquals(SEGMENT, Files.size(SegmentNames.segmentPath(directory, SEGMENT)));
+        assertEquals(LIMIT, preparer.readyLimitOffset());
     }
 
     @Test
-    void shouldZeroFillOnWhenHurriedWithoutAllocationAndTheHoleWouldNotFit() throws IOException {
-        // Room for less than the rest of the segment: a hole there would need blocks that a data write
-        // could then not get (fail-stop); zero-filling on meets the shortage as back-pressure instead.
-        preparer.close();
-        preparer = newPreparer(new FreeSegments(directory, 0), () -> SEGMENT / 2);
-        preparer.start(SEGMENT);
-        step(); // allocate: the session cannot
-        step(); // header
-        step(); // first zeros
-        assertTrue(preparer.hurry());
-        runToReady();
-        final List<String> expected = new ArrayList<>();
-        // After the header and the first zeros, every block to the end.
-        for (int offset = SegmentHeaderDescriptor.HEADER_LENGTH + WRITE_BYTES;
-                offset < SEGMENT;
-                offset += WRITE_BYTES) {
-            expected.add("write " + TEMPORARY + " " + offset + "+" + WRITE_BYTES);
-        }
-        final List<String> writes = session.operations().stream()
-                .filter(operation -> operation.startsWith("write "))
-                .toList();
-        assertEquals(expected, writes.subList(2, writes.size()), "every block written: no hole");
-    }
-
-    @Test
-    void shouldSyncAtOnceWhenHurriedWithTheFileAllocated() throws IOException {
-        session.files.allocates();
-        preparer.start(SEGMENT);
-        step(); // allocate
-        step(); // header
-        preparer.hurry();
-        runToReady();
-        assertEquals(
-                List.of("sync " + TEMPORARY, "rename " + TEMPORARY + " " + segmentName(SEGMENT), "sync-directory"),
-                session.operations().subList(3, session.operations().size()));
-    }
-
-    @Test
-    void shouldNotHurryOncePastTheZeroFill() throws IOException {
-        assertFalse(preparer.hurry(), "idle");
-        preparer.start(SEGMENT);
-        runToReady();
-        assertFalse(preparer.hurry());
-        assertFalse(preparer.isHurried());
-    }
-
-    @Test
-    void shouldFailAShortZeroFillWrite() throws IOException {
+    void shouldFailAShortWrite() throws IOException {
         preparer.start(SEGMENT);
         step();
         assertEquals(1, preparer.doWork());
@@ -219,11 +177,38 @@ class SegmentPreparerTest {
     }
 
     @Test
-    void shouldAdoptASegmentRecoveryFoundPrepared() throws IOException {
+    void shouldAdoptASegmentRecoveryFoundPreparedWithTheLimitItsHeaderRecords() throws IOException {
+        writeSegmentHeader(SEGMENT, LIMIT, false);
         preparer.adoptReady(SEGMENT, 7);
         assertTrue(preparer.isReady(SEGMENT));
+        assertEquals(LIMIT, preparer.readyLimitOffset());
+        assertFalse(preparer.readyRecycled());
         assertEquals(0, preparer.doWork());
         assertEquals(7, preparer.take());
+
+        writeSegmentHeader(2L * SEGMENT, LIMIT, true);
+        preparer.adoptReady(2L * SEGMENT, 8);
+        assertEquals(LIMIT, preparer.readyLimitOffset());
+        assertTrue(preparer.readyRecycled());
+        assertEquals(8, preparer.take());
+
+        // One an older build prepared: zero-filled, no limit.
+        writeSegmentHeader(3L * SEGMENT, 0, false);
+        preparer.adoptReady(3L * SEGMENT, 9);
+        assertEquals(0, preparer.readyLimitOffset());
+        assertFalse(preparer.readyRecycled());
+    }
+
+    private void writeSegmentHeader(final long base, final int limitOffset, final boolean recycled) throws IOException {
+        final ByteBuffer header =
+                ByteBuffer.allocate(SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        SegmentHeaders.write(header, SEGMENT, base, LOG_ID);
+        if (recycled) {
+            SegmentHeaders.writeRecycled(header, limitOffset);
+        } else {
+            SegmentHeaders.writeLimitAndContinued(header, limitOffset, false);
+        }
+        Files.write(SegmentNames.segmentPath(directory, base), header.array());
     }
 
     @Test
@@ -271,8 +256,9 @@ class SegmentPreparerTest {
         assertFalse(preparer.onFailure(new IOException("Input/output error")), "not space");
         session.deliverAll();
         session.poll((token, result, failure) -> {}, 10);
-        final SegmentPreparer ready = newPreparer(new FreeSegments(directory, 0), () -> Long.MAX_VALUE);
+        final SegmentPreparer ready = newPreparer(new FreeSegments(directory, 0));
         try {
+            writeSegmentHeader(2L * SEGMENT, LIMIT, false);
             ready.adoptReady(2L * SEGMENT, 7);
             assertFalse(
                     ready.onFailure(new IOException("No space left on device")),
@@ -301,10 +287,10 @@ class SegmentPreparerTest {
         java.util.Arrays.fill(stale, (byte) 0x5A);
         Files.write(freed, stale);
         preparer.close();
-        preparer = newPreparer(FreeSegments.find(directory, SEGMENT, 2), () -> Long.MAX_VALUE);
+        preparer = newPreparer(FreeSegments.find(directory, SEGMENT, 2));
         preparer.start(SEGMENT);
         runToReady();
-        final int limit = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, SEGMENT);
+        final int limit = LIMIT;
         final List<String> expected = new ArrayList<>();
         expected.add("open " + freed.getFileName());
         for (int offset = 0;
@@ -323,6 +309,7 @@ class SegmentPreparerTest {
         assertNull(SegmentHeaderDecoder.validate(
                 header.slice(0, SegmentHeaderDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN), SEGMENT));
         assertTrue(SegmentHeaderDecoder.recycled(header));
+        assertTrue(preparer.readyRecycled());
         assertEquals(limit, SegmentHeaderDecoder.writeLimitOffset(header));
         for (int i = SegmentHeaderDescriptor.HEADER_LENGTH; i < SEGMENT; i++) {
             assertEquals(i < limit ? 0 : 0x5A, content[i], "byte " + i);
@@ -335,17 +322,18 @@ class SegmentPreparerTest {
         final FreeSegments free = new FreeSegments(directory, 2);
         free.add(free.renaming(0));
         preparer.close();
-        preparer = newPreparer(free, () -> Long.MAX_VALUE);
+        preparer = newPreparer(free);
         preparer.start(SEGMENT);
         runToReady();
         assertEquals("open " + TEMPORARY, session.operations().get(0));
-        assertEquals(0, preparer.readyLimitOffset(), "a new, zero-filled segment records no limit");
+        assertEquals(LIMIT, preparer.readyLimitOffset(), "a new segment is bounded by a limit too");
+        assertFalse(preparer.readyRecycled());
         assertEquals(0, free.size());
     }
 
-    /** A preparer over the test's session and directory, with the given freed files and free space. */
-    private SegmentPreparer newPreparer(final FreeSegments free, final SegmentPreparer.SpaceProbe usableSpace) {
-        return new SegmentPreparer(session, directory, SEGMENT, WRITE_BYTES, LOG_ID, free, usableSpace);
+    /** A preparer over the test's session and directory, with the given freed files. */
+    private SegmentPreparer newPreparer(final FreeSegments free) {
+        return new SegmentPreparer(session, directory, SEGMENT, WRITE_BYTES, LOG_ID, free);
     }
 
     private void runToReady() throws IOException {

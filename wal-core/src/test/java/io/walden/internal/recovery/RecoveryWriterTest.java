@@ -144,12 +144,12 @@ class RecoveryWriterTest {
     }
 
     @Test
-    void preparesAHurriedSegmentWithItsLastBlockWhereTheBackendCannotAllocate() throws IOException {
+    void preparesASegmentWithItsLastBlockWhereTheBackendCannotAllocateAndZeroFillsNothing() throws IOException {
         final long base = CAPACITY;
         final String temporary = SegmentNames.temporaryName(base);
         final String name = SegmentNames.segmentName(base);
 
-        session.closeFile(writer().prepareSegmentHurried(base));
+        session.closeFile(writer().prepareSegment(base));
 
         assertEquals(
                 List.of(
@@ -162,16 +162,22 @@ class RecoveryWriterTest {
                         "sync-directory",
                         "close " + name),
                 renamedClose(session.operations, temporary, name));
-        assertEquals(CAPACITY, Files.size(directory.resolve(name)));
+        final byte[] content = Files.readAllBytes(directory.resolve(name));
+        assertEquals(CAPACITY, content.length);
+        assertNull(SegmentHeaderDecoder.validate(
+                ByteBuffer.wrap(content, 0, BLOCK).slice().order(ByteOrder.LITTLE_ENDIAN), base));
+        for (int i = BLOCK; i < CAPACITY; i++) {
+            assertEquals(0, content[i], "byte " + i);
+        }
     }
 
     @Test
-    void preparesAHurriedSegmentWithoutItsLastBlockWhereTheBackendAllocates() throws IOException {
+    void preparesASegmentWithoutItsLastBlockWhereTheBackendAllocates() throws IOException {
         session.allocates();
         final long base = CAPACITY;
         final String temporary = SegmentNames.temporaryName(base);
 
-        session.closeFile(writer().prepareSegmentHurried(base));
+        session.closeFile(writer().prepareSegment(base));
 
         assertEquals(List.of("write " + temporary + " 0+" + BLOCK), session.operations("write"));
         assertEquals(CAPACITY, Files.size(SegmentNames.segmentPath(directory, base)));
@@ -190,33 +196,10 @@ class RecoveryWriterTest {
                 session.operations.contains("close " + SegmentNames.temporaryName(0)), session.operations.toString());
 
         session.failWritesFrom(0, noSpace);
-        assertSame(noSpace, assertThrows(IOException.class, () -> writer().prepareSegmentHurried(0)));
-        assertFalse(Files.exists(directory.resolve(SegmentNames.temporaryName(0))), "the hurried temporary is left");
-    }
-
-    @Test
-    void preparesASegmentWholeZeroFilledAndSyncedBeforeItIsRenamedIntoPlace() throws IOException {
-        final long base = 0;
-        final String temporary = SegmentNames.temporaryName(base);
-        final String name = SegmentNames.segmentName(base);
-
-        session.closeFile(writer().prepareSegment(base));
-
-        final List<String> operations = session.operations;
-        assertEquals("open " + temporary, operations.get(0));
-        // Allocated first where the backend can (FileChannel gives the file its length), as the preparer does.
-        assertEquals("allocate " + temporary + " 0+" + CAPACITY, operations.get(1));
-        final int sync = operations.indexOf("sync " + temporary);
-        assertTrue(sync > 0 && operations.subList(0, sync).stream().skip(2).allMatch(op -> op.startsWith("write ")));
-        assertEquals(CAPACITY, writtenBytes(operations.subList(2, sync)));
-        assertEquals(
-                List.of("rename " + temporary + " " + name, "sync-directory"), operations.subList(sync + 1, sync + 3));
-        final byte[] content = Files.readAllBytes(directory.resolve(name));
-        assertNull(SegmentHeaderDecoder.validate(
-                ByteBuffer.wrap(content, 0, BLOCK).slice().order(ByteOrder.LITTLE_ENDIAN), base));
-        for (int i = BLOCK; i < CAPACITY; i++) {
-            assertEquals(0, content[i], "byte " + i);
-        }
+        assertSame(noSpace, assertThrows(IOException.class, () -> writer().prepareSegment(0)));
+        assertFalse(
+                Files.exists(directory.resolve(SegmentNames.temporaryName(0))),
+                "the temporary of the header's failed write is left");
     }
 
     /** The write operations between syncs, as [offset, end) pairs, group by group. */
@@ -251,14 +234,6 @@ class RecoveryWriterTest {
             end = write[1];
         }
         assertEquals(to, end, "end of the step");
-    }
-
-    private static long writtenBytes(final List<String> writes) {
-        long bytes = 0;
-        for (final String write : writes) {
-            bytes += Long.parseLong(write.substring(write.lastIndexOf('+') + 1));
-        }
-        return bytes;
     }
 
     /** The operations with the close of the renamed file named by its new name, as the test expects. */
