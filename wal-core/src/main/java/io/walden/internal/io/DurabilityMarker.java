@@ -331,8 +331,8 @@ final class DurabilityMarker {
         spaceRetryAtNs = System.nanoTime() + SegmentPreparer.NO_SPACE_RETRY_NS;
         if (spaceShortage == null) {
             spaceShortage = "the header of " + SegmentNames.segmentPath(directory, activeBase)
-                    + " could not be rewritten: the file system is full (" + failure.getMessage()
-                    + "). The log writes it " + SegmentPreparer.RETRY_ADVICE;
+                    + " could not be rewritten: the file system is full (" + NoSpace.freeSpace(directory, failure)
+                    + "; " + failure.getMessage() + "). The log writes it " + SegmentPreparer.RETRY_ADVICE;
         }
         return true;
     }

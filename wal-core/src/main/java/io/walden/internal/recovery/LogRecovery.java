@@ -171,15 +171,21 @@ public final class LogRecovery {
         final long discardFromBase = found.structure().discardFromBase();
         final long lastBase = bases.get(bases.size() - 1);
         final long lastEnd = lastBase + capacityBytes;
-        // Refused for space before anything is changed: the log continues in a new segment.
+        final long evidenceBytes = SkipRepair.evidenceBytes(tally);
+        // The log continues in a new segment: made now if it fits, else by the running log.
+        final boolean segmentDeferred = discardFromBase < 0 && !segmentFits(evidenceBytes);
+        // Refused for space before anything is changed.
         RecoverySpace.require(
                 directory,
-                SkipRepair.evidenceBytes(tally),
-                discardFromBase < 0 ? capacityBytes : 0,
+                evidenceBytes,
+                discardFromBase < 0 && !segmentDeferred ? capacityBytes : 0,
                 inventory.temporaryBytes());
         beginChanges();
         skips().coverAll(found.scanner());
         tally.closedCleanly = repair().clearCleanClose(segments, lastBase, lastEnd);
+        if (segmentDeferred) {
+            return openAtSegmentEnd(startNs, bases.get(0), lastBase, session.openFile(segments.get(lastBase), false));
+        }
         if (discardFromBase >= 0) {
             return createLog(
                     startNs, repair().discardSegments(found.scanner(), segments, discardFromBase), bases.get(0), false);
@@ -276,11 +282,13 @@ public final class LogRecovery {
                 : WriteLimits.NEXT_SEGMENT;
         final boolean newSegment =
                 !clean && continueOffset == WriteLimits.NEXT_SEGMENT && !segments.containsKey(tailBase + capacityBytes);
+        final long evidenceBytes = nonZeroEnd - tail.endOffset() + SkipRepair.evidenceBytes(tally);
+        final boolean segmentDeferred = newSegment && !segmentFits(evidenceBytes);
         // Refused for space before anything is changed.
         RecoverySpace.require(
                 directory,
-                nonZeroEnd - tail.endOffset() + SkipRepair.evidenceBytes(tally),
-                newSegment ? capacityBytes : 0,
+                evidenceBytes,
+                newSegment && !segmentDeferred ? capacityBytes : 0,
                 inventory.temporaryBytes());
         beginChanges();
         // Skipped ranges first, while what proves them damage stands (a clean close, a tail not cut yet).
@@ -312,6 +320,9 @@ public final class LogRecovery {
             // Nothing at or past the limit was ever written: the log continues there, in this segment.
             final int nextHandle = repair().keepNextPrepared(segments, bases, tailIndex, tailBase + capacityBytes);
             return recovered(startNs, bases.get(0), tailBase, tailHandle, nextHandle, tailBase + continueOffset, false);
+        }
+        if (segmentDeferred && discardedUpTo < 0) {
+            return openAtSegmentEnd(startNs, bases.get(0), tailBase, tailHandle);
         }
         session.closeFile(tailHandle);
         if (discardedUpTo >= 0) {
@@ -354,6 +365,23 @@ public final class LogRecovery {
             }
             return true;
         }
+    }
+
+    private boolean segmentFits(final long evidenceBytes) throws IOException {
+        return RecoverySpace.segmentFits(directory, evidenceBytes, capacityBytes, inventory.temporaryBytes());
+    }
+
+    /**
+     * No room for the segment the log continues in: it opens at the end of its last one, and the
+     * running log prepares the next once space appears (appends wait meanwhile).
+     */
+    private RecoveredLog openAtSegmentEnd(
+            final long startNs, final long firstBase, final long lastBase, final int lastHandle) throws IOException {
+        tally.finding("no room for a new segment (" + capacityBytes + " bytes) in " + directory
+                + ": the log opens at the end of " + SegmentNames.segmentName(lastBase)
+                + ", and appends wait until the next segment can be prepared (free space: truncateBefore, or other"
+                + " files)");
+        return recovered(startNs, firstBase, lastBase, lastHandle, -1, lastBase + capacityBytes, false);
     }
 
     private RecoveredLog recovered(

@@ -2,6 +2,7 @@ package io.walden.internal.recovery;
 
 import io.walden.format.EvidenceFiles;
 import io.walden.format.SegmentNames;
+import io.walden.internal.state.NoSpace;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
@@ -49,8 +50,13 @@ final class RecoveryEvidence {
             final long fromOffset,
             final long toOffset)
             throws IOException {
-        final Path file = EvidenceFiles.newFile(
-                logDirectory, stamp, EvidenceFiles.rangeName(segment, base + fromOffset, base + toOffset));
+        final Path file;
+        try {
+            file = EvidenceFiles.newFile(
+                    logDirectory, stamp, EvidenceFiles.rangeName(segment, base + fromOffset, base + toOffset));
+        } catch (final IOException ex) {
+            throw NoSpace.isNoSpace(ex) ? noRoomFor(toOffset - fromOffset, ex) : ex;
+        }
         try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             scanner.copyRange(segment, fromOffset, toOffset, bytes -> {
                 while (bytes.hasRemaining()) {
@@ -66,10 +72,27 @@ final class RecoveryEvidence {
             } catch (final IOException deleteFailure) {
                 ex.addSuppressed(deleteFailure);
             }
-            throw ex;
+            throw NoSpace.isNoSpace(ex) ? noRoomFor(toOffset - fromOffset, ex) : ex;
         }
         EvidenceFiles.syncDirectory(directory());
         files.add(file);
+    }
+
+    /**
+     * The space forecast ({@link RecoverySpace}) passed, yet the evidence found no room: XFS, for one,
+     * needs a free aligned inode chunk to create a file. Reported as the forecast's refusal is.
+     */
+    private FileSystemException noRoomFor(final long evidenceBytes, final IOException cause) {
+        final FileSystemException refusal = new FileSystemException(
+                logDirectory.toString(),
+                null,
+                "No space left on device: recovery must keep " + evidenceBytes + " bytes of evidence of what it"
+                        + " cuts before it cuts it, and the file system has no room for them (" + cause.getMessage()
+                        + "; XFS also needs room for a new inode chunk); nothing was changed in the segment it cuts:"
+                        + " free at least " + (evidenceBytes + RecoverySpace.SLACK_BYTES) + " bytes on this file"
+                        + " system, and more if it still refuses, then open the log again");
+        refusal.initCause(cause);
+        return refusal;
     }
 
     /**

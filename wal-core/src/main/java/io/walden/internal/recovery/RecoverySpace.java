@@ -16,10 +16,24 @@ import java.nio.file.Path;
  * <p><b>Threading:</b> stateless.
  */
 final class RecoverySpace {
-    /** Room for what a file's blocks and directory entries need besides its bytes. */
-    static final long SLACK_BYTES = 16 * 1024;
+    /** Room for what files need besides their bytes: directory entries, blocks, an XFS inode chunk. */
+    static final long SLACK_BYTES = 64 * 1024;
 
     private RecoverySpace() {}
+
+    /**
+     * Whether a new segment fits beside the evidence now. Where it does not, the log opens at the end
+     * of its last segment and the running log prepares the next one once space appears (appends wait
+     * meanwhile), so that a service can open a log that crashed on a full disk and free space with
+     * retention.
+     */
+    static boolean segmentFits(
+            final Path directory, final long evidenceBytes, final long segmentBytes, final long reclaimableBytes)
+            throws IOException {
+        final FileStore store = Files.getFileStore(directory);
+        return store.getTotalSpace() == 0
+                || store.getUsableSpace() + reclaimableBytes >= evidenceBytes + segmentBytes + SLACK_BYTES;
+    }
 
     /**
      * Refuses with a {@link FileSystemException} whose reason is the file system's "No space left
