@@ -3,6 +3,7 @@ package io.walden.internal.io;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.segment.PendingWrite;
 import io.walden.internal.segment.RecycledTail;
 import io.walden.internal.segment.SegmentHeaders;
 import io.walden.internal.segment.WriteLimits;
@@ -43,7 +44,10 @@ import java.util.concurrent.TimeUnit;
  * clean close it records (no space to rewrite it in place: copy on write). Until a header write
  * lands that withdraws it (every header this class writes does) with the session's write limit, and
  * is durable, the durable write limit is where the session starts: no frame is written past the
- * clean close. A crash meanwhile finds the log as it was closed.
+ * clean close. A crash meanwhile finds the log as it was closed. A deferred tail repair ({@link
+ * ActiveSegment#tailRepair}: a crashed log's discard frame, which found no space either) is written
+ * and synced before any header: a header that lands first would claim durable what the frame is to
+ * cover (found by {@code DeferredTailRepairTest}).
  *
  * <p>A header write that fails with ENOSPC ({@link #onNoSpace}) counts as never completed, as if
  * still in flight at a crash: recovery takes either header. Nothing is raised or recorded; the write
@@ -95,16 +99,23 @@ final class DurabilityMarker {
     private long roundNowNs;
     // Whether the active segment is recycled: its header keeps the flag, and always a limit.
     private boolean activeRecycled;
-    // Whether the active segment's header still records the clean close (class comment).
+    // Whether the active segment's header still records the clean close (class comment); the tail
+    // repair left to write before any header (or null), and whether the write in flight is it.
     private boolean headerPending;
+    private PendingWrite pendingRepair;
+    private boolean writingRepair;
+    // Whether the tail repair is written and waits for a sync, and whether the sync in flight covers it.
+    private boolean repairUnsynced;
+    private boolean syncCoversRepair;
 
     /**
      * Where the active segment stands when the engine starts; {@code headerDeferred}: its header still
      * records the clean close, and {@code limitOffset} is the limit to record with its withdrawal.
      */
-    record ActiveSegment(long startOffset, int limitOffset, boolean recycled, boolean headerDeferred) {
+    record ActiveSegment(
+            long startOffset, int limitOffset, boolean recycled, boolean headerDeferred, PendingWrite tailRepair) {
         ActiveSegment(final long startOffset, final int limitOffset, final boolean recycled) {
-            this(startOffset, limitOffset, recycled, false);
+            this(startOffset, limitOffset, recycled, false, null);
         }
     }
 
@@ -133,6 +144,8 @@ final class DurabilityMarker {
         this.durableLimitOffset =
                 active.headerDeferred() ? (int) startOffset : limitOffset == 0 ? segmentCapacityBytes : limitOffset;
         this.headerPending = active.headerDeferred();
+        this.pendingRepair = active.tailRepair();
+        Invariants.check(pendingRepair == null || headerPending, "a tail repair without a deferred header");
         this.activeRecycled = recycled;
         Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
     }
@@ -143,12 +156,13 @@ final class DurabilityMarker {
 
     /** Whether a written header waits for a sync to cover it (and no header write is in flight). */
     boolean awaitsSync() {
-        return unsynced && !writeInFlight;
+        return (unsynced || repairUnsynced) && !writeInFlight;
     }
 
     /** A sync is being submitted: it makes durable the header written last, if that waits for one. */
     void onSyncSubmitted() {
-        if (awaitsSync()) {
+        syncCoversRepair = repairUnsynced && !writeInFlight;
+        if (unsynced && !writeInFlight) {
             syncCoveredVersion = headerVersion;
             syncCoveredLimitOffset = headerLimitOffset;
             syncCoveredContinued = headerContinued;
@@ -159,6 +173,10 @@ final class DurabilityMarker {
 
     /** The sync submitted last completed: the header it covered is durable; one written meanwhile is not. */
     void onSynced() {
+        if (syncCoversRepair) {
+            repairUnsynced = false;
+            syncCoversRepair = false;
+        }
         if (syncCoveredVersion < 0) {
             return;
         }
@@ -177,6 +195,7 @@ final class DurabilityMarker {
      */
     void onRoll(final int limitOffset, final boolean recycled) {
         Invariants.check(!recycled || limitOffset != 0, "a recycled segment without a write limit");
+        Invariants.check(pendingRepair == null, "rolled with the tail repair unwritten");
         headerDurablePosition = 0;
         headerLimitOffset = limitOffset;
         headerContinued = false;
@@ -259,8 +278,22 @@ final class DurabilityMarker {
             final long activeBase,
             final int activeHandle) {
         Invariants.check(!writeInFlight, "a header write of segment %d is already in flight", activeBase);
-        if (spaceRetryAtNs != 0 && roundNowNs - spaceRetryAtNs < 0) {
+        if ((spaceRetryAtNs != 0 && roundNowNs - spaceRetryAtNs < 0) || repairUnsynced) {
             return 0;
+        }
+        if (pendingRepair != null) {
+            // Before any header (class comment); the header the caller wanted goes next.
+            writingRepair = true;
+            writingContinued = false;
+            writeInFlight = true;
+            session.submitWrite(
+                    activeHandle,
+                    pendingRepair.fileOffset(),
+                    pendingRepair.blocks(),
+                    0,
+                    pendingRepair.lengthBytes(),
+                    CompletionToken.of(CompletionToken.MARK));
+            return 1;
         }
         fill(activeBase, durablePosition, false, limitOffset, continued);
         writingMarkPosition = durablePosition;
@@ -294,6 +327,20 @@ final class DurabilityMarker {
     /** The header write completed; the failure of a short write, else null. */
     IOException onWritten(final long result, final long activeBase) {
         writeInFlight = false;
+        if (writingRepair) {
+            writingRepair = false;
+            if (result != pendingRepair.lengthBytes()) {
+                return new IOException("short write: the storage backend reported " + result + " bytes written"
+                        + " without an error for the discard frame at offset " + pendingRepair.fileOffset() + " of "
+                        + SegmentNames.segmentPath(directory, activeBase) + "; a backend must finish a short write"
+                        + " or fail it");
+            }
+            pendingRepair = null;
+            repairUnsynced = !writesDurable;
+            spaceRetryAtNs = 0;
+            spaceShortage = null;
+            return null;
+        }
         if (result != SegmentHeaderDescriptor.HEADER_LENGTH) {
             return new IOException("short write: the storage backend reported " + result + " bytes written"
                     + " without an error for the header of " + SegmentNames.segmentPath(directory, activeBase)
@@ -329,9 +376,11 @@ final class DurabilityMarker {
         }
         writeInFlight = false;
         spaceRetryAtNs = System.nanoTime() + SegmentPreparer.NO_SPACE_RETRY_NS;
+        final String what = writingRepair ? "the discard frame that ends the crashed records of " : "the header of ";
+        writingRepair = false;
         if (spaceShortage == null) {
-            spaceShortage = "the header of " + SegmentNames.segmentPath(directory, activeBase)
-                    + " could not be rewritten: the file system is full (" + NoSpace.freeSpace(directory, failure)
+            spaceShortage = what + SegmentNames.segmentPath(directory, activeBase)
+                    + " could not be written: the file system is full (" + NoSpace.freeSpace(directory, failure)
                     + "; " + failure.getMessage() + "). The log writes it " + SegmentPreparer.RETRY_ADVICE;
         }
         return true;
@@ -359,6 +408,15 @@ final class DurabilityMarker {
         final int limitOffset = activeRecycled
                 ? RecycledTail.closeAt(io, directIo, activeHandle, durablePosition - activeBase, segmentCapacityBytes)
                 : headerLimitOffset;
+        if (pendingRepair != null) {
+            io.write(activeHandle, pendingRepair.fileOffset(), pendingRepair.blocks(), pendingRepair.lengthBytes());
+            pendingRepair = null;
+            repairUnsynced = true;
+        }
+        if (repairUnsynced) {
+            io.sync(activeHandle);
+            repairUnsynced = false;
+        }
         fill(activeBase, durablePosition, true, limitOffset, headerContinued);
         io.write(activeHandle, 0, headerBlock, SegmentHeaderDescriptor.HEADER_LENGTH);
         io.sync(activeHandle);

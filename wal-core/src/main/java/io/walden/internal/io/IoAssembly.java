@@ -105,7 +105,8 @@ final class IoAssembly {
                         recovered.endPosition() - activeBase,
                         recovered.activeWriteLimitOffset(),
                         SegmentHeaders.recycledLimit(SegmentNames.segmentPath(shared.directory(), activeBase)) != 0,
-                        recovered.headerDeferred()));
+                        recovered.headerDeferred(),
+                        recovered.tailRepair()));
     }
 
     static GroupCommitPolicy commitPolicy(final WalConfig config, final IoShared shared) {

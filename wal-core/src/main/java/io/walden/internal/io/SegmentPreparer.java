@@ -279,14 +279,17 @@ final class SegmentPreparer implements AutoCloseable {
     }
 
     /**
-     * A step failed. A full file system while the file is allocated, written or synced is
-     * no failure of the log: the step is tried again {@link #NO_SPACE_RETRY_NS} later. The file holds
-     * no record, so nothing acknowledged can
-     * be lost; it keeps its space, which the next segment needs anyway, and is deleted if the log closes.
+     * A step failed. A full file system while the file is allocated, written, synced or renamed (XFS
+     * may need a block for the directory entry) is no failure of the log: the step is tried again
+     * {@link #NO_SPACE_RETRY_NS} later. The file holds no record, so nothing acknowledged can be lost;
+     * it keeps its space, which the next segment needs anyway, and is deleted if the log closes.
      */
     boolean onFailure(final IOException failure) {
         if (!NoSpace.isNoSpace(failure)
-                || !(state == State.ALLOCATING || state == State.WRITING || state == State.SYNCING)) {
+                || !(state == State.ALLOCATING
+                        || state == State.WRITING
+                        || state == State.SYNCING
+                        || state == State.RENAMING)) {
             return false;
         }
         operationInFlight = false;

@@ -14,15 +14,18 @@ import io.walden.internal.events.RecoveryEvent;
 import io.walden.internal.recovery.TailJudge.Tail;
 import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.FileReads;
+import io.walden.internal.segment.PendingWrite;
 import io.walden.internal.segment.SuffixTruncationRecord;
 import io.walden.internal.segment.WriteLimits;
 import io.walden.internal.state.NoSpace;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
 
@@ -82,6 +85,8 @@ public final class LogRecovery {
     // The configuration as the log's own segment capacity makes it (WalConfig.forSegmentCapacity).
     private WalConfig logConfig;
     // Whether this pass removed the leftover temporary files (beginChanges).
+    // The discard frame recovery left to the running log for lack of space (copy on write), or null.
+    private PendingWrite tailRepair;
     private boolean temporariesRemoved;
 
     public LogRecovery(final WalConfig config, final StorageSession session) {
@@ -127,6 +132,8 @@ public final class LogRecovery {
                 }
                 case TRUNCATION_PENDING -> {
                     beginChanges();
+                    truncations()
+                            .dropUnusedAt(found.segments(), found.truncation().continuePosition());
                     truncations().complete(found.segments(), found.truncation(), -1);
                     // The log is now exactly what the truncation makes of it; recover it as it stands.
                     return recover();
@@ -256,7 +263,8 @@ public final class LogRecovery {
                         firstSegmentBase,
                         end,
                         (int) ((continueBase - firstSegmentBase) / capacityBytes) + 1),
-                false);
+                false,
+                null);
     }
 
     private RecoveredLog finish(
@@ -273,13 +281,7 @@ public final class LogRecovery {
         final Path tailPath = segments.get(tailBase);
         final boolean clean = tail.outcome() == TailOutcome.CLEAN_END;
         final long nonZeroEnd = clean ? tail.endOffset() : scanner.dataEnd(tailPath, tail.endOffset(), capacityBytes);
-        final long continueOffset = tail.outcome() == TailOutcome.CUT_TORN_TAIL
-                ? WriteLimits.continueOffset(
-                        tail.endOffset(),
-                        nonZeroEnd,
-                        SegmentHeaderDecoder.writeLimitOffset(FileReads.readHeader(tailPath)),
-                        capacityBytes)
-                : WriteLimits.NEXT_SEGMENT;
+        final long continueOffset = continueOffset(tail, tailPath, nonZeroEnd);
         final boolean newSegment =
                 !clean && continueOffset == WriteLimits.NEXT_SEGMENT && !segments.containsKey(tailBase + capacityBytes);
         final long evidenceBytes = nonZeroEnd - tail.endOffset() + SkipRepair.evidenceBytes(tally);
@@ -307,7 +309,7 @@ public final class LogRecovery {
         final long discardedUpTo = tail.outcome() == TailOutcome.DISCARD_LATER_TOO && segments.lastKey() > tailBase
                 ? repair().discardSegments(scanner, segments, tailBase + capacityBytes)
                 : -1;
-        repair().cutAndDiscard(
+        tailRepair = repair().cutAndDiscard(
                         scanner,
                         tailPath,
                         tailBase,
@@ -324,6 +326,7 @@ public final class LogRecovery {
         if (segmentDeferred && discardedUpTo < 0) {
             return openAtSegmentEnd(startNs, bases.get(0), tailBase, tailHandle);
         }
+        requireTailRepaired(tailPath);
         session.closeFile(tailHandle);
         if (discardedUpTo >= 0) {
             return createLog(startNs, discardedUpTo, bases.get(0), false);
@@ -367,6 +370,37 @@ public final class LogRecovery {
         }
     }
 
+    /** The ranges readers step over: recovery's skips, and the range a deferred discard frame is to cover. */
+    private long[] readerSkips(final PendingWrite repair) {
+        final long[] skipped = tally.skippedRanges();
+        final long[] skips = Arrays.copyOf(skipped, skipped.length + 2);
+        skips[skipped.length] = repair.fromPosition();
+        skips[skipped.length + 1] = repair.toPosition();
+        return skips;
+    }
+
+    /** Where the log continues in the tail segment ({@link WriteLimits#continueOffset}), or the next segment. */
+    private long continueOffset(final Tail tail, final Path tailPath, final long nonZeroEnd) throws IOException {
+        return tail.outcome() == TailOutcome.CUT_TORN_TAIL
+                ? WriteLimits.continueOffset(
+                        tail.endOffset(),
+                        nonZeroEnd,
+                        SegmentHeaderDecoder.writeLimitOffset(FileReads.readHeader(tailPath)),
+                        capacityBytes)
+                : WriteLimits.NEXT_SEGMENT;
+    }
+
+    /** Room for a new segment, none for the discard frame before it: nothing to leave it to. */
+    private void requireTailRepaired(final Path tailPath) throws IOException {
+        if (tailRepair != null) {
+            throw new FileSystemException(
+                    tailPath.toString(),
+                    null,
+                    "No space left on device: the discard frame that ends the crashed segment could not be written;"
+                            + " free space on this file system, then open the log again");
+        }
+    }
+
     private boolean segmentFits(final long evidenceBytes) throws IOException {
         return RecoverySpace.segmentFits(directory, evidenceBytes, capacityBytes, inventory.temporaryBytes());
     }
@@ -394,8 +428,10 @@ public final class LogRecovery {
             final boolean headerDeferred)
             throws IOException {
         final Path activePath = SegmentNames.segmentPath(directory, activeBase);
-        // A deferred header gets the limit with the clean close's withdrawal, from the running log.
-        final int limitOffset = headerDeferred
+        // A deferred header gets the limit with the clean close's withdrawal, from the running log; so
+        // does the header after a deferred tail repair, which the running log writes first.
+        final boolean deferred = headerDeferred || tailRepair != null;
+        final int limitOffset = deferred
                 ? repair().writeLimitFor(FileReads.readHeader(activePath), endPosition - activeBase)
                 : repair().recordWriteLimit(activeHandle, activePath, endPosition - activeBase);
         final RecoveryReport report =
@@ -409,9 +445,10 @@ public final class LogRecovery {
                 nextHandle,
                 endPosition,
                 limitOffset,
-                tally.skippedRanges(),
+                tailRepair == null ? tally.skippedRanges() : readerSkips(tailRepair),
                 report,
-                headerDeferred);
+                deferred,
+                tailRepair);
     }
 
     private RecoveredLog createLog(final long startNs, final long base, final long firstBase, final boolean newLog)
@@ -438,7 +475,8 @@ public final class LogRecovery {
                 limitOffset,
                 tally.skippedRanges(),
                 report,
-                false);
+                false,
+                null);
     }
 
     /**

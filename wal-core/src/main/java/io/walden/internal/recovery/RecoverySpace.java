@@ -1,5 +1,6 @@
 package io.walden.internal.recovery;
 
+import io.walden.format.SegmentNames;
 import io.walden.internal.state.NoSpace;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -18,6 +19,9 @@ import java.nio.file.Path;
 final class RecoverySpace {
     /** Room for what files need besides their bytes: directory entries, blocks, an XFS inode chunk. */
     static final long SLACK_BYTES = 64 * 1024;
+
+    /** The base in the name of the probe file ({@link #fileCanBeMade}): no segment has it. */
+    private static final long PROBE_BASE = Long.MAX_VALUE;
 
     private RecoverySpace() {}
 
@@ -52,7 +56,7 @@ final class RecoverySpace {
             return;
         }
         final long freeBytes = store.getUsableSpace() + reclaimableBytes;
-        if (freeBytes >= neededBytes) {
+        if (freeBytes >= neededBytes && (evidenceBytes == 0 || fileCanBeMade(directory))) {
             return;
         }
         throw new FileSystemException(
@@ -62,8 +66,32 @@ final class RecoverySpace {
                         + (evidenceBytes > 0 ? evidenceBytes + " bytes of evidence of what it cuts" : "")
                         + (evidenceBytes > 0 && segmentBytes > 0 ? ", " : "")
                         + (segmentBytes > 0 ? "a new segment of " + segmentBytes + " bytes" : "")
-                        + ") and " + freeBytes + " bytes are free (with what its leftover temporary files hold);"
-                        + " nothing was changed: free at least "
-                        + (neededBytes - freeBytes) + " bytes on this file system, then open the log again");
+                        + ") and " + freeBytes + " bytes are free (with what its leftover temporary files hold"
+                        + (freeBytes >= neededBytes
+                                ? ", but no new file can be made: XFS needs room for an inode chunk"
+                                : "")
+                        + "); nothing was changed: free at least "
+                        + Math.max(SLACK_BYTES, neededBytes - freeBytes)
+                        + " bytes on this file system, then open the log"
+                        + " again");
+    }
+
+    /**
+     * Whether a file can be made in the directory: free bytes do not promise it (XFS needs a free
+     * inode chunk). The evidence is recovery's first new file; a probe made and removed at once tells,
+     * named as a leftover temporary that the next open removes should a crash come between.
+     */
+    private static boolean fileCanBeMade(final Path directory) throws IOException {
+        final Path probe = directory.resolve(SegmentNames.temporaryName(PROBE_BASE));
+        try {
+            Files.createFile(probe);
+        } catch (final IOException ex) {
+            if (NoSpace.isNoSpace(ex)) {
+                return false;
+            }
+            throw ex;
+        }
+        Files.delete(probe);
+        return true;
     }
 }

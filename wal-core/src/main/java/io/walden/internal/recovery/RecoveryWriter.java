@@ -6,6 +6,7 @@ import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.FileReads;
+import io.walden.internal.segment.PendingWrite;
 import io.walden.internal.segment.SegmentFill;
 import io.walden.internal.segment.SegmentHeaders;
 import io.walden.internal.state.AlignedBuffer;
@@ -17,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.NavigableSet;
+import org.agrona.BufferUtil;
 
 /**
  * Every write a recovery makes to a log's segment files, through the storage session: zeroing a
@@ -105,21 +107,33 @@ final class RecoveryWriter {
      */
     void writeDiscardFrame(final int handle, final Path path, final long base, final long offset, final long endOffset)
             throws IOException {
+        final PendingWrite blocks = discardFrameBlocks(path, base, offset, endOffset);
+        if (blocks != null) {
+            io.write(handle, blocks.fileOffset(), blocks.blocks(), blocks.lengthBytes());
+        }
+    }
+
+    /**
+     * The blocks {@link #writeDiscardFrame} writes (null if the frame covers nothing): the bytes before
+     * the offset as the file holds them, the frame's header, the zeros after it.
+     */
+    PendingWrite discardFrameBlocks(final Path path, final long base, final long offset, final long endOffset)
+            throws IOException {
         if (offset >= endOffset) {
-            return;
+            return null;
         }
         final long blockStart = offset & -(long) BLOCK_BYTES;
         // The frame's header (or, with 8 bytes left, its short padding) ends within the segment, whose
         // capacity is a multiple of the block: the write never runs past the segment's end.
         final long frameEnd = Math.min(offset + FrameDescriptor.HEADER_LENGTH, endOffset);
         final long blockEnd = (frameEnd + BLOCK_BYTES - 1) & -(long) BLOCK_BYTES;
-        try (AlignedBuffer memory = new AlignedBuffer((int) (blockEnd - blockStart));
-                FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
-            final ByteBuffer block = memory.buffer();
+        final ByteBuffer block = BufferUtil.allocateDirectAligned((int) (blockEnd - blockStart), BLOCK_BYTES);
+        try (FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
             FileReads.readFully(reader, block, blockStart);
-            DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, (int) endOffset, logId);
-            io.write(handle, blockStart, block, (int) (blockEnd - blockStart));
         }
+        DiscardFrames.write(block, (int) (offset - blockStart), base + offset, offset, (int) endOffset, logId);
+        block.clear();
+        return new PendingWrite(blockStart, block, base + offset, base + endOffset);
     }
 
     /**

@@ -96,6 +96,26 @@ final class SuffixTruncationCompletion {
     }
 
     /** Refuses if the segment that holds the cut is gone or its kept records are damaged. */
+    /**
+     * Deletes a segment prepared ahead at the continue position that holds no record, so that the log
+     * continues at its first frame, in a new one, as the record says: the prepared file's write limit
+     * would make the next recovery continue at that limit instead.
+     */
+    void dropUnusedAt(final TreeMap<Long, Path> segments, final long base) throws IOException {
+        final Path path = segments.get(base);
+        if (path == null) {
+            return;
+        }
+        try (SegmentScanner scanner = new SegmentScanner(logId, maxFrameBytes)) {
+            if (scanner.holdsData(path, capacityBytes)) {
+                return;
+            }
+        }
+        io.delete(path);
+        io.syncDirectory();
+        segments.remove(base);
+    }
+
     void complete(final TreeMap<Long, Path> segments, final SuffixTruncationRecord record, final long knownEndPosition)
             throws IOException {
         final long cut = record.cutPosition();

@@ -5,7 +5,9 @@ import io.walden.format.SegmentNames;
 import io.walden.internal.recovery.TailJudge.Tail;
 import io.walden.internal.segment.BlockingIo;
 import io.walden.internal.segment.FileReads;
+import io.walden.internal.segment.PendingWrite;
 import io.walden.internal.segment.WriteLimits;
+import io.walden.internal.state.NoSpace;
 import io.walden.spi.StorageSession;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -57,8 +59,11 @@ final class TailRepair {
      * left intact ever proves a zeroed byte and the next recovery makes the same cut; a durability
      * mark past the cut is lowered to the cut, and synced, first (docs/design/how-it-works.md,
      * "Recovery is crash-safe by its order").
+     *
+     * <p>Returns the discard frame's blocks where writing them found no space and nothing had been cut
+     * (copy on write: the running log writes them first, {@link RecoveredLog#tailRepair}); else null.
      */
-    void cutAndDiscard(
+    PendingWrite cutAndDiscard(
             final SegmentScanner scanner,
             final Path path,
             final long base,
@@ -115,16 +120,28 @@ final class TailRepair {
         }
         // The frames before the cut become durable before a frame that says so is written.
         io.sync(handle);
-        writer.writeDiscardFrame(handle, path, base, fromOffset, discardEndOffset);
-        io.sync(handle);
+        PendingWrite deferred = null;
+        try {
+            writer.writeDiscardFrame(handle, path, base, fromOffset, discardEndOffset);
+            io.sync(handle);
+        } catch (final IOException ex) {
+            if (!NoSpace.isNoSpace(ex) || nonZeroEnd > fromOffset) {
+                throw ex;
+            }
+            deferred = writer.discardFrameBlocks(path, base, fromOffset, discardEndOffset);
+        }
         if (fromOffset < discardEndOffset) {
             tally.finding("positions " + (base + fromOffset) + " to " + (base + discardEndOffset) + " of "
                     + path.getFileName() + " given up: the log continues "
                     + (discardEndOffset < capacityBytes
                             ? "at the write limit its header records, below which every write of the crashed session lay"
                             : "in the next segment")
-                    + ", so that no position a reader may have seen before is given to another record");
+                    + ", so that no position a reader may have seen before is given to another record"
+                    + (deferred != null
+                            ? " (its discard frame found no space: the log writes it before any record)"
+                            : ""));
         }
+        return deferred;
     }
 
     /**

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
 import io.walden.internal.segment.BlockingIo;
+import io.walden.internal.segment.PendingWrite;
 import io.walden.internal.state.StatsCounters;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,6 +20,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.agrona.BufferUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +35,7 @@ class DurabilityMarkerTest {
     private static final long MARK = CompletionToken.MARK;
     private static final long IDLE = DurabilityMarker.MARK_IDLE_NS;
     private static final long NOW = 1_000_000_000L;
+    private static final byte REPAIR_BYTE = 0x7A;
 
     @TempDir
     Path directory;
@@ -146,7 +149,7 @@ class DurabilityMarkerTest {
     @Test
     void shouldWithdrawADeferredCleanCloseWithTheLimitBeforeAnyWritePastIt() throws IOException {
         // Recovery could not rewrite the header (no space): it still records the clean close at 8192.
-        final DurabilityMarker deferred = marker(new DurabilityMarker.ActiveSegment(8192, 16384, false, true));
+        final DurabilityMarker deferred = marker(new DurabilityMarker.ActiveSegment(8192, 16384, false, true, null));
         try {
             assertTrue(deferred.allowsWrite(8192, 0));
             assertFalse(deferred.allowsWrite(8200, 0), "nothing past the clean close before it is withdrawn");
@@ -170,6 +173,64 @@ class DurabilityMarkerTest {
         } finally {
             deferred.close();
         }
+    }
+
+    @Test
+    void shouldWriteAndSyncADeferredTailRepairBeforeAnyHeader() throws IOException {
+        // Recovery could not write the discard frame after a crashed log's last record (no space): it
+        // is to cover the positions up to the old limit, 8192, where the session starts.
+        final DurabilityMarker deferred =
+                marker(new DurabilityMarker.ActiveSegment(8192, 16384, false, true, repair()));
+        try {
+            assertFalse(deferred.allowsWrite(8200, 0));
+            assertEquals(1, deferred.maybeRaiseLimit(8200, 0, handle), "the repair goes first");
+            assertEquals(List.of("write " + segmentName(0) + " 4096+4096"), session.operations());
+            assertTrue(deferred.onNoSpace(new IOException("No space left on device"), 0), "space is back-pressure");
+            assertTrue(deferred.spaceShortage().contains("discard frame"), deferred.spaceShortage());
+            deferred.spaceFreed();
+            assertEquals(1, deferred.maybeRaiseLimit(8200, 0, handle), "written again");
+            assertNull(deferred.onWritten(4096, 0));
+            assertEquals(REPAIR_BYTE, header().get(4096 + 100), "the repair landed");
+            assertEquals(0, deferred.maybeRaiseLimit(8200, 0, handle), "no header before the repair is durable");
+            assertTrue(deferred.limitWaitsForSync(8200, 0), "the frames need a sync for it");
+            deferred.onSyncSubmitted();
+            deferred.onSynced();
+            assertEquals(1, deferred.maybeRaiseLimit(8200, 0, handle), "then the header");
+            assertEquals(16384, header().getInt(SegmentHeaderDescriptor.WRITE_LIMIT_OFFSET));
+            assertNull(deferred.onWritten(SegmentHeaderDescriptor.HEADER_LENGTH, 0));
+            deferred.onSyncSubmitted();
+            deferred.onSynced();
+            assertTrue(deferred.allowsWrite(16384, 0));
+        } finally {
+            deferred.close();
+        }
+    }
+
+    @Test
+    void shouldWriteAndSyncAnUnwrittenTailRepairBeforeTheCleanClose() throws IOException {
+        final DurabilityMarker deferred =
+                marker(new DurabilityMarker.ActiveSegment(8192, 16384, false, true, repair()));
+        try {
+            deferred.recordCleanClose(new BlockingIo(session), 0, handle, 8192);
+            assertEquals(
+                    List.of(
+                            "write " + segmentName(0) + " 4096+4096",
+                            "sync " + segmentName(0),
+                            "write " + segmentName(0) + " 0+4096",
+                            "sync " + segmentName(0)),
+                    session.operations());
+        } finally {
+            deferred.close();
+        }
+    }
+
+    /** A discard frame's block, filled with a marker byte, for positions 6336 to 8192. */
+    private static PendingWrite repair() {
+        final ByteBuffer blocks = BufferUtil.allocateDirectAligned(4096, 4096);
+        for (int i = 0; i < 4096; i++) {
+            blocks.put(i, REPAIR_BYTE);
+        }
+        return new PendingWrite(4096, blocks, 6336, 8192);
     }
 
     @Test

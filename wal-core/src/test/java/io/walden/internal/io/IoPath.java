@@ -118,7 +118,7 @@ final class IoPath implements AutoCloseable {
         this.logBuffer = new LogBuffer(config.bufferCapacityBytes(), SEGMENT, endPosition, released);
         this.state = new LogState(0, endPosition, 0);
         final RecoveredLog recovered = new RecoveredLog(
-                LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null, false);
+                LOG_ID, SEGMENT, 0, 0, activeHandle, nextHandle, endPosition, 0, new long[0], null, false, null);
         this.round = new IoRound(config, session, capabilities, logBuffer, state, stats, recovered);
         this.positions = round.positions();
         this.nowNs = System.nanoTime();

@@ -249,6 +249,31 @@ class SegmentPreparerTest {
     }
 
     @Test
+    void shouldTryARenameThatFailedForSpaceAgainButNotADirectorySync() throws IOException {
+        preparer.start(SEGMENT);
+        for (int i = 0; i < 4; i++) {
+            step(); // allocate, header, last block, sync
+        }
+        session.operations().clear();
+        assertEquals(1, preparer.doWork());
+        assertEquals(List.of("rename " + TEMPORARY + " " + segmentName(SEGMENT)), session.operations());
+        // XFS may need a block for the directory entry: the rename changed nothing, and is tried again.
+        session.deliverFailure(PREPARE, new IOException(TEMPORARY + ": No space left on device"));
+        session.poll((token, result, failure) -> assertTrue(preparer.onFailure(failure), "space is no failure"), 1);
+        assertNotNull(preparer.spaceShortage());
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!preparer.hasStepToSubmit()) {
+            assertTrue(System.nanoTime() < deadlineNs, "never tried again");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        step(); // the rename, again
+        assertEquals(1, preparer.doWork());
+        assertFalse(
+                preparer.onFailure(new IOException("No space left on device")),
+                "a failed directory sync is fail-stop, whatever its errno");
+    }
+
+    @Test
     void shouldLeaveEveryOtherFailureToFailTheLog() throws IOException {
         preparer.start(SEGMENT);
         step();
