@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
-import io.walden.crash.CrashTally;
 import io.walden.testkit.AckLedger;
-import io.walden.testkit.CrashState;
 import io.walden.testkit.DiskHistory;
 import io.walden.testkit.Errno;
 import io.walden.testkit.SimulatedStorage;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,21 +63,7 @@ class DeferredTailRepairTest {
             }
             assertFalse(wal.stats().failed(), () -> String.valueOf(wal.stats().failure()));
         }
-        final DiskHistory history = storage.history();
-        final Path target = Files.createDirectory(root.resolve("states"));
-        int states = 0;
-        for (final CrashState state : history.crashStates(target, 3, SEED)) {
-            final SimulatedStorage reopened = state.newStorage(SEED + states);
-            try (Wal wal = Wal.open(config(reopened))) {
-                ledger.verify(wal, state.eventCount());
-            } catch (final AssertionError | RuntimeException ex) {
-                CrashTally.VIOLATIONS.incrementAndGet();
-                throw new AssertionError(state + history.lastEvents(state.eventCount()), ex);
-            }
-            states++;
-            CrashTally.SIMULATED.incrementAndGet();
-        }
-        System.out.println("deferred tail repair: " + states + " crash states checked");
-        assertTrue(states > 100, "too few crash states: " + states);
+        SessionCrashStates.check(
+                storage, ledger, DeferredTailRepairTest::config, root.resolve("states"), SEED, "deferred tail repair");
     }
 }
