@@ -77,6 +77,8 @@ public final class WalConfig {
     public static final String DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME = "walden.durable.writes.in.flight.max";
     /** System property that sets {@link Builder#writeDepthMeasured(boolean)} ({@code true} or {@code false}). */
     public static final String WRITE_DEPTH_MEASURED_PROP_NAME = "walden.write.depth.measured";
+    /** System property that sets {@link Builder#zeroFillSegments(boolean)} ({@code true} or {@code false}). */
+    public static final String ZERO_FILL_SEGMENTS_PROP_NAME = "walden.zero.fill.segments";
 
     private final Path directory;
     private final StorageBackend backend;
@@ -93,6 +95,7 @@ public final class WalConfig {
     private final int recycledSegmentsMax;
     private final int durableWritesInFlightMax;
     private final boolean writeDepthMeasured;
+    private final boolean zeroFillSegments;
     private final RecoveryPolicy recoveryPolicy;
     // Whether the two were set, rather than derived from the segment capacity.
     private final boolean bufferCapacitySet;
@@ -114,6 +117,7 @@ public final class WalConfig {
         this.recycledSegmentsMax = builder.recycledSegmentsMax;
         this.durableWritesInFlightMax = builder.durableWritesInFlightMax;
         this.writeDepthMeasured = builder.writeDepthMeasured;
+        this.zeroFillSegments = builder.zeroFillSegments;
         this.recoveryPolicy = builder.recoveryPolicy;
         this.bufferCapacitySet = builder.bufferCapacitySet;
         this.maxRecordSet = builder.maxRecordSet;
@@ -151,6 +155,7 @@ public final class WalConfig {
         builder.recycledSegmentsMax = recycledSegmentsMax;
         builder.durableWritesInFlightMax = durableWritesInFlightMax;
         builder.writeDepthMeasured = writeDepthMeasured;
+        builder.zeroFillSegments = zeroFillSegments;
         builder.recoveryPolicy = recoveryPolicy;
         if (maxRecordSet) {
             // Checked against the log's segments by the open, which names the log and the setting.
@@ -248,6 +253,11 @@ public final class WalConfig {
         return writeDepthMeasured;
     }
 
+    /** @return whether new segments are zero-filled ahead of need: {@link Builder#zeroFillSegments}. */
+    public boolean zeroFillSegments() {
+        return zeroFillSegments;
+    }
+
     /** @return what opening does with corruption. */
     public RecoveryPolicy recoveryPolicy() {
         return recoveryPolicy;
@@ -264,6 +274,7 @@ public final class WalConfig {
                 + ", recycledSegmentsMax=" + recycledSegmentsMax
                 + ", durableWritesInFlightMax=" + durableWritesInFlightMax + ", writeDepthMeasured="
                 + writeDepthMeasured
+                + ", zeroFillSegments=" + zeroFillSegments
                 + ", recoveryPolicy=" + recoveryPolicy + '}';
     }
 
@@ -290,6 +301,7 @@ public final class WalConfig {
         private int recycledSegmentsMax = RECYCLED_SEGMENTS_MAX_DEFAULT;
         private int durableWritesInFlightMax = DURABLE_WRITES_IN_FLIGHT_MAX_DEFAULT;
         private boolean writeDepthMeasured = true;
+        private boolean zeroFillSegments;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
 
         private Builder(final Path directory) {
@@ -314,6 +326,7 @@ public final class WalConfig {
             ConfigProperties.intProperty(RECYCLED_SEGMENTS_MAX_PROP_NAME, this::recycledSegmentsMax);
             ConfigProperties.intProperty(DURABLE_WRITES_IN_FLIGHT_MAX_PROP_NAME, this::durableWritesInFlightMax);
             ConfigProperties.booleanProperty(WRITE_DEPTH_MEASURED_PROP_NAME, this::writeDepthMeasured);
+            ConfigProperties.booleanProperty(ZERO_FILL_SEGMENTS_PROP_NAME, this::zeroFillSegments);
             return this;
         }
 
@@ -443,8 +456,8 @@ public final class WalConfig {
 
         /**
          * Sets how many segment files freed by retention are kept, renamed out of the log, to become
-         * the next segments instead of new files, so that each segment is written once instead of twice
-         * (FORMAT.md, "Recycled segments"). The kept files still count as the log's disk use. Zero
+         * the next segments instead of new files, whose blocks a sync must first allocate (FORMAT.md,
+         * "Recycling"). The kept files still count as the log's disk use. Zero
          * deletes every freed file.
          *
          * @param recycledSegmentsMax the bound, zero or more; default {@value WalConfig#RECYCLED_SEGMENTS_MAX_DEFAULT}.
@@ -467,6 +480,23 @@ public final class WalConfig {
          */
         public Builder durableWritesInFlightMax(final int durableWritesInFlightMax) {
             this.durableWritesInFlightMax = durableWritesInFlightMax;
+            return this;
+        }
+
+        /**
+         * Sets whether new segments are zero-filled ahead of need (in the background, stopped when the
+         * appenders come near), as PostgreSQL's {@code wal_init_zero} does. By default they are not, and
+         * every byte is written once; but a sync that covers a block written for the first time also
+         * commits the file system's extent metadata, so a load of {@code SYNCED} records of a block or
+         * more, on a log that does not recycle segments, syncs faster with zero-fill (one writer of 4 KiB
+         * records: about 1.4x on ext4), at the price of writing every segment twice. Recycled segments
+         * are never zero-filled: they are overwrites already.
+         *
+         * @param zeroFillSegments whether to zero-fill new segments; default false.
+         * @return this builder.
+         */
+        public Builder zeroFillSegments(final boolean zeroFillSegments) {
+            this.zeroFillSegments = zeroFillSegments;
             return this;
         }
 

@@ -54,7 +54,8 @@ final class IoAssembly {
                 recovered.segmentCapacityBytes());
     }
 
-    static SegmentPreparer preparer(final IoShared shared, final RecoveredLog recovered, final FreeSegments free)
+    static SegmentPreparer preparer(
+            final IoShared shared, final RecoveredLog recovered, final FreeSegments free, final boolean zeroFill)
             throws IOException {
         final SegmentPreparer preparer = new SegmentPreparer(
                 shared.session(),
@@ -64,7 +65,8 @@ final class IoAssembly {
                         ? SegmentFill.PREPARE_WRITE_BYTES
                         : SegmentPreparer.INLINE_WRITE_BYTES,
                 recovered.logId(),
-                free);
+                free,
+                zeroFill);
         if (recovered.nextSegmentHandle() >= 0) {
             preparer.adoptReady(shared.positions().activeEnd(), recovered.nextSegmentHandle());
         }

@@ -96,7 +96,7 @@ final class IoRound implements CompletionHandler, IoDuty.Work {
         this.closeSpaceWait = new CloseSpaceWait(config.appendTimeoutNs());
         final FreeSegments free =
                 FreeSegments.find(shared.directory(), segmentCapacityBytes, config.recycledSegmentsMax());
-        this.preparer = IoAssembly.preparer(shared, recovered, free);
+        this.preparer = IoAssembly.preparer(shared, recovered, free, config.zeroFillSegments());
         this.writes = IoAssembly.writes(config, shared);
         this.truncation = new SegmentTruncation(
                 shared,

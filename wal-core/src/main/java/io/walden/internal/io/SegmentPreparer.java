@@ -23,7 +23,10 @@ import java.util.concurrent.TimeUnit;
  * a hole before it), its header with a write limit one window past it, synced, renamed into place,
  * the directory synced. Nothing is zero-filled: the log writes every byte once, below a durable
  * limit it raises ahead of its writes; unwritten bytes read as zeros (docs/design/full-disks.md).
- * A freed file is recycled instead, its first window zeroed (docs/design/recycling.md).
+ * A freed file is recycled instead, its first window zeroed (docs/design/recycling.md). With {@link
+ * io.walden.WalConfig#zeroFillSegments} a new file is zero-filled after its header, a sync every
+ * {@link SegmentFill#PREPARE_CHUNK_BYTES}, until {@link #stopZeroFill} (the appenders came near): a
+ * segment zero-filled in part is valid as it is, below its limit.
  *
  * <pre>
  *   IDLE -> ALLOCATING -> WRITING -> SYNCING -> RENAMING -> SYNCING_DIRECTORY -> READY -> (taken) IDLE
@@ -70,13 +73,17 @@ final class SegmentPreparer implements AutoCloseable {
     private final ByteBuffer headerBlock;
     private final ByteBuffer zeroChunk;
     private final FreeSegments free;
+    private final boolean zeroFill;
 
     private State state = State.IDLE;
     private boolean operationInFlight;
     private long basePosition = -1;
     private int fileHandle = -1;
     private long writtenOffset;
+    private long syncedOffset;
     private int pendingLength;
+    // Whether the new file being prepared is still being zero-filled.
+    private boolean zeroFilling;
     // Whether the new file was allocated to its full size (fallocate); else its last block is written.
     private boolean allocated;
     // The free file being made the segment (null for a new file).
@@ -97,7 +104,8 @@ final class SegmentPreparer implements AutoCloseable {
             final int segmentCapacityBytes,
             final int writeBytes,
             final long logId,
-            final FreeSegments free) {
+            final FreeSegments free,
+            final boolean zeroFill) {
         Invariants.check(
                 writeBytes > 0 && writeBytes % BLOCK_BYTES == 0 && writeBytes <= SegmentFill.PREPARE_WRITE_BYTES,
                 "zero-fill write size %d",
@@ -109,6 +117,7 @@ final class SegmentPreparer implements AutoCloseable {
         this.logId = logId;
         this.token = CompletionToken.of(CompletionToken.PREPARE);
         this.free = free;
+        this.zeroFill = zeroFill;
         this.initialLimitOffset = WriteLimits.initialLimit(SegmentHeaderDescriptor.HEADER_LENGTH, segmentCapacityBytes);
         this.headerMemory = new AlignedBuffer(SegmentHeaderDescriptor.HEADER_LENGTH);
         this.zeroMemory = new AlignedBuffer(writeBytes);
@@ -164,7 +173,9 @@ final class SegmentPreparer implements AutoCloseable {
     private void begin(final long newBasePosition, final Path reuse, final State first) {
         basePosition = newBasePosition;
         writtenOffset = 0;
+        syncedOffset = 0;
         allocated = reuse != null;
+        zeroFilling = zeroFill && reuse == null;
         recycledFrom = reuse;
         event = SegmentPreparationEvent.beginIfEnabled();
         state = first;
@@ -177,7 +188,15 @@ final class SegmentPreparer implements AutoCloseable {
         }
         switch (state) {
             case ALLOCATING -> session.submitAllocate(fileHandle, 0, segmentCapacityBytes, token);
-            case WRITING -> submitWrite();
+            case WRITING -> {
+                if (writtenOffset >= writesEndOffset()) {
+                    // The zero-fill was stopped with the file allocated: nothing more to write.
+                    state = State.SYNCING;
+                    session.submitSync(fileHandle, token);
+                } else {
+                    submitWrite();
+                }
+            }
             case SYNCING -> session.submitSync(fileHandle, token);
             case RENAMING ->
                 session.submitRename(
@@ -200,8 +219,8 @@ final class SegmentPreparer implements AutoCloseable {
         if (header) {
             pendingLength = SegmentHeaderDescriptor.HEADER_LENGTH;
             source = headerBlock;
-        } else if (recycledFrom != null) {
-            pendingLength = (int) Math.min(writeBytes, initialLimitOffset - writtenOffset);
+        } else if (recycledFrom != null || zeroFilling) {
+            pendingLength = (int) Math.min(writeBytes, writesEndOffset() - writtenOffset);
             source = zeroChunk;
         } else {
             writtenOffset = segmentCapacityBytes - BLOCK_BYTES;
@@ -221,7 +240,7 @@ final class SegmentPreparer implements AutoCloseable {
         if (recycledFrom != null) {
             return initialLimitOffset;
         }
-        return allocated || segmentCapacityBytes <= BLOCK_BYTES ? BLOCK_BYTES : segmentCapacityBytes;
+        return zeroFilling || !allocated && segmentCapacityBytes > BLOCK_BYTES ? segmentCapacityBytes : BLOCK_BYTES;
     }
 
     /** The submitted step completed; a short write (against the SPI) throws: the segment would be incomplete. */
@@ -245,11 +264,15 @@ final class SegmentPreparer implements AutoCloseable {
                             + " without an error; a backend must finish a short write or fail it");
                 }
                 writtenOffset += pendingLength;
-                if (writtenOffset >= writesEndOffset()) {
+                if (writtenOffset >= writesEndOffset()
+                        || writtenOffset - syncedOffset >= SegmentFill.PREPARE_CHUNK_BYTES) {
                     state = State.SYNCING;
                 }
             }
-            case SYNCING -> state = State.RENAMING;
+            case SYNCING -> {
+                syncedOffset = writtenOffset;
+                state = writtenOffset >= writesEndOffset() ? State.RENAMING : State.WRITING;
+            }
             case RENAMING -> state = State.SYNCING_DIRECTORY;
             case SYNCING_DIRECTORY -> {
                 state = State.READY;
@@ -297,7 +320,7 @@ final class SegmentPreparer implements AutoCloseable {
         retryAtNs = System.nanoTime() + NO_SPACE_RETRY_NS;
         if (state == State.SYNCING) {
             // What the failed sync covered is written again.
-            writtenOffset = 0;
+            writtenOffset = syncedOffset;
             state = State.WRITING;
         }
         return true;
@@ -314,6 +337,11 @@ final class SegmentPreparer implements AutoCloseable {
     /** Why the next segment cannot be prepared for lack of space, until a preparation succeeds. */
     String spaceShortage() {
         return spaceShortage;
+    }
+
+    /** The appenders came near the segment's end: the rest of a zero-fill is skipped (class comment). */
+    void stopZeroFill() {
+        zeroFilling = false;
     }
 
     boolean isReady(final long position) {

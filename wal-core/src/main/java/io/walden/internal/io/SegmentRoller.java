@@ -92,7 +92,10 @@ final class SegmentRoller {
             publishedShortage = shortage;
             state.spaceShortage(shortage);
         }
-        if (framesWaiting && positions.activeEnd() - scanner.position() > urgentDistanceBytes) {
+        final boolean urgent = positions.activeEnd() - scanner.position() <= urgentDistanceBytes;
+        if (urgent) {
+            preparer.stopZeroFill();
+        } else if (framesWaiting) {
             return 0;
         }
         return preparer.doWork();

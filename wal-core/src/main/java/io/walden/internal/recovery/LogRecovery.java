@@ -499,7 +499,7 @@ public final class LogRecovery {
         capacityBytes = identity.capacityBytes();
         logConfig = config.forSegmentCapacity(capacityBytes);
         checkRecordFits(logConfig, capacityBytes);
-        writer = new RecoveryWriter(directory, session, io, logId, capacityBytes);
+        writer = new RecoveryWriter(directory, session, io, logId, capacityBytes, config.zeroFillSegments());
     }
 
     static void checkRecordFits(final WalConfig config, final int segmentCapacityBytes) {

@@ -35,18 +35,21 @@ final class RecoveryWriter {
     private final BlockingIo io;
     private final long logId;
     private final int capacityBytes;
+    private final boolean zeroFill;
 
     RecoveryWriter(
             final Path directory,
             final StorageSession session,
             final BlockingIo io,
             final long logId,
-            final int capacityBytes) {
+            final int capacityBytes,
+            final boolean zeroFill) {
         this.directory = directory;
         this.session = session;
         this.io = io;
         this.logId = logId;
         this.capacityBytes = capacityBytes;
+        this.zeroFill = zeroFill;
     }
 
     /** Zeroes [from, to) in small block-aligned writes, rewriting the bytes around it as they are. */
@@ -182,8 +185,8 @@ final class RecoveryWriter {
     /**
      * Prepares a new segment, synchronously, as {@link io.walden.internal.io.SegmentPreparer} does: a
      * temporary file allocated where the backend can (else its last block written: a hole before it,
-     * which reads as zeros), its header, synced, renamed into place, the directory synced. Nothing is
-     * zero-filled; the caller records the session's write limit.
+     * which reads as zeros), its header, synced, renamed into place, the directory synced. Zero-filled
+     * only with {@link io.walden.WalConfig#zeroFillSegments}; the caller records the session's limit.
      */
     int prepareSegment(final long base) throws IOException {
         final Path temporary = directory.resolve(SegmentNames.temporaryName(base));
@@ -193,7 +196,9 @@ final class RecoveryWriter {
             final boolean allocated = io.allocate(handle, 0, capacityBytes) == capacityBytes;
             SegmentHeaders.write(block, capacityBytes, base, logId);
             io.write(handle, 0, block, BLOCK_BYTES);
-            if (!allocated) {
+            if (zeroFill) {
+                zeroFill(handle);
+            } else if (!allocated) {
                 writeLastBlock(handle, block);
             }
             io.sync(handle);
@@ -258,6 +263,18 @@ final class RecoveryWriter {
         // missing successor is a lost segment that no open gets past).
         io.rename(temporary, SegmentNames.segmentPath(directory, base));
         io.syncDirectory();
+    }
+
+    /** Writes zeros from the header to the end, in small writes (see {@link SegmentFill#PREPARE_WRITE_BYTES}). */
+    private void zeroFill(final int handle) throws IOException {
+        try (AlignedBuffer zeroMemory = new AlignedBuffer(SegmentFill.PREPARE_WRITE_BYTES)) {
+            final ByteBuffer zeros = zeroMemory.buffer();
+            for (long offset = SegmentHeaderDescriptor.HEADER_LENGTH; offset < capacityBytes; ) {
+                final int length = (int) Math.min(SegmentFill.PREPARE_WRITE_BYTES, capacityBytes - offset);
+                io.write(handle, offset, zeros, length);
+                offset += length;
+            }
+        }
     }
 
     /** Gives the file its full size; the range nothing wrote before it is a hole (zeros). */

@@ -119,6 +119,47 @@ class SegmentPreparerTest {
     }
 
     @Test
+    void shouldZeroFillANewFileWhenAskedAndStopWhenTheAppendersComeNear() throws IOException {
+        preparer.close();
+        preparer = new SegmentPreparer(
+                session, directory, SEGMENT, WRITE_BYTES, LOG_ID, new FreeSegments(directory, 0), true);
+        preparer.start(SEGMENT);
+        runToReady();
+        final List<String> expected = new ArrayList<>();
+        expected.add("open " + TEMPORARY);
+        expected.add("allocate " + TEMPORARY + " 0+" + SEGMENT);
+        expected.add("write " + TEMPORARY + " 0+" + BLOCK);
+        for (int offset = BLOCK; offset < SEGMENT; offset += WRITE_BYTES) {
+            expected.add("write " + TEMPORARY + " " + offset + "+" + WRITE_BYTES);
+        }
+        expected.add("sync " + TEMPORARY);
+        expected.add("rename " + TEMPORARY + " " + segmentName(SEGMENT));
+        expected.add("sync-directory");
+        assertEquals(expected, session.operations(), "every byte written");
+        assertEquals(LIMIT, preparer.readyLimitOffset(), "bounded by a limit all the same");
+        preparer.take();
+
+        session.operations().clear();
+        preparer.start(2L * SEGMENT);
+        step(); // allocate: the session cannot
+        step(); // header
+        step(); // the first zeros
+        preparer.stopZeroFill();
+        for (int i = 0; i < 100 && !preparer.isReady(2L * SEGMENT); i++) {
+            step();
+        }
+        final String temporary = temporaryName(2L * SEGMENT);
+        assertEquals(
+                List.of(
+                        "write " + temporary + " " + (SEGMENT - BLOCK) + "+" + BLOCK,
+                        "sync " + temporary,
+                        "rename " + temporary + " " + segmentName(2L * SEGMENT),
+                        "sync-directory"),
+                session.operations().subList(4, session.operations().size()),
+                "the rest of the zero-fill skipped: the last block gives the file its length");
+    }
+
+    @Test
     void shouldFailAShortWrite() throws IOException {
         preparer.start(SEGMENT);
         step();
@@ -358,7 +399,7 @@ class SegmentPreparerTest {
 
     /** A preparer over the test's session and directory, with the given freed files. */
     private SegmentPreparer newPreparer(final FreeSegments free) {
-        return new SegmentPreparer(session, directory, SEGMENT, WRITE_BYTES, LOG_ID, free);
+        return new SegmentPreparer(session, directory, SEGMENT, WRITE_BYTES, LOG_ID, free, false);
     }
 
     private void runToReady() throws IOException {

@@ -47,7 +47,7 @@ class RecoveryWriterTest {
     }
 
     private RecoveryWriter writer() {
-        return new RecoveryWriter(directory, session, new BlockingIo(session), LOG_ID, CAPACITY);
+        return new RecoveryWriter(directory, session, new BlockingIo(session), LOG_ID, CAPACITY, false);
     }
 
     /** A segment file whose first {@code dataEnd} bytes hold data, the rest zeros. */
@@ -181,6 +181,25 @@ class RecoveryWriterTest {
 
         assertEquals(List.of("write " + temporary + " 0+" + BLOCK), session.operations("write"));
         assertEquals(CAPACITY, Files.size(SegmentNames.segmentPath(directory, base)));
+    }
+
+    @Test
+    void zeroFillsASegmentWhenAskedBeforeItIsSyncedAndRenamed() throws IOException {
+        final long base = CAPACITY;
+        final String temporary = SegmentNames.temporaryName(base);
+        final RecoveryWriter zeroFilling =
+                new RecoveryWriter(directory, session, new BlockingIo(session), LOG_ID, CAPACITY, true);
+
+        session.closeFile(zeroFilling.prepareSegment(base));
+
+        final List<String> writes = session.operations("write");
+        long written = 0;
+        for (final String write : writes) {
+            written += Long.parseLong(write.substring(write.lastIndexOf('+') + 1));
+        }
+        assertEquals(CAPACITY, written, "every byte written once: " + writes);
+        final int sync = session.operations.indexOf("sync " + temporary);
+        assertTrue(sync > session.operations.lastIndexOf(writes.get(writes.size() - 1)), "synced after the zeros");
     }
 
     /** A full file system: the preparation fails, and leaves no temporary holding the space. */

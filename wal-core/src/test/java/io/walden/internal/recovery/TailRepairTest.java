@@ -106,7 +106,7 @@ class TailRepairTest {
 
     private TailRepair repair() {
         final BlockingIo io = new BlockingIo(session);
-        final RecoveryWriter writer = new RecoveryWriter(directory, session, io, LOG_ID, CAPACITY);
+        final RecoveryWriter writer = new RecoveryWriter(directory, session, io, LOG_ID, CAPACITY, false);
         return new TailRepair(session, io, writer, new RecoveryEvidence(directory), new RecoveryTally(), CAPACITY);
     }
 
