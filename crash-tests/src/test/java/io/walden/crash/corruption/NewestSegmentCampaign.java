@@ -12,6 +12,7 @@ import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.segment.WriteLimits;
 import io.walden.testing.LogImages;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -401,7 +402,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
                 if (!checkCut(report, pristine, damaged, damageOffset, where)) {
                     return;
                 }
-                appendAfter(wal, damaged, where);
+                appendAfter(wal, continuePosition(damaged, damageOffset), where);
             } else if (report.recoveredEndPosition() != newestBase + writtenEnd) {
                 violation(where + ": a damage that changed nothing moved the end: " + report.summary());
             }
@@ -448,7 +449,7 @@ final class NewestSegmentCampaign implements AutoCloseable {
         final long dataEnd = SampleLog.dataEnd(Arrays.copyOf(damaged, (int) staleFrom), damageOffset);
         final boolean exact = report.recoveredEndPosition() == newestBase + damageOffset
                 && !report.closedCleanly()
-                && report.endPosition() == continuePosition(staleFrom)
+                && report.endPosition() == continuePosition(damaged, damageOffset)
                 && report.tornTailBytesCut() == dataEnd - damageOffset
                 && (dataEnd == damageOffset
                         ? report.tornTailFile() == null && report.evidence().isEmpty()
@@ -475,21 +476,27 @@ final class NewestSegmentCampaign implements AutoCloseable {
     }
 
     /**
-     * Where the log continues after a cut: at a recycled segment's write limit (nothing of this life
-     * was written past it), else in the next segment.
+     * Where the log continues after a cut: at the write limit the segment's header records, if nothing
+     * at or past it is non-zero (below a recycled segment's limit: the bytes of this life), else in
+     * the next segment ({@link WriteLimits#continueOffset}).
      */
-    private long continuePosition(final long staleFrom) {
-        return staleFrom < segmentBytes ? newestBase + staleFrom : newestBase + segmentBytes + HEADER;
+    private long continuePosition(final byte[] damaged, final long cutOffset) {
+        final ByteBuffer header = ByteBuffer.wrap(damaged).order(ByteOrder.LITTLE_ENDIAN);
+        final long staleFrom = staleFromOffset(damaged);
+        final long dataEnd = SampleLog.dataEnd(Arrays.copyOf(damaged, (int) staleFrom), cutOffset);
+        final long offset = WriteLimits.continueOffset(
+                cutOffset, dataEnd, SegmentHeaderDecoder.writeLimitOffset(header), segmentBytes);
+        return offset == WriteLimits.NEXT_SEGMENT ? newestBase + segmentBytes + HEADER : newestBase + offset;
     }
 
     /** Every few cuts: an append lands where the log continues and survives a reopen. */
-    private void appendAfter(final Wal wal, final byte[] damaged, final String where) {
+    private void appendAfter(final Wal wal, final long continuePosition, final String where) {
         if (appendsAfter++ % 8 != 0) {
             return;
         }
         final byte[] payload = SampleLog.payload(new Random(appendsAfter), 100);
         final long lsn = wal.append(payload, Durability.SYNCED);
-        if (lsn != continuePosition(staleFromOffset(damaged))) {
+        if (lsn != continuePosition) {
             violation(where + ": the first append after the cut went to " + lsn);
         }
     }

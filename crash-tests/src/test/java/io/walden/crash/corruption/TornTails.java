@@ -14,8 +14,12 @@ import io.walden.RecoveryReport;
 import io.walden.Wal;
 import io.walden.crash.corruption.SampleLog.LogRecord;
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.internal.segment.WriteLimits;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -25,8 +29,8 @@ import java.util.List;
  * Torn tails of the newest segment of a crashed {@link SampleLog} (sectors that never reached the disk
  * read as zeros), and what recovery must do with them under any policy: nothing in the newest segment
  * is proven durable, so it cuts the log at the first torn frame, keeps what it cut as evidence,
- * reports it, gives up the rest of the segment and continues in the next one, where appends survive a
- * reopen.
+ * reports it, and continues at the segment's write limit (nothing was written past it) or in the next
+ * segment, where appends survive a reopen.
  *
  * <p><b>Threading:</b> stateless.
  */
@@ -73,12 +77,21 @@ final class TornTails {
         final long end = start + victim.frameLength();
         final int sector = SampleLog.sectorBytes();
         final long firstWholeSector = SampleLog.sectorCeiling(start + FrameDescriptor.HEADER_LENGTH);
-        assertTrue(firstWholeSector + sector < end, "the torn frame must span several sectors: " + victim);
+        final boolean wholeSectorInside = firstWholeSector + sector < end;
+        if (torn == Damage.FIRST_FRAME_OF_THE_NEWEST_SEGMENT_TORN && !wholeSectorInside) {
+            // The first frame is a record that did not fit at the end of the segment before, sized
+            // for that one: too short to lose a sector after its header, so its first sector is lost.
+            FileDamage.zero(file, start, SampleLog.sectorCeiling(start + 1));
+            return victim.lsn();
+        }
         switch (torn) {
             case LAST_FRAME_FIRST_SECTOR_LOST -> FileDamage.zero(file, start, SampleLog.sectorCeiling(start + 1));
             case LAST_FRAME_END_LOST -> FileDamage.zero(file, (end - 1) & -(long) sector, end);
             case TAIL_ZEROED_FROM_THE_LAST_FRAME -> FileDamage.zero(file, start, C);
-            default -> FileDamage.zero(file, firstWholeSector, firstWholeSector + sector);
+            default -> {
+                assertTrue(wholeSectorInside, "the torn frame must span several sectors: " + victim);
+                FileDamage.zero(file, firstWholeSector, firstWholeSector + sector);
+            }
         }
         return victim.lsn();
     }
@@ -102,13 +115,23 @@ final class TornTails {
         final long nonZeroEnd = SampleLog.dataEnd(bytes, cutOffset);
         final List<LogRecord> survivors = log.recordsBefore(cutPosition);
         final long cutRecords = log.records().size() - survivors.size();
-        final long continuePosition = SampleLog.NEWEST_BASE + C + SegmentHeaderDescriptor.HEADER_LENGTH;
+        final long continueOffset = WriteLimits.continueOffset(
+                cutOffset,
+                nonZeroEnd,
+                SegmentHeaderDecoder.writeLimitOffset(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)),
+                C);
+        final long continuePosition = continueOffset == WriteLimits.NEXT_SEGMENT
+                ? SampleLog.NEWEST_BASE + C + SegmentHeaderDescriptor.HEADER_LENGTH
+                : SampleLog.NEWEST_BASE + continueOffset;
         final LogRecord appended;
         try (Wal wal = Wal.open(SampleLog.config(log.directory(), backend, policy))) {
             final RecoveryReport report = wal.recoveryReport();
             assertFalse(report.closedCleanly(), report::summary);
             assertEquals(cutPosition, report.recoveredEndPosition(), report::summary);
-            assertEquals(continuePosition, report.endPosition(), "the log continues in the next segment");
+            assertEquals(
+                    continuePosition,
+                    report.endPosition(),
+                    "the log continues at the write limit or in the next segment");
             assertEquals(survivors.size(), report.records(), report::summary);
             assertEquals(nonZeroEnd - cutOffset, report.tornTailBytesCut(), report::summary);
             if (nonZeroEnd > cutOffset) {

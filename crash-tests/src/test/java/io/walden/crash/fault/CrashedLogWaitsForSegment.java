@@ -43,6 +43,7 @@ final class CrashedLogWaitsForSegment {
         final Path live = mountPoint.resolve("log-live-full-tail");
         final Path crashed = mountPoint.resolve("log-crashed-full-tail");
         final Path filler = mountPoint.resolve("filler");
+        final Path refill = mountPoint.resolve("refill");
         final List<Long> lsns = new ArrayList<>();
         try (Wal wal = Wal.open(configs.apply(live))) {
             // Past a third of the fourth segment: its write limit reached the segment's end.
@@ -72,6 +73,9 @@ final class CrashedLogWaitsForSegment {
                 final RecoveryReport report = wal.recoveryReport();
                 assertEquals(lsns.size(), report.records(), report::summary);
                 assertTrue(report.summary().contains("no room for a new segment"), report::summary);
+                // Full again: the few blocks a file system may give back meanwhile would let the next
+                // segment (a header and a hole) and a record in.
+                LoopFileSystem.fill(refill);
                 final WalException refused = assertThrows(
                         WalException.class,
                         () -> wal.append(TestRecords.tagged(1, 0, RECORD_BYTES), Durability.SYNCED));
@@ -110,6 +114,7 @@ final class CrashedLogWaitsForSegment {
             }
         } finally {
             Files.deleteIfExists(filler);
+            Files.deleteIfExists(refill);
         }
         try (Wal wal = Wal.open(config)) {
             final List<TestRecords.Read> read = TestRecords.replayAll(wal, wal.startPosition(), Durability.SYNCED);

@@ -6,13 +6,17 @@ import io.walden.WalConfig;
 import io.walden.crash.ChildBackends;
 import io.walden.crash.MixedAppend;
 import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDecoder;
 import io.walden.format.SegmentHeaderDescriptor;
+import io.walden.format.SegmentNames;
+import io.walden.internal.segment.FileReads;
 import io.walden.testing.TestRecords;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
@@ -37,8 +41,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p>Quiet window: with every appender held off (a write lock), the writer syncs; its durable position
  * {@code D} then equals its tail, and no sync can start again until something asks for one: the log is
  * configured without a background sync interval, so a sync starts only when an append or {@code sync}
- * asks for one, at a roll (the fence), or once a quarter segment is unsynced. The window's appends are
- * WRITTEN only and stay below both a quarter segment past {@code D} and the segment's end. So while the
+ * asks for one, at a roll (the fence), once a quarter segment is unsynced, or when a write would pass
+ * the segment's durable write limit. The window's appends are WRITTEN only and stay below a quarter
+ * segment past {@code D}, the segment's end and the write limit its header records after that sync. So while the
  * window is open the writer's durable position is at most {@code D} (plus a segment header, if {@code
  * D} lies on a segment boundary and the roll is still to come), and the writer publishes that bound in
  * the control file for as long as the window is open. A follower that hands out a record at or beyond
@@ -238,8 +243,10 @@ public final class FollowedWriter {
                 bound += SegmentHeaderDescriptor.HEADER_LENGTH;
             }
             final long limit = Math.min(
-                    bound + SEGMENT_CAPACITY_BYTES / 4 - QUIET_MARGIN_BYTES,
-                    segmentBase(bound) + SEGMENT_CAPACITY_BYTES - QUIET_MARGIN_BYTES);
+                    Math.min(
+                            bound + SEGMENT_CAPACITY_BYTES / 4 - QUIET_MARGIN_BYTES,
+                            segmentBase(bound) + SEGMENT_CAPACITY_BYTES - QUIET_MARGIN_BYTES),
+                    segmentBase(bound) + writeLimitOffset(segmentBase(bound)) - QUIET_MARGIN_BYTES);
             int records = 0;
             if (limit - bound >= QUIET_MIN_BYTES) {
                 final int writer = threadCount;
@@ -267,6 +274,14 @@ public final class FollowedWriter {
         } finally {
             quiet.writeLock().unlock();
         }
+    }
+
+    /** The write limit the segment's header records (the segment's end if none): a write past it waits for a sync. */
+    private int writeLimitOffset(final long base) throws IOException {
+        final ByteBuffer header =
+                FileReads.readHeader(SegmentNames.segmentPath(wal.config().directory(), base));
+        final int limit = header == null ? 0 : SegmentHeaderDecoder.writeLimitOffset(header);
+        return limit == 0 ? SEGMENT_CAPACITY_BYTES : limit;
     }
 
     private static int recordLength(final SplittableRandom random) {
