@@ -57,7 +57,10 @@ public final class DeviceBytesCommand implements Callable<Integer> {
     @Option(names = "--keep-segments", defaultValue = "4", description = "retention bound, in segments")
     int keepSegments;
 
-    @Option(names = "--recycled", defaultValue = "2", description = "recycledSegmentsMax (0: a new file for every segment)")
+    @Option(
+            names = "--recycled",
+            defaultValue = "2",
+            description = "recycledSegmentsMax (0: a new file for every segment)")
     int recycled;
 
     @Option(
