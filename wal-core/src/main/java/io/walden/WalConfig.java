@@ -489,7 +489,7 @@ public final class WalConfig {
          * every byte is written once; but a sync that covers a block written for the first time also
          * commits the file system's extent metadata, so a load of {@code SYNCED} records of a block or
          * more, on a log that does not recycle segments, syncs faster with zero-fill (one writer of 4 KiB
-         * records: about 1.4x on ext4), at the price of writing every segment twice. Recycled segments
+         * records: about 1.6x on ext4), at the price of writing every segment twice. Recycled segments
          * are never zero-filled: they are overwrites already.
          *
          * @param zeroFillSegments whether to zero-fill new segments; default false.
