@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.Wal;
-import io.walden.WalConfig;
 import io.walden.testkit.AckLedger;
 import io.walden.testkit.DiskHistory;
 import io.walden.testkit.Errno;
@@ -29,27 +28,19 @@ class DeferredCleanCloseTest {
     @TempDir
     Path root;
 
-    private static WalConfig config(final SimulatedStorage storage) {
-        return storage.configBuilder()
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(8 * 1024)
-                .build();
-    }
-
     @Test
     void everyCrashStateAfterAnOpenThatCouldNotWithdrawTheCleanCloseKeepsEveryPromise() throws Exception {
         final SimulatedStorage storage =
                 SimulatedStorage.builder(root.resolve("log")).seed(SEED).build();
         final AckLedger ledger = new AckLedger(storage);
-        try (Wal wal = Wal.open(config(storage))) {
+        try (Wal wal = Wal.open(SessionCrashStates.smallLog(storage))) {
             for (int i = 0; i < 10; i++) {
                 ledger.append(wal, new byte[200 + i], Durability.SYNCED);
             }
         }
         // The open's first write to a segment is the clean close's withdrawal: it finds no space.
         storage.failNextWrite(Errno.ENOSPC);
-        try (Wal wal = Wal.open(config(storage))) {
+        try (Wal wal = Wal.open(SessionCrashStates.smallLog(storage))) {
             assertEquals(1, storage.faultsInjected(), "the open's header rewrite met the fault");
             assertTrue(wal.recoveryReport().closedCleanly(), wal.recoveryReport()::summary);
             for (int i = 0; i < 30; i++) {
@@ -58,6 +49,6 @@ class DeferredCleanCloseTest {
             assertFalse(wal.stats().failed(), () -> String.valueOf(wal.stats().failure()));
         }
         SessionCrashStates.check(
-                storage, ledger, DeferredCleanCloseTest::config, root.resolve("states"), SEED, "deferred clean close");
+                storage, ledger, SessionCrashStates::smallLog, root.resolve("states"), SEED, "deferred clean close");
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.Durability;
 import io.walden.Wal;
-import io.walden.WalConfig;
 import io.walden.testkit.AckLedger;
 import io.walden.testkit.DiskHistory;
 import io.walden.testkit.Errno;
@@ -29,20 +28,12 @@ class DeferredTailRepairTest {
     @TempDir
     Path root;
 
-    private static WalConfig config(final SimulatedStorage storage) {
-        return storage.configBuilder()
-                .segmentCapacityBytes(64 * 1024)
-                .bufferCapacityBytes(64 * 1024)
-                .maxRecordBytes(8 * 1024)
-                .build();
-    }
-
     @Test
     void everyCrashStateAfterAnOpenThatCouldNotWriteTheDiscardFrameKeepsEveryPromise() throws Exception {
         final SimulatedStorage storage =
                 SimulatedStorage.builder(root.resolve("log")).seed(SEED).build();
         final AckLedger ledger = new AckLedger(storage);
-        final Wal crashed = Wal.open(config(storage));
+        final Wal crashed = Wal.open(SessionCrashStates.smallLog(storage));
         for (int i = 0; i < 10; i++) {
             ledger.append(crashed, new byte[200 + i], Durability.SYNCED);
         }
@@ -54,7 +45,7 @@ class DeferredTailRepairTest {
         }
         // The open's first write to a segment is the discard frame after the crashed records: no space.
         storage.failNextWrite(Errno.ENOSPC);
-        try (Wal wal = Wal.open(config(storage))) {
+        try (Wal wal = Wal.open(SessionCrashStates.smallLog(storage))) {
             assertEquals(1, storage.faultsInjected(), "the open's discard frame met the fault");
             assertTrue(wal.recoveryReport().summary().contains("found no space"), wal.recoveryReport()::summary);
             ledger.verifyRecovered(wal);
@@ -64,6 +55,6 @@ class DeferredTailRepairTest {
             assertFalse(wal.stats().failed(), () -> String.valueOf(wal.stats().failure()));
         }
         SessionCrashStates.check(
-                storage, ledger, DeferredTailRepairTest::config, root.resolve("states"), SEED, "deferred tail repair");
+                storage, ledger, SessionCrashStates::smallLog, root.resolve("states"), SEED, "deferred tail repair");
     }
 }

@@ -21,6 +21,15 @@ import java.util.function.Function;
 final class SessionCrashStates {
     private SessionCrashStates() {}
 
+    /** A log of 64 KiB segments and buffer on a simulated storage: a session spans a few segments. */
+    static WalConfig smallLog(final SimulatedStorage storage) {
+        return storage.configBuilder()
+                .segmentCapacityBytes(64 * 1024)
+                .bufferCapacityBytes(64 * 1024)
+                .maxRecordBytes(8 * 1024)
+                .build();
+    }
+
     /** Checks every crash state, prints how many under a label, and needs more than 100. */
     static void check(
             final SimulatedStorage storage,
