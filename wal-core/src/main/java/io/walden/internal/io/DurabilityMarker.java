@@ -286,6 +286,7 @@ final class DurabilityMarker {
             writingRepair = true;
             writingContinued = false;
             writeInFlight = true;
+            pendingRepair.blocks().clear();
             session.submitWrite(
                     activeHandle,
                     pendingRepair.fileOffset(),

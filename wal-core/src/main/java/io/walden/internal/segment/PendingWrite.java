@@ -7,10 +7,10 @@ import java.nio.ByteBuffer;
  * space even to overwrite), left to the running log to write before anything else: a discard frame
  * that gives up the positions from {@code fromPosition} to {@code toPosition} past a crashed log's
  * last frame (readers step over that range meanwhile). {@code blocks} go at {@code fileOffset} of the
- * active segment, block-aligned and aligned for direct I/O; position 0, limit their length.
+ * active segment, block-aligned and aligned for direct I/O, their capacity their length.
  */
 public record PendingWrite(long fileOffset, ByteBuffer blocks, long fromPosition, long toPosition) {
     public int lengthBytes() {
-        return blocks.limit();
+        return blocks.capacity();
     }
 }

@@ -38,6 +38,8 @@ public final class SegmentHeaders {
     /** Fills a header block for a segment with no clean close recorded. */
     public static void write(
             final ByteBuffer block, final int segmentCapacityBytes, final long basePosition, final long logId) {
+        // Whole: a write that failed part way may have left the block's limit where it stopped.
+        block.clear();
         block.order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < HEADER_LENGTH; i += 8) {
             block.putLong(i, 0);
