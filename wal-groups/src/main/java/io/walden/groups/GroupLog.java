@@ -12,8 +12,10 @@ import io.walden.groups.internal.GroupLogOpening;
 import io.walden.groups.internal.GroupRecords;
 import io.walden.groups.internal.GroupTable;
 import io.walden.groups.internal.GroupValues;
+import io.walden.groups.internal.LogPlaces;
 import io.walden.groups.internal.Purger;
 import io.walden.groups.internal.ReaderPool;
+import io.walden.groups.internal.RelocationLog;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -55,6 +57,7 @@ import org.agrona.DirectBuffer;
 public final class GroupLog implements AutoCloseable {
     private final GroupLogConfig config;
     private final Wal wal;
+    private final RelocationLog relocation;
     private final GroupTable table;
     private final ReaderPool readers;
     private final BatchPlanner planner;
@@ -68,15 +71,20 @@ public final class GroupLog implements AutoCloseable {
     private final long openScanNs;
     private volatile boolean closed;
 
-    private GroupLog(final GroupLogConfig config, final Wal wal, final GroupLogOpening.Result opened) {
+    private GroupLog(
+            final GroupLogConfig config,
+            final Wal wal,
+            final RelocationLog relocation,
+            final GroupLogOpening.Result opened) {
         this.config = config;
         this.wal = wal;
+        this.relocation = relocation;
         this.table = opened.table();
         this.openScannedBytes = opened.scannedBytes();
         this.openScanNs = opened.scanNs();
         this.readers = new ReaderPool(wal, config.readers());
         this.planner = new BatchPlanner(table, config.maxValueBytes());
-        this.purger = new Purger(wal, table, readers, appendLock, config);
+        this.purger = new Purger(wal, relocation, table, readers, appendLock, config);
     }
 
     /**
@@ -90,10 +98,11 @@ public final class GroupLog implements AutoCloseable {
      */
     public static GroupLog open(final GroupLogConfig config) {
         final Wal wal = Wal.open(config.walConfig());
+        final RelocationLog relocation = new RelocationLog(config.relocationWalConfig(), config.readers());
         try {
-            return new GroupLog(config, wal, GroupLogOpening.rebuild(wal));
+            return new GroupLog(config, wal, relocation, GroupLogOpening.rebuild(wal, relocation));
         } catch (final RuntimeException ex) {
-            CloseHelper.quietClose(wal);
+            CloseHelper.quietCloseAll(relocation, wal);
             throw ex;
         }
     }
@@ -302,10 +311,13 @@ public final class GroupLog implements AutoCloseable {
             if (lsn == GroupIndex.ABSENT) {
                 return false;
             }
-            if (lsn >= wal.writtenPosition()) {
-                wal.await(lsn, Durability.WRITTEN);
-            }
             try {
+                if (LogPlaces.inRelocationLog(lsn)) {
+                    return relocation.readEntry(lsn, groupId, index, handler);
+                }
+                if (lsn >= wal.writtenPosition()) {
+                    wal.await(lsn, Durability.WRITTEN);
+                }
                 return readers.readEntry(lsn, groupId, index, handler);
             } catch (final WalException ex) {
                 // A purge freed the record's segment after it was relocated or truncated: look again.
@@ -396,6 +408,7 @@ public final class GroupLog implements AutoCloseable {
                 purger.relocatedBytes(),
                 openScannedBytes,
                 openScanNs,
+                relocation.spanBytes(),
                 wal.stats());
     }
 
@@ -416,7 +429,7 @@ public final class GroupLog implements AutoCloseable {
         } finally {
             appendLock.unlock();
         }
-        CloseHelper.closeAll(readers, wal);
+        CloseHelper.closeAll(readers, relocation, wal);
     }
 
     Purger purger() {

@@ -2,6 +2,8 @@ package io.walden.groups;
 
 import io.walden.WalConfig;
 import io.walden.WalException;
+import io.walden.format.FrameDescriptor;
+import io.walden.format.SegmentHeaderDescriptor;
 import java.util.Objects;
 
 /**
@@ -17,12 +19,15 @@ public final class GroupLogConfig {
     public static final int MAX_VALUE_BYTES_DEFAULT = 64 * 1024;
     /** Default {@link #pinningGroupsReported()}. */
     public static final int PINNING_GROUPS_REPORTED_DEFAULT = 16;
+    /** The directory, inside the group log's, of the default {@link #relocationWalConfig()}. */
+    public static final String RELOCATION_DIRECTORY_NAME = "relocated";
 
     private final WalConfig walConfig;
     private final int readers;
     private final int relocateAfterRounds;
     private final int maxValueBytes;
     private final int pinningGroupsReported;
+    private final WalConfig relocationWalConfig;
 
     private GroupLogConfig(final Builder builder) {
         this.walConfig = builder.walConfig;
@@ -30,6 +35,8 @@ public final class GroupLogConfig {
         this.relocateAfterRounds = builder.relocateAfterRounds;
         this.maxValueBytes = builder.maxValueBytes;
         this.pinningGroupsReported = builder.pinningGroupsReported;
+        this.relocationWalConfig =
+                builder.relocationWalConfig != null ? builder.relocationWalConfig : deriveRelocation(walConfig);
     }
 
     /**
@@ -40,9 +47,45 @@ public final class GroupLogConfig {
         return new Builder(walConfig);
     }
 
+    /**
+     * The relocation log's default: in {@value #RELOCATION_DIRECTORY_NAME} inside the group log's
+     * directory, the same backend and durability settings, and a buffer (and segment) large enough for
+     * the main log's largest record plus the relocation header.
+     */
+    private static WalConfig deriveRelocation(final WalConfig main) {
+        final int maxRecordBytes = main.maxRecordBytes() + RelocatedRecordDescriptor.HEADER_LENGTH;
+        int bufferBytes = main.bufferCapacityBytes();
+        while ((bufferBytes - SegmentHeaderDescriptor.HEADER_LENGTH) / 2 - FrameDescriptor.HEADER_LENGTH
+                        < maxRecordBytes
+                && bufferBytes < WalConfig.SEGMENT_CAPACITY_BYTES_MAX) {
+            bufferBytes *= 2;
+        }
+        final WalConfig.Builder builder = WalConfig.builder(main.directory().resolve(RELOCATION_DIRECTORY_NAME))
+                .storageOptions(main.storageOptions())
+                .segmentCapacityBytes(Math.max(main.segmentCapacityBytes(), bufferBytes))
+                .bufferCapacityBytes(bufferBytes)
+                .maxRecordBytes(maxRecordBytes)
+                .appendTimeoutNs(main.appendTimeoutNs())
+                .recoveryPolicy(main.recoveryPolicy());
+        if (main.backend() != null) {
+            builder.backend(main.backend());
+        }
+        return builder.build();
+    }
+
     /** @return the Walden log that holds every group. */
     public WalConfig walConfig() {
         return walConfig;
+    }
+
+    /**
+     * @return the Walden log that relocated entries go to ({@link GroupLog#purge()}): by default the
+     *     directory {@value #RELOCATION_DIRECTORY_NAME} inside the group log's, on the same
+     *     backend, with records {@value RelocatedRecordDescriptor#HEADER_LENGTH} bytes longer. Created
+     *     at the first relocation.
+     */
+    public WalConfig relocationWalConfig() {
+        return relocationWalConfig;
     }
 
     /**
@@ -86,6 +129,8 @@ public final class GroupLogConfig {
         private int maxValueBytes = MAX_VALUE_BYTES_DEFAULT;
         private int pinningGroupsReported = PINNING_GROUPS_REPORTED_DEFAULT;
 
+        private WalConfig relocationWalConfig;
+
         private Builder(final WalConfig walConfig) {
             this.walConfig = Objects.requireNonNull(walConfig, "walConfig");
         }
@@ -93,6 +138,18 @@ public final class GroupLogConfig {
         /** @param readers see {@link GroupLogConfig#readers()}; 1 to 64. @return this builder. */
         public Builder readers(final int readers) {
             this.readers = check("readers", readers, 1, 64);
+            return this;
+        }
+
+        /** @param rounds see {@link GroupLogConfig#relocateAfterRounds()}; 0 or more. @return this builder. */
+        /**
+         * @param config see {@link GroupLogConfig#relocationWalConfig()}: a directory of its own (never the
+         *     group log's), whose records take {@value RelocatedRecordDescriptor#HEADER_LENGTH} bytes
+         *     more than the group log's largest.
+         * @return this builder.
+         */
+        public Builder relocationWalConfig(final WalConfig config) {
+            this.relocationWalConfig = Objects.requireNonNull(config, "config");
             return this;
         }
 
@@ -116,7 +173,26 @@ public final class GroupLogConfig {
 
         /** @return the configuration. */
         public GroupLogConfig build() {
-            return new GroupLogConfig(this);
+            final GroupLogConfig config = new GroupLogConfig(this);
+            final WalConfig relocation = config.relocationWalConfig;
+            if (relocation
+                    .directory()
+                    .toAbsolutePath()
+                    .equals(walConfig.directory().toAbsolutePath())) {
+                throw new WalException(
+                        WalException.ErrorCode.CONFIG,
+                        "relocationWalConfig names the group log's own directory " + walConfig.directory()
+                                + ": give the relocation log a directory of its own");
+            }
+            if (relocation.maxRecordBytes() < walConfig.maxRecordBytes() + RelocatedRecordDescriptor.HEADER_LENGTH) {
+                throw new WalException(
+                        WalException.ErrorCode.CONFIG,
+                        "relocationWalConfig.maxRecordBytes=" + relocation.maxRecordBytes() + " cannot hold a"
+                                + " relocated copy of the group log's largest record (maxRecordBytes="
+                                + walConfig.maxRecordBytes() + " plus " + RelocatedRecordDescriptor.HEADER_LENGTH
+                                + " bytes): raise it");
+            }
+            return config;
         }
 
         private static int check(final String name, final int value, final int min, final int max) {

@@ -44,6 +44,8 @@ final class SimulatedDisk {
     private CrashPoint crashPoint;
     private int crashPointSeen;
     private boolean frozen;
+    // The supply this disk shares with the other directories of the simulated machine.
+    private PowerLine power = new PowerLine();
 
     /**
      * Creates the disk of a directory; every file in it but the log's lock file is taken as durable.
@@ -105,17 +107,29 @@ final class SimulatedDisk {
         crashPointSeen = 0;
         if (point.operation() == CrashPoint.Operation.EVENT && point.count() == 0) {
             frozen = true;
+            power.cut();
         }
     }
 
-    /** Freezes the disk now. */
+    /** Connects the disk to a supply shared with other disks. */
+    synchronized void power(final PowerLine line) {
+        this.power = line;
+    }
+
+    /** Freezes the disk now, and every disk on its power line. */
     synchronized void freeze() {
         frozen = true;
+        power.cut();
+    }
+
+    /** Freezes this disk for good: its power line failed and is coming back for another disk. */
+    synchronized void latch() {
+        frozen = frozen || power.isOff();
     }
 
     /** @return whether the power has failed. */
     synchronized boolean frozen() {
-        return frozen;
+        return frozen || power.isOff();
     }
 
     /** @return how many events the log holds. */
@@ -140,7 +154,7 @@ final class SimulatedDisk {
      * @return false if frozen: the operation must not happen.
      */
     synchronized boolean record(final DiskEvent event) {
-        if (frozen) {
+        if (frozen()) {
             return false;
         }
         events.add(event);
@@ -154,6 +168,7 @@ final class SimulatedDisk {
                 && crashPoint.operation().counts(event, data)
                 && ++crashPointSeen >= crashPoint.count()) {
             frozen = true;
+            power.cut();
         }
         return true;
     }

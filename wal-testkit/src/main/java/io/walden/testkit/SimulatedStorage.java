@@ -74,15 +74,24 @@ public final class SimulatedStorage implements StorageBackend {
     private final SplittableRandom sessionSeeds;
     private final FaultPlan faults = new FaultPlan();
     private volatile SimulatedDisk disk;
+    // Shared with the storages of other directories built with Builder#sharingPowerWith.
+    private final PowerLine power;
     private volatile CrashReport lastCrash;
     private int crashCount;
 
     private SimulatedStorage(
-            final Path directory, final StorageOptions options, final long seed, final SimulatedDisk disk) {
+            final Path directory,
+            final StorageOptions options,
+            final long seed,
+            final SimulatedDisk disk,
+            final PowerLine power) {
         this.directory = directory;
         this.options = options;
         this.sessionSeeds = new SplittableRandom(seed);
+        this.power = power;
         this.disk = disk;
+        disk.power(power);
+        power.connect(this);
     }
 
     /** A storage over a directory whose files are known, without reading them again. */
@@ -91,7 +100,7 @@ public final class SimulatedStorage implements StorageBackend {
             final SortedMap<String, byte[]> files,
             final StorageOptions options,
             final long seed) {
-        return new SimulatedStorage(directory, options, seed, new SimulatedDisk(directory, files));
+        return new SimulatedStorage(directory, options, seed, new SimulatedDisk(directory, files), new PowerLine());
     }
 
     /**
@@ -132,6 +141,11 @@ public final class SimulatedStorage implements StorageBackend {
             sessionSeed = sessionSeeds.nextLong();
         }
         return new SimulatedSession(current, options, faults, new SplittableRandom(sessionSeed), completionSignal);
+    }
+
+    /** The power line failed: this storage's disk records nothing more until it crashes. */
+    void latchPowerFailure() {
+        disk.latch();
     }
 
     /** @return the log directory. */
@@ -212,12 +226,17 @@ public final class SimulatedStorage implements StorageBackend {
      */
     public synchronized CrashReport crash(final long seed) throws IOException {
         final SimulatedDisk crashed = disk;
-        crashed.freeze();
+        if (!crashed.frozen()) {
+            crashed.freeze();
+        }
         final DiskHistory history = crashed.history();
         final DiskModel.Image image = history.image(history.size(), new SplittableRandom(seed));
         Directories.emptyFiles(directory);
         image.writeTo(directory);
-        disk = new SimulatedDisk(directory, image.files());
+        power.restore();
+        final SimulatedDisk back = new SimulatedDisk(directory, image.files());
+        back.power(power);
+        disk = back;
         crashCount++;
         final CrashReport report = image.choices().build(history.size(), history.size());
         lastCrash = report;
@@ -305,6 +324,7 @@ public final class SimulatedStorage implements StorageBackend {
         private final Path directory;
         private StorageOptions options = StorageOptions.BUFFERED;
         private long seed;
+        private SimulatedStorage sharedPower;
 
         private Builder(final Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -334,6 +354,19 @@ public final class SimulatedStorage implements StorageBackend {
         }
 
         /**
+         * Puts the storage on the same power supply as another, as two directories of one machine: a
+         * power failure of either (its crash point, {@link SimulatedStorage#powerOff()}) is a failure of
+         * both, at the same instant. Bring each back with its own {@link SimulatedStorage#crash}.
+         *
+         * @param other the storage whose power this one shares.
+         * @return this builder.
+         */
+        public Builder sharingPowerWith(final SimulatedStorage other) {
+            this.sharedPower = Objects.requireNonNull(other, "other");
+            return this;
+        }
+
+        /**
          * Creates the storage: the directory if missing, and a disk on which every file already there
          * is durable.
          *
@@ -342,7 +375,12 @@ public final class SimulatedStorage implements StorageBackend {
          */
         public SimulatedStorage build() throws IOException {
             Files.createDirectories(directory);
-            return new SimulatedStorage(directory, options, seed, new SimulatedDisk(directory));
+            return new SimulatedStorage(
+                    directory,
+                    options,
+                    seed,
+                    new SimulatedDisk(directory),
+                    sharedPower == null ? new PowerLine() : sharedPower.power);
         }
     }
 }

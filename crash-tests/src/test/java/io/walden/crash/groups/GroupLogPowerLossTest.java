@@ -8,9 +8,11 @@ import io.walden.groups.GroupLedger;
 import io.walden.groups.GroupLog;
 import io.walden.groups.GroupLogConfig;
 import io.walden.groups.GroupWorkload;
+import io.walden.groups.RelocatedRecordDescriptor;
 import io.walden.testkit.CrashPoint;
 import io.walden.testkit.CrashTrial;
 import io.walden.testkit.CrashTrials;
+import io.walden.testkit.SimulatedStorage;
 import io.walden.testkit.WalCrashTest;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,8 +22,9 @@ import org.junit.jupiter.api.AfterAll;
  * A group log under simulated power loss at every kind of event ({@link WalCrashTest}): each trial runs
  * the steps of {@link GroupWorkload}, batches over several groups (entries, suffix truncations inside
  * batches), prefix truncations, resets, removals and key-values at every durability, with a purge
- * every few steps that frees segments and relocates the live entries of a group that never truncates, until the power fails; then reopens and
- * checks with {@link GroupLedger} that every {@code SYNCED} step survived, each step whole or not at
+ * every few steps that frees segments and relocates the live entries of a group that never truncates (to
+ * the relocation log, a second directory on the same simulated power supply, whose own events are crash
+ * points in half the trials), until the power fails; then reopens and checks with {@link GroupLedger} that every {@code SYNCED} step survived, each step whole or not at
  * all, and every group is exactly what the surviving steps make it; then appends and crashes again (in
  * half the trials during the recovery itself) and checks again.
  */
@@ -38,19 +41,38 @@ class GroupLogPowerLossTest {
         System.out.println("GROUP LOG POWER LOSS: " + RELOCATED.get() + " records relocated across the trials");
     }
 
-    private static GroupLogConfig config(final CrashTrial trial) {
+    private static GroupLogConfig config(final CrashTrial trial, final SimulatedStorage relocation) {
         final WalConfig wal = trial.configBuilder()
                 .segmentCapacityBytes(64 * 1024)
                 .bufferCapacityBytes(64 * 1024)
                 .maxRecordBytes(16 * 1024)
                 .build();
-        return GroupLogConfig.builder(wal).relocateAfterRounds(1).readers(1).build();
+        final WalConfig relocated = relocation
+                .configBuilder()
+                .segmentCapacityBytes(64 * 1024)
+                .bufferCapacityBytes(64 * 1024)
+                .maxRecordBytes(16 * 1024 + RelocatedRecordDescriptor.HEADER_LENGTH)
+                .build();
+        return GroupLogConfig.builder(wal)
+                .relocationWalConfig(relocated)
+                .relocateAfterRounds(1)
+                .readers(1)
+                .build();
     }
 
     @WalCrashTest(trials = TRIALS)
     void everySyncedStepSurvivesWholeAndGroupsAreWhatTheStepsMakeThem(final CrashTrial trial) throws Exception {
         final SplittableRandom random = trial.random();
-        final GroupLogConfig config = config(trial);
+        final SimulatedStorage relocation = SimulatedStorage.builder(
+                        trial.directory().resolve(GroupLogConfig.RELOCATION_DIRECTORY_NAME))
+                .seed(random.nextLong())
+                .sharingPowerWith(trial.storage())
+                .build();
+        // Not in the first trial: it runs to its end to count the events the others' crash points are drawn from.
+        if (random.nextBoolean() && trial.crashPoint() != null) {
+            relocation.crashAfter(CrashPoint.afterEvents(1 + random.nextInt(120)));
+        }
+        final GroupLogConfig config = config(trial, relocation);
         final GroupLedger ledger = new GroupLedger();
         final int steps = 40 + random.nextInt(60);
         final boolean crashDuringRecovery = random.nextBoolean();
@@ -61,6 +83,7 @@ class GroupLogPowerLossTest {
                 }
             });
             trial.crash();
+            relocation.crash(random.nextLong());
             if (crashDuringRecovery) {
                 trial.storage().crashAfter(CrashPoint.afterEvents(1 + random.nextInt(40)));
             }
@@ -71,6 +94,7 @@ class GroupLogPowerLossTest {
                 }
             });
             trial.crash();
+            relocation.crash(random.nextLong());
             try (GroupLog log = GroupLog.open(config)) {
                 ledger.verifyRecovered(log);
             }

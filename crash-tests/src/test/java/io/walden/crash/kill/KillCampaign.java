@@ -313,14 +313,24 @@ final class KillCampaign {
     static Path copyOf(final Path directory) throws IOException {
         final Path copy = directory.resolveSibling(directory.getFileName() + "-check");
         TestFiles.deleteRecursively(copy);
-        Files.createDirectories(copy);
-        if (Files.isDirectory(directory)) {
-            try (Stream<Path> files = Files.list(directory)) {
-                for (final Path file : (Iterable<Path>) files::iterator) {
-                    Files.copy(file, copy.resolve(file.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+        copyTree(directory, copy);
+        return copy;
+    }
+
+    /** Copies a directory with its subdirectories (a group log's relocation log lives in one). */
+    private static void copyTree(final Path from, final Path to) throws IOException {
+        Files.createDirectories(to);
+        if (!Files.isDirectory(from)) {
+            return;
+        }
+        try (Stream<Path> files = Files.list(from)) {
+            for (final Path file : (Iterable<Path>) files::iterator) {
+                if (Files.isDirectory(file)) {
+                    copyTree(file, to.resolve(file.getFileName()));
+                } else {
+                    Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
                 }
             }
         }
-        return copy;
     }
 }

@@ -1,6 +1,7 @@
 package io.walden.groups.internal;
 
 import java.util.Arrays;
+import org.agrona.collections.LongArrayList;
 
 /**
  * One group's index: its bounds, the LSN of the record holding each entry, and its key-values.
@@ -17,9 +18,15 @@ import java.util.Arrays;
  * Memory: 8 bytes per index between the bounds, the array grown by half when full and shrunk when a
  * truncation leaves it less than half full: at most 16 bytes per index once a group has truncated.
  *
- * <p>{@link #pinLsn} is the lowest LSN a record must keep for the group to open as it is: every live
- * entry and key-value, and the last bounds record where the entries alone do not give the bounds (the
- * group is empty or an entry at a bound is a gap).
+ * <p>{@link #pinLsn} is the lowest main log position a record must keep for the group to open as it is:
+ * every live entry and key-value, the last bounds record where the entries alone do not give the bounds
+ * (the group is empty or an entry at a bound is a gap), and every <i>killer</i> not yet copied to the
+ * relocation log. {@link #relocationPinLsn} is the same for the relocation log ({@link LogPlaces}).
+ *
+ * <p>A killer is a main log record that dropped an entry held in the relocation log (or dropped another
+ * killer): opening replays the relocation log's copies before the main log, so the copy would come back
+ * if the record that dropped it were freed first. Purge copies each killer to the relocation log, after
+ * its victims, before the main log may free it ({@link Purger}).
  *
  * <p><b>Threading:</b> guarded by its own monitor; {@link GroupTable} and the group log take it.
  */
@@ -38,6 +45,10 @@ public final class GroupIndex {
     private long[] lsns = NO_LSNS;
     private long boundsLsn = ABSENT;
     private GroupValues values;
+    // How many indexes between the bounds hold a position in the relocation log.
+    private int relocatedEntries;
+    // Main log positions of killers not yet copied to the relocation log; null: none.
+    private LongArrayList killers;
     // Guarded by the purger's lock: purges in a row that found this group pinning the oldest segment.
     private int pinRounds;
 
@@ -68,7 +79,7 @@ public final class GroupIndex {
 
     /** True when the group holds nothing a reopened log would show: default bounds, no key-value. */
     public boolean isBlank() {
-        return isEmpty() && first == 1 && (values == null || values.size() == 0);
+        return isEmpty() && first == 1 && (values == null || values.size() == 0) && killers == null;
     }
 
     public long lsn(final long index) {
@@ -80,6 +91,13 @@ public final class GroupIndex {
 
     /** Stores an entry's LSN at an index; the bounds grow to hold it. */
     public void put(final long index, final long lsn) {
+        final long replaced = lsn(index);
+        if (replaced != ABSENT && dropped(replaced)) {
+            noteKiller(lsn);
+        }
+        if (LogPlaces.inRelocationLog(lsn)) {
+            relocatedEntries++;
+        }
         if (isEmpty()) {
             dropAll();
             first = index;
@@ -102,6 +120,9 @@ public final class GroupIndex {
      */
     public void bounds(final long newFirst, final long newLast, final long lsn) {
         boundsLsn = lsn;
+        if (dropsExposed(newFirst, newLast)) {
+            noteKiller(lsn);
+        }
         if (newLast < newFirst || isEmpty() || newLast < first || newFirst > last) {
             dropAll();
             first = newFirst;
@@ -126,8 +147,34 @@ public final class GroupIndex {
         compact();
     }
 
-    /** Forgets everything: the group was removed. */
-    public void clear() {
+    /**
+     * Opening, while it replays the relocation log: a copied killer's drop. Entries outside [keepFirst,
+     * keepLast] go and the bounds fit the entries left (blank if none). A copy sets no bounds of its own:
+     * its bounds may be stale by the time the main log freed the records that moved them on, and the
+     * bounds a group needs are in the main log ({@link #pinLsn}).
+     */
+    public void dropOutside(final long keepFirst, final long keepLast) {
+        long low = Long.MAX_VALUE;
+        long high = Long.MIN_VALUE;
+        for (long index = Math.max(first, keepFirst); index <= Math.min(last, keepLast); index++) {
+            if (lsns[(int) (index - base)] != ABSENT) {
+                low = Math.min(low, index);
+                high = index;
+            }
+        }
+        if (high < low) {
+            clear(ABSENT);
+        } else {
+            bounds(low, high, ABSENT);
+        }
+    }
+
+    /** Forgets everything but its killers: the group was removed by the record at {@code lsn}. */
+    public void clear(final long lsn) {
+        if (dropsExposed(1, 0)) {
+            noteKiller(lsn);
+        }
+        relocatedEntries = 0;
         dropAll();
         first = 1;
         last = 0;
@@ -157,14 +204,14 @@ public final class GroupIndex {
         return boundsLsn != ABSENT && (isEmpty() || lsn(first) == ABSENT || lsn(last) == ABSENT);
     }
 
-    /** The lowest LSN of a record the group needs kept, or {@link Long#MAX_VALUE}: none. */
+    /** The lowest main log position of a record the group needs kept, or {@link Long#MAX_VALUE}: none. */
     public long pinLsn() {
         long pin = boundsNeeded() ? boundsLsn : Long.MAX_VALUE;
         if (!isEmpty()) {
             final int to = (int) (last - base);
             for (int i = (int) (first - base); i <= to; i++) {
                 final long lsn = lsns[i];
-                if (lsn != ABSENT && lsn < pin) {
+                if (lsn < pin && LogPlaces.inMainLog(lsn)) {
                     pin = lsn;
                 }
             }
@@ -172,7 +219,69 @@ public final class GroupIndex {
         if (values != null) {
             pin = Math.min(pin, values.minLsn());
         }
+        for (int i = 0; killers != null && i < killers.size(); i++) {
+            pin = Math.min(pin, killers.getLong(i));
+        }
         return pin;
+    }
+
+    /**
+     * The lowest relocation log position of a record the group needs kept, or {@link Long#MAX_VALUE}:
+     * none: the entries there. Copied killers need no pin: each follows the copies it dropped.
+     */
+    public long relocationPinLsn() {
+        long pin = Long.MAX_VALUE;
+        if (relocatedEntries > 0) {
+            final int to = (int) (last - base);
+            for (int i = (int) (first - base); i <= to; i++) {
+                final long lsn = lsns[i];
+                if (LogPlaces.inRelocationLog(lsn)) {
+                    pin = Math.min(pin, LogPlaces.positionOf(lsn));
+                }
+            }
+        }
+        return pin;
+    }
+
+    /** How many indexes hold a position in the relocation log. */
+    public int relocatedEntries() {
+        return relocatedEntries;
+    }
+
+    /** The killers not yet copied to the relocation log, ascending; empty if none. */
+    public long[] killers() {
+        return killers == null ? new long[0] : killers.toLongArray();
+    }
+
+    /**
+     * A killer is in the relocation log now, durably, at {@code copyLsn}: it pins the main log no more;
+     * if it is an entry still at {@code index} ({@link #ABSENT}: not an entry), the index names the copy.
+     */
+    public void killerCopied(final long killerLsn, final long index, final long copyLsn) {
+        if (killers == null || !killers.removeLong(killerLsn)) {
+            return;
+        }
+        if (killers.isEmpty()) {
+            killers = null;
+        }
+        if (index != ABSENT) {
+            relocate(index, killerLsn, copyLsn);
+        }
+    }
+
+    /**
+     * Points an index at a copy of its entry in the relocation log, if the index still holds {@code
+     * source}: a move, not a kill.
+     *
+     * @return whether it did.
+     */
+    public boolean relocate(final long index, final long source, final long copyLsn) {
+        if (lsn(index) != source) {
+            return false;
+        }
+        lsns[(int) (index - base)] = copyLsn;
+        relocatedEntries++;
+        return true;
     }
 
     public int pinRounds() {
@@ -186,6 +295,47 @@ public final class GroupIndex {
     /** The heap this index holds beyond its object, for the stats. */
     public long arrayBytes() {
         return (long) lsns.length * Long.BYTES + (values == null ? 0 : values.heapBytes());
+    }
+
+    /** Whether dropping the record at {@code lsn} makes its dropper a killer; counts a relocated one out. */
+    private boolean dropped(final long lsn) {
+        if (LogPlaces.inRelocationLog(lsn)) {
+            relocatedEntries--;
+            return true;
+        }
+        return killers != null && killers.containsLong(lsn);
+    }
+
+    /** Whether bounds [newFirst, newLast] drop an entry in the relocation log or a killer. */
+    private boolean dropsExposed(final long newFirst, final long newLast) {
+        if ((relocatedEntries == 0 && killers == null) || isEmpty()) {
+            return false;
+        }
+        boolean exposed = false;
+        for (long index = first; index <= last; index++) {
+            if (index >= newFirst && index <= newLast) {
+                index = Math.max(index, newLast);
+                continue;
+            }
+            final long lsn = lsns[(int) (index - base)];
+            if (lsn != ABSENT && dropped(lsn)) {
+                exposed = true;
+            }
+        }
+        return exposed;
+    }
+
+    /** A main log record dropped something the relocation log holds: keep it until it is copied there. */
+    private void noteKiller(final long lsn) {
+        if (!LogPlaces.inMainLog(lsn)) {
+            return;
+        }
+        if (killers == null) {
+            killers = new LongArrayList(2, ABSENT);
+        }
+        if (!killers.containsLong(lsn)) {
+            killers.addLong(lsn);
+        }
     }
 
     private void extendDown(final long index) {

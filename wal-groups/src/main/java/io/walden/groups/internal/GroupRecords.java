@@ -151,7 +151,7 @@ public final class GroupRecords {
                 final GroupIndex removed = table.get(groupId);
                 if (removed != null) {
                     synchronized (removed) {
-                        removed.clear();
+                        removed.clear(lsn);
                     }
                     table.removeIfBlank(removed);
                 }

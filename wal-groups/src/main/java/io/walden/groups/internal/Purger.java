@@ -6,6 +6,7 @@ import static io.walden.groups.GroupRecordDescriptor.HEADER_LENGTH;
 import static io.walden.groups.GroupRecordDescriptor.TYPE_BOUNDS;
 import static io.walden.groups.GroupRecordDescriptor.TYPE_ENTRY;
 import static io.walden.groups.GroupRecordDescriptor.TYPE_PUT;
+import static java.nio.ByteOrder.LITTLE_ENDIAN;
 
 import io.walden.Durability;
 import io.walden.Wal;
@@ -14,9 +15,12 @@ import io.walden.format.FrameDescriptor;
 import io.walden.groups.GroupLogConfig;
 import io.walden.groups.GroupRecordDescriptor;
 import io.walden.groups.PurgeReport;
+import io.walden.groups.RelocatedRecordDescriptor;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.LongArrayList;
 
@@ -25,34 +29,44 @@ import org.agrona.collections.LongArrayList;
  * GroupIndex#pinLsn}), and names the groups that pin the oldest segment left. A group that pinned it for
  * {@link GroupLogConfig#relocateAfterRounds()} purges in a row is relocatable: its live records below the
  * target (the oldest record of a group that is not relocatable, or the segment being written) are copied
- * to the head of the log, so that one purge frees everything up to the target.
+ * out, so that one purge frees everything up to the target.
  *
- * <p>Relocation copies each record as it is, flagged {@link GroupRecordDescriptor#FLAG_RELOCATED}, to
- * the head of the log and points the group's index at the copy. The copies are read outside the append
- * lock; under it, a group's copies are appended only if every source is still the group's current record
- * (an append, truncation or reset in between skips the group this round). A copy of an entry is applied
- * as any entry at its index, so after a crash anywhere the group holds the entry once, the original's
- * bytes, at its index; the segment is freed only once the copies are durable.
+ * <p>Where each copy goes: a live entry to the relocation log ({@link RelocationLog}), once, with its
+ * original position, so that entries of groups that never truncate are not copied again at every turn of
+ * the main log; a key-value, or the bounds a group needs, to the head of the main log (flagged {@link
+ * GroupRecordDescriptor#FLAG_RELOCATED}; the bounds as they are now). Copies are made only of durable
+ * records (a copy must never outlive its original's position), read outside the append lock, and
+ * appended under it only if every source is still the group's current record (an append, truncation or
+ * reset in between skips the group this round); the main log frees the originals only once the copies
+ * are durable. Each purge first copies the killers ({@link GroupIndex}) to the relocation log, durably,
+ * so that a dropped copy cannot come back; the relocation log frees its own prefix below every group's
+ * relocated live entries.
  *
  * <p><b>Threading:</b> one purge at a time (its own lock); it takes the group log's append lock only to
  * append relocated records.
  */
 public final class Purger {
     private final Wal wal;
+    private final RelocationLog relocation;
     private final GroupTable table;
     private final ReaderPool readers;
     private final ReentrantLock appendLock;
     private final GroupLogConfig config;
     private final long segmentBytes;
     private final int batchFramedBytesMax;
+    private final int relocationBatchFramedBytesMax;
     private final Object purgeLock = new Object();
-    // Guarded by purgeLock: the copies being relocated and the LSN each was copied from.
+    // Guarded by purgeLock: the copies for the main log (key-values, bounds) and each one's source.
     private final WalBatch copies = new WalBatch();
     private final LongArrayList sources = new LongArrayList();
+    // Guarded by purgeLock: the entry copies for the relocation log and each one's source.
+    private final WalBatch entryCopies = new WalBatch();
+    private final LongArrayList entrySources = new LongArrayList();
     // Guarded by purgeLock: what the relocation of this purge appended so far.
     private long movedRecords;
     private long movedBytes;
     private long lastMovedLsn = -1;
+    private long lastCopyLsn = -1;
     // Tests force an interleaving here: run after a group's copies are read, before they are appended.
     private volatile Runnable beforeAppendHook = () -> {};
     private volatile long purges;
@@ -62,11 +76,13 @@ public final class Purger {
 
     public Purger(
             final Wal wal,
+            final RelocationLog relocation,
             final GroupTable table,
             final ReaderPool readers,
             final ReentrantLock appendLock,
             final GroupLogConfig config) {
         this.wal = wal;
+        this.relocation = relocation;
         this.table = table;
         this.readers = readers;
         this.appendLock = appendLock;
@@ -74,13 +90,18 @@ public final class Purger {
         this.segmentBytes = config.walConfig().segmentCapacityBytes();
         this.batchFramedBytesMax = FrameDescriptor.alignedLength(
                 FrameDescriptor.frameLength(config.walConfig().maxRecordBytes()));
+        this.relocationBatchFramedBytesMax = FrameDescriptor.alignedLength(
+                FrameDescriptor.frameLength(config.relocationWalConfig().maxRecordBytes()));
     }
 
     public PurgeReport purge() {
         synchronized (purgeLock) {
             purges++;
+            movedRecords = 0;
+            movedBytes = 0;
+            copyKillers();
             final List<GroupIndex> groups = table.snapshot();
-            long freed = wal.truncateBefore(cut(groups));
+            long freed = truncateMain(groups);
             final long oldestEnd = segmentBase(wal.startPosition()) + segmentBytes;
             final long tailBase = segmentBase(wal.tailPosition());
             final long[] pins = new long[groups.size()];
@@ -103,17 +124,31 @@ public final class Purger {
                     target = Math.min(target, pins[i]);
                 }
             }
-            movedRecords = 0;
-            movedBytes = 0;
+            lastMovedLsn = -1;
+            lastCopyLsn = -1;
+            final long killerRecords = movedRecords;
             if (target >= oldestEnd) {
                 relocateBelow(groups, pins, target);
             }
-            if (movedRecords > 0) {
-                wal.await(lastMovedLsn, Durability.SYNCED);
-                freed += wal.truncateBefore(cut(table.snapshot()));
-                relocatedRecords += movedRecords;
-                relocatedBytes += movedBytes;
+            if (movedRecords > killerRecords) {
+                if (lastCopyLsn >= 0) {
+                    relocation.awaitSynced(lastCopyLsn);
+                }
+                if (lastMovedLsn >= 0) {
+                    wal.await(lastMovedLsn, Durability.SYNCED);
+                }
+                freed += truncateMain(table.snapshot());
             }
+            if (relocation.isOpen()) {
+                final long relocationCut = relocationCut(table.snapshot());
+                if (relocation.wouldFree(relocationCut)) {
+                    // The records that dropped the copies below the cut must survive what frees them.
+                    wal.sync();
+                    relocation.truncateBefore(relocationCut);
+                }
+            }
+            relocatedRecords += movedRecords;
+            relocatedBytes += movedBytes;
             segmentsFreed += freed;
             return new PurgeReport(
                     freed,
@@ -160,6 +195,20 @@ public final class Purger {
         return relocatedBytes;
     }
 
+    /**
+     * Frees the main log below the lowest position a group needs. The pins are sampled first and the log
+     * synced before anything is freed: a record that superseded or dropped a freed one must survive as
+     * surely as the freed one would have.
+     */
+    private long truncateMain(final List<GroupIndex> groups) {
+        final long cut = cut(groups);
+        if (segmentBase(cut) <= wal.startPosition()) {
+            return 0;
+        }
+        wal.sync();
+        return wal.truncateBefore(cut);
+    }
+
     /** The lowest position a group needs, or the log's tail if none needs any. */
     private long cut(final List<GroupIndex> groups) {
         // Sampled first: a record appended after it lies at or after it, whichever group it is for.
@@ -167,6 +216,18 @@ public final class Purger {
         for (final GroupIndex group : groups) {
             synchronized (group) {
                 cut = Math.min(cut, group.pinLsn());
+            }
+        }
+        return cut;
+    }
+
+    /** The lowest relocation log position a group needs, or that log's tail. */
+    private long relocationCut(final List<GroupIndex> groups) {
+        // Only the purger appends there, and it holds the purge lock: the tail cannot move meanwhile.
+        long cut = relocation.tailPosition();
+        for (final GroupIndex group : groups) {
+            synchronized (group) {
+                cut = Math.min(cut, group.relocationPinLsn());
             }
         }
         return cut;
@@ -190,32 +251,124 @@ public final class Purger {
         return ids;
     }
 
-    /** Copies the group's live records below {@code end} to the head of the log. */
+    /**
+     * Copies every killer to the relocation log, durably, after its own durability in the main log, and
+     * tells its group, which then no longer pins it.
+     */
+    private void copyKillers() {
+        final List<GroupIndex> owners = new ArrayList<>();
+        final LongArrayList killers = new LongArrayList();
+        long last = -1;
+        for (final GroupIndex group : table.snapshot()) {
+            final long[] own;
+            synchronized (group) {
+                own = group.killers();
+            }
+            for (final long killer : own) {
+                owners.add(group);
+                killers.addLong(killer);
+                last = Math.max(last, killer);
+            }
+        }
+        if (killers.isEmpty()) {
+            return;
+        }
+        // A copy may only stand for a durable record: after a crash, a lost one's position is reused.
+        wal.await(last, Durability.SYNCED);
+        final List<GroupIndex> batchOwners = new ArrayList<>();
+        final LongArrayList batchIndexes = new LongArrayList();
+        for (int i = 0; i < killers.size(); i++) {
+            final long killer = killers.getLong(i);
+            final GroupIndex owner = owners.get(i);
+            final boolean found = readers.read(killer, (buffer, offset, length, lsn) -> {
+                if (relocationFramedBytes(entryCopies, RelocatedRecordDescriptor.HEADER_LENGTH + length)
+                                > relocationBatchFramedBytesMax
+                        && !entryCopies.isEmpty()) {
+                    killersCopied(batchOwners, batchIndexes);
+                }
+                addCopy(entryCopies, buffer, offset, length, killer);
+                entrySources.addLong(killer);
+                batchOwners.add(owner);
+                batchIndexes.addLong(
+                        GroupRecords.type(buffer, offset) == TYPE_ENTRY
+                                ? GroupRecords.index(buffer, offset)
+                                : GroupIndex.ABSENT);
+            });
+            if (!found) {
+                throw new IllegalStateException("the main log holds no record at killer position " + killer);
+            }
+        }
+        killersCopied(batchOwners, batchIndexes);
+    }
+
+    /** Appends the killer copies in the batch, waits until they are durable, and tells their groups. */
+    private void killersCopied(final List<GroupIndex> owners, final LongArrayList indexes) {
+        if (entryCopies.isEmpty()) {
+            return;
+        }
+        relocation.append(entryCopies);
+        relocation.awaitSynced(entryCopies.lsn(entryCopies.size() - 1));
+        for (int j = 0; j < entryCopies.size(); j++) {
+            final GroupIndex owner = owners.get(j);
+            synchronized (owner) {
+                owner.killerCopied(
+                        entrySources.getLong(j), indexes.getLong(j), LogPlaces.relocated(entryCopies.lsn(j)));
+            }
+            table.removeIfBlank(owner);
+        }
+        movedRecords += entryCopies.size();
+        movedBytes += entryCopies.payloadBytes();
+        entryCopies.clear();
+        entrySources.clear();
+        owners.clear();
+        indexes.clear();
+    }
+
+    private static long relocationFramedBytes(final WalBatch batch, final int length) {
+        return batch.framedBytes() + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
+    }
+
+    /** Copies a group record into a relocation batch after its virtual position, flagged relocated. */
+    private static void addCopy(
+            final WalBatch batch,
+            final DirectBuffer buffer,
+            final int offset,
+            final int length,
+            final long virtualPosition) {
+        final int at = batch.claim(RelocatedRecordDescriptor.HEADER_LENGTH + length);
+        final MutableDirectBuffer into = batch.buffer();
+        into.putLong(at + RelocatedRecordDescriptor.VIRTUAL_POSITION_OFFSET, virtualPosition, LITTLE_ENDIAN);
+        final int record = at + RelocatedRecordDescriptor.HEADER_LENGTH;
+        into.putBytes(record, buffer, offset, length);
+        into.putByte(record + FLAGS_OFFSET, (byte) (into.getByte(record + FLAGS_OFFSET) | FLAG_RELOCATED));
+    }
+
+    /** Copies the group's live records below {@code end} out of the main log. */
     private void relocate(final GroupIndex group, final long end) {
-        final LongArrayList lsns = new LongArrayList();
+        final LongArrayList entries = new LongArrayList();
+        final LongArrayList others = new LongArrayList();
         final boolean boundsToo;
         synchronized (group) {
             for (long index = group.first(); index <= group.last(); index++) {
                 final long lsn = group.lsn(index);
-                if (lsn != GroupIndex.ABSENT && lsn < end) {
-                    lsns.addLong(lsn);
+                if (LogPlaces.inMainLog(lsn) && lsn < end) {
+                    entries.addLong(lsn);
                 }
             }
             final GroupValues values = group.valuesOrNull();
             for (int i = 0; values != null && i < values.size(); i++) {
                 if (values.lsn(i) < end) {
-                    lsns.addLong(values.lsn(i));
+                    others.addLong(values.lsn(i));
                 }
             }
-            boundsToo = group.boundsNeeded() && group.boundsLsn() < end;
+            boundsToo = group.boundsNeeded() && LogPlaces.inMainLog(group.boundsLsn()) && group.boundsLsn() < end;
         }
-        copies.clear();
-        sources.clear();
+        clearCopies();
         if (boundsToo) {
             claimBounds();
         }
-        for (int i = 0; i < lsns.size(); i++) {
-            final long source = lsns.getLong(i);
+        for (int i = 0; i < others.size(); i++) {
+            final long source = others.getLong(i);
             readers.read(source, (buffer, offset, length, lsn) -> {
                 if (FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length)) + copies.framedBytes()
                                 > batchFramedBytesMax
@@ -229,7 +382,19 @@ public final class Purger {
                 sources.addLong(source);
             });
         }
-        if (!copies.isEmpty()) {
+        for (int i = 0; i < entries.size(); i++) {
+            final long source = entries.getLong(i);
+            readers.read(source, (buffer, offset, length, lsn) -> {
+                if (relocationFramedBytes(entryCopies, RelocatedRecordDescriptor.HEADER_LENGTH + length)
+                                > relocationBatchFramedBytesMax
+                        && !entryCopies.isEmpty()) {
+                    flush(group);
+                }
+                addCopy(entryCopies, buffer, offset, length, source);
+                entrySources.addLong(source);
+            });
+        }
+        if (!copies.isEmpty() || !entryCopies.isEmpty()) {
             flush(group);
         }
     }
@@ -240,34 +405,75 @@ public final class Purger {
         sources.addLong(GroupIndex.ABSENT);
     }
 
+    private void clearCopies() {
+        copies.clear();
+        sources.clear();
+        entryCopies.clear();
+        entrySources.clear();
+    }
+
     /**
      * Appends the copies if every source is still the group's current record, and points the group's
      * index at them.
      */
     private void flush(final GroupIndex group) {
+        long newestSource = -1;
+        for (int i = 0; i < entrySources.size(); i++) {
+            newestSource = Math.max(newestSource, entrySources.getLong(i));
+        }
+        if (newestSource >= 0) {
+            // A copy may only stand for a durable record: after a crash, a lost one's position is reused.
+            wal.await(newestSource, Durability.SYNCED);
+        }
         beforeAppendHook.run();
         appendLock.lock();
         try {
             if (stillCurrent(group)) {
-                wal.append(copies, Durability.BUFFERED);
-                for (int i = 0; i < copies.size(); i++) {
-                    GroupRecords.apply(table, copies.buffer(), copies.offset(i), copies.length(i), copies.lsn(i));
-                }
-                movedRecords += copies.size();
-                movedBytes += copies.payloadBytes();
-                lastMovedLsn = copies.lsn(copies.size() - 1);
+                appendCopies(group);
             }
         } finally {
             appendLock.unlock();
         }
-        copies.clear();
-        sources.clear();
+        clearCopies();
+    }
+
+    /** Under the append lock, the sources still current: appends both batches and points the index. */
+    private void appendCopies(final GroupIndex group) {
+        if (!copies.isEmpty()) {
+            wal.append(copies, Durability.BUFFERED);
+            for (int i = 0; i < copies.size(); i++) {
+                GroupRecords.apply(table, copies.buffer(), copies.offset(i), copies.length(i), copies.lsn(i));
+            }
+            movedRecords += copies.size();
+            movedBytes += copies.payloadBytes();
+            lastMovedLsn = copies.lsn(copies.size() - 1);
+        }
+        if (!entryCopies.isEmpty()) {
+            relocation.append(entryCopies);
+            synchronized (group) {
+                for (int i = 0; i < entryCopies.size(); i++) {
+                    final long index = GroupRecords.index(
+                            entryCopies.buffer(), entryCopies.offset(i) + RelocatedRecordDescriptor.HEADER_LENGTH);
+                    group.relocate(index, entrySources.getLong(i), LogPlaces.relocated(entryCopies.lsn(i)));
+                }
+            }
+            movedRecords += entryCopies.size();
+            movedBytes += entryCopies.payloadBytes();
+            lastCopyLsn = entryCopies.lsn(entryCopies.size() - 1);
+        }
     }
 
     /** Under the append lock: whether each copy's source is still current; fills in the bounds copy. */
     private boolean stillCurrent(final GroupIndex group) {
         final MutableDirectBuffer buffer = copies.buffer();
         synchronized (group) {
+            for (int i = 0; i < entryCopies.size(); i++) {
+                final long index = GroupRecords.index(
+                        entryCopies.buffer(), entryCopies.offset(i) + RelocatedRecordDescriptor.HEADER_LENGTH);
+                if (group.lsn(index) != entrySources.getLong(i)) {
+                    return false;
+                }
+            }
             for (int i = 0; i < copies.size(); i++) {
                 final int offset = copies.offset(i);
                 final long source = sources.getLong(i);
@@ -279,9 +485,7 @@ public final class Purger {
                 }
                 final byte type = GroupRecords.type(buffer, offset);
                 final long current;
-                if (type == TYPE_ENTRY) {
-                    current = group.lsn(GroupRecords.index(buffer, offset));
-                } else if (type == TYPE_PUT) {
+                if (type == TYPE_PUT) {
                     final byte[] key = new byte[GroupRecords.keyLength(buffer, offset)];
                     buffer.getBytes(offset + HEADER_LENGTH, key);
                     current = group.valuesOrNull() == null

@@ -36,9 +36,14 @@ public final class ReaderPool implements AutoCloseable {
     private final Slot[] slots;
 
     public ReaderPool(final Wal wal, final int readers) {
+        this(wal, readers, 0);
+    }
+
+    /** Readers of a log whose records hold a group record after {@code prefixBytes} bytes. */
+    public ReaderPool(final Wal wal, final int readers, final int prefixBytes) {
         this.slots = new Slot[readers];
         for (int i = 0; i < readers; i++) {
-            slots[i] = new Slot(wal.reader(wal.startPosition(), Durability.WRITTEN));
+            slots[i] = new Slot(wal.reader(wal.startPosition(), Durability.WRITTEN), prefixBytes);
         }
     }
 
@@ -96,6 +101,7 @@ public final class ReaderPool implements AutoCloseable {
     private static final class Slot implements RecordHandler {
         final ReentrantLock lock = new ReentrantLock();
         final WalReader reader;
+        private final int entryOffset;
         // Guarded by lock: the read in progress and the position it asked for.
         private RecordVisitor visitor;
         private EntryHandler entryHandler;
@@ -104,8 +110,9 @@ public final class ReaderPool implements AutoCloseable {
         private long wanted;
         private boolean found;
 
-        Slot(final WalReader reader) {
+        Slot(final WalReader reader, final int prefixBytes) {
             this.reader = reader;
+            this.entryOffset = prefixBytes + GroupRecordDescriptor.HEADER_LENGTH;
         }
 
         boolean read(final long lsn, final RecordVisitor visitor) {
@@ -143,12 +150,7 @@ public final class ReaderPool implements AutoCloseable {
             }
             found = true;
             if (entryHandler != null) {
-                entryHandler.onEntry(
-                        groupId,
-                        index,
-                        buffer,
-                        offset + GroupRecordDescriptor.HEADER_LENGTH,
-                        length - GroupRecordDescriptor.HEADER_LENGTH);
+                entryHandler.onEntry(groupId, index, buffer, offset + entryOffset, length - entryOffset);
             } else {
                 visitor.onRecord(buffer, offset, length, lsn);
             }
