@@ -49,7 +49,8 @@ public final class GroupLogConfig {
 
     /**
      * The relocation log's default: in {@value #RELOCATION_DIRECTORY_NAME} inside the group log's
-     * directory, the same backend and durability settings, and a buffer (and segment) large enough for
+     * directory, the same backend and durability settings, segments a quarter of the main log's (it
+     * grows only as fast as purge relocates), no recycled segments kept, and a buffer large enough for
      * the main log's largest record plus the relocation header.
      */
     private static WalConfig deriveRelocation(final WalConfig main) {
@@ -60,11 +61,14 @@ public final class GroupLogConfig {
                 && bufferBytes < WalConfig.SEGMENT_CAPACITY_BYTES_MAX) {
             bufferBytes *= 2;
         }
+        final int segmentBytes =
+                Math.max(Math.max(WalConfig.SEGMENT_CAPACITY_BYTES_MIN, bufferBytes), main.segmentCapacityBytes() / 4);
         final WalConfig.Builder builder = WalConfig.builder(main.directory().resolve(RELOCATION_DIRECTORY_NAME))
                 .storageOptions(main.storageOptions())
-                .segmentCapacityBytes(Math.max(main.segmentCapacityBytes(), bufferBytes))
+                .segmentCapacityBytes(segmentBytes)
                 .bufferCapacityBytes(bufferBytes)
                 .maxRecordBytes(maxRecordBytes)
+                .recycledSegmentsMax(0)
                 .appendTimeoutNs(main.appendTimeoutNs())
                 .recoveryPolicy(main.recoveryPolicy());
         if (main.backend() != null) {
@@ -81,8 +85,8 @@ public final class GroupLogConfig {
     /**
      * @return the Walden log that relocated entries go to ({@link GroupLog#purge()}): by default the
      *     directory {@value #RELOCATION_DIRECTORY_NAME} inside the group log's, on the same
-     *     backend, with records {@value RelocatedRecordDescriptor#HEADER_LENGTH} bytes longer. Created
-     *     at the first relocation.
+     *     backend, with segments a quarter of the main log's, no recycled segments, and records {@value
+     *     RelocatedRecordDescriptor#HEADER_LENGTH} bytes longer. Created at the first relocation.
      */
     public WalConfig relocationWalConfig() {
         return relocationWalConfig;

@@ -70,6 +70,12 @@ public final class GroupsRetentionCommand implements Callable<Integer> {
     @Option(names = "--relocate-after-rounds", defaultValue = "3", description = "purge rounds (default 3)")
     int relocateAfterRounds;
 
+    @Option(
+            names = "--recycled-segments",
+            defaultValue = "2",
+            description = "freed segments the main log keeps for reuse (WalConfig.recycledSegmentsMax, default 2)")
+    int recycledSegments;
+
     @Option(names = "--backend", defaultValue = "nio", description = "nio or uring (default nio)")
     String backend;
 
@@ -103,6 +109,7 @@ public final class GroupsRetentionCommand implements Callable<Integer> {
         final WalConfig walConfig = WalConfig.builder(directory)
                 .backend(BenchLogs.backend(backend))
                 .segmentCapacityBytes((int) segmentBytes)
+                .recycledSegmentsMax(recycledSegments)
                 .build();
         final Counters counters = new Counters(groups);
         try (GroupLog log = GroupLog.open(GroupLogConfig.builder(walConfig)
