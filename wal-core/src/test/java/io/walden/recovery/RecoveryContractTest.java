@@ -439,11 +439,14 @@ public abstract class RecoveryContractTest {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             }
             assertEquals(end, headerDurablePosition(liveSegment), "the mark records the durable end");
-            assertEquals(1, wal.stats().durabilityMarks(), "one pause, one mark");
+            // Usually one mark; a busy machine may let the next segment's preparation end after the
+            // pause, and its round may pause and mark again (same durable end, asserted above).
+            final long marks = wal.stats().durabilityMarks();
+            assertTrue(marks >= 1 && marks <= 2, "one pause, one mark (two if a preparation ended after it): " + marks);
             // An idle log writes no more marks: a sync of the idle log runs the I/O thread's rounds
             // again, and leaves the mark as it was.
             wal.sync();
-            assertEquals(1, wal.stats().durabilityMarks(), "one pause, one mark, after a sync of the idle log");
+            assertEquals(marks, wal.stats().durabilityMarks(), "no more marks after a sync of the idle log");
             LogImages.crashImage(live, dir);
         }
         final Location last = locate(dir, written.get(written.size() - 1));

@@ -270,6 +270,20 @@ public final class GroupIndex {
     }
 
     /**
+     * Points an index at a newer copy of its relocated entry (the relocation log compacting its oldest
+     * segment), if the index still holds {@code source}.
+     *
+     * @return whether it did.
+     */
+    public boolean moveCopy(final long index, final long source, final long copyLsn) {
+        if (!LogPlaces.inRelocationLog(source) || lsn(index) != source) {
+            return false;
+        }
+        lsns[(int) (index - base)] = copyLsn;
+        return true;
+    }
+
+    /**
      * Points an index at a copy of its entry in the relocation log, if the index still holds {@code
      * source}: a move, not a kill.
      *

@@ -56,6 +56,7 @@ public final class Purger {
     private final int batchFramedBytesMax;
     private final int relocationBatchFramedBytesMax;
     private final Object purgeLock = new Object();
+    private final RelocationCompaction compaction;
     // Guarded by purgeLock: the copies for the main log (key-values, bounds) and each one's source.
     private final WalBatch copies = new WalBatch();
     private final LongArrayList sources = new LongArrayList();
@@ -92,6 +93,8 @@ public final class Purger {
                 FrameDescriptor.frameLength(config.walConfig().maxRecordBytes()));
         this.relocationBatchFramedBytesMax = FrameDescriptor.alignedLength(
                 FrameDescriptor.frameLength(config.relocationWalConfig().maxRecordBytes()));
+        this.compaction = new RelocationCompaction(
+                relocation, table, appendLock, config.relocationWalConfig().maxRecordBytes());
     }
 
     public PurgeReport purge() {
@@ -139,14 +142,7 @@ public final class Purger {
                 }
                 freed += truncateMain(table.snapshot());
             }
-            if (relocation.isOpen()) {
-                final long relocationCut = relocationCut(table.snapshot());
-                if (relocation.wouldFree(relocationCut)) {
-                    // The records that dropped the copies below the cut must survive what frees them.
-                    wal.sync();
-                    relocation.truncateBefore(relocationCut);
-                }
-            }
+            purgeRelocationLog();
             relocatedRecords += movedRecords;
             relocatedBytes += movedBytes;
             segmentsFreed += freed;
@@ -156,6 +152,36 @@ public final class Purger {
                     pinningGroups(groups, pins, pinners, oldestEnd),
                     movedRecords,
                     movedBytes);
+        }
+    }
+
+    /** Frees the relocation log's prefix below its live copies, and compacts its oldest segment. */
+    private void purgeRelocationLog() {
+        if (!relocation.isOpen()) {
+            return;
+        }
+        truncateRelocation();
+        final long records = relocatedRecords + movedRecords;
+        if (records == 0) {
+            return;
+        }
+        final long averageCopyBytes = (relocatedBytes + movedBytes) / records
+                + RelocatedRecordDescriptor.HEADER_LENGTH
+                + FrameDescriptor.HEADER_LENGTH;
+        final long compacted = compaction.compact(table.snapshot(), averageCopyBytes);
+        if (compacted > 0) {
+            movedRecords += compacted;
+            movedBytes += compaction.movedBytes();
+            truncateRelocation();
+        }
+    }
+
+    private void truncateRelocation() {
+        final long cut = relocationCut(table.snapshot());
+        if (relocation.wouldFree(cut)) {
+            // The records that dropped the copies below the cut must survive what frees them.
+            wal.sync();
+            relocation.truncateBefore(cut);
         }
     }
 
