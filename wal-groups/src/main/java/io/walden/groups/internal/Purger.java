@@ -4,7 +4,6 @@ import static io.walden.groups.GroupRecordDescriptor.FLAGS_OFFSET;
 import static io.walden.groups.GroupRecordDescriptor.FLAG_RELOCATED;
 import static io.walden.groups.GroupRecordDescriptor.HEADER_LENGTH;
 import static io.walden.groups.GroupRecordDescriptor.TYPE_BOUNDS;
-import static io.walden.groups.GroupRecordDescriptor.TYPE_ENTRY;
 import static io.walden.groups.GroupRecordDescriptor.TYPE_PUT;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 
@@ -16,7 +15,6 @@ import io.walden.groups.GroupLogConfig;
 import io.walden.groups.GroupRecordDescriptor;
 import io.walden.groups.PurgeReport;
 import io.walden.groups.RelocatedRecordDescriptor;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,9 +36,9 @@ import org.agrona.collections.LongArrayList;
  * records (a copy must never outlive its original's position), read outside the append lock, and
  * appended under it only if every source is still the group's current record (an append, truncation or
  * reset in between skips the group this round); the main log frees the originals only once the copies
- * are durable. Each purge first copies the killers ({@link GroupIndex}) to the relocation log, durably,
- * so that a dropped copy cannot come back; the relocation log frees its own prefix below every group's
- * relocated live entries.
+ * are durable. Each purge first copies the killers ({@link KillerCopies}), so that a dropped copy cannot
+ * come back; the relocation log frees its own prefix below every group's relocated live entries, and
+ * compacts itself ({@link RelocationCompaction}).
  *
  * <p><b>Threading:</b> one purge at a time (its own lock); it takes the group log's append lock only to
  * append relocated records.
@@ -57,6 +55,7 @@ public final class Purger {
     private final int relocationBatchFramedBytesMax;
     private final Object purgeLock = new Object();
     private final RelocationCompaction compaction;
+    private final KillerCopies killers;
     // Guarded by purgeLock: the copies for the main log (key-values, bounds) and each one's source.
     private final WalBatch copies = new WalBatch();
     private final LongArrayList sources = new LongArrayList();
@@ -93,6 +92,7 @@ public final class Purger {
                 FrameDescriptor.frameLength(config.walConfig().maxRecordBytes()));
         this.relocationBatchFramedBytesMax = FrameDescriptor.alignedLength(
                 FrameDescriptor.frameLength(config.relocationWalConfig().maxRecordBytes()));
+        this.killers = new KillerCopies(wal, relocation, table, readers, relocationBatchFramedBytesMax);
         this.compaction = new RelocationCompaction(
                 relocation, table, appendLock, config.relocationWalConfig().maxRecordBytes());
     }
@@ -102,7 +102,9 @@ public final class Purger {
             purges++;
             movedRecords = 0;
             movedBytes = 0;
-            copyKillers();
+            final long killerCopies = killers.copy();
+            movedRecords += killerCopies;
+            movedBytes += killers.copiedBytes();
             final List<GroupIndex> groups = table.snapshot();
             long freed = truncateMain(groups);
             final long oldestEnd = segmentBase(wal.startPosition()) + segmentBytes;
@@ -277,85 +279,12 @@ public final class Purger {
         return ids;
     }
 
-    /**
-     * Copies every killer to the relocation log, durably, after its own durability in the main log, and
-     * tells its group, which then no longer pins it.
-     */
-    private void copyKillers() {
-        final List<GroupIndex> owners = new ArrayList<>();
-        final LongArrayList killers = new LongArrayList();
-        long last = -1;
-        for (final GroupIndex group : table.snapshot()) {
-            final long[] own;
-            synchronized (group) {
-                own = group.killers();
-            }
-            for (final long killer : own) {
-                owners.add(group);
-                killers.addLong(killer);
-                last = Math.max(last, killer);
-            }
-        }
-        if (killers.isEmpty()) {
-            return;
-        }
-        // A copy may only stand for a durable record: after a crash, a lost one's position is reused.
-        wal.await(last, Durability.SYNCED);
-        final List<GroupIndex> batchOwners = new ArrayList<>();
-        final LongArrayList batchIndexes = new LongArrayList();
-        for (int i = 0; i < killers.size(); i++) {
-            final long killer = killers.getLong(i);
-            final GroupIndex owner = owners.get(i);
-            final boolean found = readers.read(killer, (buffer, offset, length, lsn) -> {
-                if (relocationFramedBytes(entryCopies, RelocatedRecordDescriptor.HEADER_LENGTH + length)
-                                > relocationBatchFramedBytesMax
-                        && !entryCopies.isEmpty()) {
-                    killersCopied(batchOwners, batchIndexes);
-                }
-                addCopy(entryCopies, buffer, offset, length, killer);
-                entrySources.addLong(killer);
-                batchOwners.add(owner);
-                batchIndexes.addLong(
-                        GroupRecords.type(buffer, offset) == TYPE_ENTRY
-                                ? GroupRecords.index(buffer, offset)
-                                : GroupIndex.ABSENT);
-            });
-            if (!found) {
-                throw new IllegalStateException("the main log holds no record at killer position " + killer);
-            }
-        }
-        killersCopied(batchOwners, batchIndexes);
-    }
-
-    /** Appends the killer copies in the batch, waits until they are durable, and tells their groups. */
-    private void killersCopied(final List<GroupIndex> owners, final LongArrayList indexes) {
-        if (entryCopies.isEmpty()) {
-            return;
-        }
-        relocation.append(entryCopies);
-        relocation.awaitSynced(entryCopies.lsn(entryCopies.size() - 1));
-        for (int j = 0; j < entryCopies.size(); j++) {
-            final GroupIndex owner = owners.get(j);
-            synchronized (owner) {
-                owner.killerCopied(
-                        entrySources.getLong(j), indexes.getLong(j), LogPlaces.relocated(entryCopies.lsn(j)));
-            }
-            table.removeIfBlank(owner);
-        }
-        movedRecords += entryCopies.size();
-        movedBytes += entryCopies.payloadBytes();
-        entryCopies.clear();
-        entrySources.clear();
-        owners.clear();
-        indexes.clear();
-    }
-
-    private static long relocationFramedBytes(final WalBatch batch, final int length) {
+    static long relocationFramedBytes(final WalBatch batch, final int length) {
         return batch.framedBytes() + FrameDescriptor.alignedLength(FrameDescriptor.frameLength(length));
     }
 
     /** Copies a group record into a relocation batch after its virtual position, flagged relocated. */
-    private static void addCopy(
+    static void addCopy(
             final WalBatch batch,
             final DirectBuffer buffer,
             final int offset,
