@@ -270,22 +270,8 @@ public final class GroupIndex {
     }
 
     /**
-     * Points an index at a newer copy of its relocated entry (the relocation log compacting its oldest
-     * segment), if the index still holds {@code source}.
-     *
-     * @return whether it did.
-     */
-    public boolean moveCopy(final long index, final long source, final long copyLsn) {
-        if (!LogPlaces.inRelocationLog(source) || lsn(index) != source) {
-            return false;
-        }
-        lsns[(int) (index - base)] = copyLsn;
-        return true;
-    }
-
-    /**
      * Points an index at a copy of its entry in the relocation log, if the index still holds {@code
-     * source}: a move, not a kill.
+     * source} (from the main log, or an older copy the relocation log compacts away): a move, not a kill.
      *
      * @return whether it did.
      */
@@ -294,7 +280,9 @@ public final class GroupIndex {
             return false;
         }
         lsns[(int) (index - base)] = copyLsn;
-        relocatedEntries++;
+        if (!LogPlaces.inRelocationLog(source)) {
+            relocatedEntries++;
+        }
         return true;
     }
 

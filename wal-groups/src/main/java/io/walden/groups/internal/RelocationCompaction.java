@@ -136,7 +136,7 @@ final class RelocationCompaction {
                 relocation.append(moved);
                 synchronized (group) {
                     for (int i = 0; i < moved.size(); i++) {
-                        group.moveCopy(indexes.getLong(i), sources.getLong(i), LogPlaces.relocated(moved.lsn(i)));
+                        group.relocate(indexes.getLong(i), sources.getLong(i), LogPlaces.relocated(moved.lsn(i)));
                     }
                 }
                 movedRecords += moved.size();
