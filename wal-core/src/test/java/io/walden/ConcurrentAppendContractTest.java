@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class ConcurrentAppendContractTest {
     private static final int THREADS = 16;
-    private static final int APPENDS_PER_THREAD = 1500;
+    private static final int APPENDS_PER_THREAD = 750;
     private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(60);
 
     private final ContractFixture fixture;

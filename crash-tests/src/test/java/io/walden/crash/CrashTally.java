@@ -97,13 +97,17 @@ public final class CrashTally {
     /**
      * The summary line.
      *
-     * @return {@code CRASH-SUMMARY simulated=... kills.nio=... kills.uring=... kills.uringFfm=...
+     * <p>Each test JVM keeps its own totals (the suites may run in several surefire forks), so the line
+     * names the JVM first; {@code .ci/crash-summary.sh} adds up the last line of each.
+     *
+     * @return {@code CRASH-SUMMARY jvm=<pid> simulated=... kills.nio=... kills.uring=... kills.uringFfm=...
      *     kills.groups=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
      *     recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
      */
     public static String summaryLine() {
-        return "CRASH-SUMMARY simulated=" + SIMULATED.get()
+        return "CRASH-SUMMARY jvm=" + ProcessHandle.current().pid()
+                + " simulated=" + SIMULATED.get()
                 + " kills.nio=" + KILLS_NIO.get()
                 + " kills.uring=" + KILLS_URING.get()
                 + " kills.uringFfm=" + KILLS_URING_FFM.get()

@@ -86,7 +86,7 @@ final class FullDiskTest {
     private static final String NO_SPACE = "No space left on device";
     private static final int ROOMY_SEGMENT_BYTES = 1024 * 1024;
     private static final long JOIN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
-    private static final long APPEND_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
+    private static final long APPEND_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * On ext4 four backends (buffered and O_DIRECT FileChannel, io_uring O_DSYNC and O_DIRECT + O_DSYNC);
