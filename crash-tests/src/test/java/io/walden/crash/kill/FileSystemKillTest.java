@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reason) and {@code xfsprogs} and {@code btrfs-progs} ({@code .ci/run} installs them).
  */
 final class FileSystemKillTest {
-    private static final int KILLS = 15;
+    private static final int KILLS = 10;
     private static final long FILE_SYSTEM_BYTES = 512L * 1024 * 1024;
 
     static Stream<Arguments> fileSystemsAndFamilies() {

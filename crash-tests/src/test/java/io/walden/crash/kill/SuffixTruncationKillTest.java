@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 final class SuffixTruncationKillTest {
     private static final int RECORDS = 600;
     private static final int KEPT = 60;
-    private static final int CYCLES = 24;
+    private static final int CYCLES = 12;
 
     @ParameterizedTest
     @ValueSource(strings = {"nio", "uring"})
