@@ -1,6 +1,7 @@
 /**
- * Walden's core: the log ({@code io.walden}), the storage backend SPI ({@code io.walden.spi}) and
- * the on-disk format's descriptors ({@code io.walden.format}). Everything under {@code
+ * Walden's core: the log ({@code io.walden}), the storage backend SPI ({@code io.walden.spi}), the
+ * record codec SPI ({@code io.walden.codec}) and the on-disk format's descriptors ({@code
+ * io.walden.format}). Everything under {@code
  * io.walden.internal} is the implementation and is not exported. Backends are found with {@link
  * java.util.ServiceLoader} ({@code wal-nio}, {@code wal-uring}).
  */
@@ -15,6 +16,8 @@ module io.walden.core {
     exports io.walden;
     exports io.walden.spi;
     exports io.walden.format;
+    exports io.walden.codec;
 
     uses io.walden.spi.StorageBackendProvider;
+    uses io.walden.codec.RecordCodec;
 }

@@ -1,5 +1,7 @@
 package io.walden;
 
+import io.walden.codec.RecordCodec;
+import io.walden.format.FrameDescriptor;
 import io.walden.internal.DirectoryLock;
 import io.walden.internal.EngineHolder;
 import io.walden.internal.LogEngine;
@@ -10,6 +12,9 @@ import io.walden.internal.append.AppendWaits;
 import io.walden.internal.append.BufferClaim;
 import io.walden.internal.append.FramePublisher;
 import io.walden.internal.append.RecordLimits;
+import io.walden.internal.codec.CodecTable;
+import io.walden.internal.codec.EncodeSlot;
+import io.walden.internal.codec.RecordEncoding;
 import io.walden.internal.read.ReaderOpening;
 import io.walden.internal.recovery.LiveInspection;
 import io.walden.internal.state.LogBuffer;
@@ -22,6 +27,8 @@ import io.walden.spi.StorageBackend;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -65,6 +72,7 @@ public final class Wal implements AutoCloseable {
     public static final long FAILED = AppendPath.FAILED;
 
     private static final FramePublisher<WalBatch> BATCH_FRAMES = Wal::publishBatch;
+    private static final FramePublisher<EncodeSlot> ENCODED_BATCH_FRAMES = Wal::publishEncodedBatch;
 
     // Every field is final, set by the opening thread. The parts after the holder share it: the engine
     // (replaced by truncateAfter), whether the log is closed, and the close lock.
@@ -81,6 +89,8 @@ public final class Wal implements AutoCloseable {
     private final Retention retention;
     private final ReaderOpening readers;
     private final WalMonitor monitor;
+    // Null without compression.
+    private final RecordEncoding encoding;
 
     private Wal(
             final WalConfig config,
@@ -96,15 +106,19 @@ public final class Wal implements AutoCloseable {
         this.openReport = engine.recovered().report();
         this.holder = new EngineHolder(config.directory(), lock, engine);
         this.waits = new AppendWaits(holder, config.appendTimeoutNs());
+        final RecordLimits limits = new RecordLimits(config.maxRecordBytes());
+        this.encoding =
+                config.compression() == null ? null : new RecordEncoding(config.compression(), limits.maxFramedBytes());
         this.appends = new AppendPath(
                 holder,
                 new BufferClaim(config.directory(), engine.state(), stats, config.appendTimeoutNs()),
                 waits,
-                new RecordLimits(config.maxRecordBytes()));
+                limits,
+                encoding);
         this.futures = new AsyncFutures(appends, engine.state());
         this.truncation = new OnlineTruncation(config, backend, holder, stats);
         this.retention = new Retention(holder);
-        this.readers = new ReaderOpening(holder, config.maxRecordBytes());
+        this.readers = new ReaderOpening(holder, config.maxRecordBytes(), readableCodecs(config));
         this.monitor = new WalMonitor(config.directory(), this::stats);
     }
 
@@ -185,7 +199,20 @@ public final class Wal implements AutoCloseable {
      *     {@link WalCorruptionException} if its oldest segment's header is damaged.
      */
     public static WalView openReadOnly(final Path directory) {
-        return WalView.open(directory);
+        return WalView.open(directory, List.of());
+    }
+
+    /**
+     * Opens a read-only view, as {@link #openReadOnly(Path)}, whose readers can also decode records
+     * stored with the given codecs (besides those found on the class path).
+     *
+     * @param directory the log directory.
+     * @param codecs codecs for records the log stores encoded; one given here takes its id's place.
+     * @return the view; close it when done.
+     * @throws WalException as {@link #openReadOnly(Path)}.
+     */
+    public static WalView openReadOnly(final Path directory, final RecordCodec... codecs) {
+        return WalView.open(directory, List.of(codecs));
     }
 
     /**
@@ -306,7 +333,35 @@ public final class Wal implements AutoCloseable {
             batch.appendedAt(lsn);
             return lsn;
         }
-        return appends.appendBatch(batch, framedBytes, durability, BATCH_FRAMES);
+        return appends.appendBatch(batch, framedBytes, durability, BATCH_FRAMES, ENCODED_BATCH_FRAMES);
+    }
+
+    /** As {@link #publishBatch}, for a batch some of whose records an encoder stored encoded. */
+    private static long publishEncodedBatch(
+            final LogBuffer logBuffer, final long lsn, final EncodeSlot slot, final int offset, final int length) {
+        final WalBatch batch = slot.batch();
+        batch.appendedAt(lsn, slot.storedLengths());
+        final int last = batch.size() - 1;
+        for (int i = 0; i <= last; i++) {
+            final short continues = i < last ? FrameDescriptor.FLAG_BATCH_CONTINUES : 0;
+            final int at = slot.outputOffset(i);
+            if (at == EncodeSlot.PLAIN) {
+                logBuffer.publishWithFlags(batch.lsn(i), batch.payloads(), batch.offset(i), batch.length(i), continues);
+            } else {
+                logBuffer.publishWithFlags(
+                        batch.lsn(i), slot.output(), at, slot.storedLength(i), (short) (continues | slot.codecFlags()));
+            }
+        }
+        return batch.lsn(last);
+    }
+
+    /** The codecs readers of a log can decode: those on the class path, then the configured ones. */
+    private static CodecTable readableCodecs(final WalConfig config) {
+        final List<RecordCodec> configured = new ArrayList<>(config.codecs());
+        if (config.compression() != null) {
+            configured.add(config.compression().codec());
+        }
+        return CodecTable.discovered().with(configured);
     }
 
     /** Here, where the batch's payload buffer and offsets are visible. */
@@ -544,9 +599,15 @@ public final class Wal implements AutoCloseable {
      */
     @Override
     public void close() {
-        holder.close();
-        synchronized (holder.closeLock()) {
-            monitor.unregister();
+        try {
+            holder.close();
+        } finally {
+            if (encoding != null) {
+                encoding.close();
+            }
+            synchronized (holder.closeLock()) {
+                monitor.unregister();
+            }
         }
     }
 

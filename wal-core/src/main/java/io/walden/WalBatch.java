@@ -188,10 +188,15 @@ public final class WalBatch {
 
     /** Records the LSNs an append gave the records, the first at {@code firstLsn}. */
     void appendedAt(final long firstLsn) {
+        appendedAt(firstLsn, lengths);
+    }
+
+    /** As {@link #appendedAt(long)}, for records stored with other lengths (some encoded), by index. */
+    void appendedAt(final long firstLsn, final int[] storedLengths) {
         long lsn = firstLsn;
         for (int i = 0; i < size; i++) {
             lsns[i] = lsn;
-            lsn += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(lengths[i]));
+            lsn += FrameDescriptor.alignedLength(FrameDescriptor.frameLength(storedLengths[i]));
         }
         appended = true;
     }

@@ -1,10 +1,14 @@
 package io.walden;
 
+import io.walden.codec.Compression;
+import io.walden.codec.RecordCodec;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -97,6 +101,9 @@ public final class WalConfig {
     private final boolean writeDepthMeasured;
     private final boolean zeroFillSegments;
     private final RecoveryPolicy recoveryPolicy;
+    // Null: records are stored as given.
+    private final Compression compression;
+    private final List<RecordCodec> codecs;
     // Whether the two were set, rather than derived from the segment capacity.
     private final boolean bufferCapacitySet;
     private final boolean maxRecordSet;
@@ -119,6 +126,8 @@ public final class WalConfig {
         this.writeDepthMeasured = builder.writeDepthMeasured;
         this.zeroFillSegments = builder.zeroFillSegments;
         this.recoveryPolicy = builder.recoveryPolicy;
+        this.compression = builder.compression;
+        this.codecs = List.copyOf(builder.codecs);
         this.bufferCapacitySet = builder.bufferCapacitySet;
         this.maxRecordSet = builder.maxRecordSet;
     }
@@ -157,6 +166,8 @@ public final class WalConfig {
         builder.writeDepthMeasured = writeDepthMeasured;
         builder.zeroFillSegments = zeroFillSegments;
         builder.recoveryPolicy = recoveryPolicy;
+        builder.compression = compression;
+        builder.codecs.addAll(codecs);
         if (maxRecordSet) {
             // Checked against the log's segments by the open, which names the log and the setting.
             final int buffer = builder.bufferCapacitySet
@@ -263,6 +274,16 @@ public final class WalConfig {
         return recoveryPolicy;
     }
 
+    /** @return how appended records are compressed: {@link Builder#compression}; null if they are not. */
+    public Compression compression() {
+        return compression;
+    }
+
+    /** @return the codecs given with {@link Builder#codecs}, besides those found on the class path. */
+    public List<RecordCodec> codecs() {
+        return codecs;
+    }
+
     @Override
     public String toString() {
         return "WalConfig{directory=" + directory + ", backend=" + (backend == null ? "auto" : backend.name())
@@ -275,7 +296,13 @@ public final class WalConfig {
                 + ", durableWritesInFlightMax=" + durableWritesInFlightMax + ", writeDepthMeasured="
                 + writeDepthMeasured
                 + ", zeroFillSegments=" + zeroFillSegments
-                + ", recoveryPolicy=" + recoveryPolicy + '}';
+                + ", recoveryPolicy=" + recoveryPolicy
+                + ", compression="
+                + (compression == null
+                        ? "none"
+                        : compression.codec().name() + " from " + compression.thresholdBytes() + " bytes, "
+                                + compression.encoders() + " encoders")
+                + '}';
     }
 
     /** Builds a {@link WalConfig}. <b>Threading:</b> not thread-safe; use from one thread. */
@@ -303,6 +330,8 @@ public final class WalConfig {
         private boolean writeDepthMeasured = true;
         private boolean zeroFillSegments;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
+        private Compression compression;
+        private final List<RecordCodec> codecs = new ArrayList<>();
 
         private Builder(final Path directory) {
             this.directory = directory;
@@ -520,6 +549,37 @@ public final class WalConfig {
          */
         public Builder recoveryPolicy(final RecoveryPolicy recoveryPolicy) {
             this.recoveryPolicy = recoveryPolicy;
+            return this;
+        }
+
+        /**
+         * Compresses appended records with a codec ({@link Compression}: in the appending thread, from a
+         * size threshold on, kept only where it makes the record smaller). Readers of this log, and any
+         * other reader of it, need the codec: put {@code io.walden:wal-codecs} on the class path, or
+         * give the codec to theirs.
+         *
+         * @param compression the codec and its settings, or null to store records as given (the
+         *     default).
+         * @return this builder.
+         */
+        public Builder compression(final Compression compression) {
+            this.compression = compression;
+            return this;
+        }
+
+        /**
+         * Codecs this log's readers can decode besides those found on the class path with {@link
+         * java.util.ServiceLoader} (the {@code wal-codecs} module registers lz4 and zstd); one given here
+         * takes its id's place.
+         *
+         * @param codecs the codecs.
+         * @return this builder.
+         */
+        public Builder codecs(final RecordCodec... codecs) {
+            for (final RecordCodec codec : codecs) {
+                ConfigRules.check(codec != null, "codecs", null, "must not hold null");
+                this.codecs.add(codec);
+            }
             return this;
         }
 

@@ -1,9 +1,12 @@
 package io.walden;
 
+import io.walden.codec.RecordCodec;
+import io.walden.internal.codec.CodecTable;
 import io.walden.internal.read.DirectoryTracker;
 import io.walden.internal.read.LogReader;
 import io.walden.internal.recovery.LiveInspection;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * A read-only view of a log, which another process may be writing: readers follow it as it grows,
@@ -27,15 +30,20 @@ public final class WalView implements AutoCloseable {
 
     private final Path directory;
     private final DirectoryTracker tracker;
+    private final CodecTable codecs;
     private volatile boolean closed;
 
-    private WalView(final Path directory, final DirectoryTracker tracker) {
+    private WalView(final Path directory, final DirectoryTracker tracker, final CodecTable codecs) {
         this.directory = directory;
         this.tracker = tracker;
+        this.codecs = codecs;
     }
 
-    static WalView open(final Path directory) {
-        return new WalView(directory, DirectoryTracker.open(directory));
+    static WalView open(final Path directory, final List<RecordCodec> codecs) {
+        return new WalView(
+                directory,
+                DirectoryTracker.open(directory),
+                CodecTable.discovered().with(codecs));
     }
 
     /**
@@ -60,7 +68,7 @@ public final class WalView implements AutoCloseable {
     public WalReader reader(final long fromLsn, final Durability visibility) {
         checkOpen();
         return new LogReader(
-                new LogReader.Log(directory, tracker.logId(), tracker.capacityBytes(), new long[0]),
+                new LogReader.Log(directory, tracker.logId(), tracker.capacityBytes(), new long[0], codecs),
                 tracker,
                 READ_BUFFER_RECORD_BYTES,
                 fromLsn,

@@ -88,6 +88,14 @@ public abstract class WalContractTest {
         }
     }
 
+    /** {@link CompressionContractTest}, records stored encoded, on the backend under test. */
+    @Nested
+    class CompressionContract extends CompressionContractTest {
+        CompressionContract() {
+            super(fixture);
+        }
+    }
+
     /** {@link BatchContractTest}, atomic batches, on the backend under test. */
     @Nested
     class BatchContract extends BatchContractTest {

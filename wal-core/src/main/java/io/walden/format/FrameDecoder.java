@@ -35,7 +35,7 @@ import java.nio.ByteBuffer;
  *   <tr><td>checksum does not match</td><td>{@link Problem#CHECKSUM_MISMATCH}</td></tr>
  *   <tr><td>type not data, padding or discard, and without {@link FrameDescriptor#TYPE_SKIPPABLE_MASK}</td>
  *       <td>{@link Problem#UNKNOWN_TYPE}</td></tr>
- *   <tr><td>flags other than none, or {@link FrameDescriptor#FLAG_BATCH_CONTINUES} on a data frame</td>
+ *   <tr><td>flags other than none, or {@link FrameDescriptor#FLAG_BATCH_CONTINUES} and a codec id on a data frame</td>
  *       <td>{@link Problem#FLAGS_NOT_ALLOWED}</td></tr>
  *   <tr><td>durable offset outside [4096, the frame's offset]</td>
  *       <td>{@link Problem#DURABLE_OFFSET_OUT_OF_RANGE}</td></tr>
@@ -292,6 +292,11 @@ public final class FrameDecoder {
     /** @return whether a data frame's batch goes on in the next frame. */
     public boolean batchContinues() {
         return FrameDescriptor.batchContinues(flags);
+    }
+
+    /** @return the id of the codec that encoded a data frame's payload; 0 if it is stored as given. */
+    public int codecId() {
+        return FrameDescriptor.codecId(flags);
     }
 
     /** @return the durable offset field; -1 without a full header. */

@@ -45,8 +45,11 @@ import org.agrona.BitUtil;
  *   <li>Flags: {@link #FLAG_BATCH_CONTINUES} on a data frame says that the next record of the same
  *       batch follows in the next frame. A batch ends at its first data frame without the flag, or at a
  *       discard frame (a truncation kept the batch's records up to there); one whose frames end any
- *       other way is incomplete: readers never deliver it, and recovery cuts it as a torn tail. Every
- *       other flag bit is reserved and zero, and no other frame type carries a flag.
+ *       other way is incomplete: readers never deliver it, and recovery cuts it as a torn tail. Bits 8
+ *       to 11 ({@link #FLAGS_CODEC_MASK}) of a data frame name the codec that encoded its payload
+ *       ({@link io.walden.codec.RecordCodec}); zero means stored as given. The checksum covers the
+ *       payload as stored. Every other flag bit is reserved and zero, and no other frame type carries a
+ *       flag.
  *   <li>Types with the high bit ({@link #TYPE_SKIPPABLE_MASK}) set may be skipped by readers that do
  *       not know them; other unknown types are corruption.
  * </ul>
@@ -82,8 +85,12 @@ public final class FrameDescriptor {
     public static final short TYPE_DISCARD = 3;
     /** Data frame flag: the record's batch goes on in the next frame. */
     public static final short FLAG_BATCH_CONTINUES = 0x1;
+    /** Data frame flags: the id of the codec that encoded the payload (zero: stored as given). */
+    public static final short FLAGS_CODEC_MASK = 0x0F00;
+    /** Shift of the codec id within the flags. */
+    public static final int FLAGS_CODEC_SHIFT = 8;
     /** Every flag bit a valid frame may carry. */
-    public static final short FLAGS_KNOWN = FLAG_BATCH_CONTINUES;
+    public static final short FLAGS_KNOWN = FLAG_BATCH_CONTINUES | FLAGS_CODEC_MASK;
 
     /** Frame types with this bit set may be skipped by readers that do not know them. */
     public static final int TYPE_SKIPPABLE_MASK = 0x8000;
@@ -131,15 +138,34 @@ public final class FrameDescriptor {
     }
 
     /**
-     * Whether a frame's flags are allowed for its type: none but {@link #FLAG_BATCH_CONTINUES}, and
-     * that one on data frames only.
+     * Whether a frame's flags are allowed for its type: none but {@link #FLAG_BATCH_CONTINUES} and a
+     * codec id ({@link #FLAGS_CODEC_MASK}), and those on data frames only.
      *
      * @param frameType the frame's type field.
      * @param flags the frame's flags field.
      * @return true if the flags are valid.
      */
     public static boolean validFlags(final short frameType, final short flags) {
-        return flags == 0 || (frameType == TYPE_DATA && flags == FLAG_BATCH_CONTINUES);
+        return flags == 0 || (frameType == TYPE_DATA && (flags & ~FLAGS_KNOWN) == 0);
+    }
+
+    /**
+     * @param flags a data frame's flags field.
+     * @return the id of the codec that encoded the frame's payload, zero if it is stored as given.
+     */
+    public static int codecId(final short flags) {
+        return (flags & FLAGS_CODEC_MASK) >>> FLAGS_CODEC_SHIFT;
+    }
+
+    /**
+     * @param codecId a codec id, from 0 to 15.
+     * @return the flag bits that name it.
+     */
+    public static short codecFlags(final int codecId) {
+        if (codecId < 0 || codecId > (FLAGS_CODEC_MASK >>> FLAGS_CODEC_SHIFT)) {
+            throw new IllegalArgumentException("a codec id is from 0 to 15: " + codecId);
+        }
+        return (short) (codecId << FLAGS_CODEC_SHIFT);
     }
 
     /**

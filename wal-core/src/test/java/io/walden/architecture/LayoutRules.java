@@ -25,7 +25,9 @@ import java.util.Set;
  * root for the broken layout that {@link LayoutRulesTest} checks them against. The layering, bottom
  * to top: {@code internal.state}, {@code internal.segment}, {@code internal.recovery}, {@code
  * internal.io}, {@code internal} (the lifecycle), then {@code internal.append}, {@code
- * internal.read} and {@code internal.truncation}, which may not use each other. Every internal
+ * internal.read} and {@code internal.truncation}, which may not use each other. The codec SPI ({@code
+ * codec}) uses the API only; {@code internal.codec} uses it, {@code format} and {@code state}, and
+ * only {@code internal.append} and {@code internal.read} use them. Every internal
  * package may also use the API's value types, {@code format} and {@code spi}, and every one but
  * {@code state} may use {@code internal.events}; {@code format}, {@code spi} and {@code
  * internal.events} use no other internal package. The API package uses them all: that edge is the
@@ -38,6 +40,8 @@ final class LayoutRules {
     private static final String API = "API";
     private static final String FORMAT = "format";
     private static final String SPI = "spi";
+    private static final String CODEC = "codec";
+    private static final String CODECS = "internal.codec";
     private static final String EVENTS = "internal.events";
     private static final String STATE = "internal.state";
     private static final String SEGMENT = "internal.segment";
@@ -73,6 +77,10 @@ final class LayoutRules {
                 .definedBy(root + ".format..")
                 .layer(SPI)
                 .definedBy(root + ".spi..")
+                .layer(CODEC)
+                .definedBy(root + ".codec..")
+                .layer(CODECS)
+                .definedBy(internal + ".codec..")
                 .layer(EVENTS)
                 .definedBy(internal + ".events..")
                 .layer(STATE)
@@ -95,6 +103,10 @@ final class LayoutRules {
                 .mayOnlyAccessLayers(API, SPI)
                 .whereLayer(SPI)
                 .mayOnlyAccessLayers(API, FORMAT)
+                .whereLayer(CODEC)
+                .mayOnlyAccessLayers(API)
+                .whereLayer(CODECS)
+                .mayOnlyAccessLayers(API, FORMAT, CODEC, STATE)
                 .whereLayer(EVENTS)
                 .mayOnlyAccessLayers(API, FORMAT, SPI)
                 .whereLayer(STATE)
@@ -108,9 +120,9 @@ final class LayoutRules {
                 .whereLayer(LIFECYCLE)
                 .mayOnlyAccessLayers(API, FORMAT, SPI, EVENTS, STATE, SEGMENT, RECOVERY, IO)
                 .whereLayer(APPEND)
-                .mayOnlyAccessLayers(API, FORMAT, SPI, EVENTS, STATE, SEGMENT, RECOVERY, IO, LIFECYCLE)
+                .mayOnlyAccessLayers(API, FORMAT, SPI, CODEC, CODECS, EVENTS, STATE, SEGMENT, RECOVERY, IO, LIFECYCLE)
                 .whereLayer(READ)
-                .mayOnlyAccessLayers(API, FORMAT, SPI, EVENTS, STATE, SEGMENT, RECOVERY, IO, LIFECYCLE)
+                .mayOnlyAccessLayers(API, FORMAT, SPI, CODEC, CODECS, EVENTS, STATE, SEGMENT, RECOVERY, IO, LIFECYCLE)
                 .whereLayer(TRUNCATION)
                 .mayOnlyAccessLayers(API, FORMAT, SPI, EVENTS, STATE, SEGMENT, RECOVERY, IO, LIFECYCLE);
     }

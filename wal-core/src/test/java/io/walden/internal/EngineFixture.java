@@ -82,7 +82,8 @@ public final class EngineFixture implements AutoCloseable {
                 holder,
                 new BufferClaim(config.directory(), holder.state(), stats, TimeUnit.SECONDS.toNanos(30)),
                 new AppendWaits(holder),
-                new RecordLimits(config.maxRecordBytes()));
+                new RecordLimits(config.maxRecordBytes()),
+                null);
     }
 
     @Override

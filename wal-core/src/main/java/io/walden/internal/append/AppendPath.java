@@ -6,6 +6,8 @@ import io.walden.WalException;
 import io.walden.format.FrameDescriptor;
 import io.walden.internal.EngineHolder;
 import io.walden.internal.LogEngine;
+import io.walden.internal.codec.EncodeSlot;
+import io.walden.internal.codec.RecordEncoding;
 import io.walden.internal.state.LogBuffer;
 import io.walden.internal.state.LogState;
 import java.util.Objects;
@@ -15,10 +17,12 @@ import org.agrona.DirectBuffer;
  * Appends records. Every kind of payload, batches and asynchronous appends go through the one claim
  * loop of {@link #appendFramed}; a claim that finds its engine replaced by {@code truncateAfter}
  * claims again in the next one; {@link #offer} appends without waiting for a level (the asynchronous
- * appenders). Allocates nothing but on failure.
+ * appenders). With compression, a record (or a batch's records) is encoded first, in the appending
+ * thread, and claimed at its stored size ({@link RecordEncoding}). Allocates nothing but on failure.
  *
  * <pre>
- *   check ──► claim (BufferClaim; CLOSED: replaced? claim again : refuse) ──► sync ticket
+ *   check ──► encode? (RecordEncoding: a slot, released once published)
+ *         ──► claim (BufferClaim; CLOSED: replaced? claim again : refuse) ──► sync ticket
  *         ──► publish (FramePublisher) ──► wait (AppendWaits), or not (offer: an AsyncAppender)
  * </pre>
  *
@@ -36,17 +40,21 @@ public final class AppendPath {
     private final BufferClaim bufferClaim;
     private final AppendWaits waits;
     private final RecordLimits limits;
+    // Null without compression.
+    private final RecordEncoding encoding;
 
     public AppendPath(
             final EngineHolder holder,
             final BufferClaim bufferClaim,
             final AppendWaits waits,
-            final RecordLimits limits) {
+            final RecordLimits limits,
+            final RecordEncoding encoding) {
         this.holder = holder;
         this.state = holder.state();
         this.bufferClaim = bufferClaim;
         this.waits = waits;
         this.limits = limits;
+        this.encoding = encoding;
     }
 
     /** The caller has checked that the region lies inside the payload. */
@@ -58,6 +66,13 @@ public final class AppendPath {
             final FramePublisher<P> publisher) {
         limits.checkLength(length);
         RecordLimits.checkDurability(durability);
+        if (encoding != null && encoding.tries(length)) {
+            final EncodeSlot slot = encoding.encode(payload, offset, length, true);
+            if (slot != null) {
+                final int stored = slot.storedLength(0);
+                return appendFramed(slot, 0, stored, framedBytes(stored), FramePublisher.ENCODED, durability);
+            }
+        }
         return appendFramed(payload, offset, length, framedBytes(length), publisher, durability);
     }
 
@@ -75,8 +90,15 @@ public final class AppendPath {
             final WalBatch batch,
             final int framedBytes,
             final Durability durability,
-            final FramePublisher<WalBatch> frames) {
+            final FramePublisher<WalBatch> frames,
+            final FramePublisher<EncodeSlot> encodedFrames) {
         try {
+            if (encoding != null && encoding.tries(batch)) {
+                final EncodeSlot slot = encoding.encode(batch, framedBytes);
+                if (slot != null) {
+                    return appendFramed(slot, 0, 0, (int) slot.framedBytes(), encodedFrames, durability);
+                }
+            }
             return appendFramed(batch, 0, 0, framedBytes, frames, durability);
         } catch (final WalException ex) {
             if (ex.lsn() != WalException.NO_LSN) {
@@ -98,6 +120,16 @@ public final class AppendPath {
     public long tryAppend(final DirectBuffer payload, final int offset, final int length) {
         limits.checkLength(length);
         Objects.checkFromIndexSize(offset, length, payload.capacity());
+        // Never waits, for an encoder either: with every one busy, the record is stored as given.
+        final EncodeSlot slot =
+                encoding != null && encoding.tries(length) ? encoding.encode(payload, offset, length, false) : null;
+        if (slot != null) {
+            try {
+                return publishIfSpace(slot, 0, slot.storedLength(0), false, FramePublisher.ENCODED);
+            } finally {
+                slot.release();
+            }
+        }
         return publishIfSpace(payload, offset, length, false, FramePublisher.DIRECT_BUFFER);
     }
 
@@ -114,6 +146,27 @@ public final class AppendPath {
             final FramePublisher<P> publisher,
             final boolean waitForSpace) {
         limits.checkLength(length);
+        final EncodeSlot slot = encoding != null && encoding.tries(length)
+                ? encoding.encode(payload, offset, length, waitForSpace)
+                : null;
+        if (slot != null) {
+            try {
+                return offerStored(slot, 0, slot.storedLength(0), requestSync, FramePublisher.ENCODED, waitForSpace);
+            } finally {
+                slot.release();
+            }
+        }
+        return offerStored(payload, offset, length, requestSync, publisher, waitForSpace);
+    }
+
+    /** {@link #offer} of a record as it is stored. */
+    private <P> long offerStored(
+            final P payload,
+            final int offset,
+            final int length,
+            final boolean requestSync,
+            final FramePublisher<P> publisher,
+            final boolean waitForSpace) {
         if (!waitForSpace) {
             final long lsn = publishIfSpace(payload, offset, length, requestSync, publisher);
             if (lsn == FAILED || lsn == LogBuffer.CLOSED) {
@@ -175,11 +228,20 @@ public final class AppendPath {
             final Durability durability) {
         LogEngine e;
         long lsn;
-        while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
-            // truncateAfter replaced the engine meanwhile: claim in the next one.
+        final long syncTicket;
+        final long lastLsn;
+        try {
+            while ((lsn = claim(e = holder.engine(), framedBytes)) == REPLACED) {
+                // truncateAfter replaced the engine meanwhile: claim in the next one.
+            }
+            syncTicket = waits.syncTicket(durability);
+            lastLsn = publisher.publish(e.logBuffer(), lsn, payload, offset, length);
+        } finally {
+            if (payload instanceof EncodeSlot slot) {
+                // Published or refused: the encoder is free for another appender before this one waits.
+                slot.release();
+            }
         }
-        final long syncTicket = waits.syncTicket(durability);
-        final long lastLsn = publisher.publish(e.logBuffer(), lsn, payload, offset, length);
         waits.awaitAppended(e, lastLsn, lsn + framedBytes, durability, syncTicket);
         return lsn;
     }

@@ -1,5 +1,6 @@
 package io.walden.internal.append;
 
+import io.walden.internal.codec.EncodeSlot;
 import io.walden.internal.state.LogBuffer;
 import java.nio.ByteBuffer;
 import org.agrona.DirectBuffer;
@@ -20,6 +21,9 @@ public interface FramePublisher<P> {
 
     FramePublisher<DirectBuffer> DIRECT_BUFFER = FramePublisher::publishDirectBuffer;
 
+    /** A record an {@link EncodeSlot} encoded; offset and length are ignored. */
+    FramePublisher<EncodeSlot> ENCODED = FramePublisher::publishEncoded;
+
     /** Copies a payload into the space claimed at a position and publishes its frames. */
     long publish(LogBuffer logBuffer, long lsn, P payload, int offset, int length);
 
@@ -32,6 +36,12 @@ public interface FramePublisher<P> {
     private static long publishByteBuffer(
             final LogBuffer logBuffer, final long lsn, final ByteBuffer payload, final int offset, final int length) {
         logBuffer.publish(lsn, payload);
+        return lsn;
+    }
+
+    private static long publishEncoded(
+            final LogBuffer logBuffer, final long lsn, final EncodeSlot slot, final int offset, final int length) {
+        logBuffer.publishWithFlags(lsn, slot.output(), slot.outputOffset(0), slot.storedLength(0), slot.codecFlags());
         return lsn;
     }
 

@@ -55,6 +55,11 @@ public final class RecordLimits {
         }
     }
 
+    /** What the largest record, or batch, takes framed. */
+    public int maxFramedBytes() {
+        return (int) maxFramedBytes;
+    }
+
     public int checkBatch(final WalBatch batch) {
         if (batch.isEmpty()) {
             throw new WalException(WalException.ErrorCode.CONFIG, "the batch holds no record; add records first");

@@ -14,6 +14,8 @@ import io.walden.format.FrameDecoder;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.codec.CodecTable;
+import io.walden.internal.codec.PayloadDecoding;
 import io.walden.internal.segment.SegmentWindow;
 import io.walden.internal.state.LogPositions;
 import io.walden.spi.IoErrors;
@@ -22,6 +24,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -35,7 +38,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Every frame is judged by {@link FrameDecoder}, with recovery's rules: a frame recovery would
  * refuse is damage here too, never skipped; padding, discard frames and unknown types marked skippable
- * are skipped.
+ * are skipped. A record stored encoded is decoded ({@link PayloadDecoding}, made at the first such
+ * record) and handed out from the decoding's buffer instead.
  *
  * <p><b>Threading:</b> owned by the thread that polls it.
  */
@@ -49,6 +53,10 @@ public final class LogReader implements WalReader {
     private final Durability visibility;
     private final long[] skippedRanges;
     private final FrameDecoder decoder;
+    private final CodecTable codecs;
+    private final int maxRecordBytes;
+    // Made (cold) at the first record stored encoded.
+    private PayloadDecoding decoding;
     // Grown (rarely, cold) when a frame is larger than the configuration suggested: a log reopened with a
     // smaller maxRecordBytes still holds its larger records.
     private final SegmentWindow window;
@@ -77,7 +85,7 @@ public final class LogReader implements WalReader {
     private boolean closed;
 
     /** The log a reader reads; {@code skippedRanges}: what recovery skipped (SKIP), stepped over. */
-    public record Log(Path directory, long logId, long segmentCapacityBytes, long[] skippedRanges) {}
+    public record Log(Path directory, long logId, long segmentCapacityBytes, long[] skippedRanges, CodecTable codecs) {}
 
     public LogReader(
             final Log log,
@@ -105,6 +113,8 @@ public final class LogReader implements WalReader {
         this.visibility = visibility;
         this.skippedRanges = skippedRanges;
         this.decoder = new FrameDecoder(logId);
+        this.codecs = log.codecs();
+        this.maxRecordBytes = maxRecordBytes;
         final int bufferBytes =
                 Math.max(BUFFER_BYTES_MIN, Integer.highestOneBit(FrameDescriptor.frameLength(maxRecordBytes)) * 4);
         this.window = new SegmentWindow(bufferBytes);
@@ -176,31 +186,23 @@ public final class LogReader implements WalReader {
             verifiedStart = true;
             final int frameLength = decoder.frameLength();
             final int alignedLength = decoder.alignedLength();
+            // Taken before checkBatch, which decodes the batch's later frames with the same decoder.
+            final int codecId = decoder.codecId();
             if (decoder.frameType() == TYPE_DATA) {
                 if ((position >= checkedBatchEnd || position < checkedBatchStart)
                         && decoder.batchContinues()
                         && !checkBatch(visible, alignedLength)) {
                     break;
                 }
-                final int payloadLength = frameLength - HEADER_LENGTH;
-                final int payloadIndex = (int) (position - bufferPosition) + HEADER_LENGTH;
-                if (controlled == null) {
-                    lastDeliveredPosition = position;
-                    handler.onRecord(buffer, payloadIndex, payloadLength, position);
-                } else {
-                    final ControlledRecordHandler.Action action =
-                            controlled.onRecord(buffer, payloadIndex, payloadLength, position);
-                    if (action == ControlledRecordHandler.Action.ABORT) {
-                        break;
-                    }
-                    lastDeliveredPosition = position;
-                    if (action == ControlledRecordHandler.Action.BREAK) {
-                        position += alignedLength;
-                        count++;
-                        break;
-                    }
+                final ControlledRecordHandler.Action action = deliver(handler, controlled, codecId, frameLength);
+                if (action == ControlledRecordHandler.Action.ABORT) {
+                    break;
                 }
                 count++;
+                if (action == ControlledRecordHandler.Action.BREAK) {
+                    position += alignedLength;
+                    break;
+                }
             }
             position += alignedLength;
         }
@@ -211,6 +213,36 @@ public final class LogReader implements WalReader {
             }
         }
         return count;
+    }
+
+    /**
+     * Hands the data frame at the position to the handler (decoded, if it is stored encoded); what a
+     * controlled handler answered, {@code CONTINUE} for the other.
+     */
+    private ControlledRecordHandler.Action deliver(
+            final RecordHandler handler,
+            final ControlledRecordHandler controlled,
+            final int codecId,
+            final int frameLength) {
+        int payloadLength = frameLength - HEADER_LENGTH;
+        int payloadIndex = (int) (position - bufferPosition) + HEADER_LENGTH;
+        DirectBuffer payload = buffer;
+        if (codecId != 0) {
+            payloadLength = decode(codecId, payloadIndex, payloadLength);
+            payloadIndex = 0;
+            payload = decoding.buffer();
+        }
+        if (controlled == null) {
+            lastDeliveredPosition = position;
+            handler.onRecord(payload, payloadIndex, payloadLength, position);
+            return ControlledRecordHandler.Action.CONTINUE;
+        }
+        final ControlledRecordHandler.Action action =
+                controlled.onRecord(payload, payloadIndex, payloadLength, position);
+        if (action != ControlledRecordHandler.Action.ABORT) {
+            lastDeliveredPosition = position;
+        }
+        return action;
     }
 
     @Override
@@ -509,5 +541,27 @@ public final class LogReader implements WalReader {
             // A read-only channel has nothing to lose on close.
         }
         window.close();
+        if (decoding != null) {
+            decoding.close();
+        }
+    }
+
+    /** Decodes the stored payload of the frame at the position; the record's length, in the decoding's buffer. */
+    private int decode(final int codecId, final int payloadIndex, final int storedLength) {
+        if (decoding == null) {
+            // A record is never longer than a segment: the bound for one written with a larger
+            // maxRecordBytes than this log was reopened with.
+            decoding = new PayloadDecoding(
+                    codecs, (int) Math.max(maxRecordBytes, Math.min(Integer.MAX_VALUE - 8, segmentCapacityBytes)));
+        }
+        final long segmentBase = position & ~segmentMask;
+        return decoding.decode(
+                codecId,
+                buffer,
+                payloadIndex,
+                storedLength,
+                position,
+                SegmentNames.segmentPath(directory, segmentBase),
+                position - segmentBase + HEADER_LENGTH);
     }
 }

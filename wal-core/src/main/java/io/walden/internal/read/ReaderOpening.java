@@ -5,6 +5,7 @@ import io.walden.WalException;
 import io.walden.WalReader;
 import io.walden.internal.EngineHolder;
 import io.walden.internal.LogEngine;
+import io.walden.internal.codec.CodecTable;
 import io.walden.internal.recovery.RecoveredLog;
 
 /**
@@ -16,10 +17,12 @@ import io.walden.internal.recovery.RecoveredLog;
 public final class ReaderOpening {
     private final EngineHolder holder;
     private final int maxRecordBytes;
+    private final CodecTable codecs;
 
-    public ReaderOpening(final EngineHolder holder, final int maxRecordBytes) {
+    public ReaderOpening(final EngineHolder holder, final int maxRecordBytes, final CodecTable codecs) {
         this.holder = holder;
         this.maxRecordBytes = maxRecordBytes;
+        this.codecs = codecs;
     }
 
     public WalReader open(final long fromLsn, final Durability visibility) {
@@ -42,7 +45,8 @@ public final class ReaderOpening {
                         holder.directory(),
                         recovered.logId(),
                         recovered.segmentCapacityBytes(),
-                        recovered.skippedRanges()),
+                        recovered.skippedRanges(),
+                        codecs),
                 holder.state(),
                 maxRecordBytes,
                 fromLsn,

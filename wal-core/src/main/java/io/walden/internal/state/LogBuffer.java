@@ -178,10 +178,19 @@ public final class LogBuffer implements AutoCloseable {
             final int offset,
             final int length,
             final boolean batchContinues) {
+        publishWithFlags(position, source, offset, length, batchContinues ? FrameDescriptor.FLAG_BATCH_CONTINUES : 0);
+    }
+
+    /**
+     * As {@code publish}, with flags: the batch flag, a codec id ({@link FrameDescriptor#FLAGS_CODEC_MASK})
+     * for a payload stored encoded.
+     */
+    public void publishWithFlags(
+            final long position, final DirectBuffer source, final int offset, final int length, final short flags) {
         final int frameOffset = offset(position);
         buffer.putBytes(frameOffset + HEADER_LENGTH, source, offset, length);
-        if (batchContinues) {
-            buffer.putShort(frameOffset + FLAGS_OFFSET, FrameDescriptor.FLAG_BATCH_CONTINUES);
+        if (flags != 0) {
+            buffer.putShort(frameOffset + FLAGS_OFFSET, flags);
         }
         publishHeader(frameOffset, length);
     }

@@ -11,6 +11,7 @@ import io.walden.WalReader;
 import io.walden.internal.EngineFixture;
 import io.walden.internal.append.AppendPath;
 import io.walden.internal.append.FramePublisher;
+import io.walden.internal.codec.CodecTable;
 import io.walden.internal.recovery.RecoveredLog;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,7 +121,8 @@ class LogReaderTest {
                         fixture.config.directory(),
                         recovered.logId(),
                         recovered.segmentCapacityBytes(),
-                        recovered.skippedRanges()),
+                        recovered.skippedRanges(),
+                        CodecTable.discovered()),
                 fixture.state(),
                 fixture.config.maxRecordBytes(),
                 fromLsn,

@@ -9,6 +9,7 @@ import io.walden.WalException;
 import io.walden.WalReader;
 import io.walden.internal.EngineFixture;
 import io.walden.internal.append.FramePublisher;
+import io.walden.internal.codec.CodecTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +31,8 @@ class ReaderOpeningTest {
             final List<byte[]> read = new ArrayList<>();
             final List<Long> lsns = new ArrayList<>();
 
-            try (WalReader reader = new ReaderOpening(fixture.holder, fixture.config.maxRecordBytes())
+            try (WalReader reader = new ReaderOpening(
+                            fixture.holder, fixture.config.maxRecordBytes(), CodecTable.discovered())
                     .open(fixture.state().startPosition(), Durability.WRITTEN)) {
                 reader.poll(
                         (buffer, offset, length, position) -> {
@@ -52,9 +54,9 @@ class ReaderOpeningTest {
         try (EngineFixture fixture = new EngineFixture(tempDir.resolve("log"))) {
             final long tail = fixture.holder.engine().logBuffer().tailPosition();
 
-            final WalException refused = assertThrows(
-                    WalException.class, () -> new ReaderOpening(fixture.holder, fixture.config.maxRecordBytes())
-                            .open(tail + 8, Durability.SYNCED));
+            final WalException refused = assertThrows(WalException.class, () -> new ReaderOpening(
+                            fixture.holder, fixture.config.maxRecordBytes(), CodecTable.discovered())
+                    .open(tail + 8, Durability.SYNCED));
 
             assertEquals(WalException.ErrorCode.POSITION, refused.errorCode());
             assertEquals("position " + (tail + 8) + " is beyond the end of the log at " + tail, refused.getMessage());

@@ -10,6 +10,7 @@ import io.walden.format.FrameChecksum;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.format.SegmentNames;
+import io.walden.internal.codec.CodecTable;
 import io.walden.internal.read.DirectoryTracker;
 import io.walden.internal.read.LogReader;
 import io.walden.internal.segment.SegmentHeaders;
@@ -99,7 +100,7 @@ class FrameRulesAgreementTest {
 
         final List<Long> delivered = new ArrayList<>();
         try (LogReader reader = new LogReader(
-                new LogReader.Log(directory, LOG_ID, CAPACITY, LogPositions.NO_RANGES),
+                new LogReader.Log(directory, LOG_ID, CAPACITY, LogPositions.NO_RANGES, CodecTable.discovered()),
                 new Visible(cEnd),
                 PAYLOAD_BYTES,
                 A_OFFSET,
