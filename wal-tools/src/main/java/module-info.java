@@ -14,6 +14,9 @@ module io.walden.tools {
 
     exports io.walden.tools.spi;
 
+    // dump decodes payloads stored encoded with the codecs on the class path (wal-codecs is in the jar).
+    uses io.walden.codec.RecordCodec;
+
     opens io.walden.tools to
             info.picocli;
 }

@@ -109,6 +109,9 @@ public final class Wal implements AutoCloseable {
         final RecordLimits limits = new RecordLimits(config.maxRecordBytes());
         this.encoding =
                 config.compression() == null ? null : new RecordEncoding(config.compression(), limits.maxFramedBytes());
+        if (encoding != null) {
+            stats.compressionTally(encoding);
+        }
         this.appends = new AppendPath(
                 holder,
                 new BufferClaim(config.directory(), engine.state(), stats, config.appendTimeoutNs()),

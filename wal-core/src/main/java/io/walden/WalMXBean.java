@@ -67,6 +67,15 @@ public interface WalMXBean {
     /** @return bytes appended but not yet durable: tail minus durable position. */
     long getUndurableBytes();
 
+    /** @return records stored compressed. */
+    long getRecordsCompressed();
+
+    /** @return those records' bytes as appended. */
+    long getCompressedInputBytes();
+
+    /** @return their bytes as stored. */
+    long getCompressedStoredBytes();
+
     /** @return whether the log failed: it acknowledges nothing more and must be reopened. */
     boolean isFailed();
 

@@ -38,6 +38,9 @@ package io.walden;
  *     unknown}.
  * @param survivesPowerLoss false on tmpfs or ramfs, where {@code SYNCED} records survive no power loss.
  * @param durabilityNote what the backend does beyond its options to keep their promise here, or null.
+ * @param recordsCompressed records stored encoded by {@link WalConfig#compression()} (zero without).
+ * @param compressedInputBytes those records' bytes as appended.
+ * @param compressedStoredBytes their bytes as stored.
  */
 public record WalStats(
         String backend,
@@ -72,11 +75,19 @@ public record WalStats(
         String failure,
         String fileSystemType,
         boolean survivesPowerLoss,
-        String durabilityNote) {
+        String durabilityNote,
+        long recordsCompressed,
+        long compressedInputBytes,
+        long compressedStoredBytes) {
 
     /** @return bytes appended but not yet written: how far the disk is behind the appenders. */
     public long unwrittenBytes() {
         return Math.max(0, tailPosition - writtenPosition);
+    }
+
+    /** @return stored bytes per appended byte of the records stored encoded; 1 if none was. */
+    public double compressionRatio() {
+        return compressedInputBytes == 0 ? 1.0 : compressedStoredBytes / (double) compressedInputBytes;
     }
 
     /** @return bytes written but not yet durable: what a crash of the machine now could lose. */

@@ -110,6 +110,7 @@ public abstract class CompressionContractTest {
             try (WalView view = Wal.openReadOnly(directory, new RunLengthCodec())) {
                 assertPayloads(appended, read(view));
             }
+            assertCompressionStats(wal.stats(), appended, encoded);
         }
         final List<Integer> codecs = storedCodecIds(directory);
         assertEquals(appended.size(), codecs.size());
@@ -231,16 +232,36 @@ public abstract class CompressionContractTest {
 
     /** Whether the test codec stores a record encoded: long enough, and smaller framed. */
     private static boolean shrinks(final byte[] payload) {
-        if (payload.length < THRESHOLD_BYTES) {
-            return false;
-        }
+        return payload.length >= THRESHOLD_BYTES
+                && FrameDescriptor.alignedLength(FrameDescriptor.frameLength(encodedLength(payload)))
+                        < FrameDescriptor.alignedLength(FrameDescriptor.frameLength(payload.length));
+    }
+
+    private static int encodedLength(final byte[] payload) {
         final MutableDirectBuffer target =
                 new UnsafeBuffer(new byte[new RunLengthCodec().maxEncodedLength(payload.length)]);
-        final int encoded = new RunLengthCodec()
+        return new RunLengthCodec()
                 .newEncoder()
                 .encode(new UnsafeBuffer(payload), 0, payload.length, target, 0, target.capacity());
-        return FrameDescriptor.alignedLength(FrameDescriptor.frameLength(encoded))
-                < FrameDescriptor.alignedLength(FrameDescriptor.frameLength(payload.length));
+    }
+
+    /** The stats count exactly the records stored encoded, with their bytes as appended and as stored. */
+    private static void assertCompressionStats(
+            final WalStats stats, final List<byte[]> appended, final List<Boolean> encoded) {
+        long records = 0;
+        long input = 0;
+        long stored = 0;
+        for (int i = 0; i < appended.size(); i++) {
+            if (encoded.get(i)) {
+                records++;
+                input += appended.get(i).length;
+                stored += encodedLength(appended.get(i));
+            }
+        }
+        assertEquals(records, stats.recordsCompressed());
+        assertEquals(input, stats.compressedInputBytes());
+        assertEquals(stored, stats.compressedStoredBytes());
+        assertTrue(stats.compressionRatio() < 1, "ratio " + stats.compressionRatio());
     }
 
     private static void assertPayloads(final List<byte[]> appended, final List<Read> records) {

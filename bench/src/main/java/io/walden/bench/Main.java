@@ -1,6 +1,7 @@
 package io.walden.bench;
 
 import io.walden.bench.harness.BlowupCommand;
+import io.walden.bench.harness.CompressionCommand;
 import io.walden.bench.harness.DeviceBytesCommand;
 import io.walden.bench.harness.GroupsCommand;
 import io.walden.bench.harness.GroupsRetentionCommand;
@@ -48,6 +49,7 @@ import picocli.CommandLine.Unmatched;
             ScenarioCommand.class,
             BlowupCommand.class,
             DeviceBytesCommand.class,
+            CompressionCommand.class,
             QueueDepthCommand.class,
             WakeFloorCommand.class,
             RaftCommand.class,

@@ -89,6 +89,9 @@ public final class CrashTally {
     /** Acknowledged records found missing after a crash or fault (must stay zero). */
     public static final AtomicLong LOST = new AtomicLong();
 
+    /** Records the simulated workloads' logs stored compressed (encoded frames the crash states held). */
+    public static final AtomicLong COMPRESSED_RECORDS = new AtomicLong();
+
     /** Contract violations of any kind found (invented, reordered, altered records, ...; must stay zero). */
     public static final AtomicLong VIOLATIONS = new AtomicLong();
 
@@ -103,7 +106,7 @@ public final class CrashTally {
      * @return {@code CRASH-SUMMARY jvm=<pid> simulated=... kills.nio=... kills.uring=... kills.uringFfm=...
      *     kills.groups=... faults=... bitflips=...
      *     flips.newest=... sectors.newest=... pages.newest=... tears.newest=... unproven.synced.cut=...
-     *     recycled=... pipelined=... batches=... batchesTorn=... lost=... violations=...}
+     *     recycled=... pipelined=... compressed=... batches=... batchesTorn=... lost=... violations=...}
      */
     public static String summaryLine() {
         return "CRASH-SUMMARY jvm=" + ProcessHandle.current().pid()
@@ -121,6 +124,7 @@ public final class CrashTally {
                 + " unproven.synced.cut=" + UNPROVEN_SYNCED_CUT.get()
                 + " recycled=" + RECYCLED_SEGMENTS.get()
                 + " pipelined=" + PIPELINED_SESSIONS.get()
+                + " compressed=" + COMPRESSED_RECORDS.get()
                 + " batches=" + BATCHES.get()
                 + " batchesTorn=" + BATCHES_TORN.get()
                 + " lost=" + LOST.get()

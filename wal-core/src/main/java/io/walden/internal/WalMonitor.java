@@ -177,6 +177,21 @@ public final class WalMonitor implements WalMXBean {
     }
 
     @Override
+    public long getRecordsCompressed() {
+        return stats.get().recordsCompressed();
+    }
+
+    @Override
+    public long getCompressedInputBytes() {
+        return stats.get().compressedInputBytes();
+    }
+
+    @Override
+    public long getCompressedStoredBytes() {
+        return stats.get().compressedStoredBytes();
+    }
+
+    @Override
     public boolean isFailed() {
         return stats.get().failed();
     }

@@ -24,6 +24,9 @@ public final class TestRecords {
     /** Length of the tag at the start of a tagged payload. */
     public static final int TAG_LENGTH = 16;
 
+    /** A tagged payload's content comes in runs of this many equal bytes (compressible). */
+    public static final int CONTENT_RUN_BYTES = 8;
+
     private TestRecords() {}
 
     /**
@@ -86,8 +89,13 @@ public final class TestRecords {
             throw new IllegalArgumentException("tagged payloads are at least " + TAG_LENGTH + " bytes");
         }
         final byte[] payload = new byte[length];
-        final byte[] content = bytes(seed(writer, sequence), length - TAG_LENGTH);
-        System.arraycopy(content, 0, payload, TAG_LENGTH, content.length);
+        // The content comes in runs of CONTENT_RUN_BYTES equal bytes, so that a log that compresses its
+        // records (a codec, even a run-length test codec) stores most of them encoded.
+        final byte[] content =
+                bytes(seed(writer, sequence), (length - TAG_LENGTH + CONTENT_RUN_BYTES - 1) / CONTENT_RUN_BYTES);
+        for (int i = TAG_LENGTH; i < length; i++) {
+            payload[i] = content[(i - TAG_LENGTH) / CONTENT_RUN_BYTES];
+        }
         final ByteBuffer tag = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
         tag.putInt(0, writer).putInt(4, sequence).putInt(8, length);
         tag.putInt(12, crc(payload));

@@ -44,6 +44,9 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code walden.segments.rolled}</td><td>counter, files</td><td>{@code segmentsRolled}</td></tr>
  *   <tr><td>{@code walden.segments.deleted.for.space}</td><td>counter, files</td><td>{@code segmentsDeletedForSpace}</td></tr>
  *   <tr><td>{@code walden.writes.waited.for.space}</td><td>counter, operations</td><td>{@code writesWaitedForSpace}</td></tr>
+ *   <tr><td>{@code walden.records.compressed}</td><td>counter, operations</td><td>{@code recordsCompressed}</td></tr>
+ *   <tr><td>{@code walden.compressed.input}</td><td>counter, bytes</td><td>{@code compressedInputBytes}</td></tr>
+ *   <tr><td>{@code walden.compressed.stored}</td><td>counter, bytes</td><td>{@code compressedStoredBytes}</td></tr>
  *   <tr><td>{@code walden.durability.marks}</td><td>counter, operations</td><td>{@code durabilityMarks}</td></tr>
  *   <tr><td>{@code walden.appends.run.by.caller}</td><td>counter, records</td><td>{@code appendsRunByCaller}</td></tr>
  *   <tr><td>{@code walden.start.position}</td><td>gauge, bytes</td><td>{@code startPosition}</td></tr>
@@ -166,6 +169,24 @@ public final class WalMetrics implements MeterBinder, AutoCloseable {
                 BaseUnits.OPERATIONS,
                 "writes that found the file system full, waited and were written again",
                 WalStats::writesWaitedForSpace));
+        meters.add(counter(
+                registry,
+                "walden.records.compressed",
+                BaseUnits.OPERATIONS,
+                "records stored compressed",
+                WalStats::recordsCompressed));
+        meters.add(counter(
+                registry,
+                "walden.compressed.input",
+                BaseUnits.BYTES,
+                "bytes of the records stored compressed, as appended",
+                WalStats::compressedInputBytes));
+        meters.add(counter(
+                registry,
+                "walden.compressed.stored",
+                BaseUnits.BYTES,
+                "bytes of the records stored compressed, as stored",
+                WalStats::compressedStoredBytes));
         meters.add(counter(
                 registry,
                 "walden.durability.marks",

@@ -53,6 +53,9 @@ class WalMetricsTest {
         expected.put("walden.segments.rolled", WalStats::segmentsRolled);
         expected.put("walden.segments.deleted.for.space", WalStats::segmentsDeletedForSpace);
         expected.put("walden.writes.waited.for.space", WalStats::writesWaitedForSpace);
+        expected.put("walden.records.compressed", WalStats::recordsCompressed);
+        expected.put("walden.compressed.input", WalStats::compressedInputBytes);
+        expected.put("walden.compressed.stored", WalStats::compressedStoredBytes);
         expected.put("walden.durability.marks", WalStats::durabilityMarks);
         expected.put("walden.appends.run.by.caller", WalStats::appendsRunByCaller);
         expected.put("walden.start.position", WalStats::startPosition);

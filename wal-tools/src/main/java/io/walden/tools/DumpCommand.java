@@ -35,6 +35,11 @@ public final class DumpCommand extends LogCommand {
     @Option(names = "--limit", paramLabel = "N", description = "Show at most N frames (default: all).")
     private long limit = Long.MAX_VALUE;
 
+    @Option(
+            names = "--raw",
+            description = "Show payloads stored encoded (compressed) as stored, not decoded with their codec.")
+    private boolean raw;
+
     @Mixin
     private PayloadOptions payload = new PayloadOptions();
 
@@ -56,7 +61,7 @@ public final class DumpCommand extends LogCommand {
         final LogDirectory log = LogDirectory.open(directory);
         final LineWriter out = new LineWriter(spec.commandLine().getOut());
         final DumpLines lines = json() ? new DumpJson(out) : new DumpText(out);
-        final FrameDump dump = new FrameDump(lines, payload.printer(), fromPosition, limit);
+        final FrameDump dump = new FrameDump(lines, payload.printer(), fromPosition, limit, raw);
         try {
             dump.dump(log);
         } finally {

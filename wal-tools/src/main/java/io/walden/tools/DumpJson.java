@@ -57,14 +57,17 @@ final class DumpJson implements DumpLines {
     }
 
     @Override
-    public void frame(final long position, final FrameDecoder decoder, final PayloadOptions.Printer payload) {
+    public void frame(
+            final long position, final FrameDecoder decoder, final String codec, final PayloadOptions.Printer payload) {
         json.begin().field("kind", "frame").field("position", position).field("length", decoder.frameLength());
         if (!decoder.hasHeader()) {
             json.field("type", "PADDING").nullField("flags").nullField("durableOffset");
         } else {
-            json.field("type", type(decoder.frameType()))
-                    .field("flags", decoder.flags() & 0xFFFF)
-                    .field("durableOffset", decoder.durableOffset());
+            json.field("type", type(decoder.frameType())).field("flags", decoder.flags() & 0xFFFF);
+            if (codec != null) {
+                json.field("codec", codec);
+            }
+            json.field("durableOffset", decoder.durableOffset());
         }
         json.field("checksum", decoder.checksumMatched() ? "ok" : "BAD");
         if (payload != null) {

@@ -30,9 +30,10 @@ interface DumpLines {
      *
      * @param position its position.
      * @param decoder the decoder, holding the frame's fields.
+     * @param codec the name of the codec that encoded a data frame\'s payload, or null if it is stored as given.
      * @param payload the printer holding the frame's payload, or null if no payload shows.
      */
-    void frame(long position, FrameDecoder decoder, PayloadOptions.Printer payload);
+    void frame(long position, FrameDecoder decoder, String codec, PayloadOptions.Printer payload);
 
     /**
      * The end of a segment's frames.

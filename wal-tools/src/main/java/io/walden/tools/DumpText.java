@@ -60,7 +60,8 @@ final class DumpText implements DumpLines {
     }
 
     @Override
-    public void frame(final long position, final FrameDecoder decoder, final PayloadOptions.Printer payload) {
+    public void frame(
+            final long position, final FrameDecoder decoder, final String codec, final PayloadOptions.Printer payload) {
         final short type = decoder.frameType();
         out.text("position=")
                 .number(position)
@@ -79,10 +80,11 @@ final class DumpText implements DumpLines {
             } else {
                 out.text("unknown(0x").hex(type, 4).character(')');
             }
-            out.text(" flags=")
-                    .number(decoder.flags() & 0xFFFF)
-                    .text(" durable-offset=")
-                    .number(decoder.durableOffset());
+            out.text(" flags=").number(decoder.flags() & 0xFFFF);
+            if (codec != null) {
+                out.text(" codec=").text(codec.replace(' ', '_'));
+            }
+            out.text(" durable-offset=").number(decoder.durableOffset());
         }
         out.text(" checksum=").text(decoder.checksumMatched() ? "ok" : "BAD");
         if (payload != null) {

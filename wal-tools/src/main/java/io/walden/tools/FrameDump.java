@@ -45,6 +45,8 @@ final class FrameDump {
     private final PayloadOptions.Printer printer;
     private final long fromPosition;
     private final long limit;
+    private final boolean raw;
+    private final StoredPayloads stored = new StoredPayloads();
 
     // Where the segment being dumped stops being its own: a recycled one's write limit, else none.
     private long staleFromOffset = Long.MAX_VALUE;
@@ -74,10 +76,17 @@ final class FrameDump {
      * @param printer how payloads show.
      * @param fromPosition frames before this position are validated but not shown.
      * @param limit the most frames to show.
+     * @param raw whether payloads stored encoded show as stored.
      */
-    FrameDump(final DumpLines out, final PayloadOptions.Printer printer, final long fromPosition, final long limit) {
+    FrameDump(
+            final DumpLines out,
+            final PayloadOptions.Printer printer,
+            final long fromPosition,
+            final long limit,
+            final boolean raw) {
         this.out = out;
         this.printer = printer;
+        this.raw = raw;
         this.fromPosition = fromPosition;
         this.limit = limit;
     }
@@ -330,18 +339,35 @@ final class FrameDump {
         };
     }
 
-    /** The line of the frame just decoded, whether it is valid or not, with its payload if shown. */
+    /**
+     * The line of the frame just decoded, whether it is valid or not, with its payload if shown: a
+     * payload stored encoded is shown decoded, unless the dump shows payloads as stored ({@code --raw}).
+     */
     private void frameLine(final FileChannel channel, final long position, final long offset) throws IOException {
         final boolean data = decoder.hasHeader() && decoder.frameType() == TYPE_DATA;
+        final int codecId = data ? decoder.codecId() : 0;
+        final String codec = codecId == 0 ? null : stored.name(codecId);
         if (!printer.showsPayloads() || !data) {
-            out.frame(position, decoder, null);
+            out.frame(position, decoder, codec, null);
             return;
         }
         // A frame that runs past the end of the file shows what the file holds of its payload.
         final int payloadBytes = Math.max(0, decoder.frameLength() - HEADER_LENGTH);
         final int available = Math.max(0, load(channel, offset + HEADER_LENGTH, payloadBytes));
-        printer.load(position, window, (int) (offset + HEADER_LENGTH - windowStart), Math.min(payloadBytes, available));
-        out.frame(position, decoder, printer);
+        final int index = (int) (offset + HEADER_LENGTH - windowStart);
+        if (codecId == 0 || raw) {
+            printer.load(position, window, index, Math.min(payloadBytes, available));
+        } else if (available < payloadBytes) {
+            printer.failed("the stored payload runs past the end of the file; --raw shows what there is");
+        } else {
+            final int decodedLength = stored.decode(codecId, window, index, payloadBytes);
+            if (decodedLength < 0) {
+                printer.failed(stored.problem());
+            } else {
+                printer.load(position, stored.decoded(), 0, decodedLength);
+            }
+        }
+        out.frame(position, decoder, codec, printer);
     }
 
     private void reportDamage(

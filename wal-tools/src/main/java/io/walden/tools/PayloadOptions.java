@@ -130,6 +130,7 @@ final class PayloadOptions {
          */
         void load(final long lsn, final ByteBuffer source, final int index, final int length) {
             totalBytes = length;
+            failure = null;
             if (decoder != null) {
                 render(lsn, source.slice(index, length).asReadOnlyBuffer());
             } else {
@@ -147,6 +148,7 @@ final class PayloadOptions {
          */
         void load(final long lsn, final DirectBuffer source, final int offset, final int length) {
             totalBytes = length;
+            failure = null;
             if (decoder != null) {
                 if (whole.length < length) {
                     whole = new byte[Math.max(length, 2 * whole.length)];
@@ -217,6 +219,13 @@ final class PayloadOptions {
 
         private int shownBytes() {
             return Math.min(totalBytes, maxPayloadBytes);
+        }
+
+        /** Shows, for the record at hand, why its payload cannot be shown. */
+        void failed(final String why) {
+            totalBytes = 0;
+            rendered = null;
+            failure = why;
         }
 
         private void render(final long lsn, final ByteBuffer payload) {

@@ -106,6 +106,7 @@ class PowerLossPropertyTest {
     @Test
     void everyCrashStateKeepsEveryPromise() {
         final long statesBefore = STATES_CHECKED.get();
+        final long compressedBefore = CrashTally.COMPRESSED_RECORDS.get();
         PropertyRunner.forAll(
                         "power loss",
                         random -> new PowerLossCase(WorkloadGen.workloads().draw(random), random.nextLong()))
@@ -116,6 +117,9 @@ class PowerLossPropertyTest {
                         .collect(Collectors.toList()))
                 .check(PowerLossPropertyTest::checkEveryCrashState);
         final long states = STATES_CHECKED.get() - statesBefore;
+        if (CrashTally.COMPRESSED_RECORDS.get() == compressedBefore) {
+            throw new AssertionError("no workload stored a record compressed: the crash states held no encoded frame");
+        }
         if (!CrashBudget.soak() && states < STATES_PER_RUN_MIN) {
             throw new AssertionError("only " + states + " power-loss crash states were checked, fewer than the "
                     + STATES_PER_RUN_MIN + " a run must check");

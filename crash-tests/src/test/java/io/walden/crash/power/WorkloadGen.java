@@ -56,6 +56,8 @@ final class WorkloadGen {
         final Gen<Integer> recycledSegmentsMax = Gen.oneOf(List.of(0, 2, 2, 4));
         // Group writes in flight with O_DSYNC: one at a time, or pipelined (completed in any order).
         final Gen<Integer> durableWritesInFlightMax = Gen.oneOf(List.of(1, 2, 16, 16));
+        // One workload in three compresses its records (their frames then hold encodings).
+        final Gen<Boolean> compressed = Gen.between(0, 3).map(draw -> draw == 0);
         return random -> new WorkloadSpec(
                 storage.draw(random),
                 segmentCapacityBytes.draw(random),
@@ -66,7 +68,8 @@ final class WorkloadGen {
                 freezeAfterEvents.draw(random),
                 random.nextLong(),
                 recycledSegmentsMax.draw(random),
-                durableWritesInFlightMax.draw(random));
+                durableWritesInFlightMax.draw(random),
+                compressed.draw(random));
     }
 
     private static Gen<WorkloadSpec.Phase> phase() {
@@ -210,6 +213,7 @@ final class WorkloadGen {
                 spec.freezeAfterEvents(),
                 spec.backendSeed(),
                 spec.recycledSegmentsMax(),
-                spec.durableWritesInFlightMax());
+                spec.durableWritesInFlightMax(),
+                spec.compressed());
     }
 }

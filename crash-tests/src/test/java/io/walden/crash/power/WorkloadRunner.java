@@ -83,6 +83,7 @@ final class WorkloadRunner {
                 runPhase(wal, disk, acks, p, phases.get(p), mayFreeze);
             } finally {
                 CrashTally.RECYCLED_SEGMENTS.addAndGet(wal.stats().segmentsRecycled());
+                CrashTally.COMPRESSED_RECORDS.addAndGet(wal.stats().recordsCompressed());
                 if (wal.stats().writesInFlightPeak() > 1) {
                     CrashTally.PIPELINED_SESSIONS.incrementAndGet();
                 }

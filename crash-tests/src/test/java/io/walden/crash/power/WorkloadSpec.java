@@ -3,8 +3,10 @@ package io.walden.crash.power;
 import io.walden.Durability;
 import io.walden.Wal;
 import io.walden.WalConfig;
+import io.walden.codec.Compression;
 import io.walden.format.FrameDescriptor;
 import io.walden.spi.StorageOptions;
+import io.walden.testing.RunLengthCodec;
 import io.walden.testkit.SimulatedStorage;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,6 +30,8 @@ import java.util.stream.Collectors;
  * @param recycledSegmentsMax freed segment files kept for reuse.
  * @param durableWritesInFlightMax group writes in flight at once with O_DSYNC, whenever writes wait
  *     (unmeasured: see {@code WalConfig.Builder.writeDepthMeasured}).
+ * @param compressed whether the log compresses its records (a run-length test codec: the tagged
+ *     payloads' content comes in runs, so most records are stored encoded).
  */
 record WorkloadSpec(
         StorageOptions storage,
@@ -39,7 +43,8 @@ record WorkloadSpec(
         int freezeAfterEvents,
         long backendSeed,
         int recycledSegmentsMax,
-        int durableWritesInFlightMax) {
+        int durableWritesInFlightMax,
+        boolean compressed) {
     /** The log buffer: the smallest allowed, so the buffer laps often. */
     static final int BUFFER_CAPACITY_BYTES = WalConfig.BUFFER_CAPACITY_BYTES_MIN;
     /** Largest record: a frame must fit in half the buffer (less a segment header). */
@@ -119,6 +124,32 @@ record WorkloadSpec(
         }
     }
 
+    /** A workload whose log stores its records as given. */
+    WorkloadSpec(
+            final StorageOptions storage,
+            final int segmentCapacityBytes,
+            final int maxBatchBytes,
+            final long syncIntervalNs,
+            final long groupWindowNs,
+            final List<Phase> phases,
+            final int freezeAfterEvents,
+            final long backendSeed,
+            final int recycledSegmentsMax,
+            final int durableWritesInFlightMax) {
+        this(
+                storage,
+                segmentCapacityBytes,
+                maxBatchBytes,
+                syncIntervalNs,
+                groupWindowNs,
+                phases,
+                freezeAfterEvents,
+                backendSeed,
+                recycledSegmentsMax,
+                durableWritesInFlightMax,
+                false);
+    }
+
     /**
      * The configuration of a log in a directory on a backend.
      *
@@ -140,6 +171,12 @@ record WorkloadSpec(
                 // Depth whenever writes wait, unmeasured: a short workload ends before the log's first
                 // probe of whether depth pays (WriteDepthPolicy has its own tests).
                 .writeDepthMeasured(false)
+                .compression(
+                        compressed
+                                ? Compression.with(new RunLengthCodec())
+                                        .thresholdBytes(64)
+                                        .encoders(2)
+                                : null)
                 .build();
     }
 
@@ -151,7 +188,7 @@ record WorkloadSpec(
                 + syncIntervalNs + "ns, groupWindow=" + groupWindowNs + "ns, freezeAfterEvents=" + freezeAfterEvents
                 + ", backendSeed=" + backendSeed + ", recycledSegmentsMax=" + recycledSegmentsMax
                 + ", durableWritesInFlightMax="
-                + durableWritesInFlightMax + ", phases="
+                + durableWritesInFlightMax + (compressed ? ", compressed" : "") + ", phases="
                 + phases + "}";
     }
 }

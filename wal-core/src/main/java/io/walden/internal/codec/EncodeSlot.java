@@ -3,6 +3,8 @@ package io.walden.internal.codec;
 import io.walden.WalBatch;
 import io.walden.codec.RecordCodec;
 import io.walden.format.FrameDescriptor;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.agrona.DirectBuffer;
@@ -28,6 +30,21 @@ public final class EncodeSlot implements AutoCloseable {
     /** {@link #outputOffset(int)} of a record stored as given. */
     public static final int PLAIN = -1;
 
+    private static final VarHandle RECORDS;
+    private static final VarHandle INPUT_BYTES;
+    private static final VarHandle STORED_BYTES;
+
+    static {
+        try {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            RECORDS = lookup.findVarHandle(EncodeSlot.class, "recordsCompressed", long.class);
+            INPUT_BYTES = lookup.findVarHandle(EncodeSlot.class, "compressedInputBytes", long.class);
+            STORED_BYTES = lookup.findVarHandle(EncodeSlot.class, "compressedStoredBytes", long.class);
+        } catch (final ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final RecordEncoding owner;
     private final RecordCodec.Encoder encoder;
     private final short codecFlags;
@@ -40,6 +57,10 @@ public final class EncodeSlot implements AutoCloseable {
     private WalBatch batch;
     private long framedBytes;
     private boolean held;
+    // Written by the slot's holder (release stores), read by the stats from any thread.
+    private long recordsCompressed;
+    private long compressedInputBytes;
+    private long compressedStoredBytes;
 
     EncodeSlot(
             final RecordEncoding owner, final RecordCodec codec, final int thresholdBytes, final int inputLimitBytes) {
@@ -141,6 +162,18 @@ public final class EncodeSlot implements AutoCloseable {
         }
     }
 
+    long recordsCompressed() {
+        return (long) RECORDS.getAcquire(this);
+    }
+
+    long compressedInputBytes() {
+        return (long) INPUT_BYTES.getAcquire(this);
+    }
+
+    long compressedStoredBytes() {
+        return (long) STORED_BYTES.getAcquire(this);
+    }
+
     void hold() {
         held = true;
     }
@@ -177,6 +210,9 @@ public final class EncodeSlot implements AutoCloseable {
         }
         storedLengths[index] = encodedLength;
         outputOffsets[index] = at;
+        RECORDS.setRelease(this, recordsCompressed + 1);
+        INPUT_BYTES.setRelease(this, compressedInputBytes + length);
+        STORED_BYTES.setRelease(this, compressedStoredBytes + encodedLength);
         return at;
     }
 

@@ -4,6 +4,7 @@ import io.walden.WalBatch;
 import io.walden.codec.Compression;
 import io.walden.codec.RecordCodec;
 import io.walden.format.FrameDescriptor;
+import io.walden.internal.state.CompressionTally;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
@@ -22,7 +23,7 @@ import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
  *
  * <p><b>Threading:</b> thread-safe; each slot is owned by one appender at a time.
  */
-public final class RecordEncoding implements AutoCloseable {
+public final class RecordEncoding implements AutoCloseable, CompressionTally {
     private static final int SPINS = 100;
     private static final int YIELDS = 100;
     private static final long PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
@@ -31,6 +32,7 @@ public final class RecordEncoding implements AutoCloseable {
     private final int thresholdBytes;
     private final int outputLimitBytes;
     private final ManyToManyConcurrentArrayQueue<EncodeSlot> free;
+    private final EncodeSlot[] slots;
     private volatile boolean closed;
 
     /**
@@ -40,8 +42,10 @@ public final class RecordEncoding implements AutoCloseable {
         this.thresholdBytes = compression.thresholdBytes();
         this.outputLimitBytes = outputLimitBytes(codec, maxFramedBytes);
         this.free = new ManyToManyConcurrentArrayQueue<>(compression.encoders());
-        for (int i = 0; i < compression.encoders(); i++) {
-            free.offer(new EncodeSlot(this, codec, thresholdBytes, maxFramedBytes));
+        this.slots = new EncodeSlot[compression.encoders()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new EncodeSlot(this, codec, thresholdBytes, maxFramedBytes);
+            free.offer(slots[i]);
         }
     }
 
@@ -110,6 +114,33 @@ public final class RecordEncoding implements AutoCloseable {
     /** The codec. */
     public RecordCodec codec() {
         return codec;
+    }
+
+    @Override
+    public long recordsCompressed() {
+        long sum = 0;
+        for (final EncodeSlot slot : slots) {
+            sum += slot.recordsCompressed();
+        }
+        return sum;
+    }
+
+    @Override
+    public long compressedInputBytes() {
+        long sum = 0;
+        for (final EncodeSlot slot : slots) {
+            sum += slot.compressedInputBytes();
+        }
+        return sum;
+    }
+
+    @Override
+    public long compressedStoredBytes() {
+        long sum = 0;
+        for (final EncodeSlot slot : slots) {
+            sum += slot.compressedStoredBytes();
+        }
+        return sum;
     }
 
     int maxEncodedLength(final int length) {

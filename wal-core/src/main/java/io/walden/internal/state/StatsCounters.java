@@ -38,6 +38,7 @@ public final class StatsCounters {
     // before the next holder's); read by any thread.
     volatile long appends;
     volatile long appendBytes;
+    private CompressionTally compression = CompressionTally.NONE;
     volatile long writes;
     volatile long writeBytes;
     volatile long appendsRunByCaller;
@@ -108,6 +109,11 @@ public final class StatsCounters {
         syncLatency.record(latencyNs);
     }
 
+    /** Set once, by the opening thread, before the log is shared. */
+    public void compressionTally(final CompressionTally tally) {
+        this.compression = tally;
+    }
+
     public WalStats snapshot(
             final String backend,
             final LogState positions,
@@ -154,7 +160,10 @@ public final class StatsCounters {
                 failure == null ? null : failure.toString(),
                 fileSystemType,
                 FileSystemTypes.survivesPowerLoss(fileSystemType),
-                durabilityNote);
+                durabilityNote,
+                compression.recordsCompressed(),
+                compression.compressedInputBytes(),
+                compression.compressedStoredBytes());
     }
 
     public void recordSegmentRolled() {
