@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.codec.RecordCodec;
+import io.walden.testkit.SampleRecords;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -42,7 +43,7 @@ final class CodecRoundTripTest {
             for (int kind = 0; kind < 3; kind++) {
                 final byte[] record =
                         switch (kind) {
-                            case 0 -> JsonLikeRecords.record(random, Math.max(length, 50));
+                            case 0 -> SampleRecords.jsonLike(random, Math.max(length, 50));
                             case 1 -> random(random, length);
                             default -> new byte[length];
                         };
@@ -68,7 +69,7 @@ final class CodecRoundTripTest {
         long given = 0;
         final RecordCodec.Encoder encoder = codec.newEncoder();
         for (int i = 0; i < 200; i++) {
-            final byte[] record = JsonLikeRecords.record(random, 1024);
+            final byte[] record = SampleRecords.jsonLike(random, 1024);
             given += record.length;
             stored += encode(encoder, codec, record).capacity();
         }
@@ -83,7 +84,7 @@ final class CodecRoundTripTest {
         final SplittableRandom random = new SplittableRandom(11);
         final RecordCodec.Encoder encoder = codec.newEncoder();
         final RecordCodec.Decoder decoder = codec.newDecoder();
-        final byte[] record = JsonLikeRecords.record(random, 2000);
+        final byte[] record = SampleRecords.jsonLike(random, 2000);
         final UnsafeBuffer encoded = encode(encoder, codec, record);
         int refused = 0;
         for (int trial = 0; trial < 2000; trial++) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walden.codec.RecordCodec;
+import io.walden.testkit.SampleRecords;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +39,7 @@ final class CommandLineToolsTest {
         final SplittableRandom random = new SplittableRandom(9);
         final RecordCodec.Encoder encoder = codec.newEncoder();
         for (final int length : new int[] {1, 300, 4096, 100_000}) {
-            final byte[] record = JsonLikeRecords.record(random, length);
+            final byte[] record = SampleRecords.jsonLike(random, length);
             final UnsafeBuffer encoded = CodecRoundTripTest.encode(encoder, codec, record);
             final byte[] stored = new byte[encoded.capacity()];
             encoded.getBytes(0, stored);
@@ -53,7 +54,7 @@ final class CommandLineToolsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("codecs")
     void whatTheReferenceToolWritesDecodesHere(final RecordCodec codec) throws Exception {
-        final byte[] record = JsonLikeRecords.record(new SplittableRandom(2), 5000);
+        final byte[] record = SampleRecords.jsonLike(new SplittableRandom(2), 5000);
         final Path file = directory.resolve("input");
         Files.write(file, record);
         final List<String> command = new ArrayList<>(List.of(tool(codec), "-c", "-q"));

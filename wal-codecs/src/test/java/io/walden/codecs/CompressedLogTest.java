@@ -13,6 +13,7 @@ import io.walden.WalView;
 import io.walden.codec.Compression;
 import io.walden.codec.RecordCodec;
 import io.walden.nio.NioStorageBackend;
+import io.walden.testkit.SampleRecords;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,7 @@ final class CompressedLogTest {
         final List<byte[]> records = new ArrayList<>();
         final SplittableRandom random = new SplittableRandom(1);
         for (int i = 0; i < 2000; i++) {
-            records.add(JsonLikeRecords.record(random, 1024));
+            records.add(SampleRecords.jsonLike(random, 1024));
         }
         final long plain = append(directory.resolve("plain"), null, records);
         final long compressed = append(directory.resolve("compressed"), Compression.with(codec), records);

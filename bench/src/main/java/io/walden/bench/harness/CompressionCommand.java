@@ -7,8 +7,8 @@ import io.walden.bench.BenchFiles;
 import io.walden.codec.Compression;
 import io.walden.codec.RecordCodec;
 import io.walden.codecs.Codecs;
+import io.walden.testkit.SampleRecords;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -37,9 +37,6 @@ public final class CompressionCommand implements Callable<Integer> {
     public static final String RESULT_PREFIX = "@@COMPRESSION ";
 
     private static final int DISTINCT_RECORDS = 4096;
-    private static final String[] NAMES = {"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"};
-    private static final String[] STATES = {"PENDING", "ACTIVE", "SUSPENDED", "CLOSED"};
-    private static final String[] CITIES = {"Lisbon", "Oslo", "Turin", "Quito", "Perth", "Accra"};
 
     @Option(names = "--dir", required = true, description = "directory for the log (emptied first)")
     Path dir;
@@ -67,6 +64,11 @@ public final class CompressionCommand implements Callable<Integer> {
 
     @Option(names = "--segment-mib", defaultValue = "64", description = "segment capacity, MiB")
     int segmentMib;
+
+    @Option(
+            names = "--keep",
+            description = "keep the log (for 'recovery --reuse --dir'), and no retention: it holds every record")
+    boolean keep;
 
     @Override
     public Integer call() throws Exception {
@@ -119,7 +121,9 @@ public final class CompressionCommand implements Callable<Integer> {
             final long keepBytes = 4L * (segmentMib << 20);
             for (final Thread thread : threads) {
                 while (thread.isAlive()) {
-                    wal.truncateToSize(keepBytes, wal.writtenPosition());
+                    if (!keep) {
+                        wal.truncateToSize(keepBytes, wal.writtenPosition());
+                    }
                     thread.join(5);
                 }
             }
@@ -153,7 +157,9 @@ public final class CompressionCommand implements Callable<Integer> {
                         cpuNs / 1e3 / appended.get(),
                         compressed,
                         elapsedNs / 1e9));
-        BenchFiles.deleteRecursively(dir);
+        if (!keep) {
+            BenchFiles.deleteRecursively(dir);
+        }
         return 0;
     }
 
@@ -174,41 +180,12 @@ public final class CompressionCommand implements Callable<Integer> {
         final byte[][] payloads = new byte[DISTINCT_RECORDS][];
         for (int i = 0; i < DISTINCT_RECORDS; i++) {
             payloads[i] = switch (records) {
-                case "json" -> json(random, recordBytes);
+                case "json" -> SampleRecords.jsonLike(random, recordBytes);
                 case "random" -> randomBytes(random, recordBytes);
                 default -> throw new IllegalArgumentException("--records " + records + ": say json or random");
             };
         }
         return payloads;
-    }
-
-    /** A JSON-like record of about {@code approximateBytes}: field names, numbers, short strings from small vocabularies. */
-    static byte[] json(final SplittableRandom random, final int approximateBytes) {
-        final StringBuilder json = new StringBuilder(approximateBytes + 200);
-        json.append("{\"type\":\"order\",\"id\":")
-                .append(random.nextLong(1_000_000_000L))
-                .append(",\"items\":[");
-        int item = 0;
-        while (json.length() < approximateBytes - 40) {
-            if (item++ > 0) {
-                json.append(',');
-            }
-            json.append("{\"sku\":\"SKU-")
-                    .append(random.nextInt(100_000))
-                    .append("\",\"quantity\":")
-                    .append(1 + random.nextInt(9))
-                    .append(",\"price\":")
-                    .append(random.nextInt(100_000) / 100.0)
-                    .append(",\"customer\":\"")
-                    .append(NAMES[random.nextInt(NAMES.length)])
-                    .append("\",\"city\":\"")
-                    .append(CITIES[random.nextInt(CITIES.length)])
-                    .append("\",\"state\":\"")
-                    .append(STATES[random.nextInt(STATES.length)])
-                    .append("\"}");
-        }
-        json.append("]}");
-        return json.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] randomBytes(final SplittableRandom random, final int length) {

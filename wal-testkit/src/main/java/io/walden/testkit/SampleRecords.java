@@ -1,20 +1,29 @@
-package io.walden.codecs;
+package io.walden.testkit;
 
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
- * JSON-like records of about a given size, as services log them: repeated field names, numbers, short
- * strings from small vocabularies, ids.
+ * Records that look like what services log, for tests and benchmarks of compression: JSON-like orders
+ * with repeated field names, numbers and short strings from small vocabularies.
+ *
+ * <p><b>Threading:</b> stateless.
  */
-final class JsonLikeRecords {
+public final class SampleRecords {
     private static final String[] NAMES = {"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"};
     private static final String[] STATES = {"PENDING", "ACTIVE", "SUSPENDED", "CLOSED"};
     private static final String[] CITIES = {"Lisbon", "Oslo", "Turin", "Quito", "Perth", "Accra"};
 
-    private JsonLikeRecords() {}
+    private SampleRecords() {}
 
-    static byte[] record(final SplittableRandom random, final int approximateBytes) {
+    /**
+     * A JSON-like record of about {@code approximateBytes} (UTF-8).
+     *
+     * @param random the source of its values.
+     * @param approximateBytes about how long it is.
+     * @return the record.
+     */
+    public static byte[] jsonLike(final SplittableRandom random, final int approximateBytes) {
         final StringBuilder json = new StringBuilder(approximateBytes + 200);
         json.append("{\"type\":\"order\",\"id\":")
                 .append(random.nextLong(1_000_000_000L))
