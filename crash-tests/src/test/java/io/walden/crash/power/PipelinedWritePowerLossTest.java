@@ -34,7 +34,7 @@ class PipelinedWritePowerLossTest extends PowerLossSuite {
     private static final int RECORDS_PER_THREAD = 24;
     private static final int IN_FLIGHT_MAX = 16;
     private static final int CHOICES_PER_POINT = 3;
-    private static final int ATTEMPTS_MAX = 5;
+    private static final int ATTEMPTS_MAX = 15;
 
     /** The storage modes in which every write is durable by itself. */
     enum Storage {

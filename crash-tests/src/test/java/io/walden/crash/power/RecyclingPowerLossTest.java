@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RecyclingPowerLossTest extends PowerLossSuite {
     private static final int SEGMENT_BYTES = 64 * 1024;
     private static final int RECORDS_PER_PHASE = 70;
-    private static final int CHOICES_PER_POINT = 1;
+    private static final int CHOICES_PER_POINT = 2;
 
     /** The storage modes the property test draws from. */
     enum Storage {
