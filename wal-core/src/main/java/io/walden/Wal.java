@@ -1,7 +1,6 @@
 package io.walden;
 
 import io.walden.codec.RecordCodec;
-import io.walden.format.FrameDescriptor;
 import io.walden.internal.DirectoryLock;
 import io.walden.internal.EngineHolder;
 import io.walden.internal.LogEngine;
@@ -13,7 +12,6 @@ import io.walden.internal.append.BufferClaim;
 import io.walden.internal.append.FramePublisher;
 import io.walden.internal.append.RecordLimits;
 import io.walden.internal.codec.CodecTable;
-import io.walden.internal.codec.EncodeSlot;
 import io.walden.internal.codec.RecordEncoding;
 import io.walden.internal.read.ReaderOpening;
 import io.walden.internal.recovery.LiveInspection;
@@ -27,7 +25,6 @@ import io.walden.spi.StorageBackend;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -70,9 +67,6 @@ public final class Wal implements AutoCloseable {
     public static final long CLOSED = LogBuffer.CLOSED;
     /** {@link #tryAppend} result: the log failed and accepts nothing more. */
     public static final long FAILED = AppendPath.FAILED;
-
-    private static final FramePublisher<WalBatch> BATCH_FRAMES = Wal::publishBatch;
-    private static final FramePublisher<EncodeSlot> ENCODED_BATCH_FRAMES = Wal::publishEncodedBatch;
 
     // Every field is final, set by the opening thread. The parts after the holder share it: the engine
     // (replaced by truncateAfter), whether the log is closed, and the close lock.
@@ -121,7 +115,7 @@ public final class Wal implements AutoCloseable {
         this.futures = new AsyncFutures(appends, engine.state());
         this.truncation = new OnlineTruncation(config, backend, holder, stats);
         this.retention = new Retention(holder);
-        this.readers = new ReaderOpening(holder, config.maxRecordBytes(), readableCodecs(config));
+        this.readers = new ReaderOpening(holder, config.maxRecordBytes(), CodecTable.readable(config.compression()));
         this.monitor = new WalMonitor(config.directory(), this::stats);
     }
 
@@ -336,46 +330,7 @@ public final class Wal implements AutoCloseable {
             batch.appendedAt(lsn);
             return lsn;
         }
-        return appends.appendBatch(batch, framedBytes, durability, BATCH_FRAMES, ENCODED_BATCH_FRAMES);
-    }
-
-    /** As {@link #publishBatch}, for a batch some of whose records an encoder stored encoded. */
-    private static long publishEncodedBatch(
-            final LogBuffer logBuffer, final long lsn, final EncodeSlot slot, final int offset, final int length) {
-        final WalBatch batch = slot.batch();
-        batch.appendedAt(lsn, slot.storedLengths());
-        final int last = batch.size() - 1;
-        for (int i = 0; i <= last; i++) {
-            final short continues = i < last ? FrameDescriptor.FLAG_BATCH_CONTINUES : 0;
-            final int at = slot.outputOffset(i);
-            if (at == EncodeSlot.PLAIN) {
-                logBuffer.publishWithFlags(batch.lsn(i), batch.payloads(), batch.offset(i), batch.length(i), continues);
-            } else {
-                logBuffer.publishWithFlags(
-                        batch.lsn(i), slot.output(), at, slot.storedLength(i), (short) (continues | slot.codecFlags()));
-            }
-        }
-        return batch.lsn(last);
-    }
-
-    /** The codecs readers of a log can decode: those on the class path, then the configured ones. */
-    private static CodecTable readableCodecs(final WalConfig config) {
-        final List<RecordCodec> configured = new ArrayList<>(config.codecs());
-        if (config.compression() != null) {
-            configured.add(config.compression().codec());
-        }
-        return CodecTable.discovered().with(configured);
-    }
-
-    /** Here, where the batch's payload buffer and offsets are visible. */
-    private static long publishBatch(
-            final LogBuffer logBuffer, final long lsn, final WalBatch batch, final int offset, final int length) {
-        batch.appendedAt(lsn);
-        final int last = batch.size() - 1;
-        for (int i = 0; i <= last; i++) {
-            logBuffer.publishBatchRecord(batch.lsn(i), batch.payloads(), batch.offset(i), batch.length(i), i < last);
-        }
-        return batch.lsn(last);
+        return appends.appendBatch(batch, framedBytes, durability, BatchFrames.PLAIN, BatchFrames.ENCODED);
     }
 
     /**

@@ -1,14 +1,11 @@
 package io.walden;
 
 import io.walden.codec.Compression;
-import io.walden.codec.RecordCodec;
 import io.walden.format.FrameDescriptor;
 import io.walden.format.SegmentHeaderDescriptor;
 import io.walden.spi.StorageBackend;
 import io.walden.spi.StorageOptions;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -103,7 +100,6 @@ public final class WalConfig {
     private final RecoveryPolicy recoveryPolicy;
     // Null: records are stored as given.
     private final Compression compression;
-    private final List<RecordCodec> codecs;
     // Whether the two were set, rather than derived from the segment capacity.
     private final boolean bufferCapacitySet;
     private final boolean maxRecordSet;
@@ -127,7 +123,6 @@ public final class WalConfig {
         this.zeroFillSegments = builder.zeroFillSegments;
         this.recoveryPolicy = builder.recoveryPolicy;
         this.compression = builder.compression;
-        this.codecs = List.copyOf(builder.codecs);
         this.bufferCapacitySet = builder.bufferCapacitySet;
         this.maxRecordSet = builder.maxRecordSet;
     }
@@ -167,7 +162,6 @@ public final class WalConfig {
         builder.zeroFillSegments = zeroFillSegments;
         builder.recoveryPolicy = recoveryPolicy;
         builder.compression = compression;
-        builder.codecs.addAll(codecs);
         if (maxRecordSet) {
             // Checked against the log's segments by the open, which names the log and the setting.
             final int buffer = builder.bufferCapacitySet
@@ -279,11 +273,6 @@ public final class WalConfig {
         return compression;
     }
 
-    /** @return the codecs given with {@link Builder#codecs}, besides those found on the class path. */
-    public List<RecordCodec> codecs() {
-        return codecs;
-    }
-
     @Override
     public String toString() {
         return "WalConfig{directory=" + directory + ", backend=" + (backend == null ? "auto" : backend.name())
@@ -297,12 +286,7 @@ public final class WalConfig {
                 + writeDepthMeasured
                 + ", zeroFillSegments=" + zeroFillSegments
                 + ", recoveryPolicy=" + recoveryPolicy
-                + ", compression="
-                + (compression == null
-                        ? "none"
-                        : compression.codec().name() + " from " + compression.thresholdBytes() + " bytes, "
-                                + compression.encoders() + " encoders")
-                + '}';
+                + ", compression=" + (compression == null ? "none" : compression) + '}';
     }
 
     /** Builds a {@link WalConfig}. <b>Threading:</b> not thread-safe; use from one thread. */
@@ -331,7 +315,6 @@ public final class WalConfig {
         private boolean zeroFillSegments;
         private RecoveryPolicy recoveryPolicy = RecoveryPolicy.FAIL;
         private Compression compression;
-        private final List<RecordCodec> codecs = new ArrayList<>();
 
         private Builder(final Path directory) {
             this.directory = directory;
@@ -553,10 +536,8 @@ public final class WalConfig {
         }
 
         /**
-         * Compresses appended records with a codec ({@link Compression}: in the appending thread, from a
-         * size threshold on, kept only where it makes the record smaller). Readers of this log, and any
-         * other reader of it, need the codec: put {@code io.walden:wal-codecs} on the class path, or
-         * give the codec to theirs.
+         * Compresses appended records ({@link Compression}). Every reader of the log needs the codec:
+         * {@code wal-codecs} on the class path registers lz4 and zstd ({@link java.util.ServiceLoader}).
          *
          * @param compression the codec and its settings, or null to store records as given (the
          *     default).
@@ -564,22 +545,6 @@ public final class WalConfig {
          */
         public Builder compression(final Compression compression) {
             this.compression = compression;
-            return this;
-        }
-
-        /**
-         * Codecs this log's readers can decode besides those found on the class path with {@link
-         * java.util.ServiceLoader} (the {@code wal-codecs} module registers lz4 and zstd); one given here
-         * takes its id's place.
-         *
-         * @param codecs the codecs.
-         * @return this builder.
-         */
-        public Builder codecs(final RecordCodec... codecs) {
-            for (final RecordCodec codec : codecs) {
-                ConfigRules.check(codec != null, "codecs", null, "must not hold null");
-                this.codecs.add(codec);
-            }
             return this;
         }
 

@@ -170,7 +170,9 @@ public abstract class CompressionContractTest {
         for (int session = 0; session < 4; session++) {
             final WalConfig.Builder builder = session % 2 == 0
                     ? compressed(directory)
-                    : fixture.config(directory).codecs(new RunLengthCodec());
+                    : fixture.config(directory)
+                            // Reads the codec, compresses nothing (no record reaches the threshold).
+                            .compression(new Compression(new RunLengthCodec(), Integer.MAX_VALUE, 1));
             try (Wal wal = Wal.open(builder.build())) {
                 for (int i = 0; i < 30; i++) {
                     final byte[] payload = i % 2 == 0 ? runs(200 + 50 * i) : TestRecords.bytes(session * 100L + i, 300);

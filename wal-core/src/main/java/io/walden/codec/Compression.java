@@ -70,4 +70,9 @@ public record Compression(RecordCodec codec, int thresholdBytes, int encoders) {
     public Compression encoders(final int encoders) {
         return new Compression(codec, thresholdBytes, encoders);
     }
+
+    @Override
+    public String toString() {
+        return codec.name() + " from " + thresholdBytes + " bytes, " + encoders + " encoders";
+    }
 }

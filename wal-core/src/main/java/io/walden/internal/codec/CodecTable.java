@@ -1,6 +1,7 @@
 package io.walden.internal.codec;
 
 import io.walden.WalException;
+import io.walden.codec.Compression;
 import io.walden.codec.RecordCodec;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,6 +64,13 @@ public final class CodecTable {
         return codecs[id];
     }
 
+    /**
+     * The codecs a log's readers can decode: those on the class path, and the one it compresses with.
+     */
+    public static CodecTable readable(final Compression compression) {
+        return compression == null ? discovered() : discovered().with(List.of(compression.codec()));
+    }
+
     /** The codecs in the table, by id, for messages and statistics. */
     public List<RecordCodec> codecs() {
         final List<RecordCodec> list = new ArrayList<>();
@@ -82,8 +90,8 @@ public final class CodecTable {
                 WalException.ErrorCode.FORMAT,
                 "the record at LSN " + lsn + " in " + file + " is stored with codec " + id + " ("
                         + RecordCodec.knownName(id) + "), which this reader lacks: put io.walden:wal-codecs on the"
-                        + " class path (it registers lz4 and zstd), or pass the codec to WalConfig.Builder.codecs(...)"
-                        + " or Wal.openReadOnly(directory, codecs...)");
+                        + " class path (it registers lz4 and zstd), register the codec with ServiceLoader, or pass it to"
+                        + " Wal.openReadOnly(directory, codecs...)");
     }
 
     private static void checkId(final RecordCodec codec) {

@@ -41,7 +41,8 @@ public final class RecordEncoding implements AutoCloseable, CompressionTally {
         this.codec = compression.codec();
         this.thresholdBytes = compression.thresholdBytes();
         this.outputLimitBytes = outputLimitBytes(codec, maxFramedBytes);
-        this.free = new ManyToManyConcurrentArrayQueue<>(compression.encoders());
+        // Agrona's queue holds at least two.
+        this.free = new ManyToManyConcurrentArrayQueue<>(Math.max(2, compression.encoders()));
         this.slots = new EncodeSlot[compression.encoders()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new EncodeSlot(this, codec, thresholdBytes, maxFramedBytes);
